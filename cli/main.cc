@@ -1,0 +1,92 @@
+// pglayout: plans where a PostgreSQL database's data and I/O should live
+// across a host's volumes, and moves it there safely.
+//
+// This file wires CLI11, spdlog and the registered subcommands together and
+// maps a Status to the exit code. It holds no logic of its own.
+
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+
+#include "cli/command.h"
+#include "cli/terminal_progress.h"
+
+namespace pglayout::cli {
+namespace {
+
+constexpr int kExitOk = 0;
+constexpr int kExitFailure = 1;
+constexpr int kExitBadInput = 2;
+
+constexpr char kFooter[] = R"(
+The pipeline: probe -> volumes.toml; observe -> workload.toml;
+plan (volumes + workload) -> plan.toml/.json/.sql, stripe.sh; migrate plan.toml.
+Every file can be written by hand; `pglayout check FILE` validates it.
+Sizes: kB, MB, GB, TB are powers of 1024 as in postgresql.conf (KiB..TiB too).
+Exit codes: 0 success, 1 failure, 2 bad usage or bad input (nothing changed).)";
+
+void SetUpLogging(const GlobalOptions& options) {
+  auto logger = spdlog::stderr_color_mt("pglayout");
+  logger->set_pattern("%^%l%$: %v");
+  spdlog::level::level_enum level = spdlog::level::info;
+  if (options.quiet) level = spdlog::level::warn;
+  if (options.verbosity == 1) level = spdlog::level::debug;
+  if (options.verbosity >= 2) level = spdlog::level::trace;
+  logger->set_level(level);
+  spdlog::set_default_logger(logger);
+}
+
+int ExitCodeFor(const Status& status) {
+  if (status.ok()) return kExitOk;
+  return status.IsInvalidInput() ? kExitBadInput : kExitFailure;
+}
+
+int Main(int argc, char** argv) {
+  CLI::App app{
+      "pglayout: plan where a PostgreSQL database's data and I/O should live "
+      "across a host's volumes, and move it there safely."};
+  app.footer(kFooter);
+  app.set_version_flag("--version", "pglayout " PGLAYOUT_VERSION);
+  app.require_subcommand(1);
+  GlobalOptions global;
+  app.add_flag("-v,--verbose", global.verbosity,
+               "More detail on stderr (-vv for trace)");
+  app.add_flag("-q,--quiet", global.quiet,
+               "Only warnings and errors on stderr; no progress line");
+
+  std::vector<std::pair<CLI::App*, std::unique_ptr<Command>>> commands;
+  for (const CommandInfo& info : RegisteredCommands()) {
+    CLI::App* sub = app.add_subcommand(info.name, info.description);
+    auto command = info.make();
+    command->Configure(sub);
+    commands.emplace_back(sub, std::move(command));
+  }
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int code = app.exit(e);  // prints help, version or the error
+    return code == 0 ? kExitOk : kExitBadInput;
+  }
+
+  SetUpLogging(global);
+  TerminalProgress terminal(isatty(STDERR_FILENO) == 1);
+  NullProgress silent;
+  CommandContext context{
+      global, global.quiet ? static_cast<ProgressSink*>(&silent) : &terminal};
+  for (auto& [sub, command] : commands) {
+    if (!sub->parsed()) continue;
+    Status status = command->Run(context);
+    if (!status.ok()) spdlog::error("{}", status.message());
+    return ExitCodeFor(status);
+  }
+  return kExitBadInput;
+}
+
+}  // namespace
+}  // namespace pglayout::cli
+
+int main(int argc, char** argv) { return pglayout::cli::Main(argc, argv); }

@@ -1,0 +1,114 @@
+#include "common/files.h"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include "common/toml_reader.h"
+
+namespace pglayout {
+
+const char* FileKindName(FileKind kind) {
+  switch (kind) {
+    case FileKind::kVolumes:
+      return "volumes";
+    case FileKind::kWorkload:
+      return "workload";
+    case FileKind::kPlan:
+      return "plan";
+  }
+  return "volumes";
+}
+
+Status ReadTextFile(const std::string& path, std::string* contents) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+    return Status::InvalidInput(path + ": is a directory, not a file");
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    if (errno == ENOENT) return Status::NotFound(path + ": no such file");
+    return Status::FromErrno(path, errno);
+  }
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  if (in.bad()) return Status::FromErrno(path, errno);
+  *contents = buffer.str();
+  return Status::Ok();
+}
+
+Status WriteTextFile(const std::string& path, std::string_view contents) {
+  const std::string tmp = path + ".tmp";
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return Status::FromErrno("cannot create " + tmp, errno);
+  const char* p = contents.data();
+  size_t left = contents.size();
+  while (left > 0) {
+    ssize_t n = ::write(fd, p, left);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      int err = errno;
+      ::close(fd);
+      ::unlink(tmp.c_str());
+      return Status::FromErrno("cannot write " + tmp, err);
+    }
+    p += n;
+    left -= static_cast<size_t>(n);
+  }
+  if (::close(fd) != 0 || ::rename(tmp.c_str(), path.c_str()) != 0) {
+    int err = errno;
+    ::unlink(tmp.c_str());
+    return Status::FromErrno("cannot write " + path, err);
+  }
+  return Status::Ok();
+}
+
+Status DetectFileKind(std::string_view text, const std::string& source_name,
+                      FileKind* kind) {
+  toml::table root;
+  PGLAYOUT_RETURN_IF_ERROR(internal::ParseToml(text, source_name, &root));
+  const toml::table* wal = root["wal"].as_table();
+  const bool names_wal_volume = wal != nullptr && wal->contains("volume");
+  if (root.contains("volume")) {
+    *kind = FileKind::kVolumes;
+  } else if (root.contains("placement") || root.contains("plan") ||
+             root.contains("stripe") || names_wal_volume) {
+    *kind = FileKind::kPlan;
+  } else if (root.contains("relation") || root.contains("checkpoints") ||
+             root.contains("wal") || root.contains("settings") ||
+             root.contains("tablespace")) {
+    *kind = FileKind::kWorkload;
+  } else {
+    return Status::InvalidInput(
+        fmt::format("{}: not a pglayout file: expected [[volume]] (volumes), "
+                    "[[relation]] (workload) or [[placement]] (plan) tables",
+                    source_name));
+  }
+  return Status::Ok();
+}
+
+Status ReadVolumesFile(const std::string& path, VolumeSet* out) {
+  std::string text;
+  PGLAYOUT_RETURN_IF_ERROR(ReadTextFile(path, &text));
+  return ParseVolumes(text, path, out);
+}
+
+Status ReadWorkloadFile(const std::string& path, Workload* out) {
+  std::string text;
+  PGLAYOUT_RETURN_IF_ERROR(ReadTextFile(path, &text));
+  return ParseWorkload(text, path, out);
+}
+
+Status ReadPlanFile(const std::string& path, Plan* out) {
+  std::string text;
+  PGLAYOUT_RETURN_IF_ERROR(ReadTextFile(path, &text));
+  return ParsePlan(text, path, out);
+}
+
+}  // namespace pglayout

@@ -1,0 +1,55 @@
+// The pipeline's files: volumes.toml, workload.toml and plan.toml.
+//
+// Each Read* parses and validates a file into the model (common/model.h).
+// On failure it returns InvalidInput whose message starts with
+// "file:line:column:" and names the key; an unknown key is an error that
+// suggests the nearest known one, because a typo in a capacity plan must
+// not pass silently. Nothing is partially stored on failure.
+//
+// Each *ToToml writes the canonical form: reading it back gives the same
+// model (round trip), and the same model gives the same bytes.
+
+#ifndef PGLAYOUT_COMMON_FILES_H_
+#define PGLAYOUT_COMMON_FILES_H_
+
+#include <string>
+#include <string_view>
+
+#include "common/model.h"
+#include "common/status.h"
+
+namespace pglayout {
+
+enum class FileKind { kVolumes, kWorkload, kPlan };
+const char* FileKindName(FileKind kind);  // "volumes", "workload", "plan"
+
+// Reads a whole file; NotFound / IoError name the path.
+Status ReadTextFile(const std::string& path, std::string* contents);
+// Writes |contents| to |path| atomically (temporary file + rename), so a
+// reader never sees half a file.
+Status WriteTextFile(const std::string& path, std::string_view contents);
+
+// Tells the kind of a pipeline file from its top-level tables: [[volume]]
+// -> volumes; [[relation]], [wal] or [checkpoints] -> workload;
+// [[placement]] or [[tablespace]] -> plan.
+Status DetectFileKind(std::string_view text, const std::string& source_name,
+                      FileKind* kind);
+
+Status ParseVolumes(std::string_view text, const std::string& source_name,
+                    VolumeSet* out);
+Status ReadVolumesFile(const std::string& path, VolumeSet* out);
+std::string VolumesToToml(const VolumeSet& volumes);
+
+Status ParseWorkload(std::string_view text, const std::string& source_name,
+                     Workload* out);
+Status ReadWorkloadFile(const std::string& path, Workload* out);
+std::string WorkloadToToml(const Workload& workload);
+
+Status ParsePlan(std::string_view text, const std::string& source_name,
+                 Plan* out);
+Status ReadPlanFile(const std::string& path, Plan* out);
+std::string PlanToToml(const Plan& plan);
+
+}  // namespace pglayout
+
+#endif  // PGLAYOUT_COMMON_FILES_H_

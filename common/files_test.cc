@@ -1,0 +1,405 @@
+#include "common/files.h"
+
+#include <gtest/gtest.h>
+
+#include "common/json.h"
+#include "common/units.h"
+
+namespace pglayout {
+namespace {
+
+constexpr char kVolumes[] = R"(# hand-written
+[host]
+vcpus = 16
+memory = "117GB"
+instance_type = "VM.Standard2.8"
+
+[[volume]]
+name = "wal"
+path = "/mnt/wal"
+capacity = "600GB"
+read_iops = 25000
+write_iops = 25000
+read_mbps = 480
+write_mbps = 480
+read_latency_us = 900
+sync_write_latency_us = 1100
+
+[[volume]]
+name = "data1"
+path = "/mnt/d1"
+capacity = "1.5TiB"
+read_iops = 2000
+write_iops = 2000
+read_mbps = 200
+write_mbps = 200
+read_latency_us = 1000
+sync_write_latency_us = 2000
+members = 4
+chunk = "512KiB"
+)";
+
+VolumeSet ParseVolumesOrDie(std::string_view text) {
+  VolumeSet v;
+  Status st = ParseVolumes(text, "volumes.toml", &v);
+  EXPECT_TRUE(st.ok()) << st.ToString();
+  return v;
+}
+
+// The first line of the error for |text|.
+std::string VolumesError(std::string_view text) {
+  VolumeSet v;
+  Status st = ParseVolumes(text, "volumes.toml", &v);
+  EXPECT_TRUE(st.IsInvalidInput()) << st.ToString();
+  return st.message();
+}
+
+TEST(VolumesFile, ReadsTheHandWrittenFields) {
+  VolumeSet v = ParseVolumesOrDie(kVolumes);
+  EXPECT_EQ(v.host.vcpus, 16);
+  EXPECT_EQ(v.host.memory, 117 * kGiB);
+  ASSERT_EQ(v.volumes.size(), 2u);
+  const Volume& d = v.volumes[1];
+  EXPECT_EQ(d.name, "data1");
+  EXPECT_EQ(d.capacity, kTiB + kTiB / 2);
+  EXPECT_DOUBLE_EQ(d.read_iops, 2000);
+  EXPECT_DOUBLE_EQ(d.sync_write_latency_us, 2000);
+  EXPECT_EQ(d.members, 4);
+  EXPECT_EQ(d.chunk, 512 * kKiB);
+  EXPECT_EQ(v.volumes[0].members, 1) << "members defaults to 1";
+}
+
+VolumeSet ProbedVolumes() {
+  VolumeSet v = ParseVolumesOrDie(kVolumes);
+  Volume& d = v.volumes[1];
+  d.kind = "md-raid0";
+  d.stripe_read_size = 2 * kMiB;
+  d.readers_to_saturate = 32;
+  d.shares_device_with = {"wal"};
+  d.topology = Topology{};
+  d.topology->device = "md0";
+  d.topology->members = {"nvme1n1", "nvme2n1"};
+  d.topology->chunk = 512 * kKiB;
+  d.topology->logical_block_size = 512;
+  d.randread = {{1, 5000, 40.96, 190, 250, 400, 900, 2000, 6.5},
+                {32, 90000.5, 737, 350, 500, 800, 1500, 4000, 4.25}};
+  d.seqread = {{128 * kKiB, 1, 800}, {4 * kMiB, 1, 8500}};
+  d.randwrite = {{1, 3000, 300, 800}};
+  d.syncwrite = {{"fdatasync", 8 * kKiB, 2500.5, 390, 1200},
+                 {"open_datasync", 128 * kKiB, 900, 1100, 2100}};
+  d.probe_engine = "io_uring";
+  return v;
+}
+
+TEST(VolumesFile, RoundTripsEveryField) {
+  VolumeSet original = ProbedVolumes();
+  std::string text = VolumesToToml(original);
+  VolumeSet back = ParseVolumesOrDie(text);
+  EXPECT_EQ(VolumesToToml(back), text) << "write(read(write(x))) == write(x)";
+  EXPECT_EQ(ToJson(back).dump(), ToJson(original).dump());
+  ASSERT_TRUE(back.volumes[1].topology.has_value());
+  EXPECT_EQ(back.volumes[1].topology->members.size(), 2u);
+  EXPECT_DOUBLE_EQ(back.volumes[1].randread[1].iops, 90000.5);
+  EXPECT_EQ(back.volumes[1].seqread[1].request_size, 4 * kMiB);
+  ASSERT_EQ(back.volumes[1].syncwrite.size(), 2u);
+  EXPECT_EQ(back.volumes[1].syncwrite[1].method, "open_datasync");
+  EXPECT_EQ(back.volumes[1].syncwrite[1].request_size, 128 * kKiB);
+  EXPECT_DOUBLE_EQ(back.volumes[1].syncwrite[0].iops, 2500.5);
+  EXPECT_EQ(back.volumes[1].probe_engine, "io_uring");
+}
+
+TEST(VolumesFile, JsonCarriesTheCurves) {
+  Json j = ToJson(ProbedVolumes());
+  const Json& curves = j["volumes"][1]["curves"];
+  EXPECT_EQ(curves["randread"][1]["queue_depth"], 32);
+  EXPECT_EQ(curves["seqread"][0]["request_size"], 128 * kKiB);
+  EXPECT_DOUBLE_EQ(curves["seqread"][1]["mbps"].get<double>(), 8500);
+}
+
+TEST(VolumesFile, UnknownKeySuggestsTheNearestOne) {
+  std::string text = kVolumes;
+  text.replace(text.find("read_iops = 2000"), 16, "read_iop = 2000");
+  std::string err = VolumesError(text);
+  EXPECT_EQ(err,
+            "volumes.toml:22:1: unknown key 'read_iop' in [[volume]] 'data1' "
+            "(did you mean 'read_iops'?)");
+}
+
+TEST(VolumesFile, BadUnitNamesFileLineColumnAndKey) {
+  std::string text = kVolumes;
+  text.replace(text.find("\"1.5TiB\""), 8, "\"1.5TB!\"");
+  std::string err = VolumesError(text);
+  EXPECT_TRUE(
+      err.starts_with("volumes.toml:21:12: [[volume]] 'data1' key "
+                      "'capacity': unknown size unit 'TB!'"))
+      << err;
+}
+
+TEST(VolumesFile, DuplicateVolumeName) {
+  std::string text = kVolumes;
+  text.replace(text.find("name = \"data1\""), 14, "name = \"wal\"");
+  EXPECT_EQ(VolumesError(text),
+            "volumes.toml:19:8: [[volume]] key 'name': duplicate volume name "
+            "'wal'");
+}
+
+TEST(VolumesFile, NegativeIops) {
+  std::string text = kVolumes;
+  text.replace(text.find("write_iops = 2000"), 17, "write_iops = -5");
+  EXPECT_EQ(VolumesError(text),
+            "volumes.toml:23:14: [[volume]] 'data1' key 'write_iops': must "
+            "not be negative (got -5)");
+}
+
+TEST(VolumesFile, OtherBadInputs) {
+  EXPECT_NE(VolumesError("[host]\nvcpus = 4\n").find("no [[volume]]"),
+            std::string::npos);
+  EXPECT_NE(VolumesError("[[volume]]\nname = \"a\"\n")
+                .find("missing the required key 'capacity'"),
+            std::string::npos);
+  EXPECT_NE(VolumesError("[[volume]]\nname = \"a\"\ncapacity = true\n")
+                .find("volumes.toml:3:12"),
+            std::string::npos);
+  EXPECT_NE(VolumesError("[[volume]]\nname = \"a\"\ncapacity = 1\nmembers = "
+                         "4\n")
+                .find("needs 'chunk'"),
+            std::string::npos);
+  EXPECT_NE(VolumesError("[[volume]\n").find("volumes.toml:1:"),
+            std::string::npos)
+      << "syntax errors carry a position too";
+  EXPECT_NE(VolumesError("[hots]\n[[volume]]\nname=\"a\"\ncapacity=1\n")
+                .find("did you mean 'host'?"),
+            std::string::npos);
+}
+
+constexpr char kWorkload[] = R"(
+[observation]
+duration = "5min"
+source = "live"
+write_method = "estimated from tuple changes"
+
+[settings]
+max_wal_size = "1GB"
+checkpoint_completion_target = 0.9
+server_version_num = 150020
+log_checkpoints = true
+
+[wal]
+bytes_per_second = 12000000
+bytes_per_second_peak = 18000000.5
+
+[checkpoints]
+timed = 10
+requested = 18
+
+[[tablespace]]
+name = "pg_default"
+
+[[io]]
+backend_type = "checkpointer"
+object = "relation"
+context = "normal"
+writes_per_second = 120.5
+fsyncs_per_second = 2
+
+[[relation]]
+name = "public.pgbench_accounts"
+kind = "table"
+size = "12GB"
+read_iops = 900.5
+write_iops = 300
+tablespace = "pg_default"
+primary_key = ["aid"]
+unique_keys = [["aid"], ["bid", "aid"]]
+triggers = ["audit"]
+
+[[relation]]
+name = "public.pgbench_accounts_pkey"
+kind = "index"
+table = "public.pgbench_accounts"
+size = "2GB"
+read_iops = 100
+write_iops = 50
+)";
+
+TEST(WorkloadFile, ReadsAndRoundTrips) {
+  Workload w;
+  Status st = ParseWorkload(kWorkload, "workload.toml", &w);
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  EXPECT_EQ(w.Setting("max_wal_size").value_or(""), "1GB");
+  EXPECT_EQ(w.Setting("checkpoint_completion_target").value_or(""), "0.9");
+  EXPECT_EQ(w.Setting("log_checkpoints").value_or(""), "on");
+  EXPECT_DOUBLE_EQ(w.duration, 300);
+  EXPECT_EQ(w.checkpoints.requested, 18);
+  ASSERT_EQ(w.relations.size(), 2u);
+  EXPECT_EQ(w.relations[0].size, 12 * kGiB);
+  EXPECT_EQ(w.relations[0].unique_keys[1][0], "bid");
+  EXPECT_EQ(w.relations[1].kind, RelationKind::kIndex);
+  EXPECT_EQ(w.relations[1].table, "public.pgbench_accounts");
+  EXPECT_EQ(w.write_method, "estimated from tuple changes");
+  ASSERT_EQ(w.io.size(), 1u);
+  EXPECT_EQ(w.io[0].backend_type, "checkpointer");
+  EXPECT_DOUBLE_EQ(w.io[0].writes_per_second, 120.5);
+
+  std::string text = WorkloadToToml(w);
+  Workload back;
+  ASSERT_TRUE(ParseWorkload(text, "out.toml", &back).ok()) << text;
+  EXPECT_EQ(WorkloadToToml(back), text);
+  EXPECT_EQ(ToJson(back).dump(), ToJson(w).dump());
+  EXPECT_EQ(back.write_method, w.write_method);
+  ASSERT_EQ(back.io.size(), 1u);
+  EXPECT_DOUBLE_EQ(back.io[0].fsyncs_per_second, 2);
+}
+
+TEST(WorkloadFile, BadInputs) {
+  auto error = [](std::string text) {
+    Workload w;
+    Status st = ParseWorkload(text, "w.toml", &w);
+    EXPECT_TRUE(st.IsInvalidInput());
+    return st.message();
+  };
+  EXPECT_NE(error("[[relation]]\nname = \"t\"\nkind = \"view\"\n")
+                .find("'view' is not one of table, index"),
+            std::string::npos);
+  EXPECT_NE(error("[[relation]]\nname = \"a.b.c\"\n").find("w.toml:2:8"),
+            std::string::npos);
+  EXPECT_NE(error("[[relation]]\nname = \"t\"\n[[relation]]\nname = \"t\"\n")
+                .find("duplicate relation 't'"),
+            std::string::npos);
+  EXPECT_NE(
+      error("[checkpoints]\nrequestd = 3\n").find("did you mean 'requested'"),
+      std::string::npos);
+  EXPECT_NE(
+      error("[wal]\nbytes_per_second = \"fast\"\n").find("expected a number"),
+      std::string::npos);
+}
+
+constexpr char kPlan[] = R"(
+[plan]
+target_utilization = 0.7
+prefer = "partition"
+
+[wal]
+volume = "wal"
+reason = "lowest fdatasync latency"
+
+[[tablespace]]
+name = "ts_d1"
+path = "/mnt/d1/pg"
+volume = "d1"
+[tablespace.options]
+random_page_cost = 1.1
+effective_io_concurrency = 200
+
+[[tablespace]]
+name = "ts_d2"
+path = "/mnt/d2/pg"
+volume = "d2"
+
+[[placement]]
+relation = "public.a"
+strategy = "hash_partition"
+tablespaces = ["ts_d1", "ts_d2"]
+key = ["id"]
+
+[[placement]]
+relation = "public.\"B table\""
+strategy = "move"
+tablespaces = ["ts_d2"]
+online = false
+
+[settings]
+max_wal_size = "20GB"
+checkpoint_completion_target = "0.9"
+
+[settings_reason]
+max_wal_size = "WAL peaks at 60 MB/s"
+
+[[stripe]]
+name = "wal_stripe"
+members = ["w1", "w2"]
+chunk = "512KiB"
+tool = "lvm"
+
+[backup.wal-g]
+WALG_DIRECT_IO = "true"
+)";
+
+TEST(PlanFile, ReadsAndRoundTrips) {
+  Plan p;
+  Status st = ParsePlan(kPlan, "plan.toml", &p);
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  EXPECT_EQ(p.prefer, "partition");
+  ASSERT_EQ(p.placements.size(), 2u);
+  EXPECT_EQ(p.placements[0].strategy, Strategy::kHashPartition);
+  EXPECT_EQ(p.placements[0].partitions, 2) << "defaults to one per tablespace";
+  EXPECT_FALSE(p.placements[1].online);
+  EXPECT_EQ(p.tablespaces[0].options.at("random_page_cost"), "1.1");
+  ASSERT_EQ(p.settings.size(), 2u);
+  EXPECT_EQ(p.settings[1].name, "max_wal_size");
+  EXPECT_EQ(p.settings[1].reason, "WAL peaks at 60 MB/s");
+  EXPECT_EQ(p.backup_walg.at("WALG_DIRECT_IO"), "true");
+
+  std::string text = PlanToToml(p);
+  Plan back;
+  ASSERT_TRUE(ParsePlan(text, "out.toml", &back).ok()) << text;
+  EXPECT_EQ(PlanToToml(back), text);
+  Json j = ToJson(back);
+  EXPECT_EQ(j["placements"][0]["volumes"], Json({"d1", "d2"}));
+  EXPECT_EQ(j["stripes"][0]["chunk"], 512 * kKiB);
+}
+
+TEST(PlanFile, BadInputs) {
+  auto error = [](std::string text) {
+    Plan p;
+    Status st = ParsePlan(text, "plan.toml", &p);
+    EXPECT_TRUE(st.IsInvalidInput());
+    return st.message();
+  };
+  EXPECT_NE(error("[[placement]]\nrelation = \"t\"\nstrategy = \"move\"\n"
+                  "tablespaces = [\"nowhere\"]\n")
+                .find("tablespace 'nowhere' is not defined"),
+            std::string::npos);
+  EXPECT_NE(
+      error("[[placement]]\nrelation = \"t\"\nstrategy = \"hash_partition\"\n"
+            "tablespaces = [\"pg_default\"]\n")
+          .find("needs the partition key"),
+      std::string::npos);
+  EXPECT_NE(error("[[placement]]\nrelation = \"t\"\nstrategy = \"shard\"\n")
+                .find("'shard' is not one of"),
+            std::string::npos);
+  EXPECT_NE(error("[[tablespace]]\nname = \"pg_x\"\npath = \"/x\"\n")
+                .find("reserved"),
+            std::string::npos);
+  EXPECT_NE(
+      error("[[tablespace]]\nname = \"x\"\npath = \"rel\"\n").find("absolute"),
+      std::string::npos);
+  EXPECT_NE(error("[settings]\na = \"1\"\n[settings_reason]\nb = \"why\"\n")
+                .find("'b' has no value in [settings]"),
+            std::string::npos);
+}
+
+TEST(DetectFileKind, TellsTheThreeFilesApart) {
+  FileKind kind;
+  ASSERT_TRUE(DetectFileKind(kVolumes, "v", &kind).ok());
+  EXPECT_EQ(kind, FileKind::kVolumes);
+  ASSERT_TRUE(DetectFileKind(kWorkload, "w", &kind).ok());
+  EXPECT_EQ(kind, FileKind::kWorkload);
+  ASSERT_TRUE(DetectFileKind(kPlan, "p", &kind).ok());
+  EXPECT_EQ(kind, FileKind::kPlan);
+  EXPECT_TRUE(DetectFileKind("x = 1\n", "junk.toml", &kind).IsInvalidInput());
+}
+
+TEST(TextFiles, WriteIsAtomicAndReadReportsMissingFiles) {
+  std::string path = ::testing::TempDir() + "/pglayout_files_test.toml";
+  ASSERT_TRUE(WriteTextFile(path, "a = 1\n").ok());
+  std::string back;
+  ASSERT_TRUE(ReadTextFile(path, &back).ok());
+  EXPECT_EQ(back, "a = 1\n");
+  Status st = ReadTextFile(path + ".missing", &back);
+  EXPECT_EQ(st.code(), Status::Code::kNotFound);
+  EXPECT_NE(st.message().find(".missing"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace pglayout

@@ -1,0 +1,305 @@
+// volumes.toml: the host and its volumes, declared by a person or measured
+// by `pglayout probe`.
+
+#include <fmt/format.h>
+
+#include <set>
+
+#include "common/files.h"
+#include "common/toml_reader.h"
+#include "common/toml_writer.h"
+
+namespace pglayout {
+namespace {
+
+using internal::KeyReader;
+using internal::TomlWriter;
+
+Status ReadHost(const toml::table& table, const std::string& file, Host* host) {
+  KeyReader r(table, file, "[host]");
+  r.Int("vcpus", &host->vcpus, 0, 1 << 20);
+  r.Size("memory", &host->memory);
+  r.String("instance_type", &host->instance_type);
+  r.Number("bandwidth_cap_mbps", &host->bandwidth_cap_mbps);
+  r.Number("iops_cap", &host->iops_cap);
+  return r.Finish();
+}
+
+Status ReadTopology(const toml::table& table, const std::string& file,
+                    const std::string& context, Topology* t) {
+  KeyReader r(table, file, context + " [topology]");
+  r.String("device", &t->device);
+  r.String("disk", &t->disk);
+  r.String("kind", &t->kind);
+  r.String("model", &t->model);
+  r.String("raid_level", &t->raid_level);
+  r.String("dm_target", &t->dm_target);
+  r.StringList("members", &t->members);
+  r.Size("chunk", &t->chunk);
+  int64_t lbs = 0, pbs = 0;
+  r.Integer("logical_block_size", &lbs, 0, 1 << 20);
+  r.Integer("physical_block_size", &pbs, 0, 1 << 20);
+  t->logical_block_size = static_cast<uint32_t>(lbs);
+  t->physical_block_size = static_cast<uint32_t>(pbs);
+  r.Size("minimum_io_size", &t->minimum_io_size);
+  r.Size("optimal_io_size", &t->optimal_io_size);
+  r.Bool("rotational", &t->rotational);
+  r.Int("nr_requests", &t->nr_requests, 0, 1 << 24);
+  r.Int("max_sectors_kb", &t->max_sectors_kb, 0, 1 << 30);
+  r.String("write_cache", &t->write_cache);
+  r.String("filesystem", &t->filesystem);
+  r.String("mount_options", &t->mount_options);
+  return r.Finish();
+}
+
+Status ReadRandomRead(const toml::table& table, const std::string& file,
+                      const std::string& context, RandomReadPoint* p) {
+  KeyReader r(table, file, context + " [[randread]]");
+  r.Int("queue_depth", &p->queue_depth, 1, 65536, KeyReader::kRequired);
+  r.Number("iops", &p->iops, 0, KeyReader::kRequired);
+  r.Number("mbps", &p->mbps);
+  r.Number("p50_us", &p->p50_us, 0, KeyReader::kRequired);
+  r.Number("p90_us", &p->p90_us);
+  r.Number("p99_us", &p->p99_us);
+  r.Number("p999_us", &p->p999_us);
+  r.Number("max_us", &p->max_us);
+  r.Number("cpu_us_per_io", &p->cpu_us_per_io);
+  return r.Finish();
+}
+
+Status ReadSequentialRead(const toml::table& table, const std::string& file,
+                          const std::string& context, SequentialReadPoint* p) {
+  KeyReader r(table, file, context + " [[seqread]]");
+  r.Size("request_size", &p->request_size, KeyReader::kRequired);
+  r.Int("queue_depth", &p->queue_depth, 1, 65536, KeyReader::kRequired);
+  r.Number("mbps", &p->mbps, 0, KeyReader::kRequired);
+  return r.Finish();
+}
+
+Status ReadRandomWrite(const toml::table& table, const std::string& file,
+                       const std::string& context, RandomWritePoint* p) {
+  KeyReader r(table, file, context + " [[randwrite]]");
+  r.Int("queue_depth", &p->queue_depth, 1, 65536, KeyReader::kRequired);
+  r.Number("iops", &p->iops, 0, KeyReader::kRequired);
+  r.Number("p50_us", &p->p50_us);
+  r.Number("p99_us", &p->p99_us);
+  return r.Finish();
+}
+
+Status ReadSyncWrite(const toml::table& table, const std::string& file,
+                     const std::string& context, SyncWritePoint* p) {
+  KeyReader r(table, file, context + " [[syncwrite]]");
+  r.String("method", &p->method, KeyReader::kRequired);
+  r.Size("request_size", &p->request_size, KeyReader::kRequired);
+  r.Number("iops", &p->iops, 0, KeyReader::kRequired);
+  r.Number("p50_us", &p->p50_us);
+  r.Number("p99_us", &p->p99_us);
+  return r.Finish();
+}
+
+// Reads every element of [[key]] with |read_one|, appending to |out|.
+template <typename T, typename ReadOne>
+void ReadCurve(KeyReader* r, std::string_view key, const std::string& file,
+               const std::string& context, std::vector<T>* out,
+               ReadOne read_one, Status* status) {
+  for (const toml::table* t : r->Tables(key)) {
+    if (!status->ok()) return;
+    T point;
+    *status = read_one(*t, file, context, &point);
+    out->push_back(point);
+  }
+}
+
+// "[[volume]] 'data1'", or "[[volume]] #2" when the name is missing.
+std::string VolumeContext(const toml::table& table, size_t index) {
+  std::optional<std::string> name = table["name"].value<std::string>();
+  if (name && !name->empty()) return fmt::format("[[volume]] '{}'", *name);
+  return fmt::format("[[volume]] #{}", index + 1);
+}
+
+Status ReadVolume(const toml::table& table, const std::string& file,
+                  size_t index, Volume* v) {
+  const std::string context = VolumeContext(table, index);
+  KeyReader k(table, file, context);
+  k.String("name", &v->name, KeyReader::kRequired);
+  if (!k.failed() && v->name.empty()) k.Fail("name", "must not be empty");
+  k.String("path", &v->path);
+  k.Size("capacity", &v->capacity, KeyReader::kRequired);
+  k.Number("read_iops", &v->read_iops);
+  k.Number("write_iops", &v->write_iops);
+  k.Number("read_mbps", &v->read_mbps);
+  k.Number("write_mbps", &v->write_mbps);
+  k.Number("read_latency_us", &v->read_latency_us);
+  k.Number("sync_write_latency_us", &v->sync_write_latency_us);
+  k.Int("members", &v->members, 1, 1024);
+  k.Size("chunk", &v->chunk);
+  k.String("kind", &v->kind);
+  k.Number("read_latency_p99_us", &v->read_latency_p99_us);
+  k.Number("sync_write_latency_p99_us", &v->sync_write_latency_p99_us);
+  k.Size("free_bytes", &v->free_bytes);
+  k.Size("stripe_read_size", &v->stripe_read_size);
+  k.Int("readers_to_saturate", &v->readers_to_saturate, 0, 65536);
+  k.StringList("shares_device_with", &v->shares_device_with);
+  k.String("probe_engine", &v->probe_engine);
+  if (!k.failed() && v->members > 1 && v->chunk == 0) {
+    k.Fail("members", "a volume striped over several members needs 'chunk'");
+  }
+  Status curves;
+  if (const toml::table* t = k.Table("topology"); t != nullptr) {
+    v->topology.emplace();
+    curves = ReadTopology(*t, file, context, &*v->topology);
+  }
+  ReadCurve(&k, "randread", file, context, &v->randread, ReadRandomRead,
+            &curves);
+  ReadCurve(&k, "seqread", file, context, &v->seqread, ReadSequentialRead,
+            &curves);
+  ReadCurve(&k, "randwrite", file, context, &v->randwrite, ReadRandomWrite,
+            &curves);
+  ReadCurve(&k, "syncwrite", file, context, &v->syncwrite, ReadSyncWrite,
+            &curves);
+  PGLAYOUT_RETURN_IF_ERROR(k.Finish());
+  return curves;
+}
+
+Status CheckUniqueNames(const toml::table& root, const std::string& file,
+                        const std::vector<Volume>& volumes) {
+  std::set<std::string> seen;
+  const toml::array* array = root["volume"].as_array();
+  for (size_t i = 0; i < volumes.size(); ++i) {
+    if (seen.insert(volumes[i].name).second) continue;
+    const toml::node* name = array->get(i)->as_table()->get("name");
+    return Status::InvalidInput(
+        fmt::format("{}: [[volume]] key 'name': duplicate volume name '{}'",
+                    internal::Position(file, name->source()), volumes[i].name));
+  }
+  return Status::Ok();
+}
+
+void WriteTopology(const Topology& t, TomlWriter* w) {
+  w->Table("volume.topology");
+  w->StringIfSet("device", t.device);
+  w->StringIfSet("disk", t.disk);
+  w->StringIfSet("kind", t.kind);
+  w->StringIfSet("model", t.model);
+  w->StringIfSet("raid_level", t.raid_level);
+  w->StringIfSet("dm_target", t.dm_target);
+  w->StringListIfSet("members", t.members);
+  w->SizeIfSet("chunk", t.chunk);
+  w->NumberIfSet("logical_block_size", t.logical_block_size);
+  w->NumberIfSet("physical_block_size", t.physical_block_size);
+  w->SizeIfSet("minimum_io_size", t.minimum_io_size);
+  w->SizeIfSet("optimal_io_size", t.optimal_io_size);
+  w->Bool("rotational", t.rotational);
+  w->NumberIfSet("nr_requests", t.nr_requests);
+  w->NumberIfSet("max_sectors_kb", t.max_sectors_kb);
+  w->StringIfSet("write_cache", t.write_cache);
+  w->StringIfSet("filesystem", t.filesystem);
+  w->StringIfSet("mount_options", t.mount_options);
+}
+
+void WriteCurves(const Volume& v, TomlWriter* w) {
+  for (const RandomReadPoint& p : v.randread) {
+    w->ArrayTable("volume.randread");
+    w->Number("queue_depth", p.queue_depth);
+    w->Number("iops", p.iops);
+    w->NumberIfSet("mbps", p.mbps);
+    w->Number("p50_us", p.p50_us);
+    w->NumberIfSet("p90_us", p.p90_us);
+    w->NumberIfSet("p99_us", p.p99_us);
+    w->NumberIfSet("p999_us", p.p999_us);
+    w->NumberIfSet("max_us", p.max_us);
+    w->NumberIfSet("cpu_us_per_io", p.cpu_us_per_io);
+  }
+  for (const SequentialReadPoint& p : v.seqread) {
+    w->ArrayTable("volume.seqread");
+    w->Size("request_size", p.request_size);
+    w->Number("queue_depth", p.queue_depth);
+    w->Number("mbps", p.mbps);
+  }
+  for (const RandomWritePoint& p : v.randwrite) {
+    w->ArrayTable("volume.randwrite");
+    w->Number("queue_depth", p.queue_depth);
+    w->Number("iops", p.iops);
+    w->NumberIfSet("p50_us", p.p50_us);
+    w->NumberIfSet("p99_us", p.p99_us);
+  }
+  for (const SyncWritePoint& p : v.syncwrite) {
+    w->ArrayTable("volume.syncwrite");
+    w->String("method", p.method);
+    w->Size("request_size", p.request_size);
+    w->Number("iops", p.iops);
+    w->NumberIfSet("p50_us", p.p50_us);
+    w->NumberIfSet("p99_us", p.p99_us);
+  }
+}
+
+void WriteVolume(const Volume& v, TomlWriter* w) {
+  w->ArrayTable("volume");
+  w->String("name", v.name);
+  w->StringIfSet("path", v.path);
+  w->Size("capacity", v.capacity);
+  w->Number("read_iops", v.read_iops);
+  w->Number("write_iops", v.write_iops);
+  w->Number("read_mbps", v.read_mbps);
+  w->Number("write_mbps", v.write_mbps);
+  w->Number("read_latency_us", v.read_latency_us);
+  w->Number("sync_write_latency_us", v.sync_write_latency_us);
+  w->Number("members", v.members);
+  w->SizeIfSet("chunk", v.chunk);
+  w->StringIfSet("kind", v.kind);
+  w->NumberIfSet("read_latency_p99_us", v.read_latency_p99_us);
+  w->NumberIfSet("sync_write_latency_p99_us", v.sync_write_latency_p99_us);
+  w->SizeIfSet("free_bytes", v.free_bytes);
+  w->SizeIfSet("stripe_read_size", v.stripe_read_size);
+  w->NumberIfSet("readers_to_saturate", v.readers_to_saturate);
+  w->StringListIfSet("shares_device_with", v.shares_device_with);
+  w->StringIfSet("probe_engine", v.probe_engine);
+  if (v.topology) WriteTopology(*v.topology, w);
+  WriteCurves(v, w);
+}
+
+}  // namespace
+
+Status ParseVolumes(std::string_view text, const std::string& source_name,
+                    VolumeSet* out) {
+  toml::table root;
+  PGLAYOUT_RETURN_IF_ERROR(internal::ParseToml(text, source_name, &root));
+  VolumeSet result;
+  KeyReader r(root, source_name, "the volumes file");
+  if (const toml::table* host = r.Table("host"); host != nullptr) {
+    PGLAYOUT_RETURN_IF_ERROR(ReadHost(*host, source_name, &result.host));
+  }
+  std::vector<const toml::table*> tables = r.Tables("volume");
+  PGLAYOUT_RETURN_IF_ERROR(r.Finish());
+  for (size_t i = 0; i < tables.size(); ++i) {
+    result.volumes.emplace_back();
+    PGLAYOUT_RETURN_IF_ERROR(
+        ReadVolume(*tables[i], source_name, i, &result.volumes.back()));
+  }
+  if (result.volumes.empty()) {
+    return Status::InvalidInput(source_name +
+                                ": declares no [[volume]]; a plan needs at "
+                                "least one volume");
+  }
+  PGLAYOUT_RETURN_IF_ERROR(CheckUniqueNames(root, source_name, result.volumes));
+  *out = std::move(result);
+  return Status::Ok();
+}
+
+std::string VolumesToToml(const VolumeSet& volumes) {
+  TomlWriter w;
+  w.Comment(
+      "pglayout volumes: sizes in powers of 1024 (GB = GiB), IOPS of 8 KiB,\n"
+      "MB/s of 10^6 bytes, latencies in microseconds.");
+  const Host& h = volumes.host;
+  w.Table("host");
+  w.NumberIfSet("vcpus", h.vcpus);
+  w.SizeIfSet("memory", h.memory);
+  w.StringIfSet("instance_type", h.instance_type);
+  w.NumberIfSet("bandwidth_cap_mbps", h.bandwidth_cap_mbps);
+  w.NumberIfSet("iops_cap", h.iops_cap);
+  for (const Volume& v : volumes.volumes) WriteVolume(v, &w);
+  return w.str();
+}
+
+}  // namespace pglayout

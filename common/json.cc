@@ -1,0 +1,239 @@
+#include "common/json.h"
+
+namespace pglayout {
+namespace {
+
+Json TopologyJson(const Topology& t) {
+  return Json{{"device", t.device},
+              {"disk", t.disk},
+              {"kind", t.kind},
+              {"model", t.model},
+              {"raid_level", t.raid_level},
+              {"dm_target", t.dm_target},
+              {"members", t.members},
+              {"chunk", t.chunk},
+              {"logical_block_size", t.logical_block_size},
+              {"physical_block_size", t.physical_block_size},
+              {"minimum_io_size", t.minimum_io_size},
+              {"optimal_io_size", t.optimal_io_size},
+              {"rotational", t.rotational},
+              {"nr_requests", t.nr_requests},
+              {"max_sectors_kb", t.max_sectors_kb},
+              {"write_cache", t.write_cache},
+              {"filesystem", t.filesystem},
+              {"mount_options", t.mount_options}};
+}
+
+Json CurvesJson(const Volume& v) {
+  Json randread = Json::array(), seqread = Json::array(),
+       randwrite = Json::array();
+  for (const RandomReadPoint& p : v.randread) {
+    randread.push_back({{"queue_depth", p.queue_depth},
+                        {"iops", p.iops},
+                        {"mbps", p.mbps},
+                        {"p50_us", p.p50_us},
+                        {"p90_us", p.p90_us},
+                        {"p99_us", p.p99_us},
+                        {"p999_us", p.p999_us},
+                        {"max_us", p.max_us},
+                        {"cpu_us_per_io", p.cpu_us_per_io}});
+  }
+  for (const SequentialReadPoint& p : v.seqread) {
+    seqread.push_back({{"request_size", p.request_size},
+                       {"queue_depth", p.queue_depth},
+                       {"mbps", p.mbps}});
+  }
+  for (const RandomWritePoint& p : v.randwrite) {
+    randwrite.push_back({{"queue_depth", p.queue_depth},
+                         {"iops", p.iops},
+                         {"p50_us", p.p50_us},
+                         {"p99_us", p.p99_us}});
+  }
+  Json syncwrite = Json::array();
+  for (const SyncWritePoint& p : v.syncwrite) {
+    syncwrite.push_back({{"method", p.method},
+                         {"request_size", p.request_size},
+                         {"iops", p.iops},
+                         {"p50_us", p.p50_us},
+                         {"p99_us", p.p99_us}});
+  }
+  return Json{{"randread", randread},
+              {"seqread", seqread},
+              {"randwrite", randwrite},
+              {"syncwrite", syncwrite}};
+}
+
+Json VolumeJson(const Volume& v) {
+  Json j{{"name", v.name},
+         {"path", v.path},
+         {"capacity", v.capacity},
+         {"read_iops", v.read_iops},
+         {"write_iops", v.write_iops},
+         {"read_mbps", v.read_mbps},
+         {"write_mbps", v.write_mbps},
+         {"read_latency_us", v.read_latency_us},
+         {"sync_write_latency_us", v.sync_write_latency_us},
+         {"members", v.members},
+         {"chunk", v.chunk},
+         {"kind", v.kind},
+         {"read_latency_p99_us", v.read_latency_p99_us},
+         {"sync_write_latency_p99_us", v.sync_write_latency_p99_us},
+         {"free_bytes", v.free_bytes},
+         {"stripe_read_size", v.stripe_read_size},
+         {"readers_to_saturate", v.readers_to_saturate},
+         {"shares_device_with", v.shares_device_with},
+         {"probe_engine", v.probe_engine}};
+  j["topology"] = v.topology ? TopologyJson(*v.topology) : Json(nullptr);
+  j["curves"] = CurvesJson(v);
+  return j;
+}
+
+Json RelationJson(const Relation& r) {
+  return Json{{"name", r.name},
+              {"kind", RelationKindName(r.kind)},
+              {"table", r.table},
+              {"size", r.size},
+              {"read_iops", r.read_iops},
+              {"write_iops", r.write_iops},
+              {"read_iops_avg", r.read_iops_avg},
+              {"write_iops_avg", r.write_iops_avg},
+              {"hits_per_second", r.hits_per_second},
+              {"inserts_per_second", r.inserts_per_second},
+              {"updates_per_second", r.updates_per_second},
+              {"deletes_per_second", r.deletes_per_second},
+              {"growth_bytes_per_second", r.growth_bytes_per_second},
+              {"tablespace", r.tablespace},
+              {"primary_key", r.primary_key},
+              {"unique_keys", r.unique_keys},
+              {"foreign_keys_out", r.foreign_keys_out},
+              {"foreign_keys_in", r.foreign_keys_in},
+              {"dependent_views", r.dependent_views},
+              {"triggers", r.triggers},
+              {"identity_columns", r.identity_columns},
+              {"publications", r.publications},
+              {"replica_identity", r.replica_identity},
+              {"persistence", r.persistence},
+              {"row_security", r.row_security},
+              {"partitioned", r.partitioned}};
+}
+
+Json PlacementJson(const Placement& p, const Plan& plan) {
+  Json volumes = Json::array();
+  for (const std::string& ts : p.tablespaces) {
+    const TablespaceSpec* spec = plan.FindTablespace(ts);
+    volumes.push_back(spec ? spec->volume : "");
+  }
+  return Json{
+      {"relation", p.relation},       {"strategy", StrategyName(p.strategy)},
+      {"tablespaces", p.tablespaces}, {"volumes", volumes},
+      {"partitions", p.partitions},   {"key", p.key},
+      {"online", p.online},           {"reason", p.reason}};
+}
+
+Json PlanExtrasJson(const Plan& plan) {
+  Json stripes = Json::array(), forecast = Json::array();
+  for (const Stripe& s : plan.stripes) {
+    stripes.push_back({{"name", s.name},
+                       {"members", s.members},
+                       {"chunk", s.chunk},
+                       {"tool", s.tool},
+                       {"reason", s.reason}});
+  }
+  for (const ForecastEntry& f : plan.forecast) {
+    forecast.push_back({{"volume", f.volume},
+                        {"utilization_before", f.utilization_before},
+                        {"utilization_after", f.utilization_after},
+                        {"read_latency_us_before", f.read_latency_us_before},
+                        {"read_latency_us_after", f.read_latency_us_after}});
+  }
+  return Json{
+      {"stripes", stripes},
+      {"forecast", forecast},
+      {"backup",
+       {{"wal-g", plan.backup_walg}, {"pgbackrest", plan.backup_pgbackrest}}}};
+}
+
+}  // namespace
+
+Json ToJson(const VolumeSet& volumes) {
+  const Host& h = volumes.host;
+  Json list = Json::array();
+  for (const Volume& v : volumes.volumes) list.push_back(VolumeJson(v));
+  return Json{{"host",
+               {{"vcpus", h.vcpus},
+                {"memory", h.memory},
+                {"instance_type", h.instance_type},
+                {"bandwidth_cap_mbps", h.bandwidth_cap_mbps},
+                {"iops_cap", h.iops_cap}}},
+              {"volumes", list}};
+}
+
+Json ToJson(const Workload& w) {
+  Json tablespaces = Json::array(), relations = Json::array();
+  for (const TablespaceInfo& t : w.tablespaces) {
+    tablespaces.push_back({{"name", t.name}, {"location", t.location}});
+  }
+  for (const Relation& r : w.relations) relations.push_back(RelationJson(r));
+  Json io = Json::array();
+  for (const IoRate& i : w.io) {
+    io.push_back({{"backend_type", i.backend_type},
+                  {"object", i.object},
+                  {"context", i.context},
+                  {"reads_per_second", i.reads_per_second},
+                  {"writes_per_second", i.writes_per_second},
+                  {"extends_per_second", i.extends_per_second},
+                  {"hits_per_second", i.hits_per_second},
+                  {"fsyncs_per_second", i.fsyncs_per_second}});
+  }
+  const Checkpoints& c = w.checkpoints;
+  return Json{{"observation",
+               {{"duration", w.duration},
+                {"source", w.source},
+                {"write_method", w.write_method}}},
+              {"settings", w.settings},
+              {"wal",
+               {{"bytes_per_second", w.wal_bytes_per_second},
+                {"bytes_per_second_peak", w.wal_bytes_per_second_peak},
+                {"commits_per_second", w.commits_per_second}}},
+              {"checkpoints",
+               {{"timed", c.timed},
+                {"requested", c.requested},
+                {"write_time_ms", c.write_time_ms},
+                {"sync_time_ms", c.sync_time_ms},
+                {"buffers_written", c.buffers_written}}},
+              {"tablespaces", tablespaces},
+              {"io", io},
+              {"relations", relations}};
+}
+
+Json ToJson(const Plan& plan) {
+  Json tablespaces = Json::array(), placements = Json::array(),
+       settings = Json::array();
+  for (const TablespaceSpec& t : plan.tablespaces) {
+    tablespaces.push_back({{"name", t.name},
+                           {"path", t.path},
+                           {"volume", t.volume},
+                           {"options", t.options}});
+  }
+  for (const Placement& p : plan.placements) {
+    placements.push_back(PlacementJson(p, plan));
+  }
+  for (const SettingChange& s : plan.settings) {
+    settings.push_back({{"name", s.name},
+                        {"value", s.value},
+                        {"previous", s.previous},
+                        {"reason", s.reason}});
+  }
+  Json j{{"plan",
+          {{"target_utilization", plan.target_utilization},
+           {"prefer", plan.prefer},
+           {"verdicts", plan.verdicts}}},
+         {"wal", {{"volume", plan.wal_volume}, {"reason", plan.wal_reason}}},
+         {"tablespaces", tablespaces},
+         {"placements", placements},
+         {"settings", settings}};
+  j.update(PlanExtrasJson(plan));
+  return j;
+}
+
+}  // namespace pglayout

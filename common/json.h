@@ -1,0 +1,27 @@
+// JSON forms of the model, for machines: `--json` output and plan.json.
+// Keys keep the order of the TOML files; the same model gives the same text.
+
+#ifndef PGLAYOUT_COMMON_JSON_H_
+#define PGLAYOUT_COMMON_JSON_H_
+
+#include <nlohmann/json.hpp>
+
+#include "common/model.h"
+
+namespace pglayout {
+
+using Json = nlohmann::ordered_json;
+
+// volumes: {host, volumes[{..., topology, curves{randread[], seqread[],
+// randwrite[]}}]}
+Json ToJson(const VolumeSet& volumes);
+// workload: {observation, settings, wal, checkpoints, tablespaces[], io[],
+// relations[]}
+Json ToJson(const Workload& workload);
+// plan: {plan, wal, tablespaces[], placements[{..., volumes[]}], settings[],
+// stripes[], forecast[], backup{wal-g, pgbackrest}}
+Json ToJson(const Plan& plan);
+
+}  // namespace pglayout
+
+#endif  // PGLAYOUT_COMMON_JSON_H_

@@ -1,0 +1,61 @@
+#include "common/model.h"
+
+#include <algorithm>
+
+namespace pglayout {
+namespace {
+
+template <typename T>
+const T* FindByName(const std::vector<T>& items, const std::string& name) {
+  auto it = std::find_if(items.begin(), items.end(),
+                         [&](const T& item) { return item.name == name; });
+  return it == items.end() ? nullptr : &*it;
+}
+
+}  // namespace
+
+const Volume* VolumeSet::Find(const std::string& name) const {
+  return FindByName(volumes, name);
+}
+
+const Relation* Workload::Find(const std::string& name) const {
+  return FindByName(relations, name);
+}
+
+std::optional<std::string> Workload::Setting(const std::string& name) const {
+  auto it = settings.find(name);
+  if (it == settings.end()) return std::nullopt;
+  return it->second;
+}
+
+const TablespaceSpec* Plan::FindTablespace(const std::string& name) const {
+  return FindByName(tablespaces, name);
+}
+
+const char* RelationKindName(RelationKind kind) {
+  switch (kind) {
+    case RelationKind::kTable:
+      return "table";
+    case RelationKind::kIndex:
+      return "index";
+    case RelationKind::kToast:
+      return "toast";
+    case RelationKind::kPartitioned:
+      return "partitioned";
+  }
+  return "table";
+}
+
+const char* StrategyName(Strategy strategy) {
+  switch (strategy) {
+    case Strategy::kStay:
+      return "stay";
+    case Strategy::kMove:
+      return "move";
+    case Strategy::kHashPartition:
+      return "hash_partition";
+  }
+  return "stay";
+}
+
+}  // namespace pglayout

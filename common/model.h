@@ -1,0 +1,286 @@
+// The model shared by every stage of the pipeline: the host and its volumes
+// (what `probe` measures or a person declares), the workload (what `observe`
+// captures or a person imports), and the plan (what `plan` proposes and
+// `migrate` executes).
+//
+// These are plain structs. Their field names are the keys of the TOML files
+// (see common/files.h); keep them stable, people write these files by hand.
+// Units: sizes in bytes, durations in seconds, rates per second, latencies in
+// microseconds, bandwidth in MB/s where 1 MB = 10^6 bytes (as fio and every
+// cloud provider quote it). IOPS are 8 KiB I/Os.
+
+#ifndef PGLAYOUT_COMMON_MODEL_H_
+#define PGLAYOUT_COMMON_MODEL_H_
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace pglayout {
+
+// ---------------------------------------------------------------- volumes --
+
+struct Host {
+  int vcpus = 0;                  // 0 = unknown
+  uint64_t memory = 0;            // bytes; 0 = unknown
+  std::string instance_type;      // e.g. "i8ge.12xlarge"; empty = unknown
+  double bandwidth_cap_mbps = 0;  // instance-wide storage cap; 0 = none known
+  double iops_cap = 0;            // instance-wide IOPS cap; 0 = none known
+};
+
+// One step of the random 8 KiB read curve, at a fixed queue depth.
+struct RandomReadPoint {
+  int queue_depth = 1;
+  double iops = 0;
+  double mbps = 0;
+  double p50_us = 0;
+  double p90_us = 0;
+  double p99_us = 0;
+  double p999_us = 0;
+  double max_us = 0;
+  double cpu_us_per_io = 0;  // user + sys CPU microseconds per completed I/O
+};
+
+// One point of the sequential read curve.
+struct SequentialReadPoint {
+  uint64_t request_size = 0;  // bytes per read
+  int queue_depth = 1;
+  double mbps = 0;
+};
+
+// One step of the random 8 KiB write curve (durable: fdatasync included).
+struct RandomWritePoint {
+  int queue_depth = 1;
+  double iops = 0;
+  double p50_us = 0;
+  double p99_us = 0;
+};
+
+// One WAL-style write test: appends of request_size at depth 1 through a
+// pre-written region, each made durable before the next (commit latency).
+struct SyncWritePoint {
+  std::string method;         // wal_sync_method: "fdatasync", "open_datasync"
+  uint64_t request_size = 0;  // bytes per write (8 KiB, or a group commit)
+  double iops = 0;            // durable writes per second
+  double p50_us = 0;
+  double p99_us = 0;
+};
+
+// What sysfs says about the block device behind a volume's directory.
+struct Topology {
+  std::string device;                // kernel name: "md0", "nvme1n1", "vdb1"
+  std::string disk;                  // whole disk of a partition: "vdb"
+  std::string kind;                  // see VolumeKind names in probes/
+  std::string model;                 // NVMe/SCSI model string
+  std::string raid_level;            // "raid0", "linear", "" if not md
+  std::string dm_target;             // "striped", "linear", "" if not dm
+  std::vector<std::string> members;  // member disks of md/dm, else empty
+  uint64_t chunk = 0;                // stripe chunk in bytes, 0 = none
+  uint32_t logical_block_size = 0;
+  uint32_t physical_block_size = 0;
+  uint64_t minimum_io_size = 0;
+  uint64_t optimal_io_size = 0;
+  bool rotational = false;
+  int nr_requests = 0;
+  int max_sectors_kb = 0;
+  std::string write_cache;  // "write back" / "write through"
+  std::string filesystem;   // "ext4", "xfs"
+  std::string mount_options;
+};
+
+struct Volume {
+  // -- The fields a person writes by hand (foundation contract). --
+  std::string name;                  // unique within the file
+  std::string path;                  // directory where a tablespace would live
+  uint64_t capacity = 0;             // bytes
+  double read_iops = 0;              // 8 KiB random reads/s at saturation
+  double write_iops = 0;             // 8 KiB random writes/s at saturation
+  double read_mbps = 0;              // sequential read MB/s
+  double write_mbps = 0;             // sequential write MB/s
+  double read_latency_us = 0;        // 8 KiB random read, depth 1, median
+  double sync_write_latency_us = 0;  // 8 KiB write + fdatasync, depth 1, p50
+  int members = 1;                   // disks under the volume
+  uint64_t chunk = 0;                // stripe chunk in bytes; 0 = not striped
+
+  // -- Optional: declared by a person or filled by `probe`. --
+  std::string kind;  // "aws-ebs", "aws-instance-store", "local-nvme", ...
+  double read_latency_p99_us = 0;
+  double sync_write_latency_p99_us = 0;
+  uint64_t free_bytes = 0;        // free space when probed; 0 = unknown
+  uint64_t stripe_read_size = 0;  // smallest read reaching 90% of peak MB/s
+  int readers_to_saturate = 0;    // depth at the knee of the read curve
+  std::vector<std::string> shares_device_with;  // other volumes, same device
+  std::optional<Topology> topology;
+  std::vector<RandomReadPoint> randread;
+  std::vector<SequentialReadPoint> seqread;
+  std::vector<RandomWritePoint> randwrite;
+  std::vector<SyncWritePoint> syncwrite;
+  // How `probe` measured: "io_uring", or "pread-threads" when io_uring was
+  // unavailable (more CPU per I/O, slightly higher latencies). Empty when
+  // declared by hand.
+  std::string probe_engine;
+};
+
+struct VolumeSet {
+  Host host;
+  std::vector<Volume> volumes;
+
+  const Volume* Find(const std::string& name) const;
+};
+
+// --------------------------------------------------------------- workload --
+
+enum class RelationKind { kTable, kIndex, kToast, kPartitioned };
+
+const char* RelationKindName(RelationKind kind);  // "table", "index", ...
+
+struct Relation {
+  std::string name;  // schema-qualified, unquoted: "public.orders"
+  RelationKind kind = RelationKind::kTable;
+  std::string table;      // owning table of an index or TOAST relation
+  uint64_t size = 0;      // bytes
+  double read_iops = 0;   // 8 KiB blocks/s read from outside shared_buffers,
+                          // at the peak (95th percentile of intervals)
+  double write_iops = 0;  // 8 KiB blocks/s written, peak (estimated)
+  double read_iops_avg = 0;
+  double write_iops_avg = 0;
+  double hits_per_second = 0;  // shared_buffers hits
+  double inserts_per_second = 0;
+  double updates_per_second = 0;
+  double deletes_per_second = 0;
+  double growth_bytes_per_second = 0;
+  std::string tablespace;  // "" = the database default (pg_default)
+
+  // Facts the planner and the migrator need to judge hash partitioning.
+  std::vector<std::string> primary_key;
+  std::vector<std::vector<std::string>> unique_keys;
+  std::vector<std::string> foreign_keys_out;  // "constraint -> table"
+  std::vector<std::string> foreign_keys_in;   // "table.constraint"
+  std::vector<std::string> dependent_views;
+  std::vector<std::string> triggers;
+  std::vector<std::string> identity_columns;
+  std::vector<std::string> publications;
+  std::string replica_identity;  // "default", "full", "index", "nothing"
+  std::string persistence;       // "permanent", "unlogged", "temporary"
+  bool row_security = false;
+  bool partitioned = false;  // already a partitioned table or a partition
+};
+
+struct Checkpoints {
+  int64_t timed = 0;
+  int64_t requested = 0;
+  double write_time_ms = 0;
+  double sync_time_ms = 0;
+  int64_t buffers_written = 0;
+};
+
+struct TablespaceInfo {
+  std::string name;
+  std::string location;  // "" for pg_default / pg_global
+};
+
+// One row of pg_stat_io (PostgreSQL 16+), as average rates over the
+// observation. Operations are counted in the row's own unit (op_bytes, 8 KiB
+// for relations), as pg_stat_io counts them.
+struct IoRate {
+  std::string backend_type;  // "client backend", "checkpointer", ...
+  std::string object;        // "relation", "temp relation", "wal" (18+)
+  std::string context;       // "normal", "vacuum", "bulkread", "bulkwrite"
+  double reads_per_second = 0;
+  double writes_per_second = 0;
+  double extends_per_second = 0;
+  double hits_per_second = 0;
+  double fsyncs_per_second = 0;
+};
+
+struct Workload {
+  // GUC name -> value as postgresql.conf accepts it ("1GB", "0.9", "on"),
+  // plus data_directory and server_version_num.
+  std::map<std::string, std::string> settings;
+  double duration = 0;  // seconds observed; 0 = declared by hand
+  std::string source;   // "live", "log", "oracle-segments", "hand"
+  // How write_iops was obtained, e.g. "estimated from tuple changes: ...";
+  // "" = measured or declared. Written so nobody mistakes an estimate for a
+  // measurement.
+  std::string write_method;
+  double wal_bytes_per_second = 0;       // average
+  double wal_bytes_per_second_peak = 0;  // 95th percentile of intervals
+  double commits_per_second = 0;
+  Checkpoints checkpoints;
+  std::vector<TablespaceInfo> tablespaces;
+  std::vector<IoRate> io;  // pg_stat_io, 16+; rows with no activity omitted
+  std::vector<Relation> relations;
+
+  const Relation* Find(const std::string& name) const;
+  std::optional<std::string> Setting(const std::string& name) const;
+};
+
+// ------------------------------------------------------------------- plan --
+
+enum class Strategy { kStay, kMove, kHashPartition };
+
+const char* StrategyName(Strategy strategy);  // "stay", "move", ...
+
+struct TablespaceSpec {
+  std::string name;
+  std::string path;    // directory (must exist, owned by postgres)
+  std::string volume;  // the volume it lives on, for people and reports
+  // ALTER TABLESPACE ... SET (random_page_cost = ..., ...)
+  std::map<std::string, std::string> options;
+};
+
+struct Placement {
+  std::string relation;  // schema-qualified
+  Strategy strategy = Strategy::kStay;
+  std::vector<std::string> tablespaces;  // one for move; k for partitions
+  int partitions = 0;                    // hash_partition only
+  std::vector<std::string> key;          // partition key columns
+  bool online = true;  // false allows ALTER ... SET TABLESPACE (locks)
+  std::string reason;
+};
+
+struct Stripe {
+  std::string name;                  // e.g. "pgdata_stripe"
+  std::vector<std::string> members;  // volume names
+  uint64_t chunk = 0;
+  std::string tool;  // "mdadm" or "lvm"
+  std::string reason;
+};
+
+struct ForecastEntry {
+  std::string volume;
+  double utilization_before = 0;  // 0..1 (may exceed 1 when overloaded)
+  double utilization_after = 0;
+  double read_latency_us_before = 0;
+  double read_latency_us_after = 0;
+};
+
+struct SettingChange {
+  std::string name;
+  std::string value;
+  std::string previous;  // "" when unknown
+  std::string reason;
+};
+
+struct Plan {
+  double target_utilization = 0.7;
+  std::string prefer = "auto";  // "partition", "stripe", "auto"
+  std::string wal_volume;
+  std::string wal_reason;
+  std::vector<TablespaceSpec> tablespaces;
+  std::vector<Placement> placements;
+  std::vector<SettingChange> settings;
+  std::vector<Stripe> stripes;
+  std::vector<ForecastEntry> forecast;
+  std::map<std::string, std::string> backup_walg;
+  std::map<std::string, std::string> backup_pgbackrest;
+  std::vector<std::string> verdicts;  // plain-language conclusions
+
+  const TablespaceSpec* FindTablespace(const std::string& name) const;
+};
+
+}  // namespace pglayout
+
+#endif  // PGLAYOUT_COMMON_MODEL_H_

@@ -1,0 +1,119 @@
+#include "common/sql.h"
+
+namespace pglayout {
+
+int SqlResult::ColumnIndex(const std::string& column) const {
+  for (size_t i = 0; i < columns.size(); ++i) {
+    if (columns[i] == column) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+Status ExecuteSql(SqlSession* session, const std::string& sql) {
+  SqlResult ignored;
+  return session->Execute(sql, {}, &ignored);
+}
+
+Status QueryValue(SqlSession* session, const std::string& sql,
+                  const std::vector<SqlValue>& params, SqlValue* value) {
+  SqlResult result;
+  PGLAYOUT_RETURN_IF_ERROR(session->Execute(sql, params, &result));
+  if (result.rows.empty() || result.rows[0].empty()) {
+    return Status::NotFound("query returned no rows: " + sql);
+  }
+  *value = result.rows[0][0];
+  return Status::Ok();
+}
+
+std::string QuoteIdent(const std::string& name) {
+  std::string out = "\"";
+  for (char c : name) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  out += '"';
+  return out;
+}
+
+namespace {
+
+// Reads one identifier starting at *pos; stops at an unquoted '.'.
+Status ReadIdentPart(const std::string& text, size_t* pos, std::string* out) {
+  out->clear();
+  size_t i = *pos;
+  if (i < text.size() && text[i] == '"') {
+    for (++i; i < text.size(); ++i) {
+      if (text[i] != '"') {
+        *out += text[i];
+      } else if (i + 1 < text.size() && text[i + 1] == '"') {
+        *out += '"';
+        ++i;
+      } else {
+        break;
+      }
+    }
+    if (i >= text.size()) {
+      return Status::InvalidInput("unclosed quote in name '" + text + "'");
+    }
+    ++i;  // the closing quote
+  } else {
+    for (; i < text.size() && text[i] != '.'; ++i) {
+      char c = text[i];
+      *out += (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+    }
+  }
+  if (out->empty()) {
+    return Status::InvalidInput("empty part in name '" + text + "'");
+  }
+  *pos = i;
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status SplitQualifiedName(const std::string& text, std::string* schema,
+                          std::string* name) {
+  size_t pos = 0;
+  std::string first;
+  PGLAYOUT_RETURN_IF_ERROR(ReadIdentPart(text, &pos, &first));
+  if (pos == text.size()) {
+    schema->clear();
+    *name = first;
+    return Status::Ok();
+  }
+  if (text[pos] != '.') {
+    return Status::InvalidInput("unexpected text after quoted part in name '" +
+                                text + "'");
+  }
+  ++pos;
+  std::string second;
+  PGLAYOUT_RETURN_IF_ERROR(ReadIdentPart(text, &pos, &second));
+  if (pos != text.size()) {
+    return Status::InvalidInput("name '" + text +
+                                "' has more than schema.relation");
+  }
+  *schema = first;
+  *name = second;
+  return Status::Ok();
+}
+
+std::string QuoteQualified(const std::string& qualified_name) {
+  std::string schema, name;
+  if (!SplitQualifiedName(qualified_name, &schema, &name).ok()) {
+    return QuoteIdent(qualified_name);
+  }
+  if (schema.empty()) return QuoteIdent(name);
+  return QuoteIdent(schema) + "." + QuoteIdent(name);
+}
+
+std::string QuoteLiteral(const std::string& value) {
+  std::string out = "'";
+  for (char c : value) {
+    if (c == '\'') out += '\'';
+    out += c;
+  }
+  out += '\'';
+  return out;
+}
+
+}  // namespace pglayout

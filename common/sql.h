@@ -1,0 +1,90 @@
+// The seam between pglayout and PostgreSQL.
+//
+// Everything that talks to a server (observe, migrate, the test harness) goes
+// through SqlSession; the one real implementation (pqxx_session.cc) is the
+// only file that includes libpqxx, so libpqxx exceptions never cross it.
+// Tests of pure logic use a fake that records statements.
+//
+// Values travel as text in PostgreSQL's text format; NULL is std::nullopt.
+
+#ifndef PGLAYOUT_COMMON_SQL_H_
+#define PGLAYOUT_COMMON_SQL_H_
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+
+namespace pglayout {
+
+using SqlValue = std::optional<std::string>;
+
+struct SqlResult {
+  std::vector<std::string> columns;
+  std::vector<std::vector<SqlValue>> rows;
+  int64_t affected_rows = 0;  // for INSERT/UPDATE/DELETE
+
+  // Index of |column|, or -1.
+  int ColumnIndex(const std::string& column) const;
+};
+
+class SqlSession {
+ public:
+  virtual ~SqlSession() = default;
+
+  // Runs one statement with parameters $1..$n bound to |params|. Statements
+  // run in autocommit mode unless the caller sent BEGIN; statements that
+  // cannot run in a transaction block (CREATE TABLESPACE, ALTER SYSTEM) work
+  // here as long as the caller has not. On failure returns SqlError whose
+  // message has the server's text and SQLSTATE; last_sqlstate() keeps it.
+  virtual Status Execute(const std::string& sql,
+                         const std::vector<SqlValue>& params,
+                         SqlResult* result) = 0;
+
+  // SQLSTATE of the last failed Execute ("" if it succeeded).
+  virtual std::string last_sqlstate() const = 0;
+
+  // server_version_num, e.g. 150020.
+  virtual int server_version() const = 0;
+
+  // "host:port/dbname as user": for messages; never contains a password.
+  virtual std::string Describe() const = 0;
+};
+
+// Opens a session from a libpq connection string or URI ("" = PG* env
+// variables and defaults). |application_name| tags the backend so that a
+// later run can find it in pg_stat_activity. Connection errors name host and
+// port, never the password.
+Status OpenPgSession(const std::string& conninfo,
+                     const std::string& application_name,
+                     std::unique_ptr<SqlSession>* session);
+
+// Convenience wrappers over SqlSession::Execute.
+Status ExecuteSql(SqlSession* session, const std::string& sql);
+// Runs |sql| and stores the first column of the single row in *value;
+// NotFound if there is no row.
+Status QueryValue(SqlSession* session, const std::string& sql,
+                  const std::vector<SqlValue>& params, SqlValue* value);
+
+// "My Table" -> "\"My Table\"": a quoted identifier, always.
+std::string QuoteIdent(const std::string& name);
+// Relation names in pglayout's files are written as PostgreSQL prints a
+// regclass: public.orders, public."My Table", "Sales"."Q1.data". Unquoted
+// parts fold to lower case, quoted parts keep case and "" stands for ".
+// Splits such a name into schema ("" when absent) and relation. Returns
+// InvalidInput for an empty part, an unclosed quote or more than two parts.
+Status SplitQualifiedName(const std::string& text, std::string* schema,
+                          std::string* name);
+// The quoted SQL spelling of such a name: "public"."My Table". Input that
+// does not parse is quoted whole, so it can never inject SQL.
+std::string QuoteQualified(const std::string& qualified_name);
+// 'it''s': a quoted literal, for the rare statements that take no
+// parameters (CREATE TABLESPACE ... LOCATION).
+std::string QuoteLiteral(const std::string& value);
+
+}  // namespace pglayout
+
+#endif  // PGLAYOUT_COMMON_SQL_H_

@@ -1,0 +1,48 @@
+#include "common/sql.h"
+
+#include <gtest/gtest.h>
+
+namespace pglayout {
+namespace {
+
+TEST(QuoteIdent, AlwaysQuotesAndDoublesQuotes) {
+  EXPECT_EQ(QuoteIdent("orders"), "\"orders\"");
+  EXPECT_EQ(QuoteIdent("My \"Big\" Table"), "\"My \"\"Big\"\" Table\"");
+}
+
+TEST(QuoteLiteral, DoublesSingleQuotes) {
+  EXPECT_EQ(QuoteLiteral("it's"), "'it''s'");
+}
+
+TEST(SplitQualifiedName, FollowsRegclassSpelling) {
+  std::string schema, name;
+  ASSERT_TRUE(SplitQualifiedName("public.orders", &schema, &name).ok());
+  EXPECT_EQ(schema, "public");
+  EXPECT_EQ(name, "orders");
+  ASSERT_TRUE(SplitQualifiedName("Public.Orders", &schema, &name).ok());
+  EXPECT_EQ(name, "orders") << "unquoted parts fold to lower case";
+  ASSERT_TRUE(
+      SplitQualifiedName("\"Sales\".\"Q1.data \"\"x\"\"\"", &schema, &name)
+          .ok());
+  EXPECT_EQ(schema, "Sales");
+  EXPECT_EQ(name, "Q1.data \"x\"");
+  ASSERT_TRUE(SplitQualifiedName("orders", &schema, &name).ok());
+  EXPECT_EQ(schema, "");
+}
+
+TEST(SplitQualifiedName, RejectsMalformedNames) {
+  std::string schema, name;
+  EXPECT_TRUE(SplitQualifiedName("", &schema, &name).IsInvalidInput());
+  EXPECT_TRUE(SplitQualifiedName("a.", &schema, &name).IsInvalidInput());
+  EXPECT_TRUE(SplitQualifiedName("a.b.c", &schema, &name).IsInvalidInput());
+  EXPECT_TRUE(SplitQualifiedName("\"open", &schema, &name).IsInvalidInput());
+}
+
+TEST(QuoteQualified, QuotesEachPartAndNeverInjects) {
+  EXPECT_EQ(QuoteQualified("public.\"My Table\""), "\"public\".\"My Table\"");
+  EXPECT_EQ(QuoteQualified("x\"; DROP TABLE t; --"),
+            "\"x\"\"; drop table t; --\"");
+}
+
+}  // namespace
+}  // namespace pglayout

@@ -1,0 +1,87 @@
+// Reading pglayout's TOML files into the model: types, units, ranges, and
+// unknown keys, each error naming file:line:column and the key.
+//
+// Internal to common/ (it includes toml++); the public API is files.h.
+
+#ifndef PGLAYOUT_COMMON_TOML_READER_H_
+#define PGLAYOUT_COMMON_TOML_READER_H_
+
+#include <toml++/toml.h>
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/status.h"
+
+namespace pglayout::internal {
+
+// Parses |text|; syntax errors become InvalidInput "file:line:col: ...".
+Status ParseToml(std::string_view text, const std::string& file,
+                 toml::table* out);
+
+// "file:line:col" of a node or key.
+std::string Position(const std::string& file, const toml::source_region& where);
+
+// Reads the keys of one TOML table. Each accessor marks its key as known;
+// after the first error later calls do nothing, so a caller reads every key
+// and checks Finish() once. Finish() reports the first error, or else the
+// first key that no accessor asked for, with the nearest known key.
+class KeyReader {
+ public:
+  // |context| names the table for messages: "[host]", "[[volume]] 'data1'".
+  KeyReader(const toml::table& table, const std::string& file,
+            std::string context);
+
+  enum Need { kOptional, kRequired };
+
+  void String(std::string_view key, std::string* out, Need need = kOptional);
+  // "600GB", "512KiB" or a plain integer (bytes).
+  void Size(std::string_view key, uint64_t* out, Need need = kOptional);
+  // "5min", "300s" or a plain number (seconds).
+  void Duration(std::string_view key, double* out, Need need = kOptional);
+  // An integer or float, at least |min|.
+  void Number(std::string_view key, double* out, double min = 0,
+              Need need = kOptional);
+  void Integer(std::string_view key, int64_t* out, int64_t min, int64_t max,
+               Need need = kOptional);
+  void Int(std::string_view key, int* out, int min, int max,
+           Need need = kOptional);
+  void Bool(std::string_view key, bool* out);
+  void StringList(std::string_view key, std::vector<std::string>* out);
+  void StringListList(std::string_view key,
+                      std::vector<std::vector<std::string>>* out);
+  // A sub-table of scalars, each converted to its text ("1GB", "0.9", "on").
+  void StringMap(std::string_view key, std::map<std::string, std::string>* out);
+  // [[key]]: the element tables (empty if absent).
+  std::vector<const toml::table*> Tables(std::string_view key);
+  // [key]: the sub-table, or nullptr if absent.
+  const toml::table* Table(std::string_view key);
+
+  // Records a semantic error at |key| (or at the table if |key| is absent).
+  void Fail(std::string_view key, const std::string& message);
+  bool failed() const { return !status_.ok(); }
+
+  Status Finish();
+
+ private:
+  const toml::node* Find(std::string_view key, Need need);
+  void FailAt(const toml::source_region& where, std::string_view key,
+              const std::string& message);
+
+  const toml::table& table_;
+  const std::string& file_;
+  std::string context_;
+  std::vector<std::string_view> known_;
+  Status status_;
+};
+
+// The text of a scalar node as postgresql.conf would accept it, or false if
+// the node is not a scalar.
+bool ScalarToString(const toml::node& node, std::string* out);
+
+}  // namespace pglayout::internal
+
+#endif  // PGLAYOUT_COMMON_TOML_READER_H_

@@ -1,0 +1,178 @@
+#include "common/units.h"
+
+#include <fmt/format.h>
+
+#include <array>
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+
+namespace pglayout {
+namespace {
+
+struct Unit {
+  std::string_view name;
+  double factor;
+};
+
+constexpr std::array<Unit, 10> kSizeUnits = {{
+    {"B", 1},
+    {"kB", kKiB},
+    {"MB", kMiB},
+    {"GB", kGiB},
+    {"TB", kTiB},
+    {"KiB", kKiB},
+    {"MiB", kMiB},
+    {"GiB", kGiB},
+    {"TiB", kTiB},
+    {"KB", kKiB},
+}};
+
+constexpr std::array<Unit, 6> kDurationUnits = {{
+    {"us", 1e-6},
+    {"ms", 1e-3},
+    {"s", 1},
+    {"min", 60},
+    {"h", 3600},
+    {"d", 86400},
+}};
+
+std::string_view Trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) {
+    s.remove_prefix(1);
+  }
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) {
+    s.remove_suffix(1);
+  }
+  return s;
+}
+
+// Splits "1.5 TiB" into 1.5 and "TiB". Returns false if no number leads.
+bool SplitNumberAndUnit(std::string_view text, double* number,
+                        std::string_view* unit) {
+  text = Trim(text);
+  const char* begin = text.data();
+  const char* end = begin + text.size();
+  auto [ptr, ec] = std::from_chars(begin, end, *number);
+  if (ec != std::errc() || ptr == begin) return false;
+  *unit = Trim(std::string_view(ptr, end - ptr));
+  return std::isfinite(*number);
+}
+
+template <size_t N>
+const Unit* FindUnit(const std::array<Unit, N>& units, std::string_view name) {
+  for (const Unit& u : units) {
+    if (u.name == name) return &u;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+Status ParseSize(std::string_view text, uint64_t* bytes) {
+  double number = 0;
+  std::string_view unit_name;
+  if (!SplitNumberAndUnit(text, &number, &unit_name)) {
+    return Status::InvalidInput(fmt::format(
+        "'{}' is not a size (write e.g. 600GB, 512KiB, 1.5TiB)", text));
+  }
+  const Unit* unit =
+      unit_name.empty() ? &kSizeUnits[0] : FindUnit(kSizeUnits, unit_name);
+  if (unit == nullptr) {
+    return Status::InvalidInput(fmt::format(
+        "unknown size unit '{}' in '{}' (use B, kB, MB, GB, TB or KiB, MiB, "
+        "GiB, TiB; all are powers of 1024)",
+        unit_name, text));
+  }
+  if (number < 0) {
+    return Status::InvalidInput(
+        fmt::format("size '{}' must not be negative", text));
+  }
+  double value = std::round(number * unit->factor);
+  if (value > 1.8e19) {
+    return Status::InvalidInput(fmt::format("size '{}' is too large", text));
+  }
+  *bytes = static_cast<uint64_t>(value);
+  return Status::Ok();
+}
+
+Status ParseDuration(std::string_view text, double* seconds) {
+  double number = 0;
+  std::string_view unit_name;
+  if (!SplitNumberAndUnit(text, &number, &unit_name)) {
+    return Status::InvalidInput(fmt::format(
+        "'{}' is not a duration (write e.g. 300s, 5min, 250ms)", text));
+  }
+  const Unit* unit = unit_name.empty() ? FindUnit(kDurationUnits, "s")
+                                       : FindUnit(kDurationUnits, unit_name);
+  if (unit == nullptr) {
+    return Status::InvalidInput(fmt::format(
+        "unknown duration unit '{}' in '{}' (use us, ms, s, min, h, d)",
+        unit_name, text));
+  }
+  if (number < 0) {
+    return Status::InvalidInput(
+        fmt::format("duration '{}' must not be negative", text));
+  }
+  *seconds = number * unit->factor;
+  return Status::Ok();
+}
+
+std::string FormatSize(uint64_t bytes) {
+  static constexpr std::array<Unit, 4> kLargestFirst = {
+      {{"TiB", kTiB}, {"GiB", kGiB}, {"MiB", kMiB}, {"KiB", kKiB}}};
+  if (bytes == 0) return "0B";
+  for (const Unit& u : kLargestFirst) {
+    auto factor = static_cast<uint64_t>(u.factor);
+    if (bytes % factor == 0) return fmt::format("{}{}", bytes / factor, u.name);
+    // Allow one decimal ("1.5TiB") when it is exact.
+    if (bytes >= factor && bytes <= UINT64_MAX / 10 &&
+        (bytes * 10) % factor == 0) {
+      return fmt::format("{}{}", static_cast<double>(bytes) / u.factor, u.name);
+    }
+  }
+  return fmt::format("{}B", bytes);
+}
+
+std::string FormatPgSize(uint64_t bytes) {
+  static constexpr std::array<Unit, 4> kLargestFirst = {
+      {{"TB", kTiB}, {"GB", kGiB}, {"MB", kMiB}, {"kB", kKiB}}};
+  for (const Unit& u : kLargestFirst) {
+    auto factor = static_cast<uint64_t>(u.factor);
+    if (bytes != 0 && bytes % factor == 0) {
+      return fmt::format("{}{}", bytes / factor, u.name);
+    }
+  }
+  return fmt::format("{}B", bytes);
+}
+
+std::string HumanSize(double bytes) {
+  static constexpr std::array<std::string_view, 6> kNames = {
+      "B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+  size_t i = 0;
+  while (std::fabs(bytes) >= 1024 && i + 1 < kNames.size()) {
+    bytes /= 1024;
+    ++i;
+  }
+  if (i == 0) return fmt::format("{:.0f} {}", bytes, kNames[i]);
+  return fmt::format("{:.3g} {}", bytes, kNames[i]);
+}
+
+std::string FormatDuration(double seconds) {
+  auto whole = [](double v) { return std::fabs(v - std::round(v)) < 1e-9; };
+  if (seconds != 0 && whole(seconds / 86400)) {
+    return fmt::format("{}d", std::llround(seconds / 86400));
+  }
+  if (seconds != 0 && whole(seconds / 3600)) {
+    return fmt::format("{}h", std::llround(seconds / 3600));
+  }
+  if (seconds != 0 && whole(seconds / 60)) {
+    return fmt::format("{}min", std::llround(seconds / 60));
+  }
+  if (whole(seconds)) return fmt::format("{}s", std::llround(seconds));
+  if (whole(seconds * 1e3))
+    return fmt::format("{}ms", std::llround(seconds * 1e3));
+  return fmt::format("{}s", seconds);
+}
+
+}  // namespace pglayout

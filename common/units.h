@@ -1,0 +1,55 @@
+// Sizes, durations and rates as people write them in pglayout's files and
+// options.
+//
+// Sizes follow postgresql.conf: kB, MB, GB and TB are powers of 1024. The
+// IEC spellings KiB, MiB, GiB, TiB (also powers of 1024) and B are accepted
+// too. A plain number is a count of bytes. Fractions are allowed ("1.5TiB")
+// and rounded to the nearest byte.
+//
+// Durations follow postgresql.conf too: us, ms, s, min, h, d. A plain number
+// is seconds.
+
+#ifndef PGLAYOUT_COMMON_UNITS_H_
+#define PGLAYOUT_COMMON_UNITS_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "common/status.h"
+
+namespace pglayout {
+
+inline constexpr uint64_t kKiB = 1024;
+inline constexpr uint64_t kMiB = 1024 * kKiB;
+inline constexpr uint64_t kGiB = 1024 * kMiB;
+inline constexpr uint64_t kTiB = 1024 * kGiB;
+// PostgreSQL's default block size: the unit of every IOPS figure here.
+inline constexpr uint64_t kPageSize = 8192;
+
+// Parses "600GB", "512KiB", "1.5TiB", "4096" into bytes. On failure returns
+// InvalidInput with a message that quotes |text| and lists the units.
+Status ParseSize(std::string_view text, uint64_t* bytes);
+
+// Parses "300s", "5min", "250ms", "2h", "30" into seconds.
+Status ParseDuration(std::string_view text, double* seconds);
+
+// The shortest exact spelling that ParseSize reads back to |bytes|, using
+// IEC units: 644245094400 -> "600GiB", 1536 -> "1536B"... is written
+// "1.5KiB" only when exact to the byte, otherwise plain bytes.
+std::string FormatSize(uint64_t bytes);
+
+// For postgresql.conf values: the largest of kB/MB/GB/TB that divides
+// |bytes| exactly ("4GB", "1536MB"), or bytes if none does.
+std::string FormatPgSize(uint64_t bytes);
+
+// For people: three significant figures, "1.46 GiB", "512 KiB", "0 B".
+std::string HumanSize(double bytes);
+
+// The shortest exact spelling ParseDuration reads back: "5min", "90s",
+// "250ms", "1.5s".
+std::string FormatDuration(double seconds);
+
+}  // namespace pglayout
+
+#endif  // PGLAYOUT_COMMON_UNITS_H_

@@ -1,0 +1,624 @@
+#include "testing/pg_cluster.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+#include "testing/subprocess.h"
+
+#ifndef PGLAYOUT_SOURCE_DIR
+#error "PGLAYOUT_SOURCE_DIR must be defined (testing/CMakeLists.txt)"
+#endif
+
+namespace pglayout {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr int kStartAttempts = 5;
+constexpr int kPgCtlWaitSeconds = 30;
+constexpr int kConnectWaitSeconds = 10;
+constexpr int kLogTailLines = 25;
+constexpr char kHarnessConf[] = "pglayout_harness.conf";
+
+// Runs detached with the read end of a pipe as stdin; $1 = root directory,
+// $2 = data directory. See "Cleanup" in pg_cluster.h. The postmaster's
+// working directory is its data directory: checking it ensures that a
+// recycled PID is never signalled.
+constexpr char kWatchdogScript[] = R"sh(
+root=$1 data=$2
+msg=$(cat)
+[ "$msg" = done ] && exit 0
+pid=$(head -n 1 "$data/postmaster.pid" 2>/dev/null) || pid=
+# A zombie counts as gone: some container inits reap only now and then.
+alive() {
+  kill -0 "$1" 2>/dev/null && ! grep -q ') Z' "/proc/$1/stat" 2>/dev/null
+}
+if [ -n "$pid" ] && [ "$(readlink "/proc/$pid/cwd")" = "$data" ]; then
+  kill -QUIT "$pid" 2>/dev/null
+  n=0
+  while alive "$pid" && [ $n -lt 100 ]; do
+    sleep 0.1
+    n=$((n + 1))
+  done
+  kill -KILL "$pid" 2>/dev/null
+fi
+rm -rf "$root"
+)sh";
+
+std::string EnvOr(const char* name, const std::string& fallback) {
+  const char* value = getenv(name);
+  return (value != nullptr && *value != '\0') ? value : fallback;
+}
+
+std::string DefaultBinDir(PgVersion version) {
+  if (version == PgVersion::k15) {
+    return EnvOr("PGLAYOUT_PG15_BINDIR", "/usr/lib/postgresql/15/bin");
+  }
+  std::string cache =
+      EnvOr("PGLAYOUT_CACHE", std::string(PGLAYOUT_SOURCE_DIR) + "/.cache");
+  return EnvOr("PGLAYOUT_PG18_BINDIR", cache + "/pg18/native/bin");
+}
+
+bool IsExecutable(const std::string& path) {
+  return access(path.c_str(), X_OK) == 0;
+}
+
+Status ChownToServerAccount(const std::string& path) {
+  ServerAccount account;
+  PGLAYOUT_RETURN_IF_ERROR(GetServerAccount(&account));
+  if (account.switch_user && chown(path.c_str(), account.uid, account.gid)) {
+    return Status::FromErrno("chown " + path + " to postgres", errno);
+  }
+  return Status::Ok();
+}
+
+// Lets the OS choose a free port. Another process could take it before the
+// server binds it; StartServer retries with a new port when that happens.
+Status PickFreePort(int* port) {
+  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return Status::FromErrno("socket", errno);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof(addr);
+  int rc = bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
+  if (rc == 0) rc = getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  int err = errno;
+  close(fd);
+  if (rc != 0) return Status::FromErrno("bind 127.0.0.1:0", err);
+  *port = ntohs(addr.sin_port);
+  return Status::Ok();
+}
+
+bool IsSettingName(const std::string& name) {
+  if (name.empty()) return false;
+  for (char c : name) {
+    if (!isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '.') {
+      return false;
+    }
+  }
+  return true;
+}
+
+Status ValidateSettings(const PgClusterOptions& options) {
+  for (const auto& [name, value] : options.settings) {
+    if (!IsSettingName(name)) {
+      return Status::InvalidInput("bad server setting name '" + name + "'");
+    }
+    for (char c : value) {
+      if (iscntrl(static_cast<unsigned char>(c))) {
+        return Status::InvalidInput("control character in setting " + name);
+      }
+    }
+  }
+  return Status::Ok();
+}
+
+// A postgresql.conf string: backslashes are escapes there, quotes double.
+std::string QuoteConfValue(const std::string& value) {
+  std::string out = "'";
+  for (char c : value) {
+    if (c == '\\' || c == '\'') out += c;
+    out += c;
+  }
+  return out + "'";
+}
+
+// True when the PID's working directory is |data_dir|, i.e. it is (still)
+// the postmaster of that cluster and not a recycled PID.
+bool IsPostmasterOf(pid_t pid, const std::string& data_dir) {
+  std::error_code ec;
+  fs::path cwd = fs::read_symlink("/proc/" + std::to_string(pid) + "/cwd", ec);
+  return !ec && cwd == data_dir;
+}
+
+// The first line of postmaster.pid, or -1.
+pid_t ReadPostmasterPid(const std::string& data_dir) {
+  std::string text;
+  if (!ReadWholeFile(data_dir + "/postmaster.pid", &text).ok()) return -1;
+  int pid = atoi(text.c_str());
+  return pid > 0 ? pid : -1;
+}
+
+// A zombie counts as gone: the postmaster is reparented to init when
+// pg_ctl exits, and some container inits reap only now and then.
+bool ProcessGone(pid_t pid) {
+  int ignored;
+  // Reaps it in the rare case it is our child (this process a subreaper).
+  waitpid(pid, &ignored, WNOHANG);
+  if (kill(pid, 0) != 0 && errno == ESRCH) return true;
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  std::getline(stat, line);
+  size_t paren = line.rfind(')');
+  return paren != std::string::npos && line.compare(paren, 3, ") Z") == 0;
+}
+
+bool WaitUntilGone(pid_t pid, int timeout_ms) {
+  for (int waited = 0; waited < timeout_ms; waited += 50) {
+    if (ProcessGone(pid)) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return ProcessGone(pid);
+}
+
+std::string ResolveClient(const std::string& program) {
+  if (program.find('/') != std::string::npos) return program;
+  return PgClientBinDir() + "/" + program;
+}
+
+std::vector<std::string> ClientEnv(int port) {
+  return {"PGHOST=127.0.0.1", "PGPORT=" + std::to_string(port),
+          "PGUSER=postgres", "PGDATABASE=postgres"};
+}
+
+Status CheckRelativeName(const std::string& name) {
+  fs::path path(name);
+  if (name.empty() || path.is_absolute()) {
+    return Status::InvalidInput("directory name must be relative: '" + name +
+                                "'");
+  }
+  for (const fs::path& part : path) {
+    if (part == "..") {
+      return Status::InvalidInput("directory name must not contain '..': '" +
+                                  name + "'");
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+const char* PgVersionName(PgVersion version) {
+  return version == PgVersion::k15 ? "pg15" : "pg18";
+}
+
+int PgVersionMajor(PgVersion version) {
+  return version == PgVersion::k15 ? 15 : 18;
+}
+
+std::string PgClientBinDir() { return "/usr/lib/postgresql/15/bin"; }
+
+Status FindPgBinDir(PgVersion version, std::string* bin_dir) {
+  std::string dir = DefaultBinDir(version);
+  for (const char* program : {"initdb", "pg_ctl", "postgres"}) {
+    std::string path = dir + "/" + program;
+    if (!IsExecutable(path)) {
+      return Status::NotFound(
+          std::string("PostgreSQL ") + std::to_string(PgVersionMajor(version)) +
+          " is not installed: " + path +
+          " is missing or not executable; run scripts/setup");
+    }
+  }
+  *bin_dir = dir;
+  return Status::Ok();
+}
+
+// ---------------------------------------------------------------------------
+// PgCluster
+
+PgCluster::PgCluster(PgVersion version, std::string bin_dir,
+                     PgClusterOptions options)
+    : version_(version),
+      bin_dir_(std::move(bin_dir)),
+      options_(std::move(options)),
+      owner_pid_(getpid()) {}
+
+Status PgCluster::Start(PgVersion version, const PgClusterOptions& options,
+                        std::unique_ptr<PgCluster>* cluster) {
+  PGLAYOUT_RETURN_IF_ERROR(ValidateSettings(options));
+  std::string bin_dir;
+  PGLAYOUT_RETURN_IF_ERROR(FindPgBinDir(version, &bin_dir));
+  // From here on, the destructor of |c| undoes whatever was done.
+  std::unique_ptr<PgCluster> c(new PgCluster(version, bin_dir, options));
+  PGLAYOUT_RETURN_IF_ERROR(c->CreateRoot());
+  PGLAYOUT_RETURN_IF_ERROR(c->StartWatchdog());
+  PGLAYOUT_RETURN_IF_ERROR(c->InitDb());
+  PGLAYOUT_RETURN_IF_ERROR(c->StartServer());
+  *cluster = std::move(c);
+  return Status::Ok();
+}
+
+PgCluster::~PgCluster() { Destroy(); }
+
+Status PgCluster::CreateRoot() {
+  std::string name =
+      std::string("/tmp/pglayout-") + PgVersionName(version_) + "-XXXXXX";
+  if (mkdtemp(name.data()) == nullptr) {
+    return Status::FromErrno("mkdtemp " + name, errno);
+  }
+  root_dir_ = name;
+  // The watchdog compares the postmaster's working directory with the data
+  // directory, which the kernel reports without symlinks.
+  std::error_code ec;
+  fs::path canonical = fs::canonical(root_dir_, ec);
+  if (!ec) root_dir_ = canonical.string();
+  data_dir_ = root_dir_ + "/data";
+  socket_dir_ = root_dir_ + "/sock";
+  log_path_ = root_dir_ + "/server.log";
+  PGLAYOUT_RETURN_IF_ERROR(ChownToServerAccount(root_dir_));
+  if (mkdir(socket_dir_.c_str(), 0700) != 0) {
+    return Status::FromErrno("mkdir " + socket_dir_, errno);
+  }
+  return ChownToServerAccount(socket_dir_);
+}
+
+Status PgCluster::StartWatchdog() {
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC) != 0) return Status::FromErrno("pipe2", errno);
+  Command command;
+  command.argv = {"/bin/sh",           "-c",      kWatchdogScript,
+                  "pglayout-watchdog", root_dir_, data_dir_};
+  command.detach = true;
+  command.stdin_fd = fds[0];
+  Status s = SpawnCommand(command, "", &watchdog_pid_);
+  close(fds[0]);
+  if (!s.ok()) {
+    close(fds[1]);
+    return s.WithContext("starting the cleanup watchdog");
+  }
+  watchdog_fd_ = fds[1];
+  return Status::Ok();
+}
+
+Status PgCluster::InitDb() {
+  Command command;
+  // --no-sync: fsyncing a cluster that lives for one test is wasted time;
+  // the server itself keeps fsync on (see PgClusterOptions).
+  command.argv = {bin_dir_ + "/initdb",  "--pgdata=" + data_dir_,
+                  "--username=postgres", "--auth=trust",
+                  "--no-sync",           "--encoding=UTF8",
+                  "--locale=C",          "--no-instructions"};
+  command.as_server_account = true;
+  command.cwd = root_dir_;
+  command.env = {"HOME=" + root_dir_};
+  std::string output;
+  Status s = RunCommand(command, root_dir_ + "/initdb.log", &output);
+  if (!s.ok()) return s.WithContext("initdb failed");
+  // Everything the harness sets lives in its own file, rewritten before
+  // each start; postgresql.conf itself only includes it.
+  std::ofstream conf(data_dir_ + "/postgresql.conf", std::ios::app);
+  conf << "\ninclude '" << kHarnessConf << "'\n";
+  conf.close();
+  if (!conf) return Status::IoError("cannot append to postgresql.conf");
+  return Status::Ok();
+}
+
+Status PgCluster::WriteConfig() {
+  std::string path = data_dir_ + "/" + kHarnessConf;
+  std::ofstream out(path, std::ios::trunc);
+  out << "# Written by pglayout's test harness (testing/pg_cluster.cc).\n"
+      << "logging_collector = off\n";
+  for (const auto& [name, value] : options_.settings) {
+    out << name << " = " << QuoteConfValue(value) << "\n";
+  }
+  // Last, so that no option can move the server off its private address.
+  out << "listen_addresses = '127.0.0.1'\n"
+      << "port = " << port_ << "\n"
+      << "unix_socket_directories = " << QuoteConfValue(socket_dir_) << "\n";
+  out.close();
+  if (!out) return Status::IoError("cannot write " + path);
+  conninfo_ = "host=127.0.0.1 port=" + std::to_string(port_) +
+              " dbname=postgres user=postgres";
+  return ChownToServerAccount(path);
+}
+
+Status PgCluster::StartServer() {
+  Status last;
+  for (int attempt = 0; attempt < kStartAttempts; ++attempt) {
+    PGLAYOUT_RETURN_IF_ERROR(PickFreePort(&port_));
+    PGLAYOUT_RETURN_IF_ERROR(WriteConfig());
+    size_t log_before = 0;
+    std::error_code ec;
+    if (fs::exists(log_path_, ec)) log_before = fs::file_size(log_path_, ec);
+    last = StartServerOnce();
+    if (last.ok()) return last;
+    std::string log;
+    (void)ReadWholeFile(log_path_, &log);
+    std::string new_log = log.substr(std::min(log_before, log.size()));
+    // Only a lost race for the port is worth another attempt.
+    if (new_log.find("could not bind") == std::string::npos &&
+        new_log.find("Address already in use") == std::string::npos) {
+      return last;
+    }
+    if (postmaster_pid_ > 0) StopServerHard();
+  }
+  return last.WithContext(std::to_string(kStartAttempts) +
+                          " attempts to find a free port failed");
+}
+
+Status PgCluster::StartServerOnce() {
+  std::string output;
+  Status s = PgCtl({"start", "-w", "-t", std::to_string(kPgCtlWaitSeconds),
+                    "-D", data_dir_, "-l", log_path_},
+                   &output);
+  if (!s.ok()) return ServerError("pg_ctl start failed", s);
+  postmaster_pid_ = ReadPostmasterPid(data_dir_);
+  if (postmaster_pid_ <= 0) {
+    return ServerError("server started without a PID file",
+                       Status::NotFound(data_dir_ + "/postmaster.pid"));
+  }
+  return WaitForConnection();
+}
+
+Status PgCluster::WaitForConnection() {
+  auto deadline = std::chrono::steady_clock::now() +
+                  std::chrono::seconds(kConnectWaitSeconds);
+  std::unique_ptr<SqlSession> session;
+  Status s;
+  while (true) {
+    s = Connect(&session);
+    if (s.ok() || std::chrono::steady_clock::now() >= deadline) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  if (!s.ok()) return ServerError("server does not accept connections", s);
+  // Catches a PGLAYOUT_PG18_BINDIR that points at another version.
+  int major = session->server_version() / 10000;
+  if (major != PgVersionMajor(version_)) {
+    std::string expected = std::to_string(PgVersionMajor(version_));
+    return Status::InvalidInput("the server started from " + bin_dir_ +
+                                " is PostgreSQL " + std::to_string(major) +
+                                ", expected " + expected +
+                                " (check PGLAYOUT_PG" + expected + "_BINDIR)");
+  }
+  return Status::Ok();
+}
+
+Status PgCluster::PgCtl(const std::vector<std::string>& args,
+                        std::string* output) {
+  Command command;
+  command.argv = {bin_dir_ + "/pg_ctl"};
+  command.argv.insert(command.argv.end(), args.begin(), args.end());
+  command.as_server_account = true;
+  command.cwd = root_dir_;
+  command.env = {"HOME=" + root_dir_};
+  return RunCommand(command, root_dir_ + "/pg_ctl.out", output);
+}
+
+Status PgCluster::ServerError(const std::string& what,
+                              const Status& cause) const {
+  std::string message = "PostgreSQL " +
+                        std::to_string(PgVersionMajor(version_)) + " (" +
+                        bin_dir_ + ") port " + std::to_string(port_) + ": " +
+                        what + ": " + cause.message();
+  std::string tail = TailOfFile(log_path_, kLogTailLines);
+  if (!tail.empty()) {
+    message += "\nlast lines of the server log " + log_path_ + ":\n" + tail;
+  }
+  return Status::Unavailable(message);
+}
+
+Status PgCluster::Connect(std::unique_ptr<SqlSession>* session) const {
+  return OpenPgSession(conninfo_, "pglayout-test", session);
+}
+
+Status PgCluster::StopServer(StopMode mode) {
+  const char* mode_name = mode == StopMode::kFast ? "fast" : "immediate";
+  std::string output;
+  Status s = PgCtl({"stop", "-w", "-t", "60", "-D", data_dir_, "-m", mode_name},
+                   &output);
+  if (!s.ok()) return ServerError("pg_ctl stop failed", s);
+  if (postmaster_pid_ > 0) WaitUntilGone(postmaster_pid_, 10000);
+  postmaster_pid_ = -1;
+  return Status::Ok();
+}
+
+// The last resort when pg_ctl cannot stop the server.
+void PgCluster::StopServerHard() {
+  pid_t pid =
+      postmaster_pid_ > 0 ? postmaster_pid_ : ReadPostmasterPid(data_dir_);
+  if (pid > 0 && IsPostmasterOf(pid, data_dir_)) {
+    kill(pid, SIGKILL);
+    if (!WaitUntilGone(pid, 10000)) {
+      fprintf(stderr, "pglayout test harness: postmaster %d did not die\n",
+              static_cast<int>(pid));
+    }
+  }
+  postmaster_pid_ = -1;
+}
+
+Status PgCluster::Restart(StopMode mode) {
+  PGLAYOUT_RETURN_IF_ERROR(StopServer(mode));
+  return StartServerOnce();
+}
+
+Status PgCluster::MakeDirectory(const std::string& name, std::string* path) {
+  PGLAYOUT_RETURN_IF_ERROR(CheckRelativeName(name));
+  fs::path current(root_dir_);
+  // Each level is created and handed to the server account, so that the
+  // server may create files anywhere below.
+  for (const fs::path& part : fs::path(name).lexically_normal()) {
+    if (part.empty() || part == ".") continue;
+    current /= part;
+    if (mkdir(current.c_str(), 0700) != 0 && errno != EEXIST) {
+      return Status::FromErrno("mkdir " + current.string(), errno);
+    }
+    PGLAYOUT_RETURN_IF_ERROR(ChownToServerAccount(current.string()));
+  }
+  *path = current.string();
+  return Status::Ok();
+}
+
+Status PgCluster::RunClient(const std::vector<std::string>& argv,
+                            std::string* output) {
+  if (argv.empty()) return Status::InvalidInput("RunClient: empty argv");
+  Command command;
+  command.argv = argv;
+  command.argv[0] = ResolveClient(argv[0]);
+  command.env = ClientEnv(port_);
+  std::string out_path =
+      root_dir_ + "/client-" + std::to_string(next_output_++) + ".out";
+  return RunCommand(command, out_path, output);
+}
+
+Status PgCluster::StartClient(const std::vector<std::string>& argv,
+                              std::unique_ptr<BackgroundClient>* client) {
+  if (argv.empty()) return Status::InvalidInput("StartClient: empty argv");
+  Command command;
+  command.argv = argv;
+  command.argv[0] = ResolveClient(argv[0]);
+  command.env = ClientEnv(port_);
+  std::string out_path =
+      root_dir_ + "/client-" + std::to_string(next_output_++) + ".out";
+  pid_t pid;
+  PGLAYOUT_RETURN_IF_ERROR(SpawnCommand(command, out_path, &pid));
+  client->reset(new BackgroundClient(command.argv, pid, out_path));
+  return Status::Ok();
+}
+
+void PgCluster::Destroy() {
+  // A forked child (a death test) shares the parent's objects but must not
+  // touch the parent's server.
+  if (getpid() != owner_pid_ || root_dir_.empty()) return;
+  std::error_code ec;
+  if (fs::exists(data_dir_ + "/postmaster.pid", ec)) {
+    Status s = StopServer(StopMode::kFast);
+    if (!s.ok()) s = StopServer(StopMode::kImmediate);
+    if (!s.ok()) {
+      fprintf(stderr, "pglayout test harness: %s\n", s.ToString().c_str());
+      StopServerHard();
+    }
+  }
+  fs::remove_all(root_dir_, ec);
+  if (ec) {
+    fprintf(stderr, "pglayout test harness: cannot remove %s: %s\n",
+            root_dir_.c_str(), ec.message().c_str());
+  }
+  if (watchdog_fd_ >= 0) {
+    ssize_t ignored = write(watchdog_fd_, "done", 4);
+    (void)ignored;
+    close(watchdog_fd_);
+  }
+  int wait_status;
+  if (watchdog_pid_ > 0 &&
+      !WaitForChildFor(watchdog_pid_, 5000, &wait_status)) {
+    kill(watchdog_pid_, SIGKILL);
+    (void)WaitForChild(watchdog_pid_, &wait_status);
+  }
+}
+
+// ---------------------------------------------------------------------------
+// BackgroundClient
+
+BackgroundClient::BackgroundClient(std::vector<std::string> argv, pid_t pid,
+                                   std::string output_path)
+    : argv_(std::move(argv)),
+      output_path_(std::move(output_path)),
+      pid_(pid),
+      owner_pid_(getpid()) {}
+
+BackgroundClient::~BackgroundClient() {
+  if (reaped_ || getpid() != owner_pid_) return;
+  kill(pid_, SIGKILL);
+  (void)WaitForChild(pid_, &wait_status_);
+}
+
+bool BackgroundClient::Running() {
+  if (!reaped_ && WaitForChildFor(pid_, 0, &wait_status_)) reaped_ = true;
+  return !reaped_;
+}
+
+Status BackgroundClient::Stop(std::string* output) {
+  if (!Running()) return Finish(output);
+  kill(pid_, SIGTERM);
+  if (!WaitForChildFor(pid_, 10000, &wait_status_)) {
+    kill(pid_, SIGKILL);
+    PGLAYOUT_RETURN_IF_ERROR(WaitForChild(pid_, &wait_status_));
+  }
+  reaped_ = true;
+  // Dying of our signal is the expected end.
+  wait_status_ = 0;
+  return Finish(output);
+}
+
+Status BackgroundClient::Wait(std::string* output) {
+  if (!reaped_) {
+    PGLAYOUT_RETURN_IF_ERROR(WaitForChild(pid_, &wait_status_));
+    reaped_ = true;
+  }
+  return Finish(output);
+}
+
+Status BackgroundClient::Finish(std::string* output) {
+  std::string text;
+  (void)ReadWholeFile(output_path_, &text);
+  if (output != nullptr) *output = text;
+  if (WIFEXITED(wait_status_) && WEXITSTATUS(wait_status_) == 0) {
+    return Status::Ok();
+  }
+  return Status::IoError(DescribeCommand(argv_) + " " +
+                         DescribeWaitStatus(wait_status_) + "; output:\n" +
+                         TailOfText(text, 20));
+}
+
+// ---------------------------------------------------------------------------
+// Shared clusters
+
+namespace {
+
+// Destroyed at process exit, which stops the servers.
+struct SharedClusters {
+  std::mutex mu;
+  std::unique_ptr<PgCluster> clusters[2];
+  std::optional<Status> start_status[2];
+};
+
+SharedClusters& Shared() {
+  static SharedClusters shared;
+  return shared;
+}
+
+}  // namespace
+
+Status SharedPgCluster(PgVersion version, PgCluster** cluster) {
+  SharedClusters& shared = Shared();
+  std::lock_guard<std::mutex> lock(shared.mu);
+  int i = version == PgVersion::k15 ? 0 : 1;
+  if (!shared.start_status[i].has_value()) {
+    shared.start_status[i] =
+        PgCluster::Start(version, PgClusterOptions(), &shared.clusters[i]);
+  }
+  PGLAYOUT_RETURN_IF_ERROR(*shared.start_status[i]);
+  *cluster = shared.clusters[i].get();
+  return Status::Ok();
+}
+
+}  // namespace pglayout

@@ -1,0 +1,218 @@
+// Throwaway PostgreSQL servers for integration tests and benchmarks.
+//
+//   std::unique_ptr<PgCluster> pg;
+//   Status s = PgCluster::Start(PgVersion::k18, {}, &pg);
+//   ... OpenPgSession(pg->conninfo(), "my-test", &session) ...
+//   // ~PgCluster stops the server and removes every file it made.
+//
+// Each cluster lives in its own directory under /tmp (mkdtemp), listens on
+// 127.0.0.1 on a free port and on a private Unix socket directory, and logs
+// to server.log in that directory. When this process runs as root the
+// server runs as the "postgres" user (PostgreSQL refuses to run as root) and
+// the directory belongs to that user.
+//
+// Binaries:
+//   PostgreSQL 15: $PGLAYOUT_PG15_BINDIR, else /usr/lib/postgresql/15/bin
+//     (Debian's postgresql-15).
+//   PostgreSQL 18: $PGLAYOUT_PG18_BINDIR, else $PGLAYOUT_CACHE/pg18/native/bin,
+//     else <source dir>/.cache/pg18/native/bin (unpacked by scripts/setup).
+// Client programs (psql, pgbench) always come from Debian's PostgreSQL 15
+// (the npm package carries only initdb, pg_ctl and postgres); they work
+// against both servers.
+//
+// Cleanup when things go wrong. The destructor stops the server
+// (pg_ctl stop -m fast, then -m immediate, then SIGKILL of the postmaster)
+// and removes the directory, so a failing test cleans up like a passing one.
+// For the cases where no destructor runs (Ctrl-C or SIGTERM of the test
+// process, a ctest timeout which sends SIGKILL, a crash, abort()), every
+// cluster also has a watchdog: a small detached /bin/sh process that reads a
+// pipe from this process. When the pipe closes without the "done" message
+// the destructor sends (i.e. this process died), the watchdog shuts the
+// postmaster down (SIGQUIT, then SIGKILL, only if the PID's working
+// directory is this cluster's data directory) and removes the directory.
+// The watchdog runs in its own session and ignores terminal signals, so the
+// Ctrl-C that kills the test does not kill it. This replaces a signal
+// handler in the test process: a handler could not remove directories
+// safely and would not help against SIGKILL.
+//
+// Threading: a PgCluster may be used from one thread at a time; different
+// clusters are independent. A forked child (gtest death tests) never stops
+// or removes its parent's clusters.
+
+#ifndef PGLAYOUT_TESTING_PG_CLUSTER_H_
+#define PGLAYOUT_TESTING_PG_CLUSTER_H_
+
+#include <sys/types.h>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/sql.h"
+#include "common/status.h"
+
+namespace pglayout {
+
+enum class PgVersion { k15, k18 };
+
+// "pg15" / "pg18": used in test names and messages.
+const char* PgVersionName(PgVersion version);
+// 15 / 18.
+int PgVersionMajor(PgVersion version);
+
+// Stores the directory holding initdb, pg_ctl and postgres for |version| in
+// *bin_dir (see the list above). Fails with NotFound, telling to run
+// scripts/setup, when initdb, pg_ctl or postgres is missing there.
+Status FindPgBinDir(PgVersion version, std::string* bin_dir);
+
+// Directory of Debian's psql and pgbench.
+std::string PgClientBinDir();
+
+struct PgClusterOptions {
+  // Extra postgresql.conf settings, e.g. {"max_wal_size", "32MB"},
+  // {"log_checkpoints", "on"}. Values are written quoted, so any text is
+  // safe: {"log_line_prefix", "%m [%p] "}. They override the harness's own
+  // settings except listen_addresses, port and unix_socket_directories.
+  // fsync stays on unless set here: checkpoint tests measure real writes.
+  std::map<std::string, std::string> settings;
+};
+
+enum class StopMode {
+  kFast,       // pg_ctl stop -m fast: a clean shutdown with a checkpoint
+  kImmediate,  // pg_ctl stop -m immediate: like a crash; restart recovers
+};
+
+class BackgroundClient;
+
+class PgCluster {
+ public:
+  // Creates, configures and starts a new cluster and waits until it accepts
+  // connections (pg_ctl's wait, then a real connection, 30 s in all). On
+  // failure nothing is left behind and the message names the binary, the
+  // command and the tail of the server log.
+  static Status Start(PgVersion version, const PgClusterOptions& options,
+                      std::unique_ptr<PgCluster>* cluster);
+
+  // Stops the server and removes the cluster's directory. Failures are
+  // printed to stderr (a destructor cannot return them).
+  ~PgCluster();
+
+  PgCluster(const PgCluster&) = delete;
+  PgCluster& operator=(const PgCluster&) = delete;
+
+  // "host=127.0.0.1 port=N dbname=postgres user=postgres"
+  const std::string& conninfo() const { return conninfo_; }
+  int port() const { return port_; }
+  PgVersion version() const { return version_; }
+  const std::string& root_dir() const { return root_dir_; }  // all files
+  const std::string& data_dir() const { return data_dir_; }
+  const std::string& bin_dir() const { return bin_dir_; }
+  const std::string& log_path() const { return log_path_; }
+  pid_t postmaster_pid() const { return postmaster_pid_; }
+
+  // Opens a session as the superuser on database "postgres", with
+  // application_name "pglayout-test".
+  Status Connect(std::unique_ptr<SqlSession>* session) const;
+
+  // Creates the directory <root>/<name> (with parents), owned by the server
+  // account, e.g. for CREATE TABLESPACE ... LOCATION, and stores its path in
+  // *path. |name| must be relative and must not contain "..".
+  Status MakeDirectory(const std::string& name, std::string* path);
+
+  // Runs a client program to completion with PGHOST, PGPORT, PGUSER and
+  // PGDATABASE pointing at this server; stdout and stderr go to *output.
+  // argv[0] is a name in PgClientBinDir() ("pgbench", "psql") or an
+  // absolute path. A non-zero exit is an error carrying the output's tail.
+  Status RunClient(const std::vector<std::string>& argv, std::string* output);
+
+  // Starts a client program like RunClient but returns at once, e.g. pgbench
+  // as concurrent load while a test runs. The client is stopped by
+  // BackgroundClient::Stop or its destructor; it must not outlive *this.
+  Status StartClient(const std::vector<std::string>& argv,
+                     std::unique_ptr<BackgroundClient>* client);
+
+  // Stops the server in |mode| and starts it again on the same port with
+  // the same settings (after kImmediate it runs crash recovery first).
+  Status Restart(StopMode mode);
+
+ private:
+  PgCluster(PgVersion version, std::string bin_dir, PgClusterOptions options);
+
+  Status CreateRoot();
+  Status StartWatchdog();
+  Status InitDb();
+  Status WriteConfig();
+  Status StartServer();
+  Status StartServerOnce();
+  Status WaitForConnection();
+  Status PgCtl(const std::vector<std::string>& args, std::string* output);
+  Status StopServer(StopMode mode);
+  void StopServerHard();
+  void Destroy();
+  Status ServerError(const std::string& what, const Status& cause) const;
+
+  const PgVersion version_;
+  const std::string bin_dir_;
+  const PgClusterOptions options_;
+  const pid_t owner_pid_;  // the process that may stop and remove it
+  std::string root_dir_;
+  std::string data_dir_;
+  std::string socket_dir_;
+  std::string log_path_;
+  std::string conninfo_;
+  int port_ = 0;
+  pid_t postmaster_pid_ = -1;
+  pid_t watchdog_pid_ = -1;
+  int watchdog_fd_ = -1;  // write end of the watchdog's pipe
+  int next_output_ = 0;   // numbers the files that capture command output
+};
+
+// A client program started by PgCluster::StartClient.
+class BackgroundClient {
+ public:
+  // Kills the client (SIGKILL) if it still runs and reaps it.
+  ~BackgroundClient();
+
+  BackgroundClient(const BackgroundClient&) = delete;
+  BackgroundClient& operator=(const BackgroundClient&) = delete;
+
+  pid_t pid() const { return pid_; }
+
+  // True while the client has not exited.
+  bool Running();
+
+  // Sends SIGTERM, waits up to 10 s (then SIGKILL) and stores everything
+  // the client printed in *output (if not null). Returns OK if the client
+  // was still running or had exited with status 0; an error with the output
+  // if it had already failed on its own.
+  Status Stop(std::string* output);
+
+  // Waits for the client to exit by itself (pgbench -T) and stores its
+  // output. A non-zero exit is an error carrying the output's tail.
+  Status Wait(std::string* output);
+
+ private:
+  friend class PgCluster;
+  BackgroundClient(std::vector<std::string> argv, pid_t pid,
+                   std::string output_path);
+  Status Finish(std::string* output);
+
+  const std::vector<std::string> argv_;
+  const std::string output_path_;
+  const pid_t pid_;
+  const pid_t owner_pid_;  // only the starting process may kill and reap
+  bool reaped_ = false;
+  int wait_status_ = 0;
+};
+
+// A plain server of |version| (no extra settings) shared by all tests of
+// this process: started on first use and stopped at process exit. Tests
+// that change server settings, restart or crash the server must start
+// their own cluster instead. A failed start is remembered, so each later
+// call fails at once with the same message. Thread-safe.
+Status SharedPgCluster(PgVersion version, PgCluster** cluster);
+
+}  // namespace pglayout
+
+#endif  // PGLAYOUT_TESTING_PG_CLUSTER_H_

@@ -1,0 +1,77 @@
+// GoogleTest support for tests that need a real PostgreSQL server.
+//
+//   class TablespaceTest : public PgVersionTest {};
+//
+//   TEST_P(TablespaceTest, CreateAndDrop) {
+//     PgCluster* pg;
+//     PGLAYOUT_ASSERT_OK(SharedCluster(&pg));
+//     ...
+//   }
+//   PGLAYOUT_INSTANTIATE_PG_VERSIONS(TablespaceTest);
+//
+// runs every test once per version; ctest shows them as
+// PgVersions/TablespaceTest.CreateAndDrop/pg15 and .../pg18.
+//
+// A version whose binaries are missing makes its tests FAIL with a message
+// telling to run scripts/setup: they are never skipped, so CI cannot pass
+// without having run them.
+
+#ifndef PGLAYOUT_TESTING_PG_TEST_H_
+#define PGLAYOUT_TESTING_PG_TEST_H_
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <ostream>
+#include <string>
+
+#include "common/status.h"
+#include "testing/pg_cluster.h"
+
+namespace pglayout {
+
+// Fixture base for tests parameterized by server version.
+class PgVersionTest : public ::testing::TestWithParam<PgVersion> {
+ protected:
+  PgVersion version() const { return GetParam(); }
+
+  // The plain server of version() shared by all tests of the process (see
+  // SharedPgCluster): for tests that do not change settings or restart it.
+  Status SharedCluster(PgCluster** cluster) const {
+    return SharedPgCluster(version(), cluster);
+  }
+
+  // A private server of version(), stopped when *cluster is destroyed.
+  Status StartCluster(const PgClusterOptions& options,
+                      std::unique_ptr<PgCluster>* cluster) const {
+    return PgCluster::Start(version(), options, cluster);
+  }
+};
+
+// Prints "pg15" / "pg18" in gtest messages (GetParam() = pg15).
+void PrintTo(PgVersion version, std::ostream* os);
+
+// Names the instances "pg15" and "pg18".
+std::string PgVersionParamName(const ::testing::TestParamInfo<PgVersion>& info);
+
+// gtest predicate formatter: succeeds for an OK Status, otherwise prints the
+// expression and the Status message.
+::testing::AssertionResult IsOkStatus(const char* expression,
+                                      const Status& status);
+
+}  // namespace pglayout
+
+// Instantiates a PgVersionTest-derived fixture for PostgreSQL 15 and 18.
+#define PGLAYOUT_INSTANTIATE_PG_VERSIONS(fixture)                         \
+  INSTANTIATE_TEST_SUITE_P(PgVersions, fixture,                           \
+                           ::testing::Values(::pglayout::PgVersion::k15,  \
+                                             ::pglayout::PgVersion::k18), \
+                           ::pglayout::PgVersionParamName)
+
+// ASSERT/EXPECT that a Status is OK; both accept "<< more context".
+#define PGLAYOUT_ASSERT_OK(expr) \
+  ASSERT_PRED_FORMAT1(::pglayout::IsOkStatus, expr)
+#define PGLAYOUT_EXPECT_OK(expr) \
+  EXPECT_PRED_FORMAT1(::pglayout::IsOkStatus, expr)
+
+#endif  // PGLAYOUT_TESTING_PG_TEST_H_
