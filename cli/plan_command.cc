@@ -1,0 +1,179 @@
+// pglayout plan --volumes V --workload W [--out-dir DIR]: propose where the
+// data and the WAL should live, with the settings that go with the layout.
+// Writes plan.toml, plan.json, plan.sql and stripe.sh; prints the report
+// (or the plan's JSON with --json).
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <iostream>
+
+#include "cli/command.h"
+#include "common/files.h"
+#include "common/json.h"
+#include "common/units.h"
+#include "planner/plan_builder.h"
+#include "planner/plan_sql.h"
+#include "planner/report.h"
+#include "planner/stripe_script.h"
+
+namespace pglayout::cli {
+namespace {
+
+// "public.orders=id" or "public.orders=tenant_id,id".
+Status ParseKey(const std::string& text, std::string* table,
+                std::vector<std::string>* columns) {
+  const size_t eq = text.rfind('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == text.size()) {
+    return Status::InvalidInput(
+        fmt::format("--key '{}': expected TABLE=COLUMN[,COLUMN...]", text));
+  }
+  *table = text.substr(0, eq);
+  columns->clear();
+  size_t start = eq + 1;
+  while (start <= text.size()) {
+    size_t comma = text.find(',', start);
+    if (comma == std::string::npos) comma = text.size();
+    if (comma == start) {
+      return Status::InvalidInput(
+          fmt::format("--key '{}': empty column name", text));
+    }
+    columns->push_back(text.substr(start, comma - start));
+    start = comma + 1;
+  }
+  return Status::Ok();
+}
+
+// A missing input file is the user's to fix, like a malformed one: exit 2
+// (as `pglayout check` does).
+Status AsBadInput(Status st) {
+  if (st.code() == Status::Code::kNotFound) {
+    return Status::InvalidInput(st.message());
+  }
+  return st;
+}
+
+class PlanCommand : public Command {
+ public:
+  void Configure(CLI::App* app) override {
+    app->add_option("--volumes", volumes_path_,
+                    "volumes.toml (probed or declared)")
+        ->required();
+    app->add_option("--workload", workload_path_,
+                    "workload.toml (observed or imported)")
+        ->required();
+    app->add_option("--out-dir", out_dir_,
+                    "Where plan.toml, plan.json, plan.sql and stripe.sh go")
+        ->capture_default_str();
+    app->add_option("--target", options_.target_utilization,
+                    "Target utilisation of each volume, a fraction")
+        ->capture_default_str();
+    app->add_option("--prefer", options_.prefer,
+                    "Remedy for a table too hot for one volume: partition, "
+                    "stripe or auto (partition on a live server, stripe on a "
+                    "new build)")
+        ->capture_default_str()
+        ->check(CLI::IsMember({"auto", "partition", "stripe"}));
+    app->add_option("--headroom", options_.headroom,
+                    "Fraction of each volume kept free for growth")
+        ->capture_default_str();
+    app->add_option("--horizon", horizon_,
+                    "Project relation growth this far ahead (e.g. 180d)")
+        ->capture_default_str();
+    app->add_option("--recovery-budget", recovery_,
+                    "Longest acceptable crash recovery; bounds max_wal_size")
+        ->capture_default_str();
+    app->add_option("--key", keys_,
+                    "Hash key of a table, TABLE=COLUMN[,COLUMN] (default: "
+                    "its primary key); repeatable");
+    app->add_flag("--json", json_,
+                  "Print the plan as JSON instead of the "
+                  "report");
+  }
+
+  Status Run(const CommandContext&) override {
+    PGLAYOUT_RETURN_IF_ERROR(ParseOptions());
+    VolumeSet volumes;
+    Workload workload;
+    PGLAYOUT_RETURN_IF_ERROR(
+        AsBadInput(ReadVolumesFile(volumes_path_, &volumes)));
+    PGLAYOUT_RETURN_IF_ERROR(
+        AsBadInput(ReadWorkloadFile(workload_path_, &workload)));
+    planner::PlanOutcome outcome;
+    PGLAYOUT_RETURN_IF_ERROR(
+        planner::BuildPlan(volumes, workload, options_, &outcome));
+    PGLAYOUT_RETURN_IF_ERROR(WriteOutputs(outcome, volumes, workload));
+    if (json_) {
+      std::cout << planner::PlanJson(outcome).dump(2) << "\n";
+    } else {
+      std::cout << planner::RenderReport(outcome)
+                << fmt::format(
+                       "\nWrote plan.toml, plan.json, plan.sql and "
+                       "stripe.sh to {}\n",
+                       out_dir_);
+    }
+    return Status::Ok();
+  }
+
+ private:
+  Status ParseOptions() {
+    PGLAYOUT_RETURN_IF_ERROR(ParseDuration(horizon_, &options_.horizon_seconds)
+                                 .WithContext("--horizon"));
+    PGLAYOUT_RETURN_IF_ERROR(
+        ParseDuration(recovery_, &options_.recovery_budget_seconds)
+            .WithContext("--recovery-budget"));
+    for (const std::string& text : keys_) {
+      std::string table;
+      std::vector<std::string> columns;
+      PGLAYOUT_RETURN_IF_ERROR(ParseKey(text, &table, &columns));
+      options_.keys[table] = columns;
+    }
+    return Status::Ok();
+  }
+
+  Status WriteOutputs(const planner::PlanOutcome& outcome,
+                      const VolumeSet& volumes, const Workload& workload) {
+    std::error_code error;
+    std::filesystem::create_directories(out_dir_, error);
+    if (error) {
+      return Status::IoError(fmt::format("cannot create --out-dir {}: {}",
+                                         out_dir_, error.message()));
+    }
+    const std::string toml = PlanToToml(outcome.plan);
+    Plan check;  // what migrate will read must validate
+    PGLAYOUT_RETURN_IF_ERROR(
+        ParsePlan(toml, "plan.toml", &check)
+            .WithContext("internal error: the plan does not validate"));
+    std::vector<planner::SqlStep> steps;
+    PGLAYOUT_RETURN_IF_ERROR(
+        planner::PlanSqlSteps(outcome.plan, outcome.catalog, &steps));
+    const std::filesystem::path dir(out_dir_);
+    PGLAYOUT_RETURN_IF_ERROR(WriteTextFile(dir / "plan.toml", toml));
+    PGLAYOUT_RETURN_IF_ERROR(WriteTextFile(
+        dir / "plan.json", planner::PlanJson(outcome).dump(2) + "\n"));
+    PGLAYOUT_RETURN_IF_ERROR(
+        WriteTextFile(dir / "plan.sql", planner::RenderPlanSql(steps)));
+    return WriteTextFile(
+        dir / "stripe.sh",
+        planner::StripeScript(outcome.plan, volumes,
+                              workload.Setting("data_directory").value_or("")));
+  }
+
+  std::string volumes_path_;
+  std::string workload_path_;
+  std::string out_dir_ = ".";
+  std::string horizon_ = "180d";
+  std::string recovery_ = "15min";
+  std::vector<std::string> keys_;
+  bool json_ = false;
+  planner::PlanOptions options_;
+};
+
+}  // namespace
+
+PGLAYOUT_REGISTER_COMMAND(40, "plan",
+                          "Propose where data and WAL should live, with the "
+                          "settings that go with the layout",
+                          PlanCommand)
+
+}  // namespace pglayout::cli

@@ -1,0 +1,143 @@
+-- pglayout plan.sql: the statements `pglayout migrate` runs, in order, for review.
+-- Lines marked [online] are done by migrate's online engine (copy with change
+-- capture, then a short swap) and are shown commented out: running this file
+-- by hand never takes a long lock. [outside a transaction] statements cannot
+-- run inside BEGIN ... COMMIT.
+
+-- tablespace on volume sdd [outside a transaction]
+CREATE TABLESPACE "pglayout_sdd" LOCATION '/mnt/sdd';
+
+-- I/O costs and concurrency of volume sdd
+ALTER TABLESPACE "pglayout_sdd" SET (effective_io_concurrency = '24', maintenance_io_concurrency = '24', random_page_cost = '1.1', seq_page_cost = '1');
+
+-- tablespace on volume sde [outside a transaction]
+CREATE TABLESPACE "pglayout_sde" LOCATION '/mnt/sde';
+
+-- I/O costs and concurrency of volume sde
+ALTER TABLESPACE "pglayout_sde" SET (effective_io_concurrency = '24', maintenance_io_concurrency = '24', random_page_cost = '1.1', seq_page_cost = '1');
+
+-- tablespace on volume sdf [outside a transaction]
+CREATE TABLESPACE "pglayout_sdf" LOCATION '/mnt/sdf';
+
+-- I/O costs and concurrency of volume sdf
+ALTER TABLESPACE "pglayout_sdf" SET (effective_io_concurrency = '24', maintenance_io_concurrency = '24', random_page_cost = '1.1', seq_page_cost = '1');
+
+-- tablespace on volume sdg [outside a transaction]
+CREATE TABLESPACE "pglayout_sdg" LOCATION '/mnt/sdg';
+
+-- I/O costs and concurrency of volume sdg
+ALTER TABLESPACE "pglayout_sdg" SET (effective_io_concurrency = '24', maintenance_io_concurrency = '24', random_page_cost = '1.1', seq_page_cost = '1');
+
+-- tablespace on volume sdh [outside a transaction]
+CREATE TABLESPACE "pglayout_sdh" LOCATION '/mnt/sdh';
+
+-- I/O costs and concurrency of volume sdh
+ALTER TABLESPACE "pglayout_sdh" SET (effective_io_concurrency = '24', maintenance_io_concurrency = '24', random_page_cost = '1.1', seq_page_cost = '1');
+
+-- public.a: 5 hash partitions on (id)
+CREATE TABLE "public"."a__pglayout_new" (LIKE "public"."a" INCLUDING ALL) PARTITION BY HASH ("id");
+
+-- partition 0 and its indexes on pglayout_sdd
+SET default_tablespace = 'pglayout_sdd';
+
+-- remainder 0 of 5
+CREATE TABLE "public"."a_p0" PARTITION OF "public"."a__pglayout_new" FOR VALUES WITH (MODULUS 5, REMAINDER 0) TABLESPACE "pglayout_sdd";
+
+-- partition 1 and its indexes on pglayout_sde
+SET default_tablespace = 'pglayout_sde';
+
+-- remainder 1 of 5
+CREATE TABLE "public"."a_p1" PARTITION OF "public"."a__pglayout_new" FOR VALUES WITH (MODULUS 5, REMAINDER 1) TABLESPACE "pglayout_sde";
+
+-- partition 2 and its indexes on pglayout_sdf
+SET default_tablespace = 'pglayout_sdf';
+
+-- remainder 2 of 5
+CREATE TABLE "public"."a_p2" PARTITION OF "public"."a__pglayout_new" FOR VALUES WITH (MODULUS 5, REMAINDER 2) TABLESPACE "pglayout_sdf";
+
+-- partition 3 and its indexes on pglayout_sdg
+SET default_tablespace = 'pglayout_sdg';
+
+-- remainder 3 of 5
+CREATE TABLE "public"."a_p3" PARTITION OF "public"."a__pglayout_new" FOR VALUES WITH (MODULUS 5, REMAINDER 3) TABLESPACE "pglayout_sdg";
+
+-- partition 4 and its indexes on pglayout_sdh
+SET default_tablespace = 'pglayout_sdh';
+
+-- remainder 4 of 5
+CREATE TABLE "public"."a_p4" PARTITION OF "public"."a__pglayout_new" FOR VALUES WITH (MODULUS 5, REMAINDER 4) TABLESPACE "pglayout_sdh";
+
+-- back to the database's default
+RESET default_tablespace;
+
+-- online: copy every row with change capture, then swap the names
+-- [online] ALTER TABLE "public"."a" RENAME TO "a__pglayout_old";
+
+-- the partitioned table takes the original name
+-- [online] ALTER TABLE "public"."a__pglayout_new" RENAME TO "a";
+
+-- public.b: 6 hash partitions on (id)
+CREATE TABLE "public"."b__pglayout_new" (LIKE "public"."b" INCLUDING ALL) PARTITION BY HASH ("id");
+
+-- partition 0 and its indexes on pglayout_sdd
+SET default_tablespace = 'pglayout_sdd';
+
+-- remainder 0 of 6
+CREATE TABLE "public"."b_p0" PARTITION OF "public"."b__pglayout_new" FOR VALUES WITH (MODULUS 6, REMAINDER 0) TABLESPACE "pglayout_sdd";
+
+-- partition 1 and its indexes on pglayout_sde
+SET default_tablespace = 'pglayout_sde';
+
+-- remainder 1 of 6
+CREATE TABLE "public"."b_p1" PARTITION OF "public"."b__pglayout_new" FOR VALUES WITH (MODULUS 6, REMAINDER 1) TABLESPACE "pglayout_sde";
+
+-- partition 2 and its indexes on pglayout_sdf
+SET default_tablespace = 'pglayout_sdf';
+
+-- remainder 2 of 6
+CREATE TABLE "public"."b_p2" PARTITION OF "public"."b__pglayout_new" FOR VALUES WITH (MODULUS 6, REMAINDER 2) TABLESPACE "pglayout_sdf";
+
+-- partition 3 and its indexes on pglayout_sdg
+SET default_tablespace = 'pglayout_sdg';
+
+-- remainder 3 of 6
+CREATE TABLE "public"."b_p3" PARTITION OF "public"."b__pglayout_new" FOR VALUES WITH (MODULUS 6, REMAINDER 3) TABLESPACE "pglayout_sdg";
+
+-- partition 4 and its indexes on pglayout_sdh
+SET default_tablespace = 'pglayout_sdh';
+
+-- remainder 4 of 6
+CREATE TABLE "public"."b_p4" PARTITION OF "public"."b__pglayout_new" FOR VALUES WITH (MODULUS 6, REMAINDER 4) TABLESPACE "pglayout_sdh";
+
+-- partition 5 and its indexes on pg_default
+SET default_tablespace = '';
+
+-- remainder 5 of 6
+CREATE TABLE "public"."b_p5" PARTITION OF "public"."b__pglayout_new" FOR VALUES WITH (MODULUS 6, REMAINDER 5) TABLESPACE "pg_default";
+
+-- back to the database's default
+RESET default_tablespace;
+
+-- online: copy every row with change capture, then swap the names
+-- [online] ALTER TABLE "public"."b" RENAME TO "b__pglayout_old";
+
+-- the partitioned table takes the original name
+-- [online] ALTER TABLE "public"."b__pglayout_new" RENAME TO "b";
+
+-- max_wal_size was 4GB [outside a transaction]
+ALTER SYSTEM SET max_wal_size = '26GB';
+
+-- min_wal_size [outside a transaction]
+ALTER SYSTEM SET min_wal_size = '6GB';
+
+-- random_page_cost was 4 [outside a transaction]
+ALTER SYSTEM SET random_page_cost = '1.1';
+
+-- effective_io_concurrency was 1 [outside a transaction]
+ALTER SYSTEM SET effective_io_concurrency = '24';
+
+-- maintenance_io_concurrency was 10 [outside a transaction]
+ALTER SYSTEM SET maintenance_io_concurrency = '24';
+
+-- apply what does not need a restart [outside a transaction]
+SELECT pg_reload_conf();

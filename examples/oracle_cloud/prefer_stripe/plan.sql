@@ -1,0 +1,44 @@
+-- pglayout plan.sql: the statements `pglayout migrate` runs, in order, for review.
+-- Lines marked [online] are done by migrate's online engine (copy with change
+-- capture, then a short swap) and are shown commented out: running this file
+-- by hand never takes a long lock. [outside a transaction] statements cannot
+-- run inside BEGIN ... COMMIT.
+
+-- tablespace on volume data_stripe [outside a transaction]
+CREATE TABLESPACE "pglayout_data_stripe" LOCATION '/mnt/data_stripe/pg';
+
+-- I/O costs and concurrency of volume data_stripe
+ALTER TABLESPACE "pglayout_data_stripe" SET (effective_io_concurrency = '120', maintenance_io_concurrency = '120', random_page_cost = '0.28', seq_page_cost = '0.25');
+
+-- public.a: from sdb to data_stripe: 73000 read + 400 write IOPS, 60% of it, 205 GiB
+-- [online] ALTER TABLE "public"."a" SET TABLESPACE "pglayout_data_stripe";
+
+-- index public.a_pkey follows its table [outside a transaction]
+REINDEX (TABLESPACE "pglayout_data_stripe") INDEX CONCURRENTLY "public"."a_pkey";
+
+-- public.invoices: from sdb to data_stripe: 1200 read + 500 write IOPS, 1% of it, 35 GiB
+-- [online] ALTER TABLE "public"."invoices" SET TABLESPACE "pglayout_data_stripe";
+
+-- public.orders: from sdb to data_stripe: 2000 read + 800 write IOPS, 2% of it, 60 GiB
+-- [online] ALTER TABLE "public"."orders" SET TABLESPACE "pglayout_data_stripe";
+
+-- public.products: from sdb to data_stripe: 800 read + 50 write IOPS, 1% of it, 5 GiB
+-- [online] ALTER TABLE "public"."products" SET TABLESPACE "pglayout_data_stripe";
+
+-- max_wal_size was 4GB [outside a transaction]
+ALTER SYSTEM SET max_wal_size = '26GB';
+
+-- min_wal_size [outside a transaction]
+ALTER SYSTEM SET min_wal_size = '6GB';
+
+-- random_page_cost was 4 [outside a transaction]
+ALTER SYSTEM SET random_page_cost = '1.1';
+
+-- effective_io_concurrency was 1 [outside a transaction]
+ALTER SYSTEM SET effective_io_concurrency = '24';
+
+-- maintenance_io_concurrency was 10 [outside a transaction]
+ALTER SYSTEM SET maintenance_io_concurrency = '24';
+
+-- apply what does not need a restart [outside a transaction]
+SELECT pg_reload_conf();

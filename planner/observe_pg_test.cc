@@ -1,0 +1,274 @@
+// `pglayout observe` against real PostgreSQL 15 and 18 servers: pgbench
+// load, a bulk insert against a small max_wal_size, the server's own log,
+// the migrator's facts, read-only enforcement and connection failures.
+// Observations are short (6 s at 1 s intervals) to keep the suite quick.
+
+#include "planner/observe_pg.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+
+#include "common/files.h"
+#include "planner/log_parser.h"
+#include "planner/observe.h"
+#include "testing/pg_test.h"
+
+namespace pglayout {
+namespace {
+
+ObserveOptions SixSeconds() {
+  ObserveOptions o;
+  o.duration = 6;
+  o.interval = 1;
+  return o;
+}
+
+// Settings that make reads and checkpoints real on a small test database:
+// pgbench at scale 10 (~150 MiB) does not fit in 16 MB of shared_buffers,
+// and 32 MB of max_wal_size forces checkpoints during bulk writes.
+PgClusterOptions SmallServer() {
+  PgClusterOptions o;
+  o.settings = {{"shared_buffers", "16MB"},
+                {"max_wal_size", "32MB"},
+                {"min_wal_size", "32MB"},
+                {"log_checkpoints", "on"},
+                {"checkpoint_timeout", "30min"}};
+  return o;
+}
+
+class ObservePgTest : public PgVersionTest {};
+
+TEST_P(ObservePgTest, PgbenchMakesAccountsTheHottestRelation) {
+  std::unique_ptr<PgCluster> pg;
+  PGLAYOUT_ASSERT_OK(StartCluster(SmallServer(), &pg));
+  std::string output;
+  PGLAYOUT_ASSERT_OK(
+      pg->RunClient({"pgbench", "-i", "-s", "10", "-q"}, &output));
+  std::unique_ptr<BackgroundClient> load;
+  PGLAYOUT_ASSERT_OK(pg->StartClient(
+      {"pgbench", "-n", "-c", "4", "-j", "2", "-T", "120"}, &load));
+
+  NullProgress progress;
+  ObserveResult result;
+  Status st = ObserveServer(pg->conninfo(), &progress, SixSeconds(), &result);
+  PGLAYOUT_EXPECT_OK(load->Stop(&output));
+  PGLAYOUT_ASSERT_OK(st);
+
+  const Workload& w = result.workload;
+  ASSERT_FALSE(w.relations.empty());
+  const std::string& hottest = w.relations[0].name;
+  EXPECT_TRUE(hottest == "public.pgbench_accounts" ||
+              hottest == "public.pgbench_accounts_pkey")
+      << "hottest: " << hottest;
+  const Relation* accounts = w.Find("public.pgbench_accounts");
+  ASSERT_NE(accounts, nullptr);
+  EXPECT_GT(accounts->read_iops, 0);
+  EXPECT_GT(accounts->write_iops, 0);
+  EXPECT_GT(accounts->updates_per_second, 0);
+  EXPECT_GT(accounts->size, 100u * 1024 * 1024);
+  EXPECT_EQ(accounts->tablespace, "pg_default");
+  EXPECT_EQ(accounts->primary_key, std::vector<std::string>{"aid"});
+  EXPECT_EQ(accounts->replica_identity, "default");
+  EXPECT_EQ(accounts->persistence, "permanent");
+  const Relation* pkey = w.Find("public.pgbench_accounts_pkey");
+  ASSERT_NE(pkey, nullptr);
+  EXPECT_EQ(pkey->kind, RelationKind::kIndex);
+  EXPECT_EQ(pkey->table, "public.pgbench_accounts");
+
+  EXPECT_GT(w.wal_bytes_per_second, 0);
+  EXPECT_GE(w.wal_bytes_per_second_peak, w.wal_bytes_per_second * 0.5);
+  EXPECT_GT(w.commits_per_second, 0);
+  EXPECT_NEAR(w.duration, 6, 1.5);
+  EXPECT_EQ(w.Setting("shared_buffers").value_or(""), "16MB");
+  EXPECT_EQ(w.Setting("max_wal_size").value_or(""), "32MB");
+  EXPECT_EQ(w.Setting("server_version_num").value_or("").substr(0, 2),
+            std::to_string(PgVersionMajor(version())));
+  EXPECT_EQ(w.Setting("io_method").has_value(), version() == PgVersion::k18);
+  EXPECT_FALSE(w.write_method.empty());
+  EXPECT_EQ(!w.io.empty(), version() == PgVersion::k18)
+      << "pg_stat_io exists from 16";
+
+  // What observe writes reads back as the same workload.
+  Workload back;
+  st = ParseWorkload(WorkloadToToml(w), "workload.toml", &back);
+  PGLAYOUT_ASSERT_OK(st);
+  EXPECT_EQ(WorkloadToToml(back), WorkloadToToml(w));
+}
+
+TEST_P(ObservePgTest, BulkInsertIsSeenAsRequestedCheckpointsInViewsAndLog) {
+  std::unique_ptr<PgCluster> pg;
+  PGLAYOUT_ASSERT_OK(StartCluster(SmallServer(), &pg));
+  // Starts after the first sample; ~200 MB of WAL against 32 MB.
+  std::unique_ptr<BackgroundClient> bulk;
+  PGLAYOUT_ASSERT_OK(
+      pg->StartClient({"psql", "-X", "-v", "ON_ERROR_STOP=1", "-c",
+                       "SELECT pg_sleep(1.5)", "-c",
+                       "CREATE TABLE bulk AS SELECT g, repeat('x', 300) AS pad "
+                       "FROM generate_series(1, 500000) g"},
+                      &bulk));
+  NullProgress progress;
+  ObserveResult result;
+  Status st = ObserveServer(pg->conninfo(), &progress, SixSeconds(), &result);
+  std::string output;
+  PGLAYOUT_EXPECT_OK(bulk->Wait(&output));
+  PGLAYOUT_ASSERT_OK(st);
+
+  EXPECT_GE(result.workload.checkpoints.requested, 1)
+      << "through "
+      << (version() == PgVersion::k18 ? "pg_stat_checkpointer"
+                                      : "pg_stat_bgwriter");
+  EXPECT_GT(result.workload.wal_bytes_per_second, 1e6);
+  const Relation* table = result.workload.Find("public.bulk");
+  ASSERT_NE(table, nullptr) << "created during the observation";
+  EXPECT_GT(table->growth_bytes_per_second, 0);
+  EXPECT_GT(table->write_iops, 0);
+
+  // The same checkpoints in the server's own log.
+  CheckpointLogReport report;
+  PGLAYOUT_ASSERT_OK(ReadCheckpointLogs({pg->log_path()}, &report));
+  EXPECT_GE(report.WalTriggered(), 1);
+  auto completed = std::count_if(report.events.begin(), report.events.end(),
+                                 [](const auto& e) { return e.completed; });
+  EXPECT_GE(completed, 1);
+  Workload from_log = LogReportToWorkload(report);
+  EXPECT_GE(from_log.checkpoints.requested, 1);
+  EXPECT_GT(from_log.checkpoints.buffers_written, 0);
+}
+
+TEST_P(ObservePgTest, CollectsTheFactsTheMigratorNeeds) {
+  PgCluster* pg;
+  PGLAYOUT_ASSERT_OK(SharedCluster(&pg));
+  std::unique_ptr<SqlSession> admin;
+  PGLAYOUT_ASSERT_OK(pg->Connect(&admin));
+  PGLAYOUT_ASSERT_OK(ExecuteSql(admin.get(), R"sql(
+    DROP SCHEMA IF EXISTS obs CASCADE;
+    DROP PUBLICATION IF EXISTS obs_pub;
+    CREATE SCHEMA obs;
+    CREATE TABLE obs.customers (id int PRIMARY KEY, email text UNIQUE);
+    CREATE TABLE obs."Order Lines" (
+      id bigint GENERATED ALWAYS AS IDENTITY,
+      region int, customer int REFERENCES obs.customers,
+      PRIMARY KEY (region, id), UNIQUE (id, region));
+    CREATE TABLE obs.notes (line bigint, region int,
+      FOREIGN KEY (region, line) REFERENCES obs."Order Lines");
+    CREATE VIEW obs.big_lines AS SELECT * FROM obs."Order Lines" WHERE id > 10;
+    CREATE FUNCTION obs.noop() RETURNS trigger LANGUAGE plpgsql
+      AS 'BEGIN RETURN NEW; END';
+    CREATE TRIGGER audit BEFORE INSERT ON obs."Order Lines"
+      FOR EACH ROW EXECUTE FUNCTION obs.noop();
+    ALTER TABLE obs."Order Lines" REPLICA IDENTITY FULL;
+    CREATE PUBLICATION obs_pub FOR TABLE obs."Order Lines";
+  )sql"));
+
+  std::unique_ptr<SqlSession> session;
+  PGLAYOUT_ASSERT_OK(OpenPgSession(pg->conninfo(), "observe-test", &session));
+  std::unique_ptr<StatsSource> source;
+  PGLAYOUT_ASSERT_OK(OpenPgStatsSource(session.get(), &source));
+  std::vector<RelationInfo> catalog;
+  PGLAYOUT_ASSERT_OK(source->ReadCatalog(&catalog));
+  auto lines = std::find_if(catalog.begin(), catalog.end(), [](const auto& r) {
+    return r.name == "obs.\"Order Lines\"";
+  });
+  ASSERT_NE(lines, catalog.end());
+  Relation r;
+  PGLAYOUT_ASSERT_OK(source->ReadFacts(*lines, &r));
+  EXPECT_EQ(r.primary_key, (std::vector<std::string>{"region", "id"}));
+  EXPECT_EQ(r.unique_keys,
+            (std::vector<std::vector<std::string>>{{"id", "region"}}));
+  ASSERT_EQ(r.foreign_keys_out.size(), 1u);
+  EXPECT_NE(r.foreign_keys_out[0].find("-> obs.customers"), std::string::npos);
+  ASSERT_EQ(r.foreign_keys_in.size(), 1u);
+  EXPECT_EQ(r.foreign_keys_in[0].rfind("obs.notes.", 0), 0u)
+      << r.foreign_keys_in[0];
+  EXPECT_EQ(r.dependent_views, std::vector<std::string>{"obs.big_lines"});
+  EXPECT_EQ(r.triggers, std::vector<std::string>{"audit"});
+  EXPECT_EQ(r.identity_columns, std::vector<std::string>{"id"});
+  EXPECT_EQ(r.publications, std::vector<std::string>{"obs_pub"});
+  EXPECT_EQ(r.replica_identity, "full");
+  EXPECT_EQ(r.persistence, "permanent");
+  EXPECT_FALSE(r.partitioned);
+
+  // The TOAST table of obs.customers (text column) names its owner.
+  auto toast = std::find_if(catalog.begin(), catalog.end(), [](const auto& c) {
+    return c.kind == RelationKind::kToast && c.table == "obs.customers";
+  });
+  EXPECT_NE(toast, catalog.end());
+
+  // The observing session refuses to write.
+  Status write = ExecuteSql(session.get(), "CREATE TABLE obs.nope (a int)");
+  EXPECT_FALSE(write.ok());
+  EXPECT_EQ(session->last_sqlstate(), "25006") << write.ToString();
+
+  PGLAYOUT_EXPECT_OK(ExecuteSql(
+      admin.get(), "DROP SCHEMA obs CASCADE; DROP PUBLICATION obs_pub"));
+}
+
+TEST_P(ObservePgTest, AnUnprivilegedRoleCanObserve) {
+  PgCluster* pg;
+  PGLAYOUT_ASSERT_OK(SharedCluster(&pg));
+  std::unique_ptr<SqlSession> admin;
+  PGLAYOUT_ASSERT_OK(pg->Connect(&admin));
+  PGLAYOUT_ASSERT_OK(ExecuteSql(admin.get(),
+                                "DROP ROLE IF EXISTS obs_watcher; "
+                                "CREATE ROLE obs_watcher LOGIN"));
+  ObserveOptions options;
+  options.duration = 2;
+  options.interval = 1;
+  NullProgress progress;
+  ObserveResult result;
+  Status st = ObserveServer(pg->conninfo() + " user=obs_watcher", &progress,
+                            options, &result);
+  PGLAYOUT_EXPECT_OK(st);
+  EXPECT_FALSE(result.workload.Setting("data_directory").has_value())
+      << "needs pg_read_all_settings, so it is left out";
+  EXPECT_TRUE(result.workload.Setting("max_wal_size").has_value());
+  PGLAYOUT_EXPECT_OK(ExecuteSql(admin.get(), "DROP ROLE obs_watcher"));
+}
+
+PGLAYOUT_INSTANTIATE_PG_VERSIONS(ObservePgTest);
+
+// A TCP port nobody listens on (bound, then released).
+int UnusedPort() {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
+  socklen_t len = sizeof(addr);
+  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  close(fd);
+  return ntohs(addr.sin_port);
+}
+
+TEST(ObserveServer, ConnectionFailureNamesHostAndPortButNotThePassword) {
+  int port = UnusedPort();
+  NullProgress progress;
+  ObserveResult result;
+  Status st = ObserveServer(
+      "host=127.0.0.1 port=" + std::to_string(port) +
+          " user=monitor password=hunter2-secret connect_timeout=3",
+      &progress, SixSeconds(), &result);
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("127.0.0.1"), std::string::npos) << st.message();
+  EXPECT_NE(st.message().find(std::to_string(port)), std::string::npos)
+      << st.message();
+  EXPECT_EQ(st.message().find("hunter2"), std::string::npos) << st.message();
+}
+
+TEST(ObserveServer, BadOptionsFailBeforeConnecting) {
+  ObserveOptions o;
+  o.duration = 1;
+  o.interval = 1;
+  NullProgress progress;
+  ObserveResult result;
+  Status st =
+      ObserveServer("host=192.0.2.1 connect_timeout=30", &progress, o, &result);
+  EXPECT_TRUE(st.IsInvalidInput()) << st.ToString();
+}
+
+}  // namespace
+}  // namespace pglayout

@@ -1,0 +1,996 @@
+#include "planner/plan_builder.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+
+#include "common/units.h"
+#include "planner/demand.h"
+#include "planner/device_model.h"
+#include "planner/placement.h"
+
+namespace pglayout::planner {
+namespace {
+
+// Partitioning is a schema change: to balance (rather than because a table
+// is too hot for any volume) it is worth it only for a table that is a real
+// part of the busiest volume's load.
+constexpr double kMinSplitLoad = 0.2;
+// Tables that stay where they are get a placement entry (with the reason)
+// when they load their volume at least this much; colder ones are counted.
+constexpr double kShownLoad = 0.01;
+// A split must lower the worst utilisation by this much to be worth a
+// schema change.
+constexpr double kWorthwhile = 1e-3;
+// Partition counts whose worst utilisation is this close count as equal.
+constexpr double kSpreadTolerance = 0.03;
+// fdatasync latencies within 5% are equal for choosing the WAL's volume.
+constexpr double kLatencyTie = 1.05;
+constexpr int kMaxRemedies = 16;
+// Partition counts tried beyond the least that carries a table.
+constexpr int kExtraPartitions = 6;
+
+struct StripeState {
+  std::string name;
+  std::vector<int> members;  // volume indices
+  DeviceModel model;
+};
+
+double WalUtilization(const DeviceModel& m, const WalDemand& wal) {
+  const double bytes_per_second = m.write_mbps() > 0
+                                      ? m.write_mbps() * 1e6
+                                      : m.write_capacity() * kPageSize;
+  return std::max(wal.commits_per_second / m.write_capacity(),
+                  wal.bytes_per_second / bytes_per_second);
+}
+
+std::string Percent(double fraction) {
+  return fmt::format("{:.0f}%", fraction * 100);
+}
+
+// "pglayout_" + the volume's name in lower-case letters, digits and '_'.
+std::string TablespaceNameFor(const std::string& volume) {
+  std::string name = "pglayout_";
+  for (char c : volume) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+    bool ok = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+    name += ok ? c : '_';
+  }
+  return name.substr(0, 63);
+}
+
+std::string ParentDirectory(const std::string& path) {
+  const size_t slash = path.find_last_of('/');
+  if (slash == std::string::npos || slash == 0) return "/mnt";
+  return path.substr(0, slash);
+}
+
+class Builder {
+ public:
+  Builder(const VolumeSet& volumes, const Workload& workload,
+          const PlanOptions& options)
+      : vs_(volumes), w_(workload), opt_(options) {}
+
+  Status Run(PlanOutcome* out) {
+    PGLAYOUT_RETURN_IF_ERROR(CheckOptions());
+    PGLAYOUT_RETURN_IF_ERROR(Prepare());
+    PGLAYOUT_RETURN_IF_ERROR(Optimise());
+    Assemble(out);
+    return Status::Ok();
+  }
+
+ private:
+  // ---------------------------------------------------------- inputs --
+
+  Status CheckOptions() const {
+    if (!(opt_.target_utilization > 0 && opt_.target_utilization <= 1)) {
+      return Status::InvalidInput(
+          fmt::format("--target must be a fraction in (0, 1], got {}",
+                      opt_.target_utilization));
+    }
+    if (opt_.prefer != "auto" && opt_.prefer != "partition" &&
+        opt_.prefer != "stripe") {
+      return Status::InvalidInput(fmt::format(
+          "--prefer must be partition, stripe or auto, got '{}'", opt_.prefer));
+    }
+    if (!(opt_.headroom >= 0 && opt_.headroom < 1)) {
+      return Status::InvalidInput(fmt::format(
+          "--headroom must be a fraction in [0, 1), got {}", opt_.headroom));
+    }
+    return Status::Ok();
+  }
+
+  Status Prepare() {
+    if (vs_.volumes.empty()) {
+      return Status::InvalidInput(
+          "no volumes: declare at least one [[volume]] in the volumes file");
+    }
+    for (const Volume& v : vs_.volumes) {
+      models_.emplace_back();
+      PGLAYOUT_RETURN_IF_ERROR(DeviceModel::Build(v, &models_.back()));
+    }
+    DemandOptions demand_options{opt_.horizon_seconds};
+    PGLAYOUT_RETURN_IF_ERROR(
+        BuildDemand(w_, vs_, demand_options, &tables_, &wal_));
+    version_ = static_cast<int>(std::strtol(
+        w_.Setting("server_version_num").value_or("0").c_str(), nullptr, 10));
+    live_ = w_.source == "live" || w_.source == "log";
+    default_volume_ = VolumeIndex(
+        VolumeOfDirectory(vs_, w_.Setting("data_directory").value_or("")));
+    current_bytes_.assign(vs_.volumes.size(), 0);
+    for (const TableDemand& t : tables_) {
+      const int v = VolumeIndex(t.current_volume);
+      if (v >= 0) current_bytes_[v] += t.bytes;
+    }
+    PGLAYOUT_RETURN_IF_ERROR(CheckSizes());
+    PGLAYOUT_RETURN_IF_ERROR(CheckKeys());
+    ChooseWalVolume();
+    parts_.assign(tables_.size(), 1);
+    tried_.assign(tables_.size(), false);
+    return Status::Ok();
+  }
+
+  int VolumeIndex(const std::string& name) const {
+    for (size_t i = 0; i < vs_.volumes.size(); ++i) {
+      if (vs_.volumes[i].name == name) return static_cast<int>(i);
+    }
+    return -1;
+  }
+
+  const TableDemand* FindTable(const std::string& name) const {
+    for (const TableDemand& t : tables_) {
+      if (t.table == name) return &t;
+    }
+    return nullptr;
+  }
+
+  Status CheckSizes() const {
+    const Volume* largest = &vs_.volumes[0];
+    for (const Volume& v : vs_.volumes) {
+      if (v.capacity > largest->capacity) largest = &v;
+    }
+    for (const TableDemand& t : tables_) {
+      if (t.heap_bytes <= largest->capacity) continue;
+      return Status::InvalidInput(fmt::format(
+          "relation '{}' ({}) is larger than every volume (the largest is "
+          "'{}', {}): no placement can hold it; declare a larger volume",
+          t.table, HumanSize(static_cast<double>(t.heap_bytes)), largest->name,
+          HumanSize(static_cast<double>(largest->capacity))));
+    }
+    return Status::Ok();
+  }
+
+  Status CheckKeys() const {
+    for (const auto& [table, columns] : opt_.keys) {
+      const TableDemand* t = FindTable(table);
+      if (t == nullptr) {
+        return Status::InvalidInput(fmt::format(
+            "--key names '{}', which is not a table in the workload", table));
+      }
+      if (columns.empty()) {
+        return Status::InvalidInput(
+            fmt::format("--key for '{}' names no column", table));
+      }
+      const std::vector<std::string>& pk = t->facts->primary_key;
+      for (const std::string& column : columns) {
+        if (pk.empty() || std::find(pk.begin(), pk.end(), column) != pk.end()) {
+          continue;
+        }
+        return Status::InvalidInput(fmt::format(
+            "--key for '{}': column '{}' is not in its primary key ({}); a "
+            "hash key must be part of every unique key",
+            table, column, fmt::join(pk, ", ")));
+      }
+    }
+    return Status::Ok();
+  }
+
+  // The lowest fdatasync latency; near-ties go to a volume without data,
+  // then to the larger write capacity, then to the first declared.
+  void ChooseWalVolume() {
+    const int n = static_cast<int>(models_.size());
+    auto latency = [&](int i) {
+      double l = models_[i].sync_write_latency_us();
+      return l > 0 ? l : 1e300;
+    };
+    int best = 0;
+    for (int i = 1; i < n; ++i) {
+      if (latency(i) < latency(best)) best = i;
+    }
+    const double lowest = latency(best);
+    auto rank = [&](int i) {
+      const bool empty = current_bytes_[i] == 0 && i != default_volume_;
+      return std::make_tuple(!empty, -models_[i].write_capacity(), i);
+    };
+    for (int i = 0; i < n; ++i) {
+      if (latency(i) > lowest * kLatencyTie) continue;
+      if (rank(i) < rank(best)) best = i;
+    }
+    wal_volume_ = best;
+    wal_util_ = WalUtilization(models_[best], wal_);
+  }
+
+  bool WalShares() const { return models_.size() == 1; }
+
+  // --------------------------------------------------------- layout --
+
+  // Data volumes: every volume but the WAL's (unless it is the only one),
+  // with the stripe members replaced by the stripe.
+  void BuildBins() {
+    bins_.clear();
+    bin_volume_.clear();
+    for (size_t v = 0; v < models_.size(); ++v) {
+      const int vi = static_cast<int>(v);
+      if (vi == wal_volume_ && !WalShares()) continue;
+      if (stripe_ &&
+          std::count(stripe_->members.begin(), stripe_->members.end(), vi)) {
+        continue;
+      }
+      AddBin(&models_[v], vi);
+    }
+    if (stripe_) AddBin(&stripe_->model, -1);
+  }
+
+  void AddBin(const DeviceModel* model, int volume) {
+    PlaceBin bin;
+    bin.model = model;
+    bin.hard_bytes = model->capacity_bytes();
+    bin.usable_bytes = static_cast<uint64_t>(
+        static_cast<double>(bin.hard_bytes) * (1 - opt_.headroom));
+    if (volume == wal_volume_) bin.base_utilization = wal_util_;
+    bins_.push_back(bin);
+    bin_volume_.push_back(volume);
+  }
+
+  int BinOfVolume(int volume) const {
+    for (size_t b = 0; b < bin_volume_.size(); ++b) {
+      if (bin_volume_[b] == volume && volume >= 0) return static_cast<int>(b);
+    }
+    return -1;
+  }
+
+  void BuildItems() {
+    items_.clear();
+    for (size_t t = 0; t < tables_.size(); ++t) {
+      const TableDemand& d = tables_[t];
+      const int k = parts_[t];
+      for (int p = 0; p < k; ++p) {
+        PlaceItem item;
+        item.table = static_cast<int>(t);
+        item.part = p;
+        item.parts = k;
+        item.read_iops = d.read_iops / k;
+        item.write_iops = d.write_iops / k;
+        item.bytes = d.bytes_needed / k;
+        item.current = k == 1 ? BinOfVolume(VolumeIndex(d.current_volume)) : -1;
+        items_.push_back(item);
+      }
+    }
+  }
+
+  Status Layout() {
+    BuildBins();
+    BuildItems();
+    Status st = PlaceItems(items_, bins_, opt_.target_utilization, &result_);
+    if (st.ok()) return st;
+    if (result_.unplaced_item < 0) return st;
+    const TableDemand& t = tables_[items_[result_.unplaced_item].table];
+    uint64_t total = 0, room = 0;
+    for (const TableDemand& d : tables_) total += d.bytes_needed;
+    for (const PlaceBin& b : bins_) room += b.hard_bytes;
+    return Status::InvalidInput(fmt::format(
+        "the data does not fit: no data volume has room left for '{}' ({} "
+        "with growth); the workload needs {} in all and the data volumes "
+        "hold {}",
+        t.table, HumanSize(static_cast<double>(t.bytes_needed)),
+        HumanSize(static_cast<double>(total)),
+        HumanSize(static_cast<double>(room))));
+  }
+
+  // ------------------------------------------------------- remedies --
+
+  // Utilisation of table |t| alone on the best data volume.
+  double BestSingle(int t) const {
+    double best = 1e300;
+    for (const PlaceBin& b : bins_) {
+      best = std::min(best, b.model->Utilization(tables_[t].read_iops,
+                                                 tables_[t].write_iops));
+    }
+    return best;
+  }
+
+  // Too hot for any one volume first; then, to bring the busiest volumes
+  // down, the heaviest table on a volume above the target, then the
+  // heaviest anywhere (moving it may free room where it is needed);
+  // -1 when nothing is left to try.
+  int NextCandidate() const {
+    int best = -1;
+    double best_load = 0;
+    for (size_t t = 0; t < tables_.size(); ++t) {
+      if (parts_[t] > 1 || tried_[t]) continue;
+      const double load = BestSingle(static_cast<int>(t));
+      if (load > opt_.target_utilization && load > best_load) {
+        best = static_cast<int>(t);
+        best_load = load;
+      }
+    }
+    if (best >= 0) return best;
+    for (bool over_only : {true, false}) {
+      for (size_t i = 0; i < items_.size(); ++i) {
+        const PlaceItem& item = items_[i];
+        const int b = result_.bin_of[i];
+        if (item.parts > 1 || tried_[item.table]) continue;
+        if (over_only && result_.utilization[b] <= opt_.target_utilization) {
+          continue;
+        }
+        const double load = Load(item, bins_[b]);
+        if (load >= kMinSplitLoad && load > best_load) {
+          best = item.table;
+          best_load = load;
+        }
+      }
+      if (best >= 0) return best;
+    }
+    return -1;
+  }
+
+  Status Optimise() {
+    PGLAYOUT_RETURN_IF_ERROR(Layout());
+    for (int round = 0; round < kMaxRemedies; ++round) {
+      if (result_.max_utilization <= opt_.target_utilization) break;
+      const int t = NextCandidate();
+      if (t < 0) break;
+      tried_[t] = true;
+      PGLAYOUT_RETURN_IF_ERROR(Remedy(t));
+    }
+    return Status::Ok();
+  }
+
+  // Empty data volumes of the most common kind: what a stripe can be made
+  // of without destroying data.
+  std::vector<int> StripeCandidates(std::string* blocker) const {
+    std::vector<std::vector<int>> groups;
+    for (size_t v = 0; v < models_.size(); ++v) {
+      const int vi = static_cast<int>(v);
+      if (vi == wal_volume_ || vi == default_volume_ || current_bytes_[v] > 0) {
+        continue;
+      }
+      const DeviceModel& m = models_[v];
+      auto same = [&](const std::vector<int>& g) {
+        const DeviceModel& o = models_[g[0]];
+        return o.read_capacity() == m.read_capacity() &&
+               o.write_capacity() == m.write_capacity() &&
+               o.capacity_bytes() == m.capacity_bytes();
+      };
+      auto it = std::find_if(groups.begin(), groups.end(), same);
+      if (it == groups.end()) {
+        groups.push_back({vi});
+      } else {
+        it->push_back(vi);
+      }
+    }
+    // The most capable stripe: the largest total read capacity.
+    std::vector<int> best;
+    double best_capacity = 0;
+    for (const auto& g : groups) {
+      const double capacity = models_[g[0]].read_capacity() * g.size();
+      if (g.size() >= 2 && capacity > best_capacity) {
+        best = g;
+        best_capacity = capacity;
+      }
+    }
+    if (stripe_) {
+      *blocker = "a stripe was already built from the empty volumes";
+      return {};
+    }
+    if (best.size() < 2) {
+      *blocker =
+          "a stripe needs at least two empty, alike volumes (building one "
+          "destroys what is on its members)";
+      return {};
+    }
+    return best;
+  }
+
+  std::vector<std::string> Order() const {
+    if (opt_.prefer == "partition") return {"hash_partition", "stripe"};
+    if (opt_.prefer == "stripe") return {"stripe", "hash_partition"};
+    if (live_) return {"hash_partition", "stripe"};
+    return {"stripe", "hash_partition"};
+  }
+
+  Status Remedy(int t) {
+    HotRelation h;
+    h.table = tables_[t].table;
+    h.best_single_utilization = BestSingle(t);
+    const bool must = h.best_single_utilization > opt_.target_utilization;
+    auto key = opt_.keys.find(h.table);
+    h.partition = CheckHashPartitioning(
+        *tables_[t].facts,
+        key == opt_.keys.end() ? std::vector<std::string>{} : key->second,
+        version_);
+    std::vector<int> members = StripeCandidates(&h.stripe_blocker);
+    const double before = result_.max_utilization;
+    for (const std::string& option : Order()) {
+      bool done = false;
+      if (option == "hash_partition" && h.partition.feasible()) {
+        PGLAYOUT_RETURN_IF_ERROR(TryPartition(t, must, before, &done));
+      } else if (option == "stripe" && !members.empty()) {
+        PGLAYOUT_RETURN_IF_ERROR(TryStripe(t, members, must, before, &done));
+      }
+      if (done) {
+        h.chosen = option;
+        break;
+      }
+    }
+    if (h.chosen.empty()) h.chosen = "none";
+    if (h.chosen == "hash_partition") h.partitions = parts_[t];
+    if (h.chosen == "stripe") h.stripe = stripe_->name;
+    if (must || h.chosen != "none") {
+      h.why = Explain(h, must);
+      hot_.push_back(std::move(h));
+    }
+    return Status::Ok();
+  }
+
+  // k from what the table needs at the target up to one partition per data
+  // volume. The lowest worst utilisation wins; among the k that meet the
+  // target within kSpreadTolerance of the best, the largest: the number of
+  // hash partitions is fixed once created (changing it rewrites the table),
+  // so spreading over every volume that carries it well is cheap insurance
+  // for growth, as ASM spreads over every disk of a group.
+  Status TryPartition(int t, bool must, double before, bool* done) {
+    const int n = static_cast<int>(bins_.size());
+    if (n < 2) return Status::Ok();
+    const int k_min = std::clamp(
+        static_cast<int>(std::ceil(BestSingle(t) / opt_.target_utilization)), 2,
+        n);
+    std::vector<double> peak(n + 1, 1e300);
+    double best = 1e300;
+    for (int k = k_min; k <= n; ++k) {
+      // Beyond a few more than needed, only one per volume is worth a try.
+      if (k > k_min + kExtraPartitions && k < n) continue;
+      parts_[t] = k;
+      PGLAYOUT_RETURN_IF_ERROR(Layout());
+      peak[k] = result_.max_utilization;
+      best = std::min(best, peak[k]);
+    }
+    int chosen = -1;
+    for (int k = k_min; k <= n; ++k) {
+      if (chosen < 0 && peak[k] < best + kWorthwhile) chosen = k;
+    }
+    const int widest = std::min({n, k_min + kExtraPartitions, 2 * k_min});
+    for (int k = chosen; k <= widest; ++k) {
+      if (best <= opt_.target_utilization &&
+          peak[k] <= opt_.target_utilization &&
+          peak[k] <= best + kSpreadTolerance) {
+        chosen = std::max(chosen, k);
+      }
+    }
+    const bool helps = best < before - kWorthwhile;
+    parts_[t] = (helps || must) ? chosen : 1;
+    PGLAYOUT_RETURN_IF_ERROR(Layout());
+    *done = parts_[t] > 1;
+    return Status::Ok();
+  }
+
+  // Keeps the stripe when it lowers the worst utilisation, or, for a table
+  // too hot for one volume, when the stripe carries it within the target.
+  Status TryStripe(int t, const std::vector<int>& members, bool must,
+                   double before, bool* done) {
+    std::vector<const DeviceModel*> member_models;
+    for (int v : members) member_models.push_back(&models_[v]);
+    stripe_ = StripeState{"data_stripe", members,
+                          DeviceModel::Stripe("data_stripe", member_models)};
+    const double on_stripe =
+        stripe_->model.Utilization(tables_[t].read_iops, tables_[t].write_iops);
+    PGLAYOUT_RETURN_IF_ERROR(Layout());
+    const bool helps = result_.max_utilization < before - kWorthwhile;
+    const bool carries = must && on_stripe <= opt_.target_utilization;
+    if (!helps && !carries) {
+      stripe_.reset();
+      PGLAYOUT_RETURN_IF_ERROR(Layout());
+      return Status::Ok();
+    }
+    *done = true;
+    return Status::Ok();
+  }
+
+  std::string Explain(const HotRelation& h, bool must) const {
+    std::string need = must
+                           ? fmt::format(
+                                 "alone it would keep the best volume {} busy, "
+                                 "above the {} target",
+                                 Percent(h.best_single_utilization),
+                                 Percent(opt_.target_utilization))
+                           : "it keeps the busiest volume above the target";
+    if (h.chosen == "hash_partition") {
+      return fmt::format(
+          "{}; {} hash partitions on ({}) spread it over {} volumes, online, "
+          "and only this table changes (a stripe would need empty volumes "
+          "and a rebuild, but every object would benefit)",
+          need, h.partitions, fmt::join(h.partition.key, ", "), h.partitions);
+    }
+    if (h.chosen == "stripe") {
+      return fmt::format(
+          "{}; a stripe of {} volumes carries it with no schema change and "
+          "every object on it benefits (losing one member loses the "
+          "stripe; hash partitioning {})",
+          need, stripe_->members.size(),
+          h.partition.feasible() ? "was possible too"
+                                 : "is blocked: " + h.partition.blockers[0]);
+    }
+    std::string blockers = h.partition.feasible()
+                               ? "partitioning does not lower the worst volume"
+                               : h.partition.blockers[0];
+    return fmt::format(
+        "{}; no remedy applies: {}; {}", need, blockers,
+        h.stripe_blocker.empty() ? "a stripe does not help" : h.stripe_blocker);
+  }
+
+  // ------------------------------------------------------ assembly --
+
+  void Assemble(PlanOutcome* out);
+  void AssembleTablespaces(PlanOutcome* out);
+  void AssemblePlacements(PlanOutcome* out);
+  void AssembleForecast(PlanOutcome* out);
+  void AssembleBound(PlanOutcome* out);
+  void AssembleSettings(PlanOutcome* out);
+  void AssembleVerdicts(PlanOutcome* out);
+  void AssembleViews(PlanOutcome* out);
+  void AssembleStripes(PlanOutcome* out);
+  void AddFitVerdicts(PlanOutcome* out);
+  void AddHostCapVerdicts(PlanOutcome* out);
+  std::string WalReason() const;
+  std::string BinName(int bin) const;
+  int BinOfStripe() const;
+  uint64_t StripeWidth() const;
+  int BackupMembers() const;
+
+  const VolumeSet& vs_;
+  const Workload& w_;
+  const PlanOptions& opt_;
+  std::vector<DeviceModel> models_;  // per volume
+  std::vector<TableDemand> tables_;
+  WalDemand wal_;
+  int version_ = 0;
+  bool live_ = false;
+  int default_volume_ = -1;
+  int wal_volume_ = 0;
+  double wal_util_ = 0;
+  std::vector<uint64_t> current_bytes_;  // per volume
+  std::vector<int> parts_;               // per table
+  std::vector<bool> tried_;              // per table
+  std::optional<StripeState> stripe_;
+  std::vector<HotRelation> hot_;
+  std::vector<PlaceBin> bins_;
+  std::vector<int> bin_volume_;  // -1 = the stripe
+  std::vector<PlaceItem> items_;
+  PlaceResult result_;
+  std::vector<std::string> bin_tablespace_;  // per bin
+  double read_total_ = 0;
+};
+
+std::string Builder::BinName(int bin) const {
+  const int v = bin_volume_[bin];
+  return v >= 0 ? vs_.volumes[v].name : stripe_->name;
+}
+
+std::string Builder::WalReason() const {
+  const DeviceModel& m = models_[wal_volume_];
+  std::string latency =
+      m.sync_write_latency_us() > 0
+          ? fmt::format("{:.0f} us per 8 KiB write + fdatasync",
+                        m.sync_write_latency_us())
+          : "no fdatasync latency declared; chosen by write IOPS";
+  if (WalShares()) {
+    return fmt::format(
+        "only one volume: the WAL shares {} with the data ({}); commits wait "
+        "behind data I/O, so a separate low-latency volume would help",
+        m.name(), latency);
+  }
+  return fmt::format(
+      "lowest commit latency ({}); alone, so commits never queue behind "
+      "data reads and checkpoint writes; WAL keeps it {} busy",
+      latency, Percent(wal_util_));
+}
+
+void Builder::AssembleTablespaces(PlanOutcome* out) {
+  bin_tablespace_.assign(bins_.size(), "");
+  std::vector<TablespaceSpec> specs(bins_.size());
+  for (size_t b = 0; b < bins_.size(); ++b) {
+    const int v = bin_volume_[b];
+    TablespaceSpec& spec = specs[b];
+    spec.volume = BinName(static_cast<int>(b));
+    if (v >= 0 && v == default_volume_) {
+      spec.name = "pg_default";
+    } else if (v < 0) {
+      spec.name = TablespaceNameFor(stripe_->name);
+      spec.path = ParentDirectory(vs_.volumes[stripe_->members[0]].path) + "/" +
+                  stripe_->name + "/pg";
+    } else {
+      const Volume& vol = vs_.volumes[v];
+      for (const TablespaceInfo& t : w_.tablespaces) {
+        if (t.name.starts_with("pg_") || t.location.empty()) continue;
+        if (VolumeOfDirectory(vs_, t.location) != vol.name) continue;
+        spec.name = t.name;
+        spec.path = t.location;
+        break;
+      }
+      if (spec.name.empty()) {
+        spec.name = TablespaceNameFor(vol.name);
+        spec.path = vol.path.empty() ? "/mnt/" + vol.name : vol.path;
+      }
+    }
+    bin_tablespace_[b] = spec.name;
+  }
+  AssemblePlacements(out);
+  const DeviceModel* reference =
+      default_volume_ >= 0 ? &models_[default_volume_] : nullptr;
+  for (size_t b = 0; b < bins_.size(); ++b) {
+    TablespaceSpec& spec = specs[b];
+    if (spec.name == "pg_default") continue;
+    bool used = false;
+    for (const Placement& p : out->plan.placements) {
+      used = used || std::count(p.tablespaces.begin(), p.tablespaces.end(),
+                                spec.name) > 0;
+    }
+    if (!used) continue;
+    spec.options = TablespaceOptions(*bins_[b].model, reference, version_);
+    out->plan.tablespaces.push_back(std::move(spec));
+  }
+}
+
+void Builder::AssemblePlacements(PlanOutcome* out) {
+  Plan& plan = out->plan;
+  size_t i = 0;
+  while (i < items_.size()) {
+    const int t = items_[i].table;
+    const TableDemand& d = tables_[t];
+    const int k = items_[i].parts;
+    Placement p;
+    p.relation = d.table;
+    p.online = live_;
+    if (k > 1) {
+      p.strategy = Strategy::kHashPartition;
+      p.partitions = k;
+      for (int j = 0; j < k; ++j) {
+        p.tablespaces.push_back(bin_tablespace_[result_.bin_of[i + j]]);
+      }
+      for (const HotRelation& h : hot_) {
+        if (h.table != d.table) continue;
+        p.key = h.partition.key;
+        p.reason = h.why;
+      }
+      ++out->partitioned;
+      plan.placements.push_back(std::move(p));
+      i += k;
+      continue;
+    }
+    const int b = result_.bin_of[i];
+    const double load = Load(items_[i], bins_[b]);
+    const std::string& ts = bin_tablespace_[b];
+    const bool unknown = d.current_volume.empty();
+    const bool stays =
+        items_[i].current == b || (unknown && ts == "pg_default");
+    if (stays) {
+      p.strategy = Strategy::kStay;
+      p.reason = fmt::format(
+          "stays on {}: {:.0f} read + {:.0f} write IOPS, {} "
+          "of it",
+          BinName(b), d.read_iops, d.write_iops, Percent(load));
+      if (load >= kShownLoad) plan.placements.push_back(std::move(p));
+      ++i;
+      continue;
+    }
+    p.strategy = Strategy::kMove;
+    p.tablespaces = {ts};
+    p.reason =
+        fmt::format("{} {}: {:.0f} read + {:.0f} write IOPS, {} of it, {}",
+                    unknown ? "created on" : "from " + d.current_volume + " to",
+                    BinName(b), d.read_iops, d.write_iops, Percent(load),
+                    HumanSize(static_cast<double>(d.bytes)));
+    ++out->moves;
+    plan.placements.push_back(std::move(p));
+    ++i;
+  }
+}
+
+void Builder::AssembleForecast(PlanOutcome* out) {
+  const size_t n = vs_.volumes.size();
+  std::vector<double> before(n, 0), after(n, 0);
+  for (const TableDemand& d : tables_) {
+    const int v = VolumeIndex(d.current_volume);
+    if (v >= 0) before[v] += models_[v].Utilization(d.read_iops, d.write_iops);
+  }
+  // The workload does not say where pg_wal is now, so "before" counts the
+  // WAL only where it cannot be anywhere else: on the only volume.
+  if (WalShares()) before[0] += wal_util_;
+  std::optional<double> stripe_util;
+  for (size_t b = 0; b < bins_.size(); ++b) {
+    if (bin_volume_[b] >= 0) {
+      after[bin_volume_[b]] = result_.utilization[b];
+    } else {
+      stripe_util = result_.utilization[b];
+    }
+  }
+  if (!WalShares()) after[wal_volume_] = wal_util_;
+  if (stripe_) {
+    for (int v : stripe_->members) after[v] = *stripe_util;
+  }
+  auto round3 = [](double x) { return std::round(x * 1000) / 1000; };
+  for (size_t v = 0; v < n; ++v) {
+    out->plan.forecast.push_back(
+        {vs_.volumes[v].name, round3(before[v]), round3(after[v]),
+         std::round(models_[v].ReadLatencyUs(before[v])),
+         std::round(models_[v].ReadLatencyUs(after[v]))});
+  }
+  if (stripe_) {
+    out->plan.forecast.push_back(
+        {stripe_->name, 0, round3(*stripe_util), 0,
+         std::round(stripe_->model.ReadLatencyUs(*stripe_util))});
+  }
+}
+
+void Builder::AssembleViews(PlanOutcome* out) {
+  for (size_t v = 0; v < vs_.volumes.size(); ++v) {
+    VolumeView view;
+    view.name = vs_.volumes[v].name;
+    view.model = models_[v].Describe();
+    view.read_capacity = models_[v].read_capacity();
+    view.write_capacity = models_[v].write_capacity();
+    view.capacity = models_[v].capacity_bytes();
+    const int vi = static_cast<int>(v);
+    const int b = BinOfVolume(vi);
+    if (b >= 0) view.bytes_after = result_.bytes[b];
+    const bool member = stripe_ && std::count(stripe_->members.begin(),
+                                              stripe_->members.end(), vi);
+    view.role = member              ? "stripe member"
+                : vi == wal_volume_ ? (WalShares() ? "wal+data" : "wal")
+                                    : "data";
+    out->volumes.push_back(view);
+  }
+  if (stripe_) {
+    VolumeView view;
+    view.name = stripe_->name;
+    view.model = stripe_->model.Describe();
+    view.read_capacity = stripe_->model.read_capacity();
+    view.write_capacity = stripe_->model.write_capacity();
+    view.capacity = stripe_->model.capacity_bytes();
+    view.bytes_after = result_.bytes[BinOfStripe()];
+    view.role = "stripe";
+    out->volumes.push_back(view);
+  }
+}
+
+int Builder::BinOfStripe() const {
+  for (size_t b = 0; b < bin_volume_.size(); ++b) {
+    if (bin_volume_[b] < 0) return static_cast<int>(b);
+  }
+  return -1;
+}
+
+void Builder::AssembleBound(PlanOutcome* out) {
+  std::vector<BoundVolume> volumes;
+  for (const PlaceBin& b : bins_)
+    volumes.push_back({b.model, b.base_utilization});
+  std::vector<double> reads(bins_.size(), 0), writes(bins_.size(), 0);
+  double read_total = 0, write_total = 0;
+  for (size_t i = 0; i < items_.size(); ++i) {
+    reads[result_.bin_of[i]] += items_[i].read_iops;
+    writes[result_.bin_of[i]] += items_[i].write_iops;
+    read_total += items_[i].read_iops;
+    write_total += items_[i].write_iops;
+  }
+  out->bound = ComputeBound(read_total, write_total, volumes);
+  out->mean_latency_us =
+      MeanLatencyUs(volumes, reads, writes, result_.utilization);
+  out->max_utilization = result_.max_utilization;
+  read_total_ = read_total;
+}
+
+uint64_t Builder::StripeWidth() const {
+  if (stripe_) return kStripeChunk * stripe_->members.size();
+  uint64_t widest = 0;
+  for (int v : bin_volume_) {
+    if (v < 0) continue;
+    const Volume& vol = vs_.volumes[v];
+    if (vol.members > 1 && vol.chunk > 0) {
+      widest = std::max(widest, vol.chunk * static_cast<uint64_t>(vol.members));
+    }
+  }
+  return widest;
+}
+
+int Builder::BackupMembers() const {
+  if (default_volume_ >= 0) return vs_.volumes[default_volume_].members;
+  if (stripe_) return static_cast<int>(stripe_->members.size());
+  int most = 0;
+  for (size_t b = 1; b < bins_.size(); ++b) {
+    if (result_.bytes[b] > result_.bytes[most]) most = static_cast<int>(b);
+  }
+  return bin_volume_[most] >= 0 ? vs_.volumes[bin_volume_[most]].members : 1;
+}
+
+void Builder::AssembleSettings(PlanOutcome* out) {
+  const Volume& wal = vs_.volumes[wal_volume_];
+  uint64_t free = wal.free_bytes > 0 ? wal.free_bytes : wal.capacity;
+  const int wal_bin = BinOfVolume(wal_volume_);
+  if (wal_bin >= 0) free -= std::min(free, result_.bytes[wal_bin]);
+  CheckpointInput checkpoint{&w_, wal_.bytes_per_second, free,
+                             opt_.recovery_budget_seconds};
+  out->plan.settings = RecommendCheckpoints(checkpoint);
+  IoInput io;
+  io.server_version_num = version_;
+  io.workload = &w_;
+  io.default_volume =
+      default_volume_ >= 0 ? &models_[default_volume_] : bins_[0].model;
+  io.read_iops = read_total_;
+  io.read_latency_us = out->mean_latency_us;
+  io.stripe_width = StripeWidth();
+  for (SettingChange& s : RecommendIo(io)) out->plan.settings.push_back(s);
+  out->backup = RecommendBackup(vs_.host, BackupMembers());
+  out->plan.backup_walg = out->backup.walg;
+  out->plan.backup_pgbackrest = out->backup.pgbackrest;
+}
+
+void Builder::AssembleStripes(PlanOutcome* out) {
+  if (!stripe_) return;
+  Stripe s;
+  s.name = stripe_->name;
+  for (int v : stripe_->members) s.members.push_back(vs_.volumes[v].name);
+  s.chunk = kStripeChunk;
+  bool local = true;
+  for (int v : stripe_->members) {
+    const std::string& kind = vs_.volumes[v].kind;
+    local = local && (kind == "local-nvme" || kind == "aws-instance-store");
+  }
+  // mdadm for local disks (what managed hosts use for instance NVMe); LVM
+  // for network volumes, where a striped LV can later grow by whole stripes.
+  s.tool = local ? "mdadm" : "lvm";
+  s.reason = fmt::format(
+      "RAID0 of {} alike, empty volumes: {:.0f} read IOPS together; {} chunk "
+      "keeps each 8 KiB read on one member while large reads span members",
+      s.members.size(), stripe_->model.read_capacity(),
+      HumanSize(static_cast<double>(kStripeChunk)));
+  out->plan.stripes.push_back(s);
+}
+
+void Builder::AssembleVerdicts(PlanOutcome* out) {
+  std::vector<std::string>& v = out->plan.verdicts;
+  v.push_back(WalShares()
+                  ? fmt::format("WAL: only one volume ({}), so the WAL shares "
+                                "it with the data",
+                                vs_.volumes[wal_volume_].name)
+                  : fmt::format("WAL: alone on {}, the lowest fdatasync "
+                                "latency",
+                                vs_.volumes[wal_volume_].name));
+  if (wal_util_ > opt_.target_utilization) {
+    v.push_back(fmt::format(
+        "WAL: its stream keeps {} {} busy, above the {} target: no single "
+        "volume carries it; stripe two or more low-latency volumes for pg_wal "
+        "(mdadm RAID0 or an LVM striped volume)",
+        vs_.volumes[wal_volume_].name, Percent(wal_util_),
+        Percent(opt_.target_utilization)));
+  }
+  for (const HotRelation& h : hot_) {
+    v.push_back(fmt::format("{}: {}", h.table, h.why));
+  }
+  AddFitVerdicts(out);
+  const Bound& b = out->bound;
+  v.push_back(fmt::format(
+      "bound: the worst data volume is at {} (a perfect spread of every "
+      "byte over every data volume would reach {}); mean read latency {:.0f} "
+      "us vs {:.0f} us at best",
+      Percent(out->max_utilization), Percent(b.max_utilization),
+      out->mean_latency_us, b.mean_latency_us));
+  if (!result_.within_headroom) {
+    v.push_back(fmt::format(
+        "capacity: some volume uses the {} growth headroom; add capacity",
+        Percent(opt_.headroom)));
+  }
+}
+
+void Builder::AddFitVerdicts(PlanOutcome* out) {
+  std::vector<std::string>& v = out->plan.verdicts;
+  const double target = opt_.target_utilization;
+  std::vector<std::string> over;
+  for (size_t b = 0; b < bins_.size(); ++b) {
+    if (result_.utilization[b] > target) {
+      over.push_back(fmt::format("{} {}", BinName(static_cast<int>(b)),
+                                 Percent(result_.utilization[b])));
+    }
+  }
+  if (over.empty()) {
+    v.push_back(
+        fmt::format("fits: every data volume at or below the {} "
+                    "target",
+                    Percent(target)));
+  } else {
+    // What it would take: volumes like the best one, at the target.
+    const PlaceBin* best = &bins_[0];
+    for (const PlaceBin& b : bins_) {
+      if (b.model->read_capacity() > best->model->read_capacity()) best = &b;
+    }
+    double load = 0;
+    for (size_t b = 0; b < bins_.size(); ++b) {
+      load += result_.utilization[b] * bins_[b].model->read_capacity();
+    }
+    const int needed = static_cast<int>(
+        std::ceil(load / (target * best->model->read_capacity())));
+    v.push_back(fmt::format(
+        "does not fit at the {} target: {}; the load would need about {} "
+        "volumes like {} (the most capable here; there are {} data "
+        "volumes), or splitting what stays too hot{}",
+        Percent(target), fmt::join(over, ", "), needed, best->model->name(),
+        bins_.size(),
+        out->max_utilization > 1
+            ? "; beyond what one host can take, distribute the hot tables "
+              "over several hosts with Citus (hash-distributed tables)"
+            : ""));
+  }
+  AddHostCapVerdicts(out);
+}
+
+void Builder::AddHostCapVerdicts(PlanOutcome* out) {
+  const Host& host = vs_.host;
+  double iops = wal_.commits_per_second, mbps = wal_.bytes_per_second / 1e6;
+  for (const TableDemand& d : tables_) {
+    iops += d.read_iops + d.write_iops;
+    mbps += (d.read_iops + d.write_iops) * kPageSize / 1e6;
+  }
+  if (host.bandwidth_cap_mbps > 0 && mbps > host.bandwidth_cap_mbps) {
+    out->plan.verdicts.push_back(fmt::format(
+        "host: the instance's storage cap, not the volumes, limits it: {:.0f} "
+        "MB/s needed, {:.0f} MB/s allowed; a larger instance, or Citus across "
+        "hosts",
+        mbps, host.bandwidth_cap_mbps));
+  }
+  if (host.iops_cap > 0 && iops > host.iops_cap) {
+    out->plan.verdicts.push_back(fmt::format(
+        "host: {:.0f} IOPS needed, the instance allows {:.0f}; a larger "
+        "instance, or Citus across hosts",
+        iops, host.iops_cap));
+  }
+}
+
+void Builder::Assemble(PlanOutcome* out) {
+  Plan& plan = out->plan;
+  plan.target_utilization = opt_.target_utilization;
+  plan.prefer = opt_.prefer;
+  plan.wal_volume = vs_.volumes[wal_volume_].name;
+  plan.wal_reason = WalReason();
+  out->live = live_;
+  out->tables = static_cast<int>(tables_.size());
+  out->hot = hot_;
+  AssembleTablespaces(out);
+  AssembleStripes(out);
+  AssembleForecast(out);
+  AssembleViews(out);
+  AssembleBound(out);
+  AssembleSettings(out);
+  AssembleVerdicts(out);
+  for (const TableDemand& d : tables_) {
+    if (!d.indexes.empty()) out->catalog.indexes[d.table] = d.indexes;
+  }
+  for (const TablespaceInfo& t : w_.tablespaces) {
+    out->catalog.existing_tablespaces.insert(t.name);
+  }
+  out->catalog.server_version_num = version_;
+}
+
+}  // namespace
+
+Status BuildPlan(const VolumeSet& volumes, const Workload& workload,
+                 const PlanOptions& options, PlanOutcome* outcome) {
+  PlanOutcome out;
+  Builder builder(volumes, workload, options);
+  PGLAYOUT_RETURN_IF_ERROR(builder.Run(&out));
+  *outcome = std::move(out);
+  return Status::Ok();
+}
+
+}  // namespace pglayout::planner

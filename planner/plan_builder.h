@@ -1,0 +1,89 @@
+// `pglayout plan` as a library call: volumes + workload -> plan.
+//
+// Pure computation: no I/O, no clock, no randomness; the same inputs give
+// the same plan (and the same bytes once written). Steps:
+//  1. device models (device_model.h) and demand (demand.h);
+//  2. the WAL's volume: the lowest fdatasync latency, alone when another
+//     volume exists (BRIEF.md section 4: commit latency is WAL latency);
+//  3. placement (placement.h) of table groups on the other volumes; a table
+//     too hot for any one volume at the target, or one that keeps the
+//     busiest volume above it, gets a remedy (remedy.h): hash partitions
+//     (k chosen to minimise the worst utilisation, fewest on ties) or a
+//     stripe of the empty volumes, per --prefer;
+//  4. the bound (bound.h), the forecast per volume before and after, and
+//     the settings (recommend.h);
+//  5. verdicts: plain-language conclusions, including "does not fit" with
+//     what would be needed.
+
+#ifndef PGLAYOUT_PLANNER_PLAN_BUILDER_H_
+#define PGLAYOUT_PLANNER_PLAN_BUILDER_H_
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "common/model.h"
+#include "common/status.h"
+#include "planner/bound.h"
+#include "planner/plan_sql.h"
+#include "planner/recommend.h"
+#include "planner/remedy.h"
+
+namespace pglayout::planner {
+
+struct PlanOptions {
+  double target_utilization = 0.7;         // 0 < target <= 1
+  std::string prefer = "auto";             // "partition", "stripe" or "auto"
+  double headroom = 0.2;                   // fraction of each volume kept free
+  double horizon_seconds = 180 * 86400.0;  // growth projected this far
+  double recovery_budget_seconds = 900;
+  // Hash keys given by the user: table -> columns. Default: primary key.
+  std::map<std::string, std::vector<std::string>> keys;
+};
+
+// One relation that needed more than one volume, and what the plan did.
+struct HotRelation {
+  std::string table;
+  double best_single_utilization = 0;  // on the best volume, alone
+  PartitionCheck partition;            // feasibility of hash partitioning
+  int partitions = 0;                  // chosen k, 0 when not partitioned
+  std::string stripe;                  // stripe name when striped instead
+  std::string stripe_blocker;          // why a stripe was not possible
+  std::string chosen;                  // "hash_partition", "stripe", "none"
+  std::string why;                     // the trade-off in one sentence
+};
+
+struct VolumeView {  // one volume (or stripe) as the report shows it
+  std::string name;
+  std::string model;  // DeviceModel::Describe()
+  double read_capacity = 0;
+  double write_capacity = 0;
+  uint64_t capacity = 0;
+  uint64_t bytes_after = 0;
+  std::string role;  // "wal", "data", "wal+data", "stripe member", "stripe"
+};
+
+struct PlanOutcome {
+  Plan plan;
+  std::vector<HotRelation> hot;
+  std::vector<VolumeView> volumes;
+  Bound bound;
+  double mean_latency_us = 0;  // the plan's, comparable with the bound
+  double max_utilization = 0;  // the plan's worst data volume
+  BackupAdvice backup;
+  SqlCatalog catalog;  // what plan.sql needs about the relations
+  bool live = false;   // a running server (vs a new build)
+  int tables = 0;      // table groups considered
+  int moves = 0;
+  int partitioned = 0;
+};
+
+// InvalidInput for bad inputs: no volumes, a relation larger than every
+// volume, a --key naming a missing table or a column outside its primary
+// key, bad options, or data that does not fit in the volumes at all.
+Status BuildPlan(const VolumeSet& volumes, const Workload& workload,
+                 const PlanOptions& options, PlanOutcome* outcome);
+
+}  // namespace pglayout::planner
+
+#endif  // PGLAYOUT_PLANNER_PLAN_BUILDER_H_

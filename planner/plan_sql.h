@@ -1,0 +1,65 @@
+// The SQL a plan stands for: what `pglayout migrate` runs, and what
+// plan.sql shows for review. Shared by plan and migrate so the two can
+// never disagree. Needs no server: what it must know about relations comes
+// in a SqlCatalog, filled from the workload (plan) or the catalog (migrate).
+//
+// Order: tablespaces are created, then tuned, then relations move (each
+// table's indexes with it), then tables are converted to hash partitions,
+// then settings change and the configuration is reloaded.
+//
+// Every identifier is quoted (QuoteIdent/QuoteQualified), every value is a
+// quoted literal; setting and tablespace-option names must be plain
+// identifiers ([a-z_][a-z0-9_]*), so a hand-edited plan cannot inject SQL.
+
+#ifndef PGLAYOUT_PLANNER_PLAN_SQL_H_
+#define PGLAYOUT_PLANNER_PLAN_SQL_H_
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "common/model.h"
+#include "common/status.h"
+
+namespace pglayout::planner {
+
+struct SqlCatalog {
+  // table -> its indexes, schema-qualified as in the plan.
+  std::map<std::string, std::vector<std::string>> indexes;
+  // Tablespaces that exist already: not created again.
+  std::set<std::string> existing_tablespaces;
+  int server_version_num = 0;  // 0 = unknown (the newest is assumed)
+};
+
+struct SqlStep {
+  std::string comment;  // one line: what and why
+  std::string sql;      // one statement, no trailing semicolon
+  // false: must run outside a transaction block (CREATE TABLESPACE,
+  // ALTER SYSTEM, ... CONCURRENTLY).
+  bool in_transaction = true;
+  // true: done by migrate's online engine (copy with change capture, then
+  // a short swap); |sql| states the end result, and plan.sql shows it as a
+  // comment so that running plan.sql by hand never takes long locks.
+  bool online = false;
+  bool needs_restart = false;  // a setting that applies after a restart
+};
+
+// The steps of |plan|. InvalidInput when a setting or tablespace option
+// name is not a plain identifier, or a placement names a relation that
+// SplitQualifiedName rejects.
+Status PlanSqlSteps(const Plan& plan, const SqlCatalog& catalog,
+                    std::vector<SqlStep>* steps);
+
+// plan.sql: a header, then each step as "-- comment" and "statement;" (an
+// online step as a commented statement).
+std::string RenderPlanSql(const std::vector<SqlStep>& steps);
+
+// The name of the k-th hash partition of |table| and of the partitioned
+// table built beside it, kept within PostgreSQL's 63-byte identifiers.
+std::string PartitionName(const std::string& table, int remainder);
+std::string NewParentName(const std::string& table);
+
+}  // namespace pglayout::planner
+
+#endif  // PGLAYOUT_PLANNER_PLAN_SQL_H_

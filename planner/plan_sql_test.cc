@@ -1,0 +1,109 @@
+#include "planner/plan_sql.h"
+
+#include <gtest/gtest.h>
+
+namespace pglayout::planner {
+namespace {
+
+Plan SamplePlan() {
+  Plan plan;
+  plan.tablespaces = {
+      {"pglayout_d1", "/mnt/d'1", "d1", {{"random_page_cost", "1.1"}}},
+      {"pglayout_d2", "/mnt/d2", "d2", {}}};
+  Placement move;
+  move.relation = "public.\"My Table\"";
+  move.strategy = Strategy::kMove;
+  move.tablespaces = {"pglayout_d1"};
+  move.online = false;
+  move.reason = "hot\nDROP TABLE x";
+  Placement part;
+  part.relation = "public.a";
+  part.strategy = Strategy::kHashPartition;
+  part.tablespaces = {"pglayout_d1", "pg_default"};
+  part.partitions = 2;
+  part.key = {"id"};
+  plan.placements = {move, part};
+  plan.settings = {{"max_wal_size", "8GB", "1GB", "why"},
+                   {"io_max_combine_limit", "1MB", "", "why"}};
+  return plan;
+}
+
+TEST(PlanSql, QuotesEverythingAndKeepsTheOrder) {
+  SqlCatalog catalog;
+  catalog.indexes["public.\"My Table\""] = {"public.\"My Table_pkey\""};
+  std::vector<SqlStep> steps;
+  ASSERT_TRUE(PlanSqlSteps(SamplePlan(), catalog, &steps).ok());
+  std::string sql = RenderPlanSql(steps);
+  EXPECT_NE(sql.find("CREATE TABLESPACE \"pglayout_d1\" LOCATION '/mnt/d''1';"),
+            std::string::npos)
+      << sql;
+  EXPECT_NE(sql.find("ALTER TABLESPACE \"pglayout_d1\" SET (random_page_cost "
+                     "= '1.1');"),
+            std::string::npos);
+  EXPECT_NE(sql.find("ALTER TABLE \"public\".\"My Table\" SET TABLESPACE "
+                     "\"pglayout_d1\";"),
+            std::string::npos);
+  EXPECT_NE(sql.find("ALTER INDEX \"public\".\"My Table_pkey\" SET TABLESPACE "
+                     "\"pglayout_d1\";"),
+            std::string::npos);
+  EXPECT_NE(sql.find("CREATE TABLE \"public\".\"a__pglayout_new\" (LIKE "
+                     "\"public\".\"a\" INCLUDING ALL) PARTITION BY HASH "
+                     "(\"id\");"),
+            std::string::npos);
+  EXPECT_NE(sql.find("FOR VALUES WITH (MODULUS 2, REMAINDER 1) TABLESPACE "
+                     "\"pg_default\";"),
+            std::string::npos);
+  EXPECT_NE(sql.find("-- [online] ALTER TABLE \"public\".\"a\" RENAME TO"),
+            std::string::npos);
+  EXPECT_NE(sql.find("ALTER SYSTEM SET max_wal_size = '8GB';"),
+            std::string::npos);
+  EXPECT_NE(sql.find("[needs a restart]"), std::string::npos);
+  EXPECT_LT(sql.find("CREATE TABLESPACE"), sql.find("ALTER TABLE"));
+  EXPECT_LT(sql.find("ALTER TABLE"), sql.find("ALTER SYSTEM"));
+  EXPECT_EQ(sql.find("\nDROP TABLE x"), std::string::npos)
+      << "a newline in a reason must not start a statement";
+}
+
+TEST(PlanSql, OnlineMoveRebuildsIndexesConcurrently) {
+  Plan plan = SamplePlan();
+  plan.placements[0].online = true;
+  SqlCatalog catalog;
+  catalog.indexes["public.\"My Table\""] = {"public.\"My Table_pkey\""};
+  std::vector<SqlStep> steps;
+  ASSERT_TRUE(PlanSqlSteps(plan, catalog, &steps).ok());
+  std::string sql = RenderPlanSql(steps);
+  EXPECT_NE(sql.find("-- [online] ALTER TABLE \"public\".\"My Table\""),
+            std::string::npos);
+  EXPECT_NE(sql.find("REINDEX (TABLESPACE \"pglayout_d1\") INDEX CONCURRENTLY "
+                     "\"public\".\"My Table_pkey\";"),
+            std::string::npos);
+}
+
+TEST(PlanSql, ExistingTablespacesAreNotCreatedAgain) {
+  SqlCatalog catalog;
+  catalog.existing_tablespaces = {"pglayout_d1"};
+  std::vector<SqlStep> steps;
+  ASSERT_TRUE(PlanSqlSteps(SamplePlan(), catalog, &steps).ok());
+  EXPECT_EQ(RenderPlanSql(steps).find("CREATE TABLESPACE \"pglayout_d1\""),
+            std::string::npos);
+}
+
+TEST(PlanSql, RejectsNamesThatAreNotPlainIdentifiers) {
+  Plan plan = SamplePlan();
+  plan.settings.push_back({"work_mem = 1; DROP TABLE x", "1", "", ""});
+  std::vector<SqlStep> steps;
+  EXPECT_TRUE(PlanSqlSteps(plan, {}, &steps).IsInvalidInput());
+  plan = SamplePlan();
+  plan.tablespaces[0].options["x) ; DROP"] = "1";
+  EXPECT_TRUE(PlanSqlSteps(plan, {}, &steps).IsInvalidInput());
+}
+
+TEST(PlanSql, LongNamesStayWithin63Bytes) {
+  std::string name(70, 'x');
+  EXPECT_EQ(PartitionName("public." + name, 12).size(), 63u);
+  EXPECT_TRUE(PartitionName("public." + name, 12).ends_with("_p12"));
+  EXPECT_EQ(NewParentName("public.a"), "a__pglayout_new");
+}
+
+}  // namespace
+}  // namespace pglayout::planner

@@ -1,0 +1,376 @@
+#include "planner/recommend.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+
+#include "common/units.h"
+
+namespace pglayout::planner {
+namespace {
+
+constexpr double kDefaultCheckpointTimeout = 300;
+constexpr uint64_t kDefaultMaxWalSize = kGiB;
+constexpr uint64_t kDefaultMinWalSize = 80 * kMiB;
+
+bool AllDigits(const std::string& text) {
+  return !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
+    return c >= '0' && c <= '9';
+  });
+}
+
+// A WAL size setting: a bare number is megabytes, as postgresql.conf reads
+// max_wal_size and min_wal_size.
+uint64_t WalSizeSetting(const Workload& w, const std::string& name,
+                        uint64_t fallback) {
+  std::optional<std::string> text = w.Setting(name);
+  if (!text) return fallback;
+  if (AllDigits(*text)) return std::strtoull(text->c_str(), nullptr, 10) * kMiB;
+  uint64_t bytes = 0;
+  return ParseSize(*text, &bytes).ok() ? bytes : fallback;
+}
+
+double NumberSetting(const Workload& w, const std::string& name,
+                     double fallback) {
+  std::optional<std::string> text = w.Setting(name);
+  if (!text) return fallback;
+  char* end = nullptr;
+  double value = std::strtod(text->c_str(), &end);
+  return end != text->c_str() ? value : fallback;
+}
+
+double TimeoutSetting(const Workload& w) {
+  std::optional<std::string> text = w.Setting("checkpoint_timeout");
+  double seconds = 0;
+  if (text && ParseDuration(*text, &seconds).ok() && seconds > 0) {
+    return seconds;
+  }
+  return kDefaultCheckpointTimeout;
+}
+
+int Version(const Workload& w) {
+  return static_cast<int>(NumberSetting(w, "server_version_num", 0));
+}
+
+uint64_t RoundUpTo(uint64_t bytes, uint64_t unit) {
+  return (bytes + unit - 1) / unit * unit;
+}
+
+std::string Mbps(double bytes_per_second) {
+  return fmt::format("{:.1f} MB/s", bytes_per_second / 1e6);
+}
+
+struct WalRate {
+  double bytes_per_second = 0;
+  std::string basis;
+};
+
+// The measured peak, or an estimate from the requested checkpoints: each
+// one means max_wal_size / (1 + target) of WAL was written.
+WalRate EstimateWalRate(const CheckpointInput& in, uint64_t current,
+                        double target) {
+  const Workload& w = *in.workload;
+  if (in.wal_bytes_per_second > 0) {
+    return {in.wal_bytes_per_second,
+            fmt::format("WAL peaks at {}", Mbps(in.wal_bytes_per_second))};
+  }
+  if (w.checkpoints.requested > 0 && w.duration > 0) {
+    const double rate = static_cast<double>(w.checkpoints.requested) *
+                        static_cast<double>(current) / (1 + target) /
+                        w.duration;
+    return {rate, fmt::format("WAL rate estimated at {} from {} requested "
+                              "checkpoints in {}",
+                              Mbps(rate), w.checkpoints.requested,
+                              FormatDuration(w.duration))};
+  }
+  return {};
+}
+
+std::string CheckpointHistory(const Checkpoints& c, uint64_t current) {
+  if (c.timed + c.requested == 0) return "";
+  return fmt::format(
+      "; observed: {} of {} checkpoints requested (forced) "
+      "under max_wal_size {}",
+      c.requested, c.timed + c.requested, FormatPgSize(current));
+}
+
+// Applies the free-space and recovery bounds; |why| gets the binding one.
+uint64_t BoundMaxWal(const CheckpointInput& in, uint64_t wanted,
+                     std::string* why) {
+  const auto recovery =
+      static_cast<uint64_t>(in.recovery_budget_seconds * kReplayBytesPerSecond);
+  const auto space = static_cast<uint64_t>(
+      kWalVolumeShare * static_cast<double>(in.wal_volume_free));
+  uint64_t bound = recovery;
+  *why = fmt::format("a {} crash-recovery budget at ~{} replay allows {}",
+                     FormatDuration(in.recovery_budget_seconds),
+                     Mbps(kReplayBytesPerSecond),
+                     HumanSize(static_cast<double>(recovery)));
+  if (in.wal_volume_free > 0 && space < bound) {
+    bound = space;
+    *why = fmt::format("60% of the WAL volume's {} free is {}",
+                       HumanSize(static_cast<double>(in.wal_volume_free)),
+                       HumanSize(static_cast<double>(space)));
+  }
+  return std::min(wanted, bound / kGiB * kGiB);
+}
+
+void RecommendMaxWal(const CheckpointInput& in, std::vector<SettingChange>* out,
+                     uint64_t* chosen) {
+  const Workload& w = *in.workload;
+  const uint64_t current =
+      WalSizeSetting(w, "max_wal_size", kDefaultMaxWalSize);
+  const double target = kCheckpointCompletionTarget;
+  const double timeout = TimeoutSetting(w);
+  *chosen = current;
+  const WalRate rate = EstimateWalRate(in, current, target);
+  if (rate.bytes_per_second <= 0) return;
+  const double need =
+      rate.bytes_per_second * timeout * (1 + target) * kWalBurstMargin;
+  const uint64_t wanted = RoundUpTo(static_cast<uint64_t>(need), kGiB);
+  std::string bound_reason;
+  const uint64_t value = BoundMaxWal(in, wanted, &bound_reason);
+  if (value <= current) return;
+  std::string reason = fmt::format(
+      "{}; PostgreSQL requests a checkpoint after max_wal_size / (1 + {}) of "
+      "WAL, so checkpoints stay timed (every {}) only if max_wal_size >= {} x "
+      "{} x {} = {}, +20% for bursts{}",
+      rate.basis, target, FormatDuration(timeout), Mbps(rate.bytes_per_second),
+      FormatDuration(timeout), 1 + target, HumanSize(need / kWalBurstMargin),
+      CheckpointHistory(w.checkpoints, current));
+  if (value < wanted) {
+    reason += fmt::format(
+        "; capped: {} (wanted {}), so peaks will still "
+        "request checkpoints",
+        bound_reason, FormatPgSize(wanted));
+  } else {
+    reason += fmt::format("; within bounds: {}", bound_reason);
+  }
+  *chosen = value;
+  out->push_back({"max_wal_size", FormatPgSize(value),
+                  w.Setting("max_wal_size").value_or(""), reason});
+}
+
+void RecommendMinWal(const Workload& w, uint64_t max_wal,
+                     std::vector<SettingChange>* out) {
+  const uint64_t current =
+      WalSizeSetting(w, "min_wal_size", kDefaultMinWalSize);
+  const uint64_t unit = max_wal >= 4 * kGiB ? kGiB : kMiB;
+  const uint64_t value = max_wal / 4 / unit * unit;
+  if (value <= current) return;
+  out->push_back(
+      {"min_wal_size", FormatPgSize(value),
+       w.Setting("min_wal_size").value_or(""),
+       fmt::format("a quarter of max_wal_size {}: WAL segments stay recycled "
+                   "after quiet periods instead of being created anew at the "
+                   "next burst (PGTune uses the same ratio)",
+                   FormatPgSize(max_wal))});
+}
+
+void RecommendCheckpointFlags(const Workload& w,
+                              std::vector<SettingChange>* out) {
+  const int version = Version(w);
+  const double default_target = version > 0 && version < 140000 ? 0.5 : 0.9;
+  const double target =
+      NumberSetting(w, "checkpoint_completion_target", default_target);
+  if (std::fabs(target - kCheckpointCompletionTarget) > 1e-9) {
+    out->push_back({"checkpoint_completion_target", "0.9",
+                    w.Setting("checkpoint_completion_target").value_or(""),
+                    "spread timed checkpoint writes over 90% of "
+                    "checkpoint_timeout (the default since PostgreSQL 14)"});
+  }
+  const std::string log = w.Setting("log_checkpoints").value_or("");
+  if (log != "on" && log != "true") {
+    out->push_back({"log_checkpoints", "on", log,
+                    "'checkpoint starting: wal' in the log marks a requested "
+                    "checkpoint, 'time' a scheduled one: the way to verify "
+                    "max_wal_size over a day or a week"});
+  }
+}
+
+double Round2(double value) { return std::round(value * 100) / 100; }
+
+std::string Number(double value) {
+  if (value == std::trunc(value)) return fmt::format("{:.0f}", value);
+  return fmt::format("{}", Round2(value));
+}
+
+double SeqPagesPerSecond(const DeviceModel& m) {
+  return m.read_mbps() > 0 ? m.read_mbps() * 1e6 / kPageSize
+                           : m.read_capacity();
+}
+
+int Concurrency(const DeviceModel& m) {
+  return static_cast<int>(std::clamp(std::round(m.parallelism()), 1.0, 1000.0));
+}
+
+// PostgreSQL's defaults, for settings the workload did not record:
+// recommending the default would be noise.
+std::string DefaultValue(const std::string& name, int version) {
+  const bool pg18 = version == 0 || version >= 180000;
+  if (name == "random_page_cost") return "4";
+  if (name == "effective_io_concurrency") return pg18 ? "16" : "1";
+  if (name == "maintenance_io_concurrency") return pg18 ? "16" : "10";
+  if (name == "io_workers") return "3";
+  if (name == "io_combine_limit" || name == "io_max_combine_limit") {
+    return "128kB";
+  }
+  return "";
+}
+
+void Set(const Workload* w, const std::string& name, const std::string& value,
+         const std::string& reason, std::vector<SettingChange>* out) {
+  std::string previous = w ? w->Setting(name).value_or("") : "";
+  if (previous.empty() && w != nullptr) {
+    previous = DefaultValue(name, Version(*w));
+  }
+  if (previous == value) return;
+  out->push_back({name, value, previous, reason});
+}
+
+void RecommendCombineLimit(const IoInput& in, std::vector<SettingChange>* out) {
+  if (in.server_version_num < 170000 || in.stripe_width == 0) return;
+  const uint64_t max =
+      in.server_version_num >= 180000 ? kMiB : 256 * kKiB;  // PG17: 32 blocks
+  const uint64_t value = std::min(max, std::max(128 * kKiB, in.stripe_width));
+  const std::string why = fmt::format(
+      "a striped data volume serves reads up to {} in parallel; PostgreSQL "
+      "{} combines sequential reads up to {}",
+      HumanSize(static_cast<double>(in.stripe_width)),
+      in.server_version_num >= 180000 ? "18" : "17", FormatPgSize(max));
+  if (in.server_version_num >= 180000 && value > 128 * kKiB) {
+    Set(in.workload, "io_max_combine_limit", FormatPgSize(value),
+        "caps io_combine_limit (default 128kB); needs a restart", out);
+  }
+  Set(in.workload, "io_combine_limit", FormatPgSize(value), why, out);
+}
+
+void RecommendIoWorkers(const IoInput& in, std::vector<SettingChange>* out) {
+  if (in.server_version_num < 180000) return;
+  const std::string method =
+      in.workload ? in.workload->Setting("io_method").value_or("worker")
+                  : "worker";
+  if (method != "worker") return;
+  const double in_flight = in.read_iops * in.read_latency_us / 1e6;
+  const int workers =
+      static_cast<int>(std::clamp(std::ceil(in_flight), 3.0, 32.0));
+  Set(in.workload, "io_workers", fmt::format("{}", workers),
+      fmt::format("io_method=worker issues one I/O per worker at a time; "
+                  "{:.0f} reads/s x {:.0f} us = {:.1f} in flight (Little's "
+                  "law), within PostgreSQL's 3..32",
+                  in.read_iops, in.read_latency_us, in_flight),
+      out);
+}
+
+}  // namespace
+
+std::vector<SettingChange> RecommendCheckpoints(const CheckpointInput& in) {
+  std::vector<SettingChange> out;
+  uint64_t max_wal = 0;
+  RecommendMaxWal(in, &out, &max_wal);
+  RecommendMinWal(*in.workload, max_wal, &out);
+  RecommendCheckpointFlags(*in.workload, &out);
+  return out;
+}
+
+std::map<std::string, std::string> TablespaceOptions(
+    const DeviceModel& volume, const DeviceModel* reference,
+    int server_version_num) {
+  const DeviceModel& ref = reference ? *reference : volume;
+  const double seq = std::clamp(
+      Round2(SeqPagesPerSecond(ref) / SeqPagesPerSecond(volume)), 0.25, 4.0);
+  const double ratio =
+      std::clamp(SeqPagesPerSecond(volume) / volume.read_capacity(), 1.1, 4.0);
+  std::map<std::string, std::string> options = {
+      {"seq_page_cost", Number(seq)},
+      {"random_page_cost", Number(Round2(seq * ratio))},
+      {"effective_io_concurrency", fmt::format("{}", Concurrency(volume))}};
+  const int version = server_version_num > 0 ? server_version_num : 180000;
+  if (version >= 130000) {
+    options["maintenance_io_concurrency"] =
+        fmt::format("{}", Concurrency(volume));
+  }
+  return options;
+}
+
+std::vector<SettingChange> RecommendIo(const IoInput& in) {
+  std::vector<SettingChange> out;
+  if (in.default_volume != nullptr) {
+    const DeviceModel& m = *in.default_volume;
+    std::map<std::string, std::string> o =
+        TablespaceOptions(m, nullptr, in.server_version_num);
+    const std::string where = fmt::format("pg_default's volume {}", m.name());
+    Set(in.workload, "random_page_cost", o["random_page_cost"],
+        fmt::format("{}: {:.0f} sequential pages/s vs {:.0f} random IOPS, "
+                    "within [1.1, 4]",
+                    where, SeqPagesPerSecond(m), m.read_capacity()),
+        &out);
+    const std::string depth = fmt::format(
+        "{} needs {} reads in flight to reach {:.0f} IOPS at {:.0f} us "
+        "(Little's law)",
+        where, Concurrency(m), m.read_capacity(), m.unloaded_read_latency_us());
+    Set(in.workload, "effective_io_concurrency", o["effective_io_concurrency"],
+        depth, &out);
+    if (o.count("maintenance_io_concurrency")) {
+      Set(in.workload, "maintenance_io_concurrency",
+          o["maintenance_io_concurrency"], depth, &out);
+    }
+  }
+  RecommendCombineLimit(in, &out);
+  RecommendIoWorkers(in, &out);
+  return out;
+}
+
+std::string InstanceFamily(const std::string& instance_type) {
+  return instance_type.substr(0, instance_type.find('.'));
+}
+
+BackupAdvice RecommendBackup(const Host& host, int members) {
+  BackupAdvice a;
+  members = std::max(members, 1);
+  a.walg["WALG_DIRECT_IO"] = "true";
+  a.walg["WALG_DIRECT_IO_BLOCK_COUNT"] = fmt::format("{}", 256 * members);
+  a.walg["WALG_COMPRESSION_METHOD"] = "lz4";
+  a.walg["CPUWeight"] = "25";
+  a.pgbackrest["compress-type"] = "lz4";
+  a.pgbackrest["CPUWeight"] = "25";
+  a.reasons.push_back(fmt::format(
+      "direct reads keep the page cache for queries but lose readahead, so "
+      "each read must span the whole stripe: 256 x 4 KiB blocks (1 MiB) per "
+      "member disk x {} member(s) = {} MiB{}",
+      members, members,
+      members > 1 ? " (wal-g's default 128 KiB read stays inside one chunk "
+                    "and keeps one member busy)"
+                  : ""));
+  a.reasons.push_back(
+      "run the backup in a cgroup with CPUWeight=25 (queries keep 100) and "
+      "compress with lz4; keep upload buffers under 5% of RAM");
+  if (host.vcpus <= 0) {
+    a.reasons.push_back(
+        "vCPUs unknown: set WALG_UPLOAD_DISK_CONCURRENCY to "
+        "vCPUs/2 (all vCPUs on i8g/i8ge/i7i/i7ie)");
+    return a;
+  }
+  const std::string family = InstanceFamily(host.instance_type);
+  const bool dense = family == "i8g" || family == "i8ge" || family == "i7i" ||
+                     family == "i7ie";
+  const int readers =
+      dense || host.vcpus <= 2 ? host.vcpus : std::max(1, host.vcpus / 2);
+  a.walg["WALG_UPLOAD_DISK_CONCURRENCY"] = fmt::format("{}", readers);
+  a.pgbackrest["process-max"] = fmt::format("{}", std::max(1, host.vcpus / 2));
+  a.reasons.push_back(fmt::format(
+      "{} direct-I/O readers: {}", readers,
+      dense ? fmt::format("{} is a dense-NVMe family, so all {} vCPUs", family,
+                          host.vcpus)
+      : host.vcpus <= 2 ? "2 vCPUs or fewer, so all of them"
+                        : fmt::format("{} vCPUs / 2", host.vcpus)));
+  a.reasons.push_back(fmt::format(
+      "pgBackRest reads through the page cache (no direct-I/O option), so "
+      "process-max = vCPUs/2 = {}",
+      std::max(1, host.vcpus / 2)));
+  return a;
+}
+
+}  // namespace pglayout::planner

@@ -1,0 +1,95 @@
+// Settings that go with a layout, each with its reason and numbers.
+//
+// Checkpoints (BRIEF.md section 2). PostgreSQL requests a checkpoint once
+// about max_wal_size / (1 + checkpoint_completion_target) of WAL was written
+// since the last one (xlog.c, CalculateCheckpointSegments). A requested
+// checkpoint ignores the completion target and flushes as fast as the
+// storage allows, which is what cut pgbench from 1000 to 620 TPS in the
+// article. So that checkpoints are timed, not requested, at the WAL peak R:
+//   max_wal_size >= R x checkpoint_timeout x (1 + target) x 1.2 (bursts),
+// bounded by 60% of the WAL volume's free space (max_wal_size is a soft
+// limit; timescaledb-tune's rule leaves room to react) and by a
+// crash-recovery budget (recovery replays up to max_wal_size of WAL, at an
+// assumed kReplayBytesPerSecond). Without a measured rate, the rate is
+// estimated from the requested checkpoints over the observation.
+//
+// I/O per tablespace (research/planner_migrator.md 3.4). seq_page_cost is
+// relative to the volume of pg_default (slower sequential reads cost more);
+// random_page_cost = seq_page_cost x (sequential pages/s / random IOPS),
+// within [1.1, 4]: the throughput ratio the planner's costs stand for;
+// effective_io_concurrency and maintenance_io_concurrency = the requests in
+// flight the volume needs to reach its IOPS (Little's law). pg_default's own
+// values go to the global settings.
+//
+// Backup readers (BRIEF.md section 1): wal-g direct reads of 1 MiB per
+// member disk so one read spans the whole stripe; reader concurrency vCPU/2,
+// or all vCPUs on dense-NVMe families and tiny hosts; CPUWeight=25.
+
+#ifndef PGLAYOUT_PLANNER_RECOMMEND_H_
+#define PGLAYOUT_PLANNER_RECOMMEND_H_
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "common/model.h"
+#include "planner/device_model.h"
+
+namespace pglayout::planner {
+
+// Redo replays WAL single-threaded and mostly waits on random data-page
+// reads; tens of MB/s is typical for OLTP WAL, so 50 MB/s is conservative.
+inline constexpr double kReplayBytesPerSecond = 50e6;
+inline constexpr double kCheckpointCompletionTarget = 0.9;
+inline constexpr double kWalBurstMargin = 1.2;
+inline constexpr double kWalVolumeShare = 0.6;
+
+struct CheckpointInput {
+  const Workload* workload = nullptr;
+  double wal_bytes_per_second = 0;  // peak, 0 = unknown
+  uint64_t wal_volume_free = 0;     // bytes the WAL may use on its volume
+  double recovery_budget_seconds = 900;
+};
+
+// max_wal_size, min_wal_size, checkpoint_completion_target, log_checkpoints:
+// only the ones that differ from the current values.
+std::vector<SettingChange> RecommendCheckpoints(const CheckpointInput& in);
+
+// ALTER TABLESPACE ... SET (...) options for a tablespace on |volume|,
+// relative to |reference| (pg_default's volume; nullptr = |volume|).
+std::map<std::string, std::string> TablespaceOptions(
+    const DeviceModel& volume, const DeviceModel* reference,
+    int server_version_num);
+
+struct IoInput {
+  int server_version_num = 0;
+  const Workload* workload = nullptr;
+  // pg_default's volume, for the global page costs; may be nullptr.
+  const DeviceModel* default_volume = nullptr;
+  double read_iops = 0;        // total peak reads of the plan
+  double read_latency_us = 0;  // their mean predicted latency
+  // Largest read that still helps: chunk x members of a striped data
+  // volume, 0 when none is striped.
+  uint64_t stripe_width = 0;
+};
+
+// Global I/O settings: page costs and concurrency of pg_default, and where
+// the version has them io_combine_limit (17+), io_workers (18+).
+std::vector<SettingChange> RecommendIo(const IoInput& in);
+
+struct BackupAdvice {
+  std::map<std::string, std::string> walg;
+  std::map<std::string, std::string> pgbackrest;
+  std::vector<std::string> reasons;  // one line per decision
+};
+
+// |members|: member disks under the volume holding the data directory.
+BackupAdvice RecommendBackup(const Host& host, int members);
+
+// "i8ge" for "i8ge.12xlarge".
+std::string InstanceFamily(const std::string& instance_type);
+
+}  // namespace pglayout::planner
+
+#endif  // PGLAYOUT_PLANNER_RECOMMEND_H_

@@ -1,0 +1,57 @@
+// Remedies for a relation too hot for any one volume: hash partitioning
+// across tablespaces, or a stripe (RAID0) of several volumes.
+//
+// Hash partitioning (k partitions, one per tablespace) spreads one table's
+// I/O evenly by the hash of its key. It can be done online on a live server
+// (pglayout migrate copies with change capture), but PostgreSQL puts
+// conditions on it; CheckHashPartitioning reads them from the workload's
+// facts. A stripe makes k volumes one device: every object on it benefits
+// and nothing about the schema changes, but it is built from empty volumes
+// (mdadm/LVM destroy what is on them), and losing one member loses all.
+
+#ifndef PGLAYOUT_PLANNER_REMEDY_H_
+#define PGLAYOUT_PLANNER_REMEDY_H_
+
+#include <string>
+#include <vector>
+
+#include "common/model.h"
+
+namespace pglayout::planner {
+
+// The server version assumed when the workload does not carry
+// server_version_num (a new build): the newest release pglayout supports.
+inline constexpr int kAssumedServerVersion = 180000;
+
+struct PartitionCheck {
+  std::vector<std::string> key;       // the hash key columns
+  std::vector<std::string> blockers;  // why it cannot be done; empty = can
+  std::vector<std::string> cautions;  // what migrate must take care of
+  bool feasible() const { return blockers.empty(); }
+};
+
+// Judges hash partitioning of |table| on |key| (empty: the primary key) for
+// a server of |server_version_num|. Rules (PostgreSQL 11-18 documentation,
+// research/migration_correctness.md G1-G6, F2, F5, A7):
+//  - a key is needed: the primary key, or one given by the user;
+//  - every unique constraint, the primary key included, must contain all
+//    key columns (a partitioned table enforces uniqueness per partition);
+//  - not already partitioned, not temporary; not unlogged on 18+;
+//  - identity columns on partitioned tables need PostgreSQL 17;
+//  - members of publications are refused (subscribers would see partition
+//    names; migrate refuses them by default);
+//  - incoming and outgoing foreign keys, triggers, row security, views and
+//    replica identity are cautions: migrate re-creates them at the swap.
+PartitionCheck CheckHashPartitioning(const Relation& table,
+                                     const std::vector<std::string>& key,
+                                     int server_version_num);
+
+// The stripe chunk pglayout proposes: 512 KiB, mdadm's default and the
+// chunk of the NVMe arrays in BRIEF.md section 1; larger than PostgreSQL's
+// largest combined read (io_combine_limit <= 1 MB spans at most two
+// members), small enough that an 8 KiB random read touches one member.
+inline constexpr uint64_t kStripeChunk = 512 * 1024;
+
+}  // namespace pglayout::planner
+
+#endif  // PGLAYOUT_PLANNER_REMEDY_H_
