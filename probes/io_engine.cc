@@ -1,0 +1,65 @@
+#include "probes/io_engine.h"
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace pglayout::probes {
+
+void IntervalStats::Merge(const IntervalStats& other) {
+  seconds += other.seconds;
+  ios += other.ios;
+  bytes += other.bytes;
+  cpu_seconds += other.cpu_seconds;
+  inflight_sum += other.inflight_sum;
+  submissions += other.submissions;
+  latency.Merge(other.latency);
+}
+
+Status ValidateJob(const IoJob& job, uint64_t alignment) {
+  if (alignment == 0) alignment = 1;
+  if (job.block_size == 0 || job.block_size % alignment != 0) {
+    return Status::InvalidInput(fmt::format(
+        "block size {} is not a multiple of the direct I/O alignment {}",
+        job.block_size, alignment));
+  }
+  if (job.region_offset % alignment != 0) {
+    return Status::InvalidInput(fmt::format(
+        "region offset {} is not aligned to {}", job.region_offset, alignment));
+  }
+  if (job.region_size < job.block_size) {
+    return Status::InvalidInput(
+        fmt::format("region of {} bytes cannot hold one {}-byte I/O",
+                    job.region_size, job.block_size));
+  }
+  if (job.queue_depth < 1 || job.queue_depth > 1024) {
+    return Status::InvalidInput(
+        fmt::format("queue depth {} is outside 1..1024", job.queue_depth));
+  }
+  if (job.max_seconds <= 0 || job.interval_seconds <= 0) {
+    return Status::InvalidInput("job durations must be positive");
+  }
+  return Status::Ok();
+}
+
+Status TransferError(const std::string& what, int error) {
+  switch (error) {
+    case ENOSPC:
+      return Status::IoError(fmt::format(
+          "{}: no space left on the volume (ENOSPC); the probe file was "
+          "removed. Free some space or pass a smaller --size",
+          what));
+    case EINVAL:
+      return Status::Unavailable(fmt::format(
+          "{}: the filesystem refused an aligned direct I/O (EINVAL). "
+          "pglayout probe must bypass the page cache to measure the device; "
+          "filesystems without O_DIRECT (tmpfs before Linux 6.6, ext4 with "
+          "data=journal, some FUSE and network filesystems) cannot be probed",
+          what));
+    default:
+      return Status::FromErrno(what, error);
+  }
+}
+
+}  // namespace pglayout::probes

@@ -1,0 +1,415 @@
+#include "probes/prober.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <utility>
+
+#include "probes/analysis.h"
+#include "probes/stopping_rule.h"
+
+namespace pglayout::probes {
+namespace {
+
+constexpr uint64_t kFillBlock = 1 * kMiB;
+constexpr int kFillDepth = 4;
+constexpr uint64_t kWalRegion = 16 * kMiB;  // one WAL segment
+constexpr uint64_t kGroupCommit = 128 * kKiB;
+constexpr int kDeepSequentialDepth = 8;
+
+// Where each phase must end, as a fraction of the budget. Time a phase does
+// not use rolls over to the next.
+constexpr double kFillEnd = 0.25;
+constexpr double kRandReadEnd = 0.55;
+constexpr double kSeqReadEnd = 0.80;
+constexpr double kSyncWriteEnd = 0.90;
+constexpr double kRandWriteEnd = 1.0;
+
+struct Mode {
+  StepLimits limits;
+  double interval_seconds;
+  std::vector<int> read_depths;
+  std::vector<uint64_t> seq_sizes;   // at depth 1
+  std::vector<uint64_t> deep_sizes;  // at kDeepSequentialDepth
+  bool dsync_and_group_commit;
+  std::vector<int> write_depths;
+};
+
+Mode ModeFor(const ProbeOptions& options) {
+  Mode m;
+  m.limits.relative_ci = options.relative_ci;
+  if (options.quick) {
+    m.limits.warmup_seconds = 0.1;
+    m.limits.min_seconds = 0.4;
+    m.limits.max_seconds = 1.0;
+    m.interval_seconds = 0.05;
+    m.read_depths = {1, 4, 16, 64, 256};
+    m.seq_sizes = {128 * kKiB, 1 * kMiB, 4 * kMiB, 16 * kMiB};
+    m.deep_sizes = {1 * kMiB};
+    m.dsync_and_group_commit = false;
+    m.write_depths = {1, 16};
+  } else {
+    m.interval_seconds = 0.1;
+    m.read_depths = {1, 2, 4, 8, 16, 32, 64, 128, 256};
+    for (uint64_t s = 128 * kKiB; s <= 16 * kMiB; s *= 2)
+      m.seq_sizes.push_back(s);
+    m.deep_sizes = {128 * kKiB, 1 * kMiB, 4 * kMiB};
+    m.dsync_and_group_commit = true;
+    m.write_depths = {1, 4, 16, 64};
+  }
+  return m;
+}
+
+double NsToUs(double ns) { return ns / 1000; }
+
+class Runner {
+ public:
+  Runner(IoEngine* engine, const ProbeOptions& options, ProgressSink* progress,
+         ProbeReport* report)
+      : engine_(engine),
+        options_(options),
+        progress_(progress),
+        report_(report),
+        mode_(ModeFor(options)),
+        budget_(
+            options.budget_seconds > 0
+                ? options.budget_seconds
+                : (options.quick ? kQuickBudgetSeconds : kFullBudgetSeconds)) {}
+
+  Status Run() {
+    *report_ = ProbeReport();
+    report_->engine = engine_->name();
+    PGLAYOUT_RETURN_IF_ERROR(Fill());
+    PGLAYOUT_RETURN_IF_ERROR(RandomReads());
+    PGLAYOUT_RETURN_IF_ERROR(SequentialReads());
+    PGLAYOUT_RETURN_IF_ERROR(SyncWrites());
+    PGLAYOUT_RETURN_IF_ERROR(RandomWrites());
+    report_->seconds = used_;
+    if (capped_steps_ > 0) {
+      report_->notes.push_back(fmt::format(
+          "{} of {} steps reached their time cap before +/-{:.0f}% confidence; "
+          "their figures are less certain",
+          capped_steps_, steps_, options_.relative_ci * 100));
+    }
+    if (progress_ != nullptr) {
+      progress_->Finish(options_.task,
+                        fmt::format("{} steps in {:.1f} s ({})", steps_, used_,
+                                    report_->engine));
+    }
+    return Status::Ok();
+  }
+
+ private:
+  IoJob BaseJob(IoKind kind, Access access, uint64_t block, int depth) {
+    IoJob job;
+    job.kind = kind;
+    job.access = access;
+    job.block_size = block;
+    job.queue_depth = depth;
+    job.region_offset = 0;
+    job.region_size = report_->filled_bytes / block * block;
+    job.interval_seconds = mode_.interval_seconds;
+    job.seed = ++seed_;
+    return job;
+  }
+
+  void Progress(const std::string& step, const IntervalStats& s) {
+    if (progress_ == nullptr) return;
+    ProgressUpdate u;
+    u.task = options_.task;
+    u.step = step;
+    u.elapsed_s = used_ + step_seconds_;
+    u.fraction = std::min(1.0, u.elapsed_s / budget_);
+    u.eta_s = std::max(0.0, budget_ - u.elapsed_s);
+    double rate = s.seconds > 0 ? s.ios / s.seconds : 0;
+    u.detail = fmt::format("{:.0f} IO/s, {:.0f} MB/s", rate,
+                           s.seconds > 0 ? s.bytes / s.seconds / 1e6 : 0);
+    progress_->Update(u);
+  }
+
+  // The time left until |phase_end| (a fraction of the budget).
+  double LeftInPhase(double phase_end) const {
+    return std::max(0.0, phase_end * budget_ - used_);
+  }
+
+  // Runs one step within its share of the phase. *ran is false (and nothing
+  // is measured) when the phase has no time left for even a short step.
+  Status Step(const std::string& label, const IoJob& job, double phase_end,
+              size_t steps_left, StepResult* result, bool* ran) {
+    StepLimits limits = mode_.limits;
+    // An even share of what is left, but never less than half the minimum:
+    // when time is short the early steps (depth 1 first) run and the last
+    // ones are skipped, rather than every step being too short to mean
+    // anything.
+    double left = LeftInPhase(phase_end) - limits.warmup_seconds;
+    double share = LeftInPhase(phase_end) /
+                       static_cast<double>(std::max<size_t>(1, steps_left)) -
+                   limits.warmup_seconds;
+    double floor = limits.min_seconds / 2;
+    *ran = left >= floor;
+    if (!*ran) {
+      ++skipped_steps_;
+      return Status::Ok();
+    }
+    double room = std::min(left, std::max(share, floor));
+    limits.max_seconds = std::min(limits.max_seconds, room);
+    limits.min_seconds = std::min(limits.min_seconds, limits.max_seconds);
+    step_seconds_ = 0;
+    auto on_interval = [&](const IntervalStats& s) {
+      step_seconds_ += s.seconds;
+      Progress(label, s);
+    };
+    Status st = MeasureStep(engine_, job, limits, on_interval, result);
+    used_ += result->engine_seconds;
+    step_seconds_ = 0;
+    ++steps_;
+    if (!result->converged) ++capped_steps_;
+    if (!st.ok()) return st.WithContext(label);
+    return Status::Ok();
+  }
+
+  Status Fill() {
+    uint64_t size = options_.file_size / kFillBlock * kFillBlock;
+    auto observer = [&](const IntervalStats& s) {
+      step_seconds_ += s.seconds;
+      Progress("fill (sequential write)", s);
+      return true;
+    };
+    double seconds = 0;
+    Status st = FillProbeFile(
+        engine_, size, std::max(1.0, LeftInPhase(kFillEnd)), observer,
+        &report_->filled_bytes, &report_->write_mbps, &seconds);
+    step_seconds_ = 0;
+    used_ += seconds;
+    PGLAYOUT_RETURN_IF_ERROR(st);
+    if (report_->filled_bytes < size) {
+      report_->notes.push_back(fmt::format(
+          "the fill wrote {} MiB of {} MiB within its time share; reads use "
+          "the written part only",
+          report_->filled_bytes / kMiB, size / kMiB));
+    }
+    if (report_->filled_bytes < kMinProbeFileSize) {
+      return Status::IoError(fmt::format(
+          "the volume wrote only {} MiB in {:.1f} s; too slow to probe within "
+          "the time budget",
+          report_->filled_bytes / kMiB, seconds));
+    }
+    return Status::Ok();
+  }
+
+  Status RandomReads() {
+    const std::vector<int>& depths = mode_.read_depths;
+    for (size_t i = 0; i < depths.size(); ++i) {
+      IoJob job = BaseJob(IoKind::kRead, Access::kRandom, kPageSize, depths[i]);
+      StepResult r;
+      bool ran;
+      PGLAYOUT_RETURN_IF_ERROR(
+          Step(fmt::format("randread 8KiB qd={}", depths[i]), job, kRandReadEnd,
+               depths.size() - i, &r, &ran));
+      if (!ran) break;
+      const LatencyHistogram& h = r.stats.latency;
+      report_->randread.push_back(RandomReadPoint{
+          depths[i], r.iops(), r.mbps(), NsToUs(h.Percentile(0.5)),
+          NsToUs(h.Percentile(0.9)), NsToUs(h.Percentile(0.99)),
+          NsToUs(h.Percentile(0.999)), NsToUs(static_cast<double>(h.max_ns())),
+          r.cpu_us_per_io()});
+      if (!SweepShouldContinue(report_->randread)) break;
+    }
+    return Status::Ok();
+  }
+
+  Status SequentialReads() {
+    std::vector<std::pair<uint64_t, int>> points;
+    for (uint64_t s : mode_.seq_sizes) points.emplace_back(s, 1);
+    for (uint64_t s : mode_.deep_sizes)
+      points.emplace_back(s, kDeepSequentialDepth);
+    std::erase_if(points, [&](const auto& p) {
+      return p.first * static_cast<uint64_t>(p.second) >
+             report_->filled_bytes / 2;
+    });
+    for (size_t i = 0; i < points.size(); ++i) {
+      auto [size, depth] = points[i];
+      IoJob job = BaseJob(IoKind::kRead, Access::kSequential, size, depth);
+      StepResult r;
+      bool ran;
+      PGLAYOUT_RETURN_IF_ERROR(
+          Step(fmt::format("seqread {}KiB qd={}", size / kKiB, depth), job,
+               kSeqReadEnd, points.size() - i, &r, &ran));
+      if (!ran) break;
+      report_->seqread.push_back(SequentialReadPoint{size, depth, r.mbps()});
+    }
+    return Status::Ok();
+  }
+
+  Status SyncWrites() {
+    struct Spec {
+      const char* method;
+      Durability durability;
+      uint64_t size;
+    };
+    std::vector<Spec> specs = {
+        {"fdatasync", Durability::kFdatasyncEach, kPageSize}};
+    if (mode_.dsync_and_group_commit) {
+      specs.push_back({"open_datasync", Durability::kDsyncEach, kPageSize});
+      specs.push_back({"fdatasync", Durability::kFdatasyncEach, kGroupCommit});
+    }
+    for (size_t i = 0; i < specs.size(); ++i) {
+      IoJob job =
+          BaseJob(IoKind::kWrite, Access::kSequential, specs[i].size, 1);
+      job.region_size = std::min(job.region_size, kWalRegion);
+      job.durability = specs[i].durability;
+      StepResult r;
+      bool ran;
+      PGLAYOUT_RETURN_IF_ERROR(Step(
+          fmt::format("wal {} {}KiB", specs[i].method, specs[i].size / kKiB),
+          job, kSyncWriteEnd, specs.size() - i, &r, &ran));
+      if (!ran) break;
+      const LatencyHistogram& h = r.stats.latency;
+      report_->syncwrite.push_back(SyncWritePoint{
+          specs[i].method, specs[i].size, r.iops(), NsToUs(h.Percentile(0.5)),
+          NsToUs(h.Percentile(0.99))});
+    }
+    return Status::Ok();
+  }
+
+  Status RandomWrites() {
+    const std::vector<int>& depths = mode_.write_depths;
+    for (size_t i = 0; i < depths.size(); ++i) {
+      IoJob job =
+          BaseJob(IoKind::kWrite, Access::kRandom, kPageSize, depths[i]);
+      job.durability = Durability::kFdatasyncAtEnd;
+      StepResult r;
+      bool ran;
+      PGLAYOUT_RETURN_IF_ERROR(
+          Step(fmt::format("randwrite 8KiB qd={}", depths[i]), job,
+               kRandWriteEnd, depths.size() - i, &r, &ran));
+      if (!ran) break;
+      const LatencyHistogram& h = r.stats.latency;
+      report_->randwrite.push_back(
+          RandomWritePoint{depths[i], r.iops(), NsToUs(h.Percentile(0.5)),
+                           NsToUs(h.Percentile(0.99))});
+      if (!SweepShouldContinue(report_->randwrite)) break;
+    }
+    if (skipped_steps_ > 0) {
+      report_->notes.push_back(
+          fmt::format("{} steps skipped: the time budget of {:.0f} s was spent",
+                      skipped_steps_, budget_));
+    }
+    return Status::Ok();
+  }
+
+  IoEngine* engine_;
+  const ProbeOptions& options_;
+  ProgressSink* progress_;
+  ProbeReport* report_;
+  Mode mode_;
+  double budget_;
+  double used_ = 0;
+  double step_seconds_ = 0;
+  uint64_t seed_ = 0;
+  int steps_ = 0;
+  int capped_steps_ = 0;
+  int skipped_steps_ = 0;
+};
+
+}  // namespace
+
+double StepResult::iops() const {
+  double t = stats.seconds + sync_seconds;
+  return t > 0 ? static_cast<double>(stats.ios) / t : 0;
+}
+
+double StepResult::mbps() const {
+  double t = stats.seconds + sync_seconds;
+  return t > 0 ? static_cast<double>(stats.bytes) / t / 1e6 : 0;
+}
+
+double StepResult::cpu_us_per_io() const {
+  return stats.ios > 0
+             ? stats.cpu_seconds * 1e6 / static_cast<double>(stats.ios)
+             : 0;
+}
+
+Status MeasureStep(IoEngine* engine, IoJob job, const StepLimits& limits,
+                   const std::function<void(const IntervalStats&)>& on_interval,
+                   StepResult* result) {
+  *result = StepResult();
+  // A little slack over warm-up + cap so the observer, not the engine's hard
+  // cap, ends a normal step.
+  job.max_seconds =
+      limits.warmup_seconds + limits.max_seconds + 2 * job.interval_seconds;
+  StoppingRule rule(limits.relative_ci, limits.min_samples);
+  double elapsed = 0;
+  auto observer = [&](const IntervalStats& s) {
+    if (on_interval) on_interval(s);
+    elapsed += s.seconds;
+    if (elapsed <= limits.warmup_seconds) return true;
+    result->stats.Merge(s);
+    // A short last interval would be a noisy sample; count its I/Os only.
+    if (s.seconds >= job.interval_seconds / 2) rule.Add(s.ios / s.seconds);
+    if (result->stats.seconds >= limits.min_seconds && rule.Converged()) {
+      result->converged = true;
+      return false;
+    }
+    return result->stats.seconds < limits.max_seconds;
+  };
+  JobResult job_result;
+  Status st = engine->Run(job, observer, &job_result);
+  result->sync_seconds = job_result.sync_seconds;
+  result->engine_seconds = job_result.total.seconds + job_result.sync_seconds;
+  result->retries = job_result.retries;
+  result->relative_ci = rule.RelativeHalfWidth();
+  return st;
+}
+
+Status FillProbeFile(IoEngine* engine, uint64_t size, double max_seconds,
+                     const IntervalObserver& on_interval, uint64_t* filled,
+                     double* mbps, double* seconds) {
+  IoJob job;
+  job.kind = IoKind::kWrite;
+  job.access = Access::kSequential;
+  job.block_size = kFillBlock;
+  job.queue_depth = kFillDepth;
+  job.region_size = size / kFillBlock * kFillBlock;
+  job.max_bytes = job.region_size;
+  job.durability = Durability::kFdatasyncAtEnd;
+  job.interval_seconds = 0.1;
+  job.max_seconds = max_seconds;
+  job.seed = 0xf111;
+  JobResult r;
+  auto observer = [&](const IntervalStats& s) {
+    return on_interval ? on_interval(s) : true;
+  };
+  Status st = engine->Run(job, observer, &r);
+  *seconds = r.total.seconds + r.sync_seconds;
+  if (!st.ok()) return st.WithContext("filling the probe file");
+  // Every submitted block was written: the engine drains what is in flight
+  // before it returns, and a fill is sequential from offset 0.
+  *filled = r.total.bytes / kFillBlock * kFillBlock;
+  *mbps =
+      *seconds > 0 ? static_cast<double>(r.total.bytes) / *seconds / 1e6 : 0;
+  return Status::Ok();
+}
+
+Status RunProbe(IoEngine* engine, const ProbeOptions& options,
+                ProgressSink* progress, ProbeReport* report) {
+  if (options.file_size < kMinProbeFileSize) {
+    return Status::InvalidInput(
+        fmt::format("probe file size {} MiB is below the minimum of {} MiB",
+                    options.file_size / kMiB, kMinProbeFileSize / kMiB));
+  }
+  Runner runner(engine, options, progress, report);
+  return runner.Run();
+}
+
+void ApplyReport(const ProbeReport& report, Volume* volume) {
+  volume->randread = report.randread;
+  volume->seqread = report.seqread;
+  volume->syncwrite = report.syncwrite;
+  volume->randwrite = report.randwrite;
+  volume->write_mbps = report.write_mbps;
+  volume->probe_engine = report.engine;
+  DeriveHeadlines(volume);
+}
+
+}  // namespace pglayout::probes

@@ -1,0 +1,113 @@
+// The probe suites of one volume, run through an IoEngine on a probe file
+// that exists but holds no data yet:
+//   1. fill: direct sequential 1 MiB writes at depth 4 over the whole file,
+//      ending in fdatasync. Reads must only ever see written extents (an
+//      unwritten or fallocated extent reads as zeros without touching the
+//      device), and the fill is also the sequential write measurement;
+//   2. randread: 8 KiB random reads at depth 1, 2, 4, ... 256 until a step
+//      no longer adds 10% IOPS (the knee is then found in the curve);
+//   3. seqread: request size 128 KiB ... 16 MiB at depth 1 (one synchronous
+//      reader, as backup tools read), and a few sizes at depth 8;
+//   4. syncwrite: WAL-style 8 KiB appends through a 16 MiB region, each
+//      made durable before the next (fdatasync, then O_DSYNC), plus a
+//      128 KiB group-commit write;
+//   5. randwrite: 8 KiB random overwrites at rising depth, the closing
+//      fdatasync counted in (checkpoint flush capacity).
+// Every step warms up, then runs until the 95% confidence interval of its
+// IOPS is within +/-2% (StoppingRule) or its share of the time budget is
+// spent: at most 90 s per volume, 20 s with quick. Time is counted as the
+// engine reports it, so the simulated device runs the same plan in
+// simulated seconds.
+
+#ifndef PGLAYOUT_PROBES_PROBER_H_
+#define PGLAYOUT_PROBES_PROBER_H_
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "common/model.h"
+#include "common/progress.h"
+#include "common/status.h"
+#include "probes/io_engine.h"
+
+namespace pglayout::probes {
+
+struct ProbeOptions {
+  uint64_t file_size = 0;  // bytes of the probe file, >= kMinProbeFileSize
+  bool quick = false;
+  // 0 = the default for the mode (90 s, or 20 s with quick).
+  double budget_seconds = 0;
+  double relative_ci = 0.02;   // stop a step at +/-2% (95% confidence)
+  std::string task = "probe";  // for progress lines: "probe data1"
+};
+
+inline constexpr uint64_t kMinProbeFileSize = 16 * kMiB;
+inline constexpr double kFullBudgetSeconds = 90;
+inline constexpr double kQuickBudgetSeconds = 20;
+
+// How long one step may run, and when it is good enough.
+struct StepLimits {
+  double warmup_seconds = 0.3;  // measured, then discarded
+  double min_seconds = 1;
+  double max_seconds = 3;
+  double relative_ci = 0.02;
+  size_t min_samples = 5;
+};
+
+// The figures of one step, warm-up excluded.
+struct StepResult {
+  IntervalStats stats;        // merged measured intervals
+  double sync_seconds = 0;    // closing fdatasync, for durable write steps
+  double engine_seconds = 0;  // everything the step took, warm-up included
+  bool converged = false;     // the CI target was met before the time cap
+  double relative_ci = 0;     // achieved relative half-width of IOPS
+  uint64_t retries = 0;
+
+  double iops() const;  // ios / (measured seconds + sync_seconds)
+  double mbps() const;  // 10^6 bytes per second, same time base
+  double cpu_us_per_io() const;
+};
+
+// Runs |job| (max_seconds is overwritten from |limits|) and applies the
+// warm-up and the stopping rule. |on_interval| (may be empty) sees every
+// interval, for progress.
+Status MeasureStep(IoEngine* engine, IoJob job, const StepLimits& limits,
+                   const std::function<void(const IntervalStats&)>& on_interval,
+                   StepResult* result);
+
+// Fills [0, size) of the probe file by direct sequential 1 MiB writes at
+// depth 4 ending in fdatasync, for at most |max_seconds|. *filled is the
+// written prefix (whole MiB), *mbps the durable rate. Needed before any
+// read: never-written extents read as zeros without touching the device.
+// |on_interval| may be empty; it sees each interval and may stop the fill.
+Status FillProbeFile(IoEngine* engine, uint64_t size, double max_seconds,
+                     const IntervalObserver& on_interval, uint64_t* filled,
+                     double* mbps, double* seconds);
+
+struct ProbeReport {
+  std::string engine;         // IoEngine::name()
+  uint64_t filled_bytes = 0;  // the readable part of the probe file
+  double write_mbps = 0;      // the fill, durable
+  std::vector<RandomReadPoint> randread;
+  std::vector<SequentialReadPoint> seqread;
+  std::vector<SyncWritePoint> syncwrite;
+  std::vector<RandomWritePoint> randwrite;
+  std::vector<std::string> notes;  // for people: caps hit, steps skipped
+  double seconds = 0;              // engine time used
+};
+
+// Runs all suites. Progress goes to |progress| (may be null). Fails on the
+// first I/O error (ENOSPC mid-fill included) with the engine's message; the
+// caller owns the probe file and removes it.
+Status RunProbe(IoEngine* engine, const ProbeOptions& options,
+                ProgressSink* progress, ProbeReport* report);
+
+// Copies the report's curves into |volume| and derives its headline fields
+// (see DeriveHeadlines).
+void ApplyReport(const ProbeReport& report, Volume* volume);
+
+}  // namespace pglayout::probes
+
+#endif  // PGLAYOUT_PROBES_PROBER_H_

@@ -1,0 +1,182 @@
+#include "probes/prober.h"
+
+#include <gtest/gtest.h>
+
+#include "common/units.h"
+#include "probes/analysis.h"
+#include "probes/simulated_device.h"
+
+namespace pglayout::probes {
+namespace {
+
+SimulatedDeviceConfig Raid0(int members, double noise = 0) {
+  SimulatedDeviceConfig c;
+  c.members = members;
+  c.chunk = 512 * kKiB;
+  c.noise = noise;
+  return c;  // 100 us read access, 30 us write access, 1000 MB/s, 400 us flush
+}
+
+struct Probed {
+  ProbeReport report;
+  Volume volume;
+  double simulated_seconds = 0;
+};
+
+Probed ProbeSimulated(const SimulatedDeviceConfig& config, bool quick = false) {
+  SimulatedDevice device(config);
+  ProbeOptions options;
+  options.file_size = 1 * kGiB;
+  options.quick = quick;
+  Probed p;
+  Status st = RunProbe(&device, options, nullptr, &p.report);
+  EXPECT_TRUE(st.ok()) << st.ToString();
+  ApplyReport(p.report, &p.volume);
+  p.simulated_seconds = device.simulated_seconds();
+  return p;
+}
+
+TEST(Prober, FindsTheKnownAnswersOfAFourDiskRaid0) {
+  Probed p = ProbeSimulated(Raid0(4));
+  const Volume& v = p.volume;
+  EXPECT_EQ(p.report.engine, "simulated");
+  EXPECT_EQ(p.report.filled_bytes, 1 * kGiB);
+  // Depth-1 8 KiB read: 100 + 8.192 us.
+  EXPECT_NEAR(v.read_latency_us, 108.192, 108.192 / 100);
+  // Saturation: 4 members / 108.192 us = 36,971 IOPS; the knee reaches 90%
+  // of what the sweep saw, somewhere between one and sixteen per member.
+  double peak = 4 * 1e6 / 108.192;
+  EXPECT_GE(v.read_iops, 0.85 * peak);
+  EXPECT_LE(v.read_iops, 1.001 * peak);
+  EXPECT_GE(v.readers_to_saturate, 8);
+  EXPECT_LE(v.readers_to_saturate, 64);
+  // BRIEF.md section 1: a 4-disk, 512 KiB-chunk RAID0 needs 4 MiB reads.
+  EXPECT_EQ(v.stripe_read_size, 4 * kMiB);
+  EXPECT_NEAR(v.read_mbps, 3907, 3907 * 0.02);  // 16 MiB at depth 1
+  // Commit: 30 us write access + 8.192 us transfer + 400 us flush.
+  EXPECT_NEAR(v.sync_write_latency_us, 438.192, 438.192 / 100);
+  ASSERT_EQ(v.syncwrite.size(), 3u);
+  EXPECT_EQ(v.syncwrite[1].method, "open_datasync");
+  // The fill: 1 MiB writes, 4 in flight, over 4 members of 1000 MB/s.
+  EXPECT_GT(v.write_mbps, 3000);
+  EXPECT_LT(v.write_mbps, 4000);
+  EXPECT_FALSE(v.randwrite.empty());
+  EXPECT_LE(p.simulated_seconds, kFullBudgetSeconds);
+}
+
+TEST(Prober, OneDiskNeedsOneMiBReads) {
+  Probed p = ProbeSimulated(Raid0(1));
+  EXPECT_EQ(p.volume.stripe_read_size, 1 * kMiB);
+  // One member: saturation at depth 1 already (no internal parallelism).
+  EXPECT_EQ(p.volume.readers_to_saturate, 1);
+  EXPECT_NEAR(p.volume.read_iops, 1e6 / 108.192, 1e6 / 108.192 * 0.01);
+}
+
+TEST(Prober, DeepNvmeQueuesMoveTheKneeOut) {
+  SimulatedDeviceConfig c = Raid0(1);
+  c.parallelism = 32;  // one NVMe drive serving 32 commands at once
+  Probed p = ProbeSimulated(c);
+  EXPECT_GE(p.volume.readers_to_saturate, 16);
+  EXPECT_LE(p.volume.readers_to_saturate, 64);
+  EXPECT_GE(p.volume.read_iops, 0.85 * 32 * 1e6 / 108.192);
+}
+
+TEST(Prober, NoiseDoesNotChangeTheAnswers) {
+  Probed p = ProbeSimulated(Raid0(4, /*noise=*/0.3));
+  EXPECT_NEAR(p.volume.read_latency_us, 108.192, 108.192 * 0.05);
+  EXPECT_EQ(p.volume.stripe_read_size, 4 * kMiB);
+  EXPECT_LE(p.simulated_seconds, kFullBudgetSeconds);
+}
+
+TEST(Prober, QuickModeStaysWithinTwentySeconds) {
+  Probed p = ProbeSimulated(Raid0(4, 0.3), /*quick=*/true);
+  EXPECT_LE(p.simulated_seconds, kQuickBudgetSeconds);
+  EXPECT_EQ(p.volume.stripe_read_size, 4 * kMiB);
+  EXPECT_EQ(p.volume.syncwrite.size(), 1u);
+  EXPECT_GE(p.volume.randread.size(), 3u);
+}
+
+TEST(Prober, ATinyBudgetSkipsStepsAndSaysSo) {
+  SimulatedDevice device(Raid0(4, 0.3));
+  ProbeOptions options;
+  options.file_size = 1 * kGiB;
+  options.budget_seconds = 3;
+  ProbeReport report;
+  ASSERT_TRUE(RunProbe(&device, options, nullptr, &report).ok());
+  EXPECT_LE(device.simulated_seconds(), 3.5);
+  ASSERT_FALSE(report.randread.empty());
+  bool mentioned = false;
+  for (const std::string& n : report.notes) {
+    mentioned = mentioned || n.find("skipped") != std::string::npos;
+  }
+  EXPECT_TRUE(mentioned);
+}
+
+TEST(Prober, EnospcDuringTheFillFailsWithAClearMessage) {
+  SimulatedDeviceConfig c = Raid0(1);
+  c.fail_after_write_bytes = 100 * kMiB;
+  c.fail_errno = ENOSPC;
+  SimulatedDevice device(c);
+  ProbeOptions options;
+  options.file_size = 1 * kGiB;
+  ProbeReport report;
+  Status st = RunProbe(&device, options, nullptr, &report);
+  EXPECT_EQ(st.code(), Status::Code::kIoError);
+  EXPECT_NE(st.message().find("filling the probe file"), std::string::npos);
+  EXPECT_NE(st.message().find("ENOSPC"), std::string::npos);
+}
+
+TEST(Prober, NoDirectIoIsUnavailable) {
+  SimulatedDeviceConfig c = Raid0(1);
+  c.fail_after_write_bytes = 1;
+  c.fail_errno = EINVAL;
+  SimulatedDevice device(c);
+  ProbeOptions options;
+  options.file_size = 64 * kMiB;
+  ProbeReport report;
+  Status st = RunProbe(&device, options, nullptr, &report);
+  EXPECT_EQ(st.code(), Status::Code::kUnavailable);
+  EXPECT_NE(st.message().find("O_DIRECT"), std::string::npos) << st.message();
+}
+
+TEST(Prober, RefusesATinyFile) {
+  SimulatedDevice device(Raid0(1));
+  ProbeOptions options;
+  options.file_size = 1 * kMiB;
+  ProbeReport report;
+  EXPECT_TRUE(RunProbe(&device, options, nullptr, &report).IsInvalidInput());
+}
+
+TEST(MeasureStep, StopsAsSoonAsTheEstimateIsStable) {
+  SimulatedDevice device(Raid0(4));
+  IoJob job;
+  job.block_size = kPageSize;
+  job.queue_depth = 8;
+  job.region_size = 1 * kGiB;
+  StepLimits limits;  // 0.3 s warm-up, 1..3 s, +/-2%
+  StepResult r;
+  ASSERT_TRUE(MeasureStep(&device, job, limits, nullptr, &r).ok());
+  EXPECT_TRUE(r.converged);
+  EXPECT_NEAR(r.stats.seconds, 1.0, 0.11);  // deterministic: the minimum
+  EXPECT_LT(r.relative_ci, 0.02);
+  EXPECT_NEAR(r.engine_seconds, 1.3, 0.11);  // warm-up included
+}
+
+TEST(MeasureStep, ANoisyDeviceRunsToTheCap) {
+  SimulatedDeviceConfig c = Raid0(1, /*noise=*/0.9);
+  SimulatedDevice device(c);
+  IoJob job;
+  job.block_size = 4 * kMiB;  // few, long I/Os per interval: noisy samples
+  job.queue_depth = 1;
+  job.access = Access::kSequential;
+  job.region_size = 1 * kGiB;
+  StepLimits limits;
+  limits.relative_ci = 0.001;
+  StepResult r;
+  ASSERT_TRUE(MeasureStep(&device, job, limits, nullptr, &r).ok());
+  EXPECT_FALSE(r.converged);
+  EXPECT_NEAR(r.stats.seconds, 3.0, 0.11);
+}
+
+}  // namespace
+}  // namespace pglayout::probes

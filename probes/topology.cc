@@ -1,0 +1,310 @@
+#include "probes/topology.h"
+
+#include <fmt/format.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+namespace pglayout::probes {
+namespace {
+
+namespace fs = std::filesystem;
+
+// The first line of a sysfs attribute, trimmed; "" if it cannot be read.
+std::string ReadAttribute(const fs::path& file) {
+  std::ifstream in(file);
+  std::string line;
+  if (!in || !std::getline(in, line)) return "";
+  auto not_space = [](unsigned char c) { return !std::isspace(c); };
+  line.erase(line.begin(), std::find_if(line.begin(), line.end(), not_space));
+  line.erase(std::find_if(line.rbegin(), line.rend(), not_space).base(),
+             line.end());
+  return line;
+}
+
+uint64_t ReadNumber(const fs::path& file) {
+  std::string text = ReadAttribute(file);
+  if (text.empty()) return 0;
+  try {
+    return std::stoull(text);
+  } catch (...) {
+    return 0;
+  }
+}
+
+bool IsPartition(const fs::path& node) {
+  return fs::exists(node / "partition");
+}
+
+// The whole disk of a partition node, or the node itself.
+fs::path WholeDisk(const fs::path& node) {
+  return IsPartition(node) ? node.parent_path() : node;
+}
+
+std::vector<fs::path> Slaves(const fs::path& node) {
+  std::vector<fs::path> out;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(node / "slaves", ec)) {
+    fs::path target = fs::canonical(entry.path(), ec);
+    if (!ec) out.push_back(target);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// Walks slaves/ down to the physical disks (through dm-crypt, LVM, md).
+void CollectLeaves(const fs::path& node, int depth,
+                   std::set<std::string>* leaves,
+                   std::vector<fs::path>* leaf_nodes) {
+  std::vector<fs::path> slaves = Slaves(node);
+  if (slaves.empty() || depth > 8) {
+    fs::path disk = WholeDisk(node);
+    if (leaves->insert(disk.filename().string()).second)
+      leaf_nodes->push_back(disk);
+    return;
+  }
+  for (const fs::path& s : slaves)
+    CollectLeaves(s, depth + 1, leaves, leaf_nodes);
+}
+
+void ReadQueue(const fs::path& disk, Topology* t) {
+  fs::path q = disk / "queue";
+  t->logical_block_size =
+      static_cast<uint32_t>(ReadNumber(q / "logical_block_size"));
+  t->physical_block_size =
+      static_cast<uint32_t>(ReadNumber(q / "physical_block_size"));
+  t->minimum_io_size = ReadNumber(q / "minimum_io_size");
+  t->optimal_io_size = ReadNumber(q / "optimal_io_size");
+  t->rotational = ReadNumber(q / "rotational") == 1;
+  t->nr_requests = static_cast<int>(ReadNumber(q / "nr_requests"));
+  t->max_sectors_kb = static_cast<int>(ReadNumber(q / "max_sectors_kb"));
+  t->write_cache = ReadAttribute(q / "write_cache");
+}
+
+// md: level, chunk and member count straight from md/.
+void ReadMd(const fs::path& node, Topology* t) {
+  t->raid_level = ReadAttribute(node / "md" / "level");
+  t->chunk = ReadNumber(node / "md" / "chunk_size");
+}
+
+// dm: the table is not in sysfs, so the target is inferred: a striped LV
+// reports io hints of chunk / chunk x stripes over as many slaves; dm-crypt
+// names itself in its uuid.
+void ReadDm(const fs::path& node, Topology* t) {
+  std::string uuid = ReadAttribute(node / "dm" / "uuid");
+  size_t slaves = Slaves(node).size();
+  if (uuid.rfind("CRYPT-", 0) == 0) {
+    t->dm_target = "crypt";
+  } else if (slaves >= 2 && t->minimum_io_size > t->logical_block_size &&
+             t->optimal_io_size == t->minimum_io_size * slaves) {
+    t->dm_target = "striped";
+    t->chunk = t->minimum_io_size;
+  } else {
+    t->dm_target = "linear";
+  }
+}
+
+std::string ModelOf(const fs::path& disk) {
+  std::string model = ReadAttribute(disk / "device" / "model");
+  if (model.empty())
+    model = ReadAttribute(disk / "device" / "device" / "model");
+  return model;
+}
+
+bool StartsWith(const std::string& s, std::string_view prefix) {
+  return s.rfind(prefix, 0) == 0;
+}
+
+std::string Unescape(std::string_view s) {
+  std::string out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '\\' && i + 3 < s.size() + 0 && std::isdigit(s[i + 1]) &&
+        std::isdigit(s[i + 2]) && std::isdigit(s[i + 3])) {
+      out += static_cast<char>((s[i + 1] - '0') * 64 + (s[i + 2] - '0') * 8 +
+                               (s[i + 3] - '0'));
+      i += 3;
+    } else {
+      out += s[i];
+    }
+  }
+  return out;
+}
+
+// "a,b" + "b,c" -> "a,b,c": mount options then superblock options.
+std::string MergeOptions(const std::string& a, const std::string& b) {
+  std::vector<std::string> out;
+  for (const std::string* list : {&a, &b}) {
+    std::stringstream in(*list);
+    std::string item;
+    while (std::getline(in, item, ',')) {
+      if (!item.empty() &&
+          std::find(out.begin(), out.end(), item) == out.end()) {
+        out.push_back(item);
+      }
+    }
+  }
+  std::string joined;
+  for (const std::string& o : out) joined += (joined.empty() ? "" : ",") + o;
+  return joined;
+}
+
+bool IsPathPrefix(const std::string& prefix, const std::string& path) {
+  if (prefix == "/") return true;
+  if (!StartsWith(path, prefix)) return false;
+  return path.size() == prefix.size() || path[prefix.size()] == '/';
+}
+
+}  // namespace
+
+std::vector<MountEntry> ParseMountInfo(std::string_view text) {
+  std::vector<MountEntry> out;
+  std::istringstream lines{std::string(text)};
+  std::string line;
+  while (std::getline(lines, line)) {
+    std::istringstream fields(line);
+    std::vector<std::string> f;
+    for (std::string w; fields >> w;) f.push_back(w);
+    auto dash = std::find(f.begin(), f.end(), "-");
+    if (f.size() < 10 || dash == f.end() || f.end() - dash < 4 ||
+        dash - f.begin() < 6) {
+      continue;
+    }
+    MountEntry e;
+    if (std::sscanf(f[2].c_str(), "%u:%u", &e.major, &e.minor) != 2) continue;
+    e.mount_point = Unescape(f[4]);
+    e.fstype = *(dash + 1);
+    e.source = Unescape(*(dash + 2));
+    e.options = MergeOptions(f[5], *(dash + 3));
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+const MountEntry* FindMount(const std::vector<MountEntry>& mounts,
+                            unsigned major, unsigned minor,
+                            const std::string& path) {
+  const MountEntry* best = nullptr;
+  auto better = [&](const MountEntry& e) {
+    if (best == nullptr) return true;
+    bool e_dev = e.major == major && e.minor == minor;
+    bool b_dev = best->major == major && best->minor == minor;
+    if (e_dev != b_dev) return e_dev;
+    // Later lines are mounted over earlier ones at the same point.
+    return e.mount_point.size() >= best->mount_point.size();
+  };
+  for (const MountEntry& e : mounts) {
+    if (IsPathPrefix(e.mount_point, path) && better(e)) best = &e;
+  }
+  return best;
+}
+
+std::string ClassifyKind(const std::string& disk, const std::string& model,
+                         bool rotational) {
+  if (model == "Amazon Elastic Block Store") return "aws-ebs";
+  if (model == "Amazon EC2 NVMe Instance Storage") return "aws-instance-store";
+  if (StartsWith(model, "Microsoft NVMe Direct Disk"))
+    return "azure-local-nvme";
+  if (StartsWith(model, "MSFT NVMe Accelerator")) return "azure-disk";
+  if (model == "Virtual_Disk" || model == "Virtual Disk") return "azure-disk";
+  if (model == "nvme_card-pd") return "gcp-pd";
+  if (StartsWith(model, "nvme_card")) return "gcp-local-ssd";
+  if (StartsWith(model, "PersistentDisk")) return "gcp-pd";
+  if (StartsWith(disk, "nvme")) return "local-nvme";
+  if (StartsWith(disk, "vd")) return "virtio";
+  if (StartsWith(disk, "xvd")) return "xen";
+  return rotational ? "hdd" : "ssd";
+}
+
+Status DiscoverTopology(const SystemPaths& paths, dev_t device,
+                        const std::string& path, Topology* topology) {
+  Topology t;
+  unsigned major = ::major(device), minor = ::minor(device);
+  std::string mountinfo;
+  {
+    std::ifstream in(paths.mountinfo);
+    std::stringstream buffer;
+    buffer << in.rdbuf();
+    mountinfo = buffer.str();
+  }
+  std::vector<MountEntry> mounts = ParseMountInfo(mountinfo);
+  if (const MountEntry* m = FindMount(mounts, major, minor, path);
+      m != nullptr) {
+    t.filesystem = m->fstype;
+    t.mount_options = m->options;
+  }
+  std::error_code ec;
+  fs::path node = fs::canonical(fs::path(paths.sysfs_root) / "dev" / "block" /
+                                    fmt::format("{}:{}", major, minor),
+                                ec);
+  if (ec) {
+    *topology = std::move(t);  // no block device behind this filesystem
+    return Status::Ok();
+  }
+  t.device = node.filename().string();
+  fs::path disk = WholeDisk(node);
+  if (disk != node) t.disk = disk.filename().string();
+  ReadQueue(disk, &t);
+  if (fs::exists(node / "md")) ReadMd(node, &t);
+  if (fs::exists(node / "dm")) ReadDm(node, &t);
+  std::set<std::string> leaves;
+  std::vector<fs::path> leaf_nodes;
+  CollectLeaves(node, 0, &leaves, &leaf_nodes);
+  if (!Slaves(node).empty()) t.members.assign(leaves.begin(), leaves.end());
+  std::set<std::string> kinds;
+  for (const fs::path& leaf : leaf_nodes) {
+    std::string model = ModelOf(leaf);
+    if (t.model.empty()) t.model = model;
+    bool rotational = ReadNumber(leaf / "queue" / "rotational") == 1;
+    kinds.insert(ClassifyKind(leaf.filename().string(), model, rotational));
+  }
+  t.kind = kinds.size() == 1 ? *kinds.begin() : "mixed";
+  *topology = std::move(t);
+  return Status::Ok();
+}
+
+void ApplyTopology(const Topology& t, Volume* volume) {
+  volume->kind = t.kind;
+  bool striped =
+      (t.raid_level == "raid0" && t.chunk > 0) || t.dm_target == "striped";
+  if (!striped) {
+    volume->members = 1;
+    volume->chunk = 0;
+    return;
+  }
+  volume->chunk = t.chunk;
+  // md: raid_disks is not kept in Topology; the members list is the count.
+  int members = static_cast<int>(t.members.size());
+  if (t.dm_target == "striped" && t.chunk > 0 && t.optimal_io_size > 0) {
+    members = static_cast<int>(t.optimal_io_size / t.chunk);
+  }
+  volume->members = std::max(1, members);
+}
+
+std::vector<std::string> PhysicalDisks(const Topology& t) {
+  if (!t.members.empty()) return t.members;
+  if (!t.disk.empty()) return {t.disk};
+  if (!t.device.empty()) return {t.device};
+  return {};
+}
+
+Host DiscoverHost(const SystemPaths& paths) {
+  Host host;
+  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  long pages = sysconf(_SC_PHYS_PAGES);
+  long page_size = sysconf(_SC_PAGESIZE);
+  host.vcpus = cpus > 0 ? static_cast<int>(cpus) : 0;
+  host.memory =
+      pages > 0 && page_size > 0
+          ? static_cast<uint64_t>(pages) * static_cast<uint64_t>(page_size)
+          : 0;
+  host.instance_type = ReadAttribute(fs::path(paths.sysfs_root) / "class" /
+                                     "dmi" / "id" / "product_name");
+  return host;
+}
+
+}  // namespace pglayout::probes

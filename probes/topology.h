@@ -1,0 +1,78 @@
+// What the kernel says about the storage under a directory, read from sysfs
+// and /proc/self/mountinfo. Both locations are parameters so tests can point
+// them at fixture trees (probes/testdata/).
+//
+// From st_dev: /sys/dev/block/M:m -> the device; a partition steps up to its
+// disk for the queue attributes; md arrays give level, chunk and member
+// count; device-mapper gives its name and uuid, and a striped LV is
+// recognised by its I/O hints (dm-stripe sets minimum_io_size = chunk and
+// optimal_io_size = chunk x stripes; sysfs does not expose the table
+// itself). slaves/ is walked down to the physical disks, whose model string
+// tells the kind of volume (AWS EBS, instance store, Azure, GCP, ...).
+
+#ifndef PGLAYOUT_PROBES_TOPOLOGY_H_
+#define PGLAYOUT_PROBES_TOPOLOGY_H_
+
+#include <sys/types.h>
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/model.h"
+#include "common/status.h"
+
+namespace pglayout::probes {
+
+struct SystemPaths {
+  std::string sysfs_root = "/sys";
+  std::string mountinfo = "/proc/self/mountinfo";
+};
+
+struct MountEntry {
+  unsigned major = 0;
+  unsigned minor = 0;
+  std::string mount_point;  // unescaped ("\040" -> space)
+  std::string fstype;
+  std::string source;
+  std::string options;  // per-mount options, then superblock options
+};
+
+// Parses mountinfo text (proc(5) format). Malformed lines are skipped.
+std::vector<MountEntry> ParseMountInfo(std::string_view text);
+
+// The mount holding |path| (absolute, canonical): the longest mount point
+// that is a path prefix of it, preferring entries of device major:minor.
+// nullptr when none matches.
+const MountEntry* FindMount(const std::vector<MountEntry>& mounts,
+                            unsigned major, unsigned minor,
+                            const std::string& path);
+
+// The volume kind from a disk's name and model string: "aws-ebs",
+// "aws-instance-store", "azure-local-nvme", "azure-disk", "gcp-pd",
+// "gcp-local-ssd", "local-nvme", "virtio", "xen", "hdd", "ssd".
+std::string ClassifyKind(const std::string& disk, const std::string& model,
+                         bool rotational);
+
+// Fills |topology| for the block device |device| (a directory's st_dev)
+// and the mount holding |path|. A filesystem without a block device behind
+// it (tmpfs, overlay, NFS, btrfs' anonymous devices) is not an error: only
+// the filesystem fields are set and device stays empty.
+Status DiscoverTopology(const SystemPaths& paths, dev_t device,
+                        const std::string& path, Topology* topology);
+
+// Sets members, chunk and kind of |volume| from its topology: an md RAID0
+// or a striped dm volume has raid_disks / stripes members of one chunk.
+void ApplyTopology(const Topology& topology, Volume* volume);
+
+// The physical disks under a topology (its members, or its own disk), for
+// telling when two volumes share hardware.
+std::vector<std::string> PhysicalDisks(const Topology& topology);
+
+// vCPUs and memory of this host, and the DMI product name (the instance
+// type on EC2, e.g. "i8ge.12xlarge") from <sysfs_root>/class/dmi/id.
+Host DiscoverHost(const SystemPaths& paths);
+
+}  // namespace pglayout::probes
+
+#endif  // PGLAYOUT_PROBES_TOPOLOGY_H_
