@@ -1,0 +1,172 @@
+// pglayout migrate plan.toml: print the steps and their SQL (dry run), or
+// execute them with --apply; --abort and --finalize act on the journal.
+
+#include <fmt/format.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <iostream>
+
+#include "cli/command.h"
+#include "common/files.h"
+#include "common/json.h"
+#include "common/units.h"
+#include "migrator/migrator.h"
+
+namespace pglayout::cli {
+namespace {
+
+// Tests name a point where the process must die as if by kill -9
+// (the resume tests): PGLAYOUT_MIGRATE_FAILPOINT=copy-batch:3:before-commit.
+void KillAtFailpoint(const std::string& name) {
+  const char* wanted = std::getenv("PGLAYOUT_MIGRATE_FAILPOINT");
+  if (wanted && name == wanted) {
+    std::cerr << "failpoint " << name << ": killing pglayout" << std::endl;
+    raise(SIGKILL);
+  }
+}
+
+Json StepsJson(const std::vector<migrator::Step>& steps) {
+  Json out = Json::array();
+  for (const migrator::Step& s : steps) {
+    out.push_back({{"key", s.key},
+                   {"kind", migrator::StepKindName(s.kind)},
+                   {"title", s.title},
+                   {"note", s.note},
+                   {"outside_transaction", s.outside_transaction},
+                   {"sql", s.sql}});
+  }
+  return out;
+}
+
+class MigrateCommand : public Command {
+ public:
+  void Configure(CLI::App* app) override {
+    app->add_option("plan", plan_path_,
+                    "plan.toml from `pglayout plan` or "
+                    "written by hand");
+    app->add_option("--dsn", options_.conninfo,
+                    "libpq connection string or URI of the target database "
+                    "(default: PG* environment)");
+    app->add_flag("--apply", options_.apply,
+                  "Execute the steps (default: print them, change nothing)");
+    app->add_flag("--resume", resume_,
+                  "Resume the unfinished run of this plan (implies --apply; a "
+                  "plain --apply resumes too)");
+    app->add_flag("--abort", abort_,
+                  "Roll back the unfinished run: drop shadow copies and "
+                  "capture triggers, restore changed settings");
+    app->add_flag("--finalize", finalize_,
+                  "Drop the old copies kept after swaps");
+    app->add_option("--max-rate", options_.max_rate_mbps,
+                    "Copy at most this many MB/s (10^6 bytes); 0 = no limit");
+    app->add_option("--batch-rows", options_.batch_rows,
+                    "Rows per copy transaction")
+        ->check(CLI::Range(int64_t{100}, int64_t{10000000}));
+    app->add_option("--lock-timeout", options_.lock_timeout_ms,
+                    "Milliseconds each lock attempt may wait before it is "
+                    "retried with backoff")
+        ->check(CLI::Range(1, 60000));
+    app->add_option("--lock-deadline", options_.lock_deadline_s,
+                    "Seconds to keep retrying a lock before giving up");
+    app->add_flag("--no-checkpoint-guard", no_guard_,
+                  "Do not raise max_wal_size during the bulk copies");
+    app->add_option("--max-wal-size", max_wal_size_text_,
+                    "Upper bound for the checkpoint guard's max_wal_size "
+                    "(e.g. 20GB)");
+    app->add_option("--restore-wait", options_.restore_wait_s,
+                    "Seconds to wait for a timed checkpoint before lowering "
+                    "max_wal_size again (default: 1.5 x checkpoint_timeout)");
+    app->add_flag("--json", json_, "Print the result as JSON");
+    app->footer(
+        "Without --apply nothing is changed: the preflight runs and the "
+        "ordered "
+        "steps are\nprinted with their exact SQL. A run killed at any point "
+        "resumes when started\nagain with the same plan. Exit code 2 when the "
+        "preflight refuses the plan.");
+  }
+
+  Status Run(const CommandContext& context) override {
+    Plan plan;
+    if (abort_ || finalize_) {
+      if (abort_ && finalize_) {
+        return Status::InvalidInput(
+            "--abort and --finalize exclude each other");
+      }
+      options_.mode = abort_ ? migrator::MigrateMode::kAbort
+                             : migrator::MigrateMode::kFinalize;
+    } else {
+      if (plan_path_.empty()) {
+        return Status::InvalidInput(
+            "a plan file is required (or --abort / "
+            "--finalize)");
+      }
+      PGLAYOUT_RETURN_IF_ERROR(ReadPlanFile(plan_path_, &plan));
+    }
+    if (resume_) options_.apply = true;
+    options_.checkpoint_guard = !no_guard_;
+    if (!max_wal_size_text_.empty()) {
+      PGLAYOUT_RETURN_IF_ERROR(
+          ParseSize(max_wal_size_text_, &options_.max_wal_size_cap));
+    }
+    options_.tool_version = PGLAYOUT_VERSION;
+    options_.failpoint = KillAtFailpoint;
+    migrator::MigrateReport report;
+    Status st = migrator::Migrate(plan, options_, context.progress, &report);
+    Print(report);
+    return st;
+  }
+
+ private:
+  void Print(const migrator::MigrateReport& report) const {
+    if (json_) {
+      Json j = {{"apply", options_.apply},
+                {"run_id", report.run_id},
+                {"resumed", report.resumed},
+                {"findings", Json::array()},
+                {"steps", StepsJson(report.steps)},
+                {"done", report.lines},
+                {"checkpoints_timed", report.checkpoints_timed},
+                {"checkpoints_requested", report.checkpoints_requested}};
+      for (const auto& f : report.findings)
+        j["findings"].push_back(f.ToString());
+      std::cout << j.dump(2) << "\n";
+      return;
+    }
+    for (const auto& f : report.findings) {
+      if (f.severity == migrator::Finding::Severity::kWarning) {
+        std::cout << f.ToString() << "\n";
+      }
+    }
+    if (!options_.apply && options_.mode == migrator::MigrateMode::kRun &&
+        !report.steps.empty()) {
+      std::cout << (report.resumed
+                        ? fmt::format("Run {} is unfinished; --apply resumes "
+                                      "it (finished steps are skipped).\n\n",
+                                      report.run_id)
+                        : std::string())
+                << migrator::FormatSteps(report.steps)
+                << "Dry run: nothing was changed. Add --apply to execute.\n";
+    }
+    for (const std::string& line : report.lines) std::cout << line << "\n";
+  }
+
+  std::string plan_path_;
+  migrator::MigrateOptions options_;
+  bool resume_ = false;
+  bool abort_ = false;
+  bool finalize_ = false;
+  bool no_guard_ = false;
+  bool json_ = false;
+  std::string max_wal_size_text_;
+};
+
+}  // namespace
+
+PGLAYOUT_REGISTER_COMMAND(50, "migrate",
+                          "Execute a plan: tablespaces, moves and online hash "
+                          "partitioning (dry run unless --apply)",
+                          MigrateCommand)
+
+}  // namespace pglayout::cli

@@ -1,0 +1,65 @@
+// Reads the facts the migrator needs from a live server's catalogs.
+//
+// Every function only reads; none changes the server. Queries are
+// schema-qualified and safe under the hardened search_path that
+// HardenSession sets.
+
+#ifndef PGLAYOUT_MIGRATOR_CATALOG_H_
+#define PGLAYOUT_MIGRATOR_CATALOG_H_
+
+#include <string>
+#include <vector>
+
+#include "common/model.h"
+#include "common/sql.h"
+#include "common/status.h"
+#include "migrator/facts.h"
+
+namespace pglayout::migrator {
+
+// The advisory lock that allows one `pglayout migrate` per database at a
+// time: pg_try_advisory_lock(kRunLockClass, kRunLockObject).
+inline constexpr int kRunLockClass = 1885826169;  // "pgly"
+inline constexpr int kRunLockObject = 1;
+
+// Overrides hostile role/database defaults for this session, so that a
+// role-level statement_timeout = 1s or lock_timeout = 1ms cannot cancel the
+// copy, and an attacker-controlled search_path cannot capture unqualified
+// names (pg_repack CVE-2018-1058 class): statement_timeout, lock_timeout,
+// idle_in_transaction_session_timeout (and transaction_timeout on 17+) = 0,
+// search_path = pg_catalog, pg_temp, row_security = off (a copy that would
+// be filtered by a policy fails instead of losing rows), read-write
+// read-committed transactions, and client_connection_check_interval = 1s
+// (14+) so a backend whose client was killed stops its statement quickly.
+Status HardenSession(SqlSession* session);
+
+// Resolves a plan relation name (regclass spelling) to its oid with the
+// session's current search_path; *oid = 0 when it does not exist. Run
+// before HardenSession for unqualified names to resolve as the user means.
+Status ResolveRelation(SqlSession* session, const std::string& name,
+                       uint32_t* oid);
+
+// Server-wide facts, plus the state of each tablespace path |plan| names
+// and the settings the migrator may touch (max_wal_size & co. and the
+// plan's [settings]).
+Status GatherServerFacts(SqlSession* session, const Plan& plan,
+                         ServerFacts* facts);
+
+// Everything about the relation with |oid|. facts->exists is false when
+// the oid no longer names a relation (then nothing else is filled).
+Status GatherTableFacts(SqlSession* session, uint32_t oid, TableFacts* facts);
+
+// The structure hash alone (see TableFacts::structure_hash).
+Status ReadStructureHash(SqlSession* session, uint32_t oid, std::string* hash);
+
+// Checkpoint counters since the last reset: pg_stat_checkpointer on 17+,
+// pg_stat_bgwriter before.
+struct CheckpointCounters {
+  int64_t timed = 0;
+  int64_t requested = 0;
+};
+Status ReadCheckpointCounters(SqlSession* session, CheckpointCounters* out);
+
+}  // namespace pglayout::migrator
+
+#endif  // PGLAYOUT_MIGRATOR_CATALOG_H_

@@ -1,0 +1,88 @@
+// Internal to the migrator: transactions, bounded lock waits, failpoints
+// and the step runners shared by migrator.cc and online.cc.
+
+#ifndef PGLAYOUT_MIGRATOR_EXECUTOR_H_
+#define PGLAYOUT_MIGRATOR_EXECUTOR_H_
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "common/progress.h"
+#include "common/sql.h"
+#include "migrator/journal.h"
+#include "migrator/migrator.h"
+
+namespace pglayout::migrator {
+
+class Executor {
+ public:
+  Executor(SqlSession* session, Journal* journal, const MigrateOptions& options,
+           ProgressSink* progress, MigrateReport* report)
+      : session_(session),
+        journal_(journal),
+        options_(options),
+        progress_(progress),
+        report_(report) {}
+
+  SqlSession* session() { return session_; }
+  Journal* journal() { return journal_; }
+  const MigrateOptions& options() const { return options_; }
+  ProgressSink* progress() { return progress_; }
+  int64_t run_id() const { return run_id_; }
+  void set_run_id(int64_t id) { run_id_ = id; }
+
+  // Runs |sql| in autocommit (or inside the caller's transaction).
+  Status Exec(const std::string& sql);
+  Status ExecAll(const std::vector<std::string>& sql);
+
+  // BEGIN; body; COMMIT. On any failure ROLLBACK and return it. The
+  // failpoint "<name>:before-commit" runs just before COMMIT.
+  Status Transaction(const std::string& name,
+                     const std::function<Status()>& body);
+
+  // Transaction() with SET LOCAL lock_timeout first; a lock timeout
+  // (55P03) or deadlock (40P01) rolls back and retries after an
+  // exponential backoff with jitter, in a fresh transaction each time (a
+  // savepoint loop would grow the subtransaction cache: pg_repack #457),
+  // until lock_deadline_s; then the error names the blockers. |between|
+  // runs between attempts (the online swap drains the log there).
+  Status WithLockRetry(const std::string& name,
+                       const std::function<Status()>& body,
+                       const std::function<Status()>& between = nullptr);
+
+  void Failpoint(const std::string& name) const {
+    if (options_.failpoint) options_.failpoint(name);
+  }
+  void Line(const std::string& text) { report_->lines.push_back(text); }
+
+ private:
+  SqlSession* session_;
+  Journal* journal_;
+  const MigrateOptions& options_;
+  ProgressSink* progress_;
+  MigrateReport* report_;
+  int64_t run_id_ = 0;
+  std::string failed_sqlstate_;  // of the last failed Transaction()
+};
+
+// Runs (or resumes) one online move / hash-partition conversion; |step_no|
+// orders the journal rows. On return OK the table is swapped and the
+// journal step is done.
+Status RunOnlineCopy(Executor* ex, const Step& step, int step_no,
+                     const StepRecord& record, uint32_t oid);
+
+// Removes what an unfinished online step made (before its swap): capture
+// triggers, the shadow and its partitions, the log. Safe on any state.
+Status AbortOnlineCopy(Executor* ex, const std::string& relation,
+                       const StepRecord& record);
+
+// The schema and name an online step's table had when its copy started
+// (kept in the journal: after the swap the original oid names the old copy).
+// False when the step has not recorded them.
+bool OnlineStepTable(const StepRecord& record, std::string* schema,
+                     std::string* table);
+
+}  // namespace pglayout::migrator
+
+#endif  // PGLAYOUT_MIGRATOR_EXECUTOR_H_

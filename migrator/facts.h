@@ -1,0 +1,157 @@
+// What the migrator knows about the server and the relations a plan names.
+//
+// These structs are filled from the catalogs by catalog.h (GatherFacts) and
+// read by the pure parts of the migrator: the preflight (preflight.h), the
+// step planner (steps.h) and the SQL generators (online_sql.h). Tests build
+// them by hand, which is how the planner and the preflight are tested
+// without a server.
+//
+// Names: `schema` and `name` are the catalog spellings (unquoted, exact
+// case); quote them with QuoteIdent before use. Sizes are bytes.
+
+#ifndef PGLAYOUT_MIGRATOR_FACTS_H_
+#define PGLAYOUT_MIGRATOR_FACTS_H_
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace pglayout::migrator {
+
+struct ColumnFacts {
+  std::string name;
+  std::string type;  // format_type(): "integer", "character varying(20)"
+  bool not_null = false;
+  char identity = 0;                 // 'a' ALWAYS, 'd' BY DEFAULT, 0 none
+  char generated = 0;                // 's' stored, 'v' virtual (18), 0 none
+  int stat_target = -1;              // -1 = default
+  std::vector<std::string> options;  // attoptions: "n_distinct=-1"
+};
+
+struct IndexFacts {
+  std::string name;
+  std::string tablespace;  // "" = the database default
+  uint64_t size = 0;
+  bool valid = true;
+  bool unique = false;
+  bool primary = false;
+  bool partial = false;              // has a WHERE clause
+  bool has_expressions = false;      // indexes an expression, not only columns
+  std::string constraint;            // backing constraint name, "" if none
+  char constraint_type = 0;          // 'p', 'u', 'x' or 0
+  std::vector<std::string> columns;  // key columns (plain columns only)
+  // pg_get_indexdef() after "ON <table> ": "USING btree (id) WHERE ...".
+  std::string using_clause;
+  // pg_get_constraintdef() for constraint-backed indexes: "UNIQUE (a, b)".
+  std::string constraint_def;
+};
+
+struct ForeignKeyFacts {
+  std::string name;
+  std::string table;       // the other table, quoted-qualified
+  std::string definition;  // pg_get_constraintdef(): "FOREIGN KEY ..."
+};
+
+struct TriggerFacts {
+  std::string name;
+  std::string definition;  // pg_get_triggerdef()
+  char enabled = 'O';      // tgenabled: O, D, R, A
+};
+
+struct ViewFacts {
+  std::string name;                  // quoted-qualified
+  std::string definition;            // pg_get_viewdef(), names schema-qualified
+  std::vector<std::string> options;  // reloptions: "security_barrier=true"
+};
+
+struct PolicyFacts {
+  std::string name;
+  std::string definition;  // full CREATE POLICY text without the table
+};
+
+struct TableFacts {
+  bool exists = false;
+  uint32_t oid = 0;
+  std::string schema;
+  std::string name;
+  char kind = 'r';         // relkind: r, p, i, m, v, f, S, t
+  char persistence = 'p';  // p, u, t
+  bool is_partition = false;
+  bool has_inheritance = false;  // an inheritance parent or child
+  bool typed = false;            // CREATE TABLE ... OF type
+  bool extension_member = false;
+  bool system = false;  // in pg_catalog / information_schema
+  std::string owner;
+  std::string tablespace;  // "" = database default
+  std::string table;       // for an index: its table (quoted-qualified)
+  uint64_t heap_size = 0;  // main fork + fsm + vm
+  uint64_t toast_size = 0;
+  uint64_t index_size = 0;
+  double reltuples = 0;
+  bool row_security = false;
+  bool force_row_security = false;
+  char replica_identity = 'd';
+  std::vector<std::string> reloptions;        // "fillfactor=90"
+  std::vector<std::string> toast_reloptions;  // "autovacuum_enabled=off"
+  std::string comment;                        // "" = none
+
+  std::vector<ColumnFacts> columns;  // user columns in attnum order
+  std::vector<IndexFacts> indexes;
+  // The columns that identify a row for the online copy: the primary key,
+  // else a unique, non-partial, valid index over NOT NULL plain columns.
+  std::vector<std::string> row_key;
+  std::string row_key_index;  // the index providing row_key, "" if none
+  std::vector<ForeignKeyFacts> fks_out;
+  std::vector<ForeignKeyFacts> fks_in;
+  bool self_referencing_fk = false;
+  std::vector<TriggerFacts> triggers;  // user triggers only
+  std::vector<PolicyFacts> policies;
+  std::vector<std::string> grants;  // GRANT statements, table placeholder
+  std::vector<ViewFacts> views;     // views reading the table
+  std::vector<std::string> dependent_matviews;
+  std::vector<std::string> rules;               // rule names (not _RETURN)
+  std::vector<std::string> rowtype_users;       // "table.column" or function
+  std::vector<std::string> publications;        // FOR TABLE and FOR ALL TABLES
+  std::vector<std::string> owned_sequences;     // serial: "schema.seq|column"
+  std::vector<std::string> identity_sequences;  // "column|schema.seq"
+  // A hash of columns, types and indexes: the swap refuses when it changed
+  // since the copy started (concurrent DDL).
+  std::string structure_hash;
+
+  uint64_t total_size() const { return heap_size + toast_size + index_size; }
+  const ColumnFacts* FindColumn(const std::string& column) const;
+};
+
+struct TablespaceFacts {
+  std::string name;
+  std::string location;
+};
+
+struct ServerFacts {
+  int version_num = 0;  // server_version_num
+  bool superuser = false;
+  bool create_db_privilege = false;  // CREATE on the current database
+  bool in_recovery = false;
+  bool alter_system_allowed = true;  // allow_alter_system (17+)
+  std::string user;
+  std::string database;
+  std::string data_directory;  // "" when not readable
+  std::vector<TablespaceFacts> tablespaces;
+  // For each tablespace path the plan names: does the server see it as a
+  // directory (pg_stat_file), and what is in it.
+  std::map<std::string, bool> path_is_directory;  // missing = not found
+  std::map<std::string, std::vector<std::string>> path_entries;
+  std::map<std::string, std::string> settings;          // name -> setting
+  std::map<std::string, std::string> setting_units;     // name -> unit
+  std::map<std::string, std::string> setting_contexts;  // name -> context
+  // A pglayout migrate session that holds the run lock right now.
+  std::string lock_holder;  // "" = free; else "pid 123 (app), since ..."
+
+  const TablespaceFacts* FindTablespace(const std::string& name) const;
+};
+
+}  // namespace pglayout::migrator
+
+#endif  // PGLAYOUT_MIGRATOR_FACTS_H_

@@ -1,0 +1,302 @@
+#include "migrator/journal.h"
+
+#include <fmt/format.h>
+
+#include "migrator/sql_util.h"
+
+namespace pglayout::migrator {
+namespace {
+
+constexpr const char* kSchemaSql[] = {
+    "CREATE SCHEMA IF NOT EXISTS pglayout",
+    "CREATE TABLE IF NOT EXISTS pglayout.run ("
+    " run_id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,"
+    " plan_hash text NOT NULL, plan_text text NOT NULL,"
+    " state text NOT NULL DEFAULT 'running'"
+    "  CHECK (state IN ('running', 'done', 'aborted')),"
+    " started_at timestamptz NOT NULL DEFAULT pg_catalog.now(),"
+    " finished_at timestamptz, tool_version text,"
+    " checkpoints_timed_start bigint, checkpoints_requested_start bigint)",
+    "CREATE UNIQUE INDEX IF NOT EXISTS run_one_active ON pglayout.run "
+    "((true)) WHERE state = 'running'",
+    "CREATE TABLE IF NOT EXISTS pglayout.step ("
+    " run_id bigint NOT NULL REFERENCES pglayout.run,"
+    " step_key text NOT NULL, step_no int NOT NULL,"
+    " state text NOT NULL DEFAULT 'pending', phase text NOT NULL DEFAULT '',"
+    " relation_oid oid, cursor text[],"
+    " rows_copied bigint NOT NULL DEFAULT 0,"
+    " rows_replayed bigint NOT NULL DEFAULT 0,"
+    " batches bigint NOT NULL DEFAULT 0, detail text NOT NULL DEFAULT '',"
+    " started_at timestamptz NOT NULL DEFAULT pg_catalog.now(),"
+    " finished_at timestamptz, PRIMARY KEY (run_id, step_key))",
+    "CREATE TABLE IF NOT EXISTS pglayout.batch ("
+    " run_id bigint NOT NULL, step_key text NOT NULL, batch_no bigint NOT "
+    "NULL, lower_key text[], upper_key text[], rows bigint NOT NULL,"
+    " src_rows bigint, src_sum bigint, new_rows bigint, new_sum bigint,"
+    " verified_at timestamptz, PRIMARY KEY (run_id, step_key, batch_no))",
+    "CREATE TABLE IF NOT EXISTS pglayout.setting ("
+    " run_id bigint NOT NULL, kind text NOT NULL, name text NOT NULL,"
+    " original_setting text, original_auto_conf text,"
+    " new_value text NOT NULL, state text NOT NULL DEFAULT 'pending',"
+    " changed_at timestamptz NOT NULL DEFAULT pg_catalog.now(),"
+    " PRIMARY KEY (run_id, kind, name))",
+};
+
+std::vector<std::string> ArrayCells(const SqlRow& row, size_t i) {
+  std::vector<std::string> out;
+  for (const SqlValue& v : ParseArrayLiteral(Cell(row, i))) {
+    out.push_back(v.value_or(""));
+  }
+  return out;
+}
+
+SqlValue ArrayParam(const std::vector<std::string>& values) {
+  if (values.empty()) return std::nullopt;
+  return TextArrayLiteral(values);
+}
+
+}  // namespace
+
+Status Journal::Exists(bool* exists) {
+  SqlValue v;
+  PGLAYOUT_RETURN_IF_ERROR(QueryValue(
+      session_, "SELECT pg_catalog.to_regclass('pglayout.setting') IS NOT NULL",
+      {}, &v));
+  *exists = v && *v == "t";
+  return Status::Ok();
+}
+
+Status Journal::EnsureSchema() {
+  for (const char* sql : kSchemaSql) {
+    PGLAYOUT_RETURN_IF_ERROR(ExecuteSql(session_, sql));
+  }
+  return Status::Ok();
+}
+
+Status Journal::FindActiveRun(RunRecord* run) {
+  *run = RunRecord();
+  bool exists = false;
+  PGLAYOUT_RETURN_IF_ERROR(Exists(&exists));
+  if (!exists) return Status::Ok();
+  SqlResult r;
+  PGLAYOUT_RETURN_IF_ERROR(session_->Execute(
+      "SELECT run_id, plan_hash, state, coalesce(checkpoints_timed_start, 0), "
+      "coalesce(checkpoints_requested_start, 0) FROM pglayout.run "
+      "WHERE state = 'running'",
+      {}, &r));
+  if (r.rows.empty()) return Status::Ok();
+  run->run_id = CellInt(r.rows[0], 0);
+  run->plan_hash = Cell(r.rows[0], 1);
+  run->state = Cell(r.rows[0], 2);
+  run->checkpoints_timed_start = CellInt(r.rows[0], 3);
+  run->checkpoints_requested_start = CellInt(r.rows[0], 4);
+  return Status::Ok();
+}
+
+Status Journal::StartRun(const std::string& plan_hash,
+                         const std::string& plan_text,
+                         const std::string& tool_version, int64_t timed,
+                         int64_t requested, RunRecord* run) {
+  SqlValue v;
+  PGLAYOUT_RETURN_IF_ERROR(QueryValue(
+      session_,
+      "INSERT INTO pglayout.run (plan_hash, plan_text, tool_version, "
+      "checkpoints_timed_start, checkpoints_requested_start) "
+      "VALUES ($1, $2, $3, $4, $5) RETURNING run_id",
+      {plan_hash, plan_text, tool_version, std::to_string(timed),
+       std::to_string(requested)},
+      &v));
+  run->run_id = std::stoll(v.value_or("0"));
+  run->plan_hash = plan_hash;
+  run->state = "running";
+  run->checkpoints_timed_start = timed;
+  run->checkpoints_requested_start = requested;
+  return Status::Ok();
+}
+
+Status Journal::FinishRun(int64_t run_id, const std::string& state) {
+  SqlResult r;
+  return session_->Execute(
+      "UPDATE pglayout.run SET state = $2, finished_at = pg_catalog.now() "
+      "WHERE run_id = $1",
+      {std::to_string(run_id), state}, &r);
+}
+
+Status Journal::LoadSteps(int64_t run_id,
+                          std::map<std::string, StepRecord>* steps) {
+  steps->clear();
+  SqlResult r;
+  PGLAYOUT_RETURN_IF_ERROR(session_->Execute(
+      "SELECT step_key, state, phase, coalesce(relation_oid, 0), "
+      "cursor::text, rows_copied, rows_replayed, batches, detail "
+      "FROM pglayout.step WHERE run_id = $1",
+      {std::to_string(run_id)}, &r));
+  for (const auto& row : r.rows) {
+    StepRecord s;
+    s.key = Cell(row, 0);
+    s.state = Cell(row, 1);
+    s.phase = Cell(row, 2);
+    s.relation_oid = static_cast<uint32_t>(CellInt(row, 3));
+    s.cursor = ArrayCells(row, 4);
+    s.rows_copied = CellInt(row, 5);
+    s.rows_replayed = CellInt(row, 6);
+    s.batches = CellInt(row, 7);
+    s.detail = Cell(row, 8);
+    (*steps)[s.key] = std::move(s);
+  }
+  return Status::Ok();
+}
+
+Status Journal::SetStep(int64_t run_id, const std::string& key, int step_no,
+                        const std::string& state, const std::string& phase,
+                        uint32_t relation_oid) {
+  SqlResult r;
+  return session_->Execute(
+      "INSERT INTO pglayout.step AS s (run_id, step_key, step_no, state, "
+      "phase, relation_oid) VALUES ($1, $2, $3, $4, $5, "
+      "nullif($6, '0')::oid) ON CONFLICT (run_id, step_key) DO UPDATE SET "
+      "state = EXCLUDED.state, phase = EXCLUDED.phase, relation_oid = "
+      "coalesce(EXCLUDED.relation_oid, s.relation_oid), finished_at = CASE "
+      "WHEN EXCLUDED.state IN ('done', 'aborted') THEN pg_catalog.now() END",
+      {std::to_string(run_id), key, std::to_string(step_no), state, phase,
+       std::to_string(relation_oid)},
+      &r);
+}
+
+Status Journal::RecordBatch(int64_t run_id, const std::string& key,
+                            int64_t batch_no,
+                            const std::vector<std::string>& lower,
+                            const std::vector<std::string>& upper,
+                            int64_t rows) {
+  SqlResult r;
+  PGLAYOUT_RETURN_IF_ERROR(session_->Execute(
+      "INSERT INTO pglayout.batch (run_id, step_key, batch_no, lower_key, "
+      "upper_key, rows) VALUES ($1, $2, $3, $4::text[], $5::text[], $6)",
+      {std::to_string(run_id), key, std::to_string(batch_no), ArrayParam(lower),
+       ArrayParam(upper), std::to_string(rows)},
+      &r));
+  return session_->Execute(
+      "UPDATE pglayout.step SET cursor = coalesce($3::text[], cursor), "
+      "rows_copied = rows_copied + $4, batches = batches + 1 "
+      "WHERE run_id = $1 AND step_key = $2",
+      {std::to_string(run_id), key, ArrayParam(upper), std::to_string(rows)},
+      &r);
+}
+
+Status Journal::AddReplayed(int64_t run_id, const std::string& key,
+                            int64_t rows) {
+  SqlResult r;
+  return session_->Execute(
+      "UPDATE pglayout.step SET rows_replayed = rows_replayed + $3 "
+      "WHERE run_id = $1 AND step_key = $2",
+      {std::to_string(run_id), key, std::to_string(rows)}, &r);
+}
+
+Status Journal::LoadBatches(int64_t run_id, const std::string& key,
+                            std::vector<Batch>* batches) {
+  batches->clear();
+  SqlResult r;
+  PGLAYOUT_RETURN_IF_ERROR(session_->Execute(
+      "SELECT batch_no, lower_key::text, upper_key::text, rows "
+      "FROM pglayout.batch WHERE run_id = $1 AND step_key = $2 "
+      "ORDER BY batch_no",
+      {std::to_string(run_id), key}, &r));
+  for (const auto& row : r.rows) {
+    Batch b;
+    b.batch_no = CellInt(row, 0);
+    b.lower = ArrayCells(row, 1);
+    b.upper = ArrayCells(row, 2);
+    b.rows = CellInt(row, 3);
+    batches->push_back(std::move(b));
+  }
+  return Status::Ok();
+}
+
+Status Journal::RecordVerification(int64_t run_id, const std::string& key,
+                                   int64_t batch_no, int64_t src_rows,
+                                   int64_t src_sum, int64_t new_rows,
+                                   int64_t new_sum) {
+  SqlResult r;
+  return session_->Execute(
+      "UPDATE pglayout.batch SET src_rows = $4, src_sum = $5, new_rows = $6, "
+      "new_sum = $7, verified_at = pg_catalog.now() "
+      "WHERE run_id = $1 AND step_key = $2 AND batch_no = $3",
+      {std::to_string(run_id), key, std::to_string(batch_no),
+       std::to_string(src_rows), std::to_string(src_sum),
+       std::to_string(new_rows), std::to_string(new_sum)},
+      &r);
+}
+
+Status Journal::RecordOriginal(int64_t run_id, const SettingRecord& s) {
+  SqlResult r;
+  return session_->Execute(
+      "INSERT INTO pglayout.setting (run_id, kind, name, original_setting, "
+      "original_auto_conf, new_value) VALUES ($1, $2, $3, $4, $5, $6) "
+      "ON CONFLICT (run_id, kind, name) DO NOTHING",
+      {std::to_string(run_id), s.kind, s.name, s.original_setting,
+       s.original_auto_conf, s.new_value},
+      &r);
+}
+
+Status Journal::SetSettingState(int64_t run_id, const std::string& kind,
+                                const std::string& name,
+                                const std::string& state) {
+  SqlResult r;
+  return session_->Execute(
+      "UPDATE pglayout.setting SET state = $4, changed_at = pg_catalog.now() "
+      "WHERE run_id = $1 AND kind = $2 AND name = $3",
+      {std::to_string(run_id), kind, name, state}, &r);
+}
+
+Status Journal::LoadSettings(int64_t run_id,
+                             std::vector<SettingRecord>* settings) {
+  settings->clear();
+  SqlResult r;
+  PGLAYOUT_RETURN_IF_ERROR(session_->Execute(
+      "SELECT name, kind, coalesce(original_setting, ''), original_auto_conf, "
+      "new_value, state FROM pglayout.setting WHERE run_id = $1 "
+      "ORDER BY kind, name",
+      {std::to_string(run_id)}, &r));
+  for (const auto& row : r.rows) {
+    SettingRecord s;
+    s.name = Cell(row, 0);
+    s.kind = Cell(row, 1);
+    s.original_setting = Cell(row, 2);
+    s.original_auto_conf = row.size() > 3 ? row[3] : std::nullopt;
+    s.new_value = Cell(row, 4);
+    s.state = Cell(row, 5);
+    settings->push_back(std::move(s));
+  }
+  return Status::Ok();
+}
+
+Status Journal::ListOldCopies(
+    std::vector<std::pair<int64_t, std::string>>* copies) {
+  copies->clear();
+  bool exists = false;
+  PGLAYOUT_RETURN_IF_ERROR(Exists(&exists));
+  if (!exists) return Status::Ok();
+  SqlResult r;
+  PGLAYOUT_RETURN_IF_ERROR(session_->Execute(
+      "SELECT s.run_id, pg_catalog.format('%I.%I', 'pglayout', 'old_' || "
+      "s.relation_oid) FROM pglayout.step s WHERE s.phase IN ('swapped', "
+      "'done') AND s.relation_oid IS NOT NULL AND pg_catalog.to_regclass("
+      "pg_catalog.format('%I.%I', 'pglayout', 'old_' || s.relation_oid)) IS "
+      "NOT NULL ORDER BY 1, 2",
+      {}, &r));
+  for (const auto& row : r.rows) {
+    copies->emplace_back(CellInt(row, 0), Cell(row, 1));
+  }
+  return Status::Ok();
+}
+
+std::string PlanHash(const std::string& canonical_plan_text) {
+  uint64_t h = 1469598103934665603ULL;
+  for (unsigned char c : canonical_plan_text) {
+    h ^= c;
+    h *= 1099511628211ULL;
+  }
+  return fmt::format("{:016x}", h);
+}
+
+}  // namespace pglayout::migrator

@@ -1,0 +1,113 @@
+// The journal: what a run has done, kept in the target database (schema
+// pglayout) so that a run killed at any instant can be resumed or aborted.
+//
+//   pglayout.run      one row per run: plan hash, state (running, done,
+//                     aborted); a partial unique index allows one running run
+//   pglayout.step     one row per step: state, phase, copy cursor, rows
+//   pglayout.batch    one row per copy batch: key range, rows, checksums
+//   pglayout.setting  every server setting changed: original, new, state
+//
+// Each step's work and its journal update commit in the same transaction
+// wherever PostgreSQL allows it, so there is no "did it or not" state. The
+// functions here only run statements; callers wrap BEGIN/COMMIT around them.
+
+#ifndef PGLAYOUT_MIGRATOR_JOURNAL_H_
+#define PGLAYOUT_MIGRATOR_JOURNAL_H_
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "common/sql.h"
+#include "common/status.h"
+
+namespace pglayout::migrator {
+
+struct RunRecord {
+  int64_t run_id = 0;
+  std::string plan_hash;
+  std::string state;  // running, done, aborted
+  int64_t checkpoints_timed_start = 0;
+  int64_t checkpoints_requested_start = 0;
+};
+
+struct StepRecord {
+  std::string key;
+  std::string state = "pending";  // pending, running, done, aborted
+  std::string phase;              // online steps: capture, copy, ...
+  uint32_t relation_oid = 0;
+  std::vector<std::string> cursor;  // last copied key (text), empty = start
+  int64_t rows_copied = 0;
+  int64_t rows_replayed = 0;
+  int64_t batches = 0;
+  std::string detail;  // free text for people
+};
+
+struct SettingRecord {
+  std::string name;
+  std::string kind;                               // "guard" or "plan"
+  std::string original_setting;                   // pg_settings value with unit
+  std::optional<std::string> original_auto_conf;  // nullopt = not in auto.conf
+  std::string new_value;
+  std::string state;  // pending, applied, restored, superseded
+};
+
+class Journal {
+ public:
+  explicit Journal(SqlSession* session) : session_(session) {}
+
+  // Whether schema pglayout with the journal tables exists.
+  Status Exists(bool* exists);
+  // Creates the schema and tables if missing (idempotent).
+  Status EnsureSchema();
+
+  // The running run, if any (run_id = 0 when none).
+  Status FindActiveRun(RunRecord* run);
+  Status StartRun(const std::string& plan_hash, const std::string& plan_text,
+                  const std::string& tool_version, int64_t timed,
+                  int64_t requested, RunRecord* run);
+  Status FinishRun(int64_t run_id, const std::string& state);
+
+  Status LoadSteps(int64_t run_id, std::map<std::string, StepRecord>* steps);
+  // Inserts the step row if missing, then sets state/phase (and oid when
+  // non-zero).
+  Status SetStep(int64_t run_id, const std::string& key, int step_no,
+                 const std::string& state, const std::string& phase,
+                 uint32_t relation_oid = 0);
+  // Records one copied batch and advances the step's cursor.
+  Status RecordBatch(int64_t run_id, const std::string& key, int64_t batch_no,
+                     const std::vector<std::string>& lower,
+                     const std::vector<std::string>& upper, int64_t rows);
+  Status AddReplayed(int64_t run_id, const std::string& key, int64_t rows);
+  struct Batch {
+    int64_t batch_no = 0;
+    std::vector<std::string> lower, upper;
+    int64_t rows = 0;
+  };
+  Status LoadBatches(int64_t run_id, const std::string& key,
+                     std::vector<Batch>* batches);
+  Status RecordVerification(int64_t run_id, const std::string& key,
+                            int64_t batch_no, int64_t src_rows, int64_t src_sum,
+                            int64_t new_rows, int64_t new_sum);
+
+  // Settings. RecordOriginal keeps the first record of (run, kind, name):
+  // a resumed run must not mistake its own raised value for the original.
+  Status RecordOriginal(int64_t run_id, const SettingRecord& setting);
+  Status SetSettingState(int64_t run_id, const std::string& kind,
+                         const std::string& name, const std::string& state);
+  Status LoadSettings(int64_t run_id, std::vector<SettingRecord>* settings);
+
+  // Old copies kept after swaps, not yet dropped: "pglayout"."old_123".
+  Status ListOldCopies(std::vector<std::pair<int64_t, std::string>>* copies);
+
+ private:
+  SqlSession* session_;
+};
+
+// A stable 64-bit FNV-1a hash of the plan's canonical text, in hex.
+std::string PlanHash(const std::string& canonical_plan_text);
+
+}  // namespace pglayout::migrator
+
+#endif  // PGLAYOUT_MIGRATOR_JOURNAL_H_

@@ -1,0 +1,510 @@
+// `pglayout migrate` against real PostgreSQL 15 and 18: dry run, refusals,
+// tablespaces and offline moves, online moves and hash partitioning under
+// concurrent pgbench writes with kill -9 at step boundaries, abort, and the
+// checkpoint guard.
+//
+// The oracle for "no row lost" is a twin table: every pgbench transaction
+// applies the same change to the migrated table and to an untouched twin,
+// and afterwards EXCEPT ALL in both directions must be empty.
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+
+#include <fstream>
+
+#include "common/files.h"
+#include "migrator/migrator.h"
+#include "testing/pg_test.h"
+#include "testing/subprocess.h"
+
+namespace pglayout::migrator {
+namespace {
+
+std::string Value(SqlSession* s, const std::string& sql) {
+  SqlValue v;
+  Status st = QueryValue(s, sql, {}, &v);
+  EXPECT_TRUE(st.ok()) << sql << ": " << st.ToString();
+  return v.value_or("<null>");
+}
+
+void Exec(SqlSession* s, const std::string& sql) {
+  Status st = ExecuteSql(s, sql);
+  ASSERT_TRUE(st.ok()) << sql << ": " << st.ToString();
+}
+
+std::string Conninfo(PgCluster* pg, const std::string& db,
+                     const std::string& user = "postgres") {
+  return "host=127.0.0.1 port=" + std::to_string(pg->port()) + " dbname=" + db +
+         " user=" + user;
+}
+
+Status Open(PgCluster* pg, const std::string& db,
+            std::unique_ptr<SqlSession>* s) {
+  return OpenPgSession(Conninfo(pg, db), "pglayout-test", s);
+}
+
+std::string WriteFile(const std::string& name, const std::string& text) {
+  std::string path = ::testing::TempDir() + "/" + name;
+  std::ofstream(path) << text;
+  return path;
+}
+
+// Rows in one table and not the other, both ways.
+std::string Diff(SqlSession* s, const std::string& a, const std::string& b) {
+  return Value(s, "SELECT count(*) FROM ((TABLE " + a + " EXCEPT ALL TABLE " +
+                      b + ") UNION ALL (TABLE " + b + " EXCEPT ALL TABLE " + a +
+                      ")) d");
+}
+
+Status MigratePlan(const std::string& plan_toml, const std::string& conninfo,
+                   bool apply, MigrateReport* report,
+                   MigrateOptions options = MigrateOptions()) {
+  Plan plan;
+  PGLAYOUT_RETURN_IF_ERROR(ParsePlan(plan_toml, "plan.toml", &plan));
+  options.conninfo = conninfo;
+  options.apply = apply;
+  return Migrate(plan, options, nullptr, report);
+}
+
+struct BinaryRun {
+  int exit_code = -1;
+  int signal = 0;
+  std::string output;
+};
+
+BinaryRun RunPglayout(const std::vector<std::string>& args,
+                      const std::string& failpoint) {
+  static int counter = 0;
+  std::string out = ::testing::TempDir() + "/pglayout_migrate_" +
+                    std::to_string(getpid()) + "_" + std::to_string(++counter);
+  Command c;
+  c.argv = {PGLAYOUT_BINARY};
+  c.argv.insert(c.argv.end(), args.begin(), args.end());
+  if (!failpoint.empty()) c.env = {"PGLAYOUT_MIGRATE_FAILPOINT=" + failpoint};
+  BinaryRun run;
+  pid_t pid = 0;
+  if (!SpawnCommand(c, out, &pid).ok()) return run;
+  int status = 0;
+  if (!WaitForChild(pid, &status).ok()) return run;
+  if (WIFEXITED(status)) run.exit_code = WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) run.signal = WTERMSIG(status);
+  (void)ReadWholeFile(out, &run.output);
+  return run;
+}
+
+class MigrateTest : public PgVersionTest {};
+
+// ---------------------------------------------------- dry run + refusals --
+
+TEST_P(MigrateTest, DryRunChangesNothingAndBadInputsAreRefused) {
+  PgCluster* pg;
+  PGLAYOUT_ASSERT_OK(SharedCluster(&pg));
+  std::unique_ptr<SqlSession> admin, s;
+  PGLAYOUT_ASSERT_OK(pg->Connect(&admin));
+  Exec(admin.get(), "DROP DATABASE IF EXISTS dry");
+  Exec(admin.get(), "CREATE DATABASE dry");
+  PGLAYOUT_ASSERT_OK(Open(pg, "dry", &s));
+  Exec(s.get(),
+       "CREATE TABLE t (id int PRIMARY KEY, email text UNIQUE, v text);"
+       "CREATE TABLE nopk (a int, b text);"
+       "CREATE TABLE ok (id int PRIMARY KEY, v text);"
+       "INSERT INTO ok SELECT g, 'v' FROM generate_series(1, 100) g;"
+       "DROP ROLE IF EXISTS app; CREATE ROLE app LOGIN");
+  std::string dir;
+  PGLAYOUT_ASSERT_OK(pg->MakeDirectory("dry_ts", &dir));
+  std::string ts =
+      "[[tablespace]]\nname = \"dry_ts\"\npath = \"" + dir + "\"\n";
+  std::string before = Value(admin.get(), "SHOW max_wal_size");
+
+  MigrateReport report;
+  PGLAYOUT_ASSERT_OK(MigratePlan(
+      ts + "[[placement]]\nrelation = \"public.ok\"\nstrategy = "
+           "\"hash_partition\"\ntablespaces = [\"dry_ts\", \"pg_default\"]\n"
+           "key = [\"id\"]\n[settings]\nwork_mem = \"8MB\"\n",
+      Conninfo(pg, "dry"), false, &report));
+  ASSERT_GE(report.steps.size(), 4u);
+  EXPECT_EQ(report.steps[0].sql[0],
+            "CREATE TABLESPACE \"dry_ts\" LOCATION '" + dir + "'");
+  EXPECT_EQ(Value(s.get(), "SELECT to_regnamespace('pglayout') IS NULL"), "t");
+  EXPECT_EQ(Value(s.get(),
+                  "SELECT count(*) FROM pg_tablespace WHERE spcname "
+                  "= 'dry_ts'"),
+            "0");
+  EXPECT_EQ(Value(s.get(),
+                  "SELECT count(*) FROM pg_trigger WHERE tgrelid = "
+                  "'ok'::regclass"),
+            "0");
+  EXPECT_EQ(Value(admin.get(), "SHOW max_wal_size"), before);
+
+  auto refused = [&](const std::string& placement, const std::string& extra,
+                     const std::string& expected, const std::string& conninfo) {
+    MigrateReport r;
+    Status st = MigratePlan(extra + placement, conninfo, true, &r);
+    EXPECT_TRUE(st.IsInvalidInput()) << st.ToString();
+    EXPECT_NE(st.message().find(expected), std::string::npos) << st.message();
+    EXPECT_EQ(Value(s.get(), "SELECT to_regnamespace('pglayout') IS NULL"), "t")
+        << "a refusal must change nothing";
+  };
+  std::string hash_t =
+      "[[placement]]\nrelation = \"public.t\"\nstrategy = "
+      "\"hash_partition\"\ntablespaces = [\"pg_default\"]\n"
+      "partitions = 2\nkey = [\"id\"]\n";
+  refused(hash_t, "",
+          "unique index t_email_key (email) does not contain the "
+          "partition key column(s) id",
+          Conninfo(pg, "dry"));
+  refused(
+      "[[placement]]\nrelation = \"public.nopk\"\nstrategy = \"move\"\n"
+      "tablespaces = [\"pg_default\"]\n",
+      "", "public.nopk: has no primary key", Conninfo(pg, "dry"));
+  refused(
+      "[[placement]]\nrelation = \"public.gone\"\nstrategy = \"move\"\n"
+      "tablespaces = [\"pg_default\"]\n",
+      "", "public.gone: relation does not exist", Conninfo(pg, "dry"));
+  refused("", "[[tablespace]]\nname = \"nodir\"\npath = \"/nonexistent/x\"\n",
+          "tablespace nodir: directory '/nonexistent/x' does not exist",
+          Conninfo(pg, "dry"));
+  refused("", ts, "CREATE TABLESPACE needs a superuser; role app is not one",
+          Conninfo(pg, "dry", "app"));
+}
+
+// ---------------------------------------- tablespaces and offline moves --
+
+TEST_P(MigrateTest, TablespacesAndOfflineMoveAreIdempotent) {
+  PgCluster* pg;
+  PGLAYOUT_ASSERT_OK(SharedCluster(&pg));
+  std::unique_ptr<SqlSession> admin, s;
+  PGLAYOUT_ASSERT_OK(pg->Connect(&admin));
+  Exec(admin.get(), "DROP DATABASE IF EXISTS off");
+  Exec(admin.get(), "CREATE DATABASE off");
+  PGLAYOUT_ASSERT_OK(Open(pg, "off", &s));
+  Exec(s.get(),
+       "CREATE TABLE \"Mixed Case\" (id int PRIMARY KEY, doc text);"
+       "INSERT INTO \"Mixed Case\" SELECT g, repeat(md5(g::text), 200) "
+       "FROM generate_series(1, 2000) g");
+  std::string dir, other;
+  PGLAYOUT_ASSERT_OK(pg->MakeDirectory("off_ts", &dir));
+  PGLAYOUT_ASSERT_OK(pg->MakeDirectory("off_other", &other));
+  std::string plan =
+      "[[tablespace]]\nname = \"off ts\"\npath = \"" + dir +
+      "\"\n[tablespace.options]\nrandom_page_cost = \"1.1\"\n"
+      "[[placement]]\nrelation = 'public.\"Mixed Case\"'\nstrategy = \"move\"\n"
+      "tablespaces = [\"off ts\"]\nonline = false\n";
+  MigrateReport first, second;
+  PGLAYOUT_ASSERT_OK(MigratePlan(plan, Conninfo(pg, "off"), true, &first));
+  EXPECT_EQ(Value(s.get(),
+                  "SELECT string_agg(DISTINCT coalesce(t.spcname, '-'), ',') "
+                  "FROM pg_class c LEFT JOIN pg_tablespace t ON t.oid = "
+                  "c.reltablespace WHERE c.oid IN ('\"Mixed Case\"'::regclass, "
+                  "'\"Mixed Case_pkey\"'::regclass, (SELECT reltoastrelid FROM "
+                  "pg_class WHERE oid = '\"Mixed Case\"'::regclass))"),
+            "off ts");
+  EXPECT_EQ(Value(s.get(),
+                  "SELECT spcoptions::text FROM pg_tablespace WHERE "
+                  "spcname = 'off ts'"),
+            "{random_page_cost=1.1}");
+  // Again: the tablespace exists at the same place, the move is a no-op.
+  PGLAYOUT_ASSERT_OK(MigratePlan(plan, Conninfo(pg, "off"), true, &second));
+  EXPECT_NE(second.run_id, first.run_id);
+  EXPECT_EQ(Value(s.get(),
+                  "SELECT string_agg(state, ',' ORDER BY run_id) FROM "
+                  "pglayout.run"),
+            "done,done");
+  EXPECT_EQ(Value(s.get(), "SELECT count(*) FROM \"Mixed Case\""), "2000");
+  // The same name at another place is refused.
+  MigrateReport third;
+  std::string moved = plan;
+  moved.replace(moved.find(dir), dir.size(), other);
+  Status st = MigratePlan(moved, Conninfo(pg, "off"), true, &third);
+  EXPECT_NE(st.message().find("tablespace off ts: already exists at '" + dir +
+                              "', the plan says '" + other + "'"),
+            std::string::npos)
+      << st.message();
+}
+
+// ------------------------------ online, under load, killed and resumed --
+
+constexpr char kLoadScript[] = R"(\set k random(1, 20000)
+\set d random(-100, 100)
+\set n random(20001, 40000)
+\set o random(1, 3000)
+BEGIN;
+UPDATE acc SET bal = bal + :d, note = CASE WHEN :d % 4 = 0 THEN NULL ELSE 'u' || :d END WHERE id = :k;
+UPDATE acc_v SET bal = bal + :d, note = CASE WHEN :d % 4 = 0 THEN NULL ELSE 'u' || :d END WHERE id = :k;
+INSERT INTO acc VALUES (:n, :d, NULL, NULL) ON CONFLICT (id) DO UPDATE SET bal = EXCLUDED.bal + 1;
+INSERT INTO acc_v VALUES (:n, :d, NULL, NULL) ON CONFLICT (id) DO UPDATE SET bal = EXCLUDED.bal + 1;
+UPDATE "Sales Dept"."Line ""Items""" SET qty = CASE WHEN :d > 0 THEN NULL ELSE :d END WHERE order_id = :o;
+UPDATE "Sales Dept".items_v SET qty = CASE WHEN :d > 0 THEN NULL ELSE :d END WHERE order_id = :o;
+END;
+)";
+
+// Key-changing UPDATEs (a row moves to another partition), DELETEs and
+// TOAST-sized values, written as a logical-replication apply worker would:
+// session_replication_role = replica, which skips ordinary triggers.
+constexpr char kReplicaScript[] = R"(\set k random(1, 20000)
+SET session_replication_role = replica;
+BEGIN;
+UPDATE acc SET id = -id WHERE id = :k;
+UPDATE acc_v SET id = -id WHERE id = :k;
+DELETE FROM acc WHERE id = :k + 1;
+DELETE FROM acc_v WHERE id = :k + 1;
+UPDATE acc SET big = (SELECT string_agg(md5((:k * 1000 + g)::text), '') FROM generate_series(1, 100) g) WHERE id = :k + 2;
+UPDATE acc_v SET big = (SELECT string_agg(md5((:k * 1000 + g)::text), '') FROM generate_series(1, 100) g) WHERE id = :k + 2;
+END;
+)";
+
+void SetUpLoadTables(SqlSession* s) {
+  Exec(s,
+       "CREATE ROLE mig LOGIN SUPERUSER;"
+       "ALTER ROLE mig SET statement_timeout = '1s';"
+       "ALTER ROLE mig SET lock_timeout = '1ms';"
+       "CREATE ROLE reader;"
+       "CREATE TABLE acc (id int PRIMARY KEY, bal int NOT NULL, note text, "
+       "big text);"
+       "INSERT INTO acc SELECT g, g % 1000, 'n' || g, CASE WHEN g % 50 = 0 "
+       "THEN (SELECT string_agg(md5((g * 7 + x)::text), '') FROM "
+       "generate_series(1, 100) x) END FROM generate_series(1, 20000) g;"
+       "CREATE INDEX acc_bal ON acc (bal);"
+       "CREATE TABLE acc_v (LIKE acc INCLUDING ALL);"
+       "INSERT INTO acc_v SELECT * FROM acc;"
+       "CREATE VIEW acc_rich AS SELECT id, bal FROM acc WHERE bal > 500;"
+       "GRANT SELECT ON acc TO reader; GRANT SELECT ON acc_rich TO reader;"
+       "COMMENT ON TABLE acc IS 'accounts';"
+       "CREATE SCHEMA \"Sales Dept\";"
+       "CREATE TABLE \"Sales Dept\".\"Line \"\"Items\"\"\" (order_id bigint, "
+       "\"Line No\" int, qty int, n bigint GENERATED BY DEFAULT AS IDENTITY, "
+       "PRIMARY KEY (order_id, \"Line No\"));"
+       "INSERT INTO \"Sales Dept\".\"Line \"\"Items\"\"\" (order_id, "
+       "\"Line No\", qty) SELECT g, l, g % 9 FROM generate_series(1, 3000) g, "
+       "generate_series(1, 3) l;"
+       "CREATE TABLE \"Sales Dept\".items_v (LIKE \"Sales Dept\".\"Line "
+       "\"\"Items\"\"\" INCLUDING ALL);"
+       "INSERT INTO \"Sales Dept\".items_v OVERRIDING SYSTEM VALUE SELECT * "
+       "FROM \"Sales Dept\".\"Line \"\"Items\"\"\";"
+       "CREATE TABLE z (id int PRIMARY KEY, v text);"
+       "INSERT INTO z SELECT g, md5(g::text) FROM generate_series(1, 10000) g;"
+       "CREATE TABLE z_v AS TABLE z");
+}
+
+TEST_P(MigrateTest, OnlineUnderLoadSurvivesKill9AtEveryStep) {
+  // Small enough that the checkpoint guard raises it for these tables.
+  PgClusterOptions o;
+  o.settings = {{"max_wal_size", "64MB"}, {"checkpoint_timeout", "30s"}};
+  std::unique_ptr<PgCluster> pg;
+  PGLAYOUT_ASSERT_OK(StartCluster(o, &pg));
+  std::unique_ptr<SqlSession> admin, s;
+  PGLAYOUT_ASSERT_OK(pg->Connect(&admin));
+  Exec(admin.get(), "CREATE DATABASE app");
+  PGLAYOUT_ASSERT_OK(Open(pg.get(), "app", &s));
+  SetUpLoadTables(s.get());
+  std::string ts_a, ts_b;
+  PGLAYOUT_ASSERT_OK(pg->MakeDirectory("ts_a", &ts_a));
+  PGLAYOUT_ASSERT_OK(pg->MakeDirectory("ts_b", &ts_b));
+  std::string plan = WriteFile(
+      "online_plan_" + std::string(PgVersionName(version())) + ".toml",
+      "[[tablespace]]\nname = \"ts_a\"\npath = \"" + ts_a +
+          "\"\n[[tablespace]]\nname = \"ts_b\"\npath = \"" + ts_b +
+          "\"\n"
+          "[[placement]]\nrelation = \"public.acc\"\nstrategy = "
+          "\"hash_partition\"\ntablespaces = [\"ts_a\", \"ts_b\"]\n"
+          "partitions = 4\nkey = [\"id\"]\n"
+          "[[placement]]\nrelation = '\"Sales Dept\".\"Line \"\"Items\"\"\"'\n"
+          "strategy = \"move\"\ntablespaces = [\"ts_b\"]\n"
+          "[settings]\nwork_mem = \"7MB\"\n");
+  std::string load = WriteFile("load.sql", kLoadScript);
+  std::string replica = WriteFile("replica.sql", kReplicaScript);
+  std::unique_ptr<BackgroundClient> bench;
+  PGLAYOUT_ASSERT_OK(pg->StartClient(
+      {"pgbench", "-n", "-c", "3", "-j", "1", "-T", "600", "--max-tries=20",
+       "-f", load + "@3", "-f", replica + "@1", "app"},
+      &bench));
+  std::vector<std::string> args = {"-q",
+                                   "migrate",
+                                   plan,
+                                   "--dsn",
+                                   Conninfo(pg.get(), "app", "mig"),
+                                   "--apply",
+                                   "--batch-rows",
+                                   "2000",
+                                   "--restore-wait",
+                                   "3"};
+  for (const char* failpoint :
+       {"after-create-tablespace:ts_a", "guard:journaled",
+        "copy-batch:2:before-commit", "copy-batch:3:after-commit",
+        "replay:before-commit", "index:acc_bal:before-commit",
+        "swap:before-commit", "after-swap:partition:public.acc",
+        "copy-batch:1:before-commit", "before-step:settings"}) {
+    BinaryRun run = RunPglayout(args, failpoint);
+    ASSERT_EQ(run.signal, SIGKILL) << failpoint << "\n" << run.output;
+  }
+  BinaryRun last = RunPglayout(args, "");
+  ASSERT_EQ(last.exit_code, 0) << last.output;
+  EXPECT_NE(last.output.find("run 1 done"), std::string::npos) << last.output;
+  ASSERT_TRUE(bench->Running()) << "pgbench failed during the migration";
+  std::string bench_output;
+  PGLAYOUT_EXPECT_OK(bench->Stop(&bench_output)) << bench_output;
+
+  // No row lost or changed: the twins agree.
+  EXPECT_EQ(Diff(s.get(), "acc", "acc_v"), "0");
+  EXPECT_EQ(Diff(s.get(), "\"Sales Dept\".\"Line \"\"Items\"\"\"",
+                 "\"Sales Dept\".items_v"),
+            "0");
+  EXPECT_NE(Value(s.get(), "SELECT count(*) FROM acc WHERE id < 0"), "0")
+      << "the load changed keys";
+  // Layout: 4 partitions alternating over ts_a / ts_b, indexes with them.
+  EXPECT_EQ(Value(s.get(),
+                  "SELECT relkind FROM pg_class WHERE oid = "
+                  "'acc'::regclass"),
+            "p");
+  EXPECT_EQ(Value(s.get(),
+                  "SELECT string_agg(c.relname || '=' || t.spcname, ',' ORDER "
+                  "BY c.relname) FROM pg_class c JOIN pg_tablespace t ON "
+                  "t.oid = c.reltablespace WHERE c.relname LIKE 'acc\\_p%'"),
+            "acc_p0=ts_a,acc_p0_pkey=ts_a,acc_p1=ts_b,acc_p1_pkey=ts_b,"
+            "acc_p2=ts_a,acc_p2_pkey=ts_a,acc_p3=ts_b,acc_p3_pkey=ts_b");
+  // Dependents carried over: the view reads the new table, grants, comment.
+  EXPECT_EQ(Value(s.get(),
+                  "SELECT string_agg(DISTINCT d.refobjid::regclass::"
+                  "text, ',') FROM pg_depend d JOIN pg_rewrite r ON "
+                  "r.oid = d.objid WHERE r.ev_class = "
+                  "'acc_rich'::regclass AND d.refclassid = "
+                  "'pg_class'::regclass AND d.refobjid <> "
+                  "'acc_rich'::regclass"),
+            "acc");
+  EXPECT_EQ(Value(s.get(),
+                  "SELECT (SELECT count(*) FROM acc_rich) = (SELECT "
+                  "count(*) FROM acc_v WHERE bal > 500)"),
+            "t");
+  EXPECT_EQ(Value(s.get(),
+                  "SELECT has_table_privilege('reader', 'acc', "
+                  "'SELECT')"),
+            "t");
+  EXPECT_EQ(Value(s.get(), "SELECT obj_description('acc'::regclass)"),
+            "accounts");
+  // The identity sequence continues after the swap.
+  EXPECT_EQ(
+      Value(s.get(),
+            "WITH i AS (INSERT INTO \"Sales Dept\".\"Line \"\"Items\"\"\" "
+            "(order_id, \"Line No\") VALUES (-1, 1) RETURNING n) SELECT "
+            "(SELECT n FROM i) > (SELECT max(n) FROM \"Sales "
+            "Dept\".items_v)"),
+      "t");
+  // Settings: the guard's change is gone, the plan's is in place.
+  EXPECT_EQ(Value(s.get(),
+                  "SELECT count(*) FROM pg_file_settings WHERE name = "
+                  "'max_wal_size' AND sourcefile LIKE '%auto.conf'"),
+            "0");
+  EXPECT_EQ(Value(s.get(),
+                  "SELECT setting FROM pg_file_settings WHERE name = "
+                  "'work_mem' AND sourcefile LIKE '%auto.conf'"),
+            "7MB");
+  EXPECT_EQ(Value(s.get(),
+                  "SELECT count(*) FROM pg_trigger WHERE tgname LIKE "
+                  "'pglayout%'"),
+            "0");
+  // --finalize drops the old copies.
+  BinaryRun fin = RunPglayout(
+      {"migrate", "--finalize", "--dsn", Conninfo(pg.get(), "app")}, "");
+  EXPECT_EQ(fin.exit_code, 0) << fin.output;
+  EXPECT_EQ(Value(s.get(),
+                  "SELECT count(*) FROM pg_class WHERE relnamespace = "
+                  "'pglayout'::regnamespace AND relname LIKE 'old\\_%' "
+                  "AND relkind = 'r'"),
+            "0");
+
+  // --abort of a conversion killed mid-copy: everything gone, z unchanged.
+  std::string zplan =
+      WriteFile("z_plan_" + std::string(PgVersionName(version())) + ".toml",
+                "[[tablespace]]\nname = \"ts_a\"\npath = \"" + ts_a +
+                    "\"\n[[tablespace]]\nname = \"ts_b\"\npath = \"" + ts_b +
+                    "\"\n"
+                    "[[placement]]\nrelation = \"public.z\"\nstrategy = "
+                    "\"hash_partition\"\n"
+                    "tablespaces = [\"ts_a\", \"ts_b\"]\nkey = [\"id\"]\n");
+  BinaryRun killed =
+      RunPglayout({"migrate", zplan, "--dsn", Conninfo(pg.get(), "app"),
+                   "--apply", "--batch-rows", "1000"},
+                  "copy-batch:3:before-commit");
+  ASSERT_EQ(killed.signal, SIGKILL) << killed.output;
+  EXPECT_NE(Value(s.get(),
+                  "SELECT count(*) FROM pg_file_settings WHERE name = "
+                  "'max_wal_size' AND sourcefile LIKE '%auto.conf'"),
+            "0")
+      << "the guard raised max_wal_size before the copy";
+  BinaryRun aborted =
+      RunPglayout({"migrate", "--abort", "--dsn", Conninfo(pg.get(), "app"),
+                   "--restore-wait", "3"},
+                  "");
+  EXPECT_EQ(aborted.exit_code, 0) << aborted.output;
+  EXPECT_EQ(Diff(s.get(), "z", "z_v"), "0");
+  EXPECT_EQ(Value(s.get(),
+                  "SELECT count(*) FROM pg_class WHERE relname LIKE "
+                  "'pglayout\\_new%' OR relname ~ '^z_p[0-9]+$'"),
+            "0");
+  EXPECT_EQ(Value(s.get(),
+                  "SELECT count(*) FROM pg_trigger WHERE tgname LIKE "
+                  "'pglayout%'"),
+            "0");
+  EXPECT_EQ(Value(s.get(),
+                  "SELECT count(*) FROM pg_file_settings WHERE name = "
+                  "'max_wal_size' AND sourcefile LIKE '%auto.conf'"),
+            "0");
+  EXPECT_EQ(Value(s.get(),
+                  "SELECT state FROM pglayout.run ORDER BY run_id "
+                  "DESC LIMIT 1"),
+            "aborted");
+}
+
+// --------------------------------------------------- checkpoint guard --
+
+TEST_P(MigrateTest, CheckpointGuardKeepsCheckpointsTimed) {
+  PgClusterOptions o;
+  o.settings = {{"max_wal_size", "32MB"},
+                {"min_wal_size", "32MB"},
+                {"checkpoint_timeout", "30s"},
+                {"checkpoint_completion_target", "0.1"}};
+  std::unique_ptr<PgCluster> pg;
+  PGLAYOUT_ASSERT_OK(StartCluster(o, &pg));
+  std::unique_ptr<SqlSession> s;
+  PGLAYOUT_ASSERT_OK(Open(pg.get(), "postgres", &s));
+  Exec(s.get(),
+       "CREATE TABLE g1 (id int PRIMARY KEY, pad text);"
+       "INSERT INTO g1 SELECT g, md5(g::text) || md5((g + 1)::text) FROM "
+       "generate_series(1, 400000) g;"
+       "CREATE TABLE g2 AS TABLE g1; ALTER TABLE g2 ADD PRIMARY KEY (id);"
+       "CHECKPOINT");
+  std::string dir;
+  PGLAYOUT_ASSERT_OK(pg->MakeDirectory("ts_g", &dir));
+  std::string ts = "[[tablespace]]\nname = \"ts_g\"\npath = \"" + dir + "\"\n";
+  auto move = [](const char* table) {
+    return std::string("[[placement]]\nrelation = \"public.") + table +
+           "\"\nstrategy = \"move\"\ntablespaces = [\"ts_g\"]\n";
+  };
+  MigrateOptions unguarded;
+  unguarded.checkpoint_guard = false;
+  unguarded.batch_rows = 50000;
+  MigrateReport without;
+  PGLAYOUT_ASSERT_OK(MigratePlan(ts + move("g1"),
+                                 Conninfo(pg.get(), "postgres"), true, &without,
+                                 unguarded));
+  EXPECT_GT(without.checkpoints_requested, 0)
+      << "without the guard the copy must force checkpoints";
+  Exec(s.get(), "CHECKPOINT");
+  MigrateOptions guarded;
+  guarded.batch_rows = 50000;
+  MigrateReport with;
+  PGLAYOUT_ASSERT_OK(MigratePlan(
+      ts + move("g2"), Conninfo(pg.get(), "postgres"), true, &with, guarded));
+  EXPECT_EQ(with.checkpoints_requested, 0);
+  EXPECT_EQ(Value(s.get(), "SHOW max_wal_size"), "32MB");
+  EXPECT_EQ(Value(s.get(),
+                  "SELECT state FROM pglayout.setting WHERE run_id = "
+                  "2"),
+            "restored");
+}
+
+PGLAYOUT_INSTANTIATE_PG_VERSIONS(MigrateTest);
+
+}  // namespace
+}  // namespace pglayout::migrator

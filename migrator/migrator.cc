@@ -1,0 +1,795 @@
+#include "migrator/migrator.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <random>
+#include <set>
+#include <thread>
+
+#include "common/files.h"
+#include "common/units.h"
+#include "migrator/catalog.h"
+#include "migrator/executor.h"
+#include "migrator/free_space.h"
+#include "migrator/journal.h"
+#include "migrator/sql_text.h"
+#include "migrator/sql_util.h"
+
+namespace pglayout::migrator {
+
+// ---------------------------------------------------------------- Executor --
+
+Status Executor::Exec(const std::string& sql) {
+  SqlResult r;
+  return session_->Execute(sql, {}, &r);
+}
+
+Status Executor::ExecAll(const std::vector<std::string>& sql) {
+  for (const std::string& s : sql) {
+    if (!s.empty()) PGLAYOUT_RETURN_IF_ERROR(Exec(s));
+  }
+  return Status::Ok();
+}
+
+Status Executor::Transaction(const std::string& name,
+                             const std::function<Status()>& body) {
+  PGLAYOUT_RETURN_IF_ERROR(Exec("BEGIN"));
+  Status st = body();
+  if (!st.ok()) {
+    failed_sqlstate_ = session_->last_sqlstate();
+    (void)Exec("ROLLBACK");
+    return st;
+  }
+  Failpoint(name + ":before-commit");
+  st = Exec("COMMIT");
+  failed_sqlstate_ = st.ok() ? "" : session_->last_sqlstate();
+  return st;
+}
+
+Status Executor::WithLockRetry(const std::string& name,
+                               const std::function<Status()>& body,
+                               const std::function<Status()>& between) {
+  using Clock = std::chrono::steady_clock;
+  Clock::time_point start = Clock::now();
+  std::mt19937 jitter(static_cast<unsigned>(start.time_since_epoch().count()));
+  double backoff = std::max(0.05, options_.lock_timeout_ms / 1000.0);
+  for (int attempt = 1;; ++attempt) {
+    Status st = Transaction(name, [&]() -> Status {
+      PGLAYOUT_RETURN_IF_ERROR(Exec(fmt::format(
+          "SET LOCAL lock_timeout = '{}ms'", options_.lock_timeout_ms)));
+      return body();
+    });
+    if (st.ok()) return st;
+    bool retryable = failed_sqlstate_ == "55P03" || failed_sqlstate_ == "40P01";
+    double elapsed =
+        std::chrono::duration<double>(Clock::now() - start).count();
+    if (!retryable) return st;
+    if (elapsed > options_.lock_deadline_s) {
+      return Status::Aborted(fmt::format(
+          "{}: gave up after {} attempts in {:.0f} s: other sessions kept "
+          "conflicting locks (each wait was bounded by lock_timeout = {} ms so "
+          "that production queries never queued behind us). Last error: {}",
+          name, attempt, elapsed, options_.lock_timeout_ms, st.message()));
+    }
+    if (between) PGLAYOUT_RETURN_IF_ERROR(between());
+    double wait =
+        backoff * std::uniform_real_distribution<double>(0.5, 1.0)(jitter);
+    std::this_thread::sleep_for(std::chrono::duration<double>(wait));
+    backoff = std::min(backoff * 2, 5.0);
+  }
+}
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr char kAppName[] = "pglayout-migrate";
+
+std::string PlacementKey(const Placement& p) {
+  return (p.strategy == Strategy::kHashPartition ? "partition:" : "move:") +
+         p.relation;
+}
+
+class Migration {
+ public:
+  Migration(const Plan& plan, const MigrateOptions& options,
+            ProgressSink* progress, MigrateReport* report)
+      : plan_(plan), options_(options), progress_(progress), report_(report) {}
+
+  Status Run() {
+    PGLAYOUT_RETURN_IF_ERROR(Connect());
+    PGLAYOUT_RETURN_IF_ERROR(ResolveRelations());
+    PGLAYOUT_RETURN_IF_ERROR(HardenSession(session_.get()));
+    journal_ = std::make_unique<Journal>(session_.get());
+    ex_ = std::make_unique<Executor>(session_.get(), journal_.get(), options_,
+                                     progress_, report_);
+    bool takes_lock = options_.apply || options_.mode != MigrateMode::kRun;
+    if (takes_lock) PGLAYOUT_RETURN_IF_ERROR(AcquireRunLock());
+    PGLAYOUT_RETURN_IF_ERROR(journal_->FindActiveRun(&run_));
+    if (options_.mode == MigrateMode::kAbort) return Abort();
+    if (options_.mode == MigrateMode::kFinalize) return Finalize();
+    PGLAYOUT_RETURN_IF_ERROR(CheckActiveRun());
+    PGLAYOUT_RETURN_IF_ERROR(Gather());
+    PGLAYOUT_RETURN_IF_ERROR(RunPreflightChecks());
+    report_->steps = BuildSteps(plan_, server_, tables_, StepOptionsFor());
+    if (!options_.apply) return Status::Ok();
+    return Apply();
+  }
+
+ private:
+  // ------------------------------------------------------------ set-up --
+
+  Status Connect() {
+    std::string app = std::string(kAppName) + "/main";
+    if (options_.connect) return options_.connect(app, &session_);
+    return OpenPgSession(options_.conninfo, app, &session_);
+  }
+
+  // Before HardenSession: an unqualified name in a hand-written plan means
+  // what it means in the user's own search_path.
+  Status ResolveRelations() {
+    for (const Placement& p : plan_.placements) {
+      if (p.strategy == Strategy::kStay) continue;
+      uint32_t oid = 0;
+      PGLAYOUT_RETURN_IF_ERROR(
+          ResolveRelation(session_.get(), p.relation, &oid));
+      oids_[p.relation] = oid;
+    }
+    return Status::Ok();
+  }
+
+  Status AcquireRunLock() {
+    Clock::time_point start = Clock::now();
+    while (true) {
+      SqlValue got;
+      PGLAYOUT_RETURN_IF_ERROR(QueryValue(
+          session_.get(), "SELECT pg_catalog.pg_try_advisory_lock($1, $2)",
+          {std::to_string(kRunLockClass), std::to_string(kRunLockObject)},
+          &got));
+      if (got && *got == "t") return Status::Ok();
+      // A killed run's backend lets go once it notices its client is gone
+      // (client_connection_check_interval); a live run does not.
+      if (std::chrono::duration<double>(Clock::now() - start).count() >
+          options_.lock_wait_s) {
+        ServerFacts f;
+        (void)GatherServerFacts(session_.get(), Plan(), &f);
+        return Status::Aborted(
+            "another pglayout migrate is running on this database: " +
+            (f.lock_holder.empty() ? std::string("(holder not visible)")
+                                   : f.lock_holder));
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(250));
+    }
+  }
+
+  Status CheckActiveRun() {
+    if (run_.run_id == 0) return Status::Ok();
+    std::string hash = PlanHash(PlanToToml(plan_));
+    if (run_.plan_hash != hash) {
+      return Status::InvalidInput(fmt::format(
+          "run {} of another plan (hash {}) is unfinished in this database; "
+          "resume it with its own plan, or roll it back with pglayout migrate "
+          "--abort",
+          run_.run_id, run_.plan_hash));
+    }
+    report_->run_id = run_.run_id;
+    report_->resumed = true;
+    ex_->set_run_id(run_.run_id);
+    return journal_->LoadSteps(run_.run_id, &records_);
+  }
+
+  bool Started(const std::string& key) const {
+    auto it = records_.find(key);
+    return it != records_.end() && it->second.state != "pending";
+  }
+
+  Status Gather() {
+    PGLAYOUT_RETURN_IF_ERROR(
+        GatherServerFacts(session_.get(), plan_, &server_));
+    for (const Placement& p : plan_.placements) {
+      if (p.strategy == Strategy::kStay) continue;
+      uint32_t oid = oids_[p.relation];
+      auto rec = records_.find(PlacementKey(p));
+      if (rec != records_.end() && rec->second.relation_oid != 0) {
+        oid = rec->second.relation_oid;  // the original, even after a swap
+      }
+      TableFacts t;
+      if (oid != 0) {
+        PGLAYOUT_RETURN_IF_ERROR(GatherTableFacts(session_.get(), oid, &t));
+      }
+      tables_[p.relation] = std::move(t);
+    }
+    return Status::Ok();
+  }
+
+  std::vector<std::string> Directories() const {
+    std::vector<std::string> dirs = {server_.data_directory};
+    for (const TablespaceSpec& ts : plan_.tablespaces) dirs.push_back(ts.path);
+    for (const TablespaceFacts& ts : server_.tablespaces) {
+      dirs.push_back(ts.location);
+    }
+    return dirs;
+  }
+
+  StepOptions StepOptionsFor() const {
+    StepOptions o;
+    o.offline_rate_mbps = options_.offline_rate_mbps;
+    o.batch_rows = options_.batch_rows;
+    o.checkpoint_guard = options_.checkpoint_guard;
+    o.max_wal_size_cap = options_.max_wal_size_cap;
+    if (!server_.data_directory.empty()) {
+      auto free = LocalFreeBytes({server_.data_directory + "/pg_wal"});
+      if (!free.empty()) o.wal_free_bytes = free.begin()->second;
+    }
+    return o;
+  }
+
+  Status RunPreflightChecks() {
+    PreflightInput in;
+    in.plan = &plan_;
+    in.server = &server_;
+    in.tables = &tables_;
+    in.free_bytes = LocalFreeBytes(Directories());
+    in.space_margin = options_.space_margin;
+    for (const auto& [key, rec] : records_) {
+      if (rec.state == "pending") continue;
+      if (key.starts_with("tablespace:")) {
+        in.started_tablespaces.insert(key.substr(11));
+      }
+      size_t colon = key.find(':');
+      if (key.starts_with("move:") || key.starts_with("partition:")) {
+        in.started_relations.insert(key.substr(colon + 1));
+      }
+    }
+    // Our own run lock is not "another run".
+    if (options_.apply) server_.lock_holder.clear();
+    report_->findings = RunPreflight(in);
+    if (!HasRefusal(report_->findings)) return Status::Ok();
+    std::string text = "preflight refused the plan; nothing was changed:";
+    for (const Finding& f : report_->findings) {
+      if (f.severity == Finding::Severity::kRefusal) {
+        text += "\n  " + f.ToString();
+      }
+    }
+    return Status::InvalidInput(text);
+  }
+
+  // ------------------------------------------------------------- apply --
+
+  Status Apply() {
+    PGLAYOUT_RETURN_IF_ERROR(journal_->EnsureSchema());
+    CheckpointCounters start;
+    PGLAYOUT_RETURN_IF_ERROR(ReadCheckpointCounters(session_.get(), &start));
+    if (run_.run_id == 0) {
+      PGLAYOUT_RETURN_IF_ERROR(journal_->StartRun(
+          PlanHash(PlanToToml(plan_)), PlanToToml(plan_), options_.tool_version,
+          start.timed, start.requested, &run_));
+      report_->run_id = run_.run_id;
+      ex_->set_run_id(run_.run_id);
+      ex_->Line(fmt::format("run {} started", run_.run_id));
+    } else {
+      ex_->Line(fmt::format("run {} resumed", run_.run_id));
+    }
+    PGLAYOUT_RETURN_IF_ERROR(ex_->Exec(fmt::format(
+        "SET application_name = {}",
+        QuoteLiteral(fmt::format("{}/run{}/main", kAppName, run_.run_id)))));
+    const auto& steps = report_->steps;
+    for (size_t i = 0; i < steps.size(); ++i) {
+      const Step& s = steps[i];
+      auto rec = records_.find(s.key);
+      if (rec != records_.end() && rec->second.state == "done") continue;
+      StepRecord record = rec == records_.end() ? StepRecord() : rec->second;
+      record.key = s.key;
+      ex_->Failpoint("before-step:" + s.key);
+      Status st = RunStep(s, static_cast<int>(i + 1), record);
+      if (!st.ok()) return st;
+      ex_->Failpoint("after-step:" + s.key);
+    }
+    PGLAYOUT_RETURN_IF_ERROR(ReportCheckpoints());
+    PGLAYOUT_RETURN_IF_ERROR(journal_->FinishRun(run_.run_id, "done"));
+    ex_->Line(fmt::format("run {} done", run_.run_id));
+    return Status::Ok();
+  }
+
+  Status ReportCheckpoints() {
+    CheckpointCounters now;
+    PGLAYOUT_RETURN_IF_ERROR(ReadCheckpointCounters(session_.get(), &now));
+    report_->checkpoints_timed = now.timed - run_.checkpoints_timed_start;
+    report_->checkpoints_requested =
+        now.requested - run_.checkpoints_requested_start;
+    ex_->Line(fmt::format("checkpoints during the run: {} timed, {} requested",
+                          report_->checkpoints_timed,
+                          report_->checkpoints_requested));
+    return Status::Ok();
+  }
+
+  Status MarkDone(const Step& s, int no) {
+    return journal_->SetStep(run_.run_id, s.key, no, "done", "");
+  }
+
+  Status RunStep(const Step& s, int no, const StepRecord& record) {
+    switch (s.kind) {
+      case StepKind::kCreateTablespace:
+        return CreateTablespace(s, no);
+      case StepKind::kTablespaceOptions:
+        return ex_->Transaction(s.key, [&]() -> Status {
+          PGLAYOUT_RETURN_IF_ERROR(ex_->ExecAll(s.sql));
+          return MarkDone(s, no);
+        });
+      case StepKind::kGuardRaise:
+        return GuardRaise(s, no);
+      case StepKind::kMoveOffline:
+        return MoveOffline(s, no);
+      case StepKind::kMoveIndexOnline:
+        return MoveIndexOnline(s, no);
+      case StepKind::kOnlineCopy:
+        return RunOnlineCopy(ex_.get(), s, no, record,
+                             tables_[s.placement->relation].oid);
+      case StepKind::kGuardRestore:
+        return GuardRestore(s, no, true);
+      case StepKind::kPlanSettings:
+        return PlanSettings(s, no);
+      case StepKind::kVerify:
+        return Verify(s, no);
+    }
+    return Status::Internal("unknown step kind");
+  }
+
+  Status CreateTablespace(const Step& s, int no) {
+    const TablespaceSpec& ts = *s.tablespace;
+    SqlResult r;
+    PGLAYOUT_RETURN_IF_ERROR(
+        session_->Execute("SELECT pg_catalog.pg_tablespace_location(oid) FROM "
+                          "pg_catalog.pg_tablespace WHERE spcname = $1",
+                          {ts.name}, &r));
+    if (!r.rows.empty()) {
+      if (Cell(r.rows[0], 0) != ts.path) {
+        return Status::Aborted(
+            fmt::format("tablespace {} exists at '{}', the plan says '{}'",
+                        ts.name, Cell(r.rows[0], 0), ts.path));
+      }
+      ex_->Line(fmt::format("tablespace {} exists at {}", ts.name, ts.path));
+      return MarkDone(s, no);
+    }
+    // CREATE TABLESPACE cannot run in a transaction: journal the intent,
+    // run it, then mark it done; a resumed run finds it by name above.
+    PGLAYOUT_RETURN_IF_ERROR(
+        journal_->SetStep(run_.run_id, s.key, no, "running", ""));
+    Status st = ex_->Exec(CreateTablespaceSql(ts));
+    if (!st.ok()) return st.WithContext("tablespace " + ts.name);
+    ex_->Line(fmt::format("created tablespace {} at {}", ts.name, ts.path));
+    ex_->Failpoint("after-create-tablespace:" + ts.name);
+    return MarkDone(s, no);
+  }
+
+  Status AutoConfValue(const std::string& name, SqlValue* value) {
+    SqlResult r;
+    PGLAYOUT_RETURN_IF_ERROR(session_->Execute(
+        "SELECT setting FROM pg_catalog.pg_file_settings WHERE name = $1 AND "
+        "sourcefile LIKE '%postgresql.auto.conf' ORDER BY seqno DESC LIMIT 1",
+        {name}, &r));
+    *value = r.rows.empty() ? std::nullopt : r.rows[0][0];
+    return Status::Ok();
+  }
+
+  Status RecordOriginal(const std::string& kind, const std::string& name,
+                        const std::string& new_value) {
+    SettingRecord rec;
+    rec.name = name;
+    rec.kind = kind;
+    rec.new_value = new_value;
+    SqlValue current;
+    PGLAYOUT_RETURN_IF_ERROR(QueryValue(session_.get(),
+                                        "SELECT pg_catalog.current_setting($1)",
+                                        {name}, &current));
+    rec.original_setting = current.value_or("");
+    PGLAYOUT_RETURN_IF_ERROR(AutoConfValue(name, &rec.original_auto_conf));
+    // A guard record for the same name holds the value from before the
+    // run; the plan's record must not take the guard's raised value.
+    std::vector<SettingRecord> existing;
+    PGLAYOUT_RETURN_IF_ERROR(journal_->LoadSettings(run_.run_id, &existing));
+    for (const SettingRecord& e : existing) {
+      if (e.name == name && e.kind == "guard") {
+        rec.original_setting = e.original_setting;
+        rec.original_auto_conf = e.original_auto_conf;
+      }
+    }
+    return journal_->RecordOriginal(run_.run_id, rec);
+  }
+
+  Status GuardRaise(const Step& s, int no) {
+    // The original goes to the journal (committed) before ALTER SYSTEM, so
+    // a kill at any instant after it leaves enough to restore.
+    PGLAYOUT_RETURN_IF_ERROR(
+        RecordOriginal("guard", "max_wal_size", s.guard_value));
+    PGLAYOUT_RETURN_IF_ERROR(
+        journal_->SetStep(run_.run_id, s.key, no, "running", ""));
+    ex_->Failpoint("guard:journaled");
+    PGLAYOUT_RETURN_IF_ERROR(ex_->ExecAll(s.sql));
+    PGLAYOUT_RETURN_IF_ERROR(journal_->SetSettingState(
+        run_.run_id, "guard", "max_wal_size", "applied"));
+    ex_->Line(s.title);
+    return MarkDone(s, no);
+  }
+
+  // Lowering max_wal_size while WAL since the last checkpoint is above the
+  // lower limit would itself force a checkpoint; wait (bounded) for the
+  // next timed one first.
+  Status WaitForCheckpointRoom(const SettingRecord& rec) {
+    uint64_t limit = 0;
+    if (!ParseSize(rec.original_setting, &limit).ok() || limit == 0) {
+      return Status::Ok();
+    }
+    SqlValue cct, timeout;
+    PGLAYOUT_RETURN_IF_ERROR(QueryValue(
+        session_.get(),
+        "SELECT current_setting('checkpoint_completion_target')", {}, &cct));
+    PGLAYOUT_RETURN_IF_ERROR(
+        QueryValue(session_.get(),
+                   "SELECT setting FROM pg_catalog.pg_settings WHERE name = "
+                   "'checkpoint_timeout'",
+                   {}, &timeout));
+    double factor = 1 + std::strtod(cct.value_or("0.9").c_str(), nullptr);
+    double room = static_cast<double>(limit) / factor * 0.8;
+    double max_wait =
+        options_.restore_wait_s >= 0
+            ? options_.restore_wait_s
+            : std::strtod(timeout.value_or("300").c_str(), nullptr) * 1.5;
+    Clock::time_point start = Clock::now();
+    while (true) {
+      SqlValue distance;
+      PGLAYOUT_RETURN_IF_ERROR(QueryValue(
+          session_.get(),
+          "SELECT pg_catalog.pg_wal_lsn_diff(pg_catalog.pg_current_wal_lsn(), "
+          "redo_lsn) FROM pg_catalog.pg_control_checkpoint()",
+          {}, &distance));
+      double d = std::strtod(distance.value_or("0").c_str(), nullptr);
+      double waited =
+          std::chrono::duration<double>(Clock::now() - start).count();
+      if (d < room) return Status::Ok();
+      if (waited > max_wait) {
+        ex_->Line(fmt::format(
+            "max_wal_size restored although {} of WAL is past the last "
+            "checkpoint: expect one requested checkpoint",
+            HumanSize(d)));
+        return Status::Ok();
+      }
+      ProgressUpdate u;
+      u.task = "checkpoint guard";
+      u.step = "waiting for a timed checkpoint before lowering max_wal_size";
+      u.elapsed_s = waited;
+      u.detail = HumanSize(d) + " of WAL since the last checkpoint";
+      progress_->Update(u);
+      std::this_thread::sleep_for(std::chrono::seconds(1));
+    }
+  }
+
+  Status RestoreSetting(const SettingRecord& rec, bool wait) {
+    if (wait && rec.name == "max_wal_size") {
+      PGLAYOUT_RETURN_IF_ERROR(WaitForCheckpointRoom(rec));
+    }
+    std::string sql = rec.original_auto_conf
+                          ? AlterSystemSetSql(rec.name, *rec.original_auto_conf)
+                          : AlterSystemResetSql(rec.name);
+    PGLAYOUT_RETURN_IF_ERROR(ex_->Exec(sql));
+    PGLAYOUT_RETURN_IF_ERROR(ex_->Exec(ReloadConfSql()));
+    PGLAYOUT_RETURN_IF_ERROR(
+        journal_->SetSettingState(run_.run_id, rec.kind, rec.name, "restored"));
+    ex_->Line(fmt::format("restored {} to {} ({})", rec.name,
+                          rec.original_setting,
+                          rec.original_auto_conf ? "postgresql.auto.conf value"
+                                                 : "ALTER SYSTEM RESET"));
+    return Status::Ok();
+  }
+
+  bool PlanSets(const std::string& name) const {
+    return std::any_of(plan_.settings.begin(), plan_.settings.end(),
+                       [&](const SettingChange& c) { return c.name == name; });
+  }
+
+  Status GuardRestore(const Step& s, int no, bool wait) {
+    std::vector<SettingRecord> settings;
+    PGLAYOUT_RETURN_IF_ERROR(journal_->LoadSettings(run_.run_id, &settings));
+    for (const SettingRecord& rec : settings) {
+      if (rec.kind != "guard" || rec.state == "restored" ||
+          rec.state == "superseded") {
+        continue;
+      }
+      if (PlanSets(rec.name)) {
+        PGLAYOUT_RETURN_IF_ERROR(journal_->SetSettingState(
+            run_.run_id, rec.kind, rec.name, "superseded"));
+        continue;
+      }
+      PGLAYOUT_RETURN_IF_ERROR(RestoreSetting(rec, wait));
+    }
+    return MarkDone(s, no);
+  }
+
+  Status PlanSettings(const Step& s, int no) {
+    PGLAYOUT_RETURN_IF_ERROR(
+        journal_->SetStep(run_.run_id, s.key, no, "running", ""));
+    std::vector<std::string> names;
+    for (const SettingChange& c : plan_.settings) {
+      PGLAYOUT_RETURN_IF_ERROR(RecordOriginal("plan", c.name, c.value));
+      PGLAYOUT_RETURN_IF_ERROR(ex_->Exec(AlterSystemSetSql(c.name, c.value)));
+      PGLAYOUT_RETURN_IF_ERROR(
+          journal_->SetSettingState(run_.run_id, "plan", c.name, "applied"));
+      names.push_back(c.name);
+    }
+    PGLAYOUT_RETURN_IF_ERROR(ex_->Exec(ReloadConfSql()));
+    // pending_restart shows up once the reload has been processed.
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    SqlResult r;
+    PGLAYOUT_RETURN_IF_ERROR(session_->Execute(
+        "SELECT name FROM pg_catalog.pg_settings WHERE name = ANY($1::text[]) "
+        "AND (pending_restart OR context = 'postmaster') ORDER BY 1",
+        {TextArrayLiteral(names)}, &r));
+    ex_->Line(
+        fmt::format("applied {} setting(s) with ALTER SYSTEM", names.size()));
+    for (const auto& row : r.rows) {
+      ex_->Line(fmt::format(
+          "setting {} needs a restart to take effect; pglayout does not "
+          "restart servers: run `pg_ctl restart -D <datadir>` in a "
+          "maintenance window",
+          Cell(row, 0)));
+    }
+    return MarkDone(s, no);
+  }
+
+  Status MoveOffline(const Step& s, int no) {
+    PGLAYOUT_RETURN_IF_ERROR(
+        journal_->SetStep(run_.run_id, s.key, no, "running", "",
+                          tables_[s.placement->relation].oid));
+    Clock::time_point start = Clock::now();
+    for (size_t i = 0; i < s.sql.size(); ++i) {
+      PGLAYOUT_RETURN_IF_ERROR(
+          ex_->WithLockRetry(s.key, [&]() { return ex_->Exec(s.sql[i]); }));
+    }
+    ex_->Line(fmt::format(
+        "{} ({:.1f} s)", s.title,
+        std::chrono::duration<double>(Clock::now() - start).count()));
+    return MarkDone(s, no);
+  }
+
+  // A failed REINDEX CONCURRENTLY leaves an invalid "<index>_ccnew" copy.
+  Status DropInvalidCopies(const TableFacts& index) {
+    SqlResult r;
+    PGLAYOUT_RETURN_IF_ERROR(session_->Execute(
+        "SELECT pg_catalog.format('%I.%I', n.nspname, c.relname) FROM "
+        "pg_catalog.pg_index x JOIN pg_catalog.pg_class c ON c.oid = "
+        "x.indexrelid JOIN pg_catalog.pg_namespace n ON n.oid = "
+        "c.relnamespace WHERE NOT x.indisvalid AND n.nspname = $1 AND "
+        "c.relname LIKE $2 || '\\_ccnew%'",
+        {index.schema, index.name}, &r));
+    for (const auto& row : r.rows) {
+      PGLAYOUT_RETURN_IF_ERROR(
+          ex_->Exec("DROP INDEX CONCURRENTLY IF EXISTS " + Cell(row, 0)));
+    }
+    return Status::Ok();
+  }
+
+  Status MoveIndexOnline(const Step& s, int no) {
+    const TableFacts& index = tables_[s.placement->relation];
+    PGLAYOUT_RETURN_IF_ERROR(
+        journal_->SetStep(run_.run_id, s.key, no, "running", "", index.oid));
+    PGLAYOUT_RETURN_IF_ERROR(DropInvalidCopies(index));
+    PGLAYOUT_RETURN_IF_ERROR(ex_->ExecAll(s.sql));
+    ex_->Line(s.title);
+    return MarkDone(s, no);
+  }
+
+  // ------------------------------------------------------------ verify --
+
+  // (relation, tablespace) for a relation, its TOAST table and index and
+  // its indexes; the database default tablespace is spelled out.
+  Status Placements(const std::string& relation, bool with_indexes,
+                    std::vector<std::pair<std::string, std::string>>* out) {
+    SqlResult r;
+    PGLAYOUT_RETURN_IF_ERROR(session_->Execute(
+        "WITH rel AS (SELECT $1::regclass::oid AS oid), objs AS ("
+        " SELECT c.oid, c.reltablespace FROM pg_catalog.pg_class c, rel "
+        " WHERE c.oid = rel.oid"
+        " UNION ALL SELECT t.oid, t.reltablespace FROM pg_catalog.pg_class c "
+        " JOIN pg_catalog.pg_class t ON t.oid = c.reltoastrelid, rel "
+        " WHERE c.oid = rel.oid"
+        " UNION ALL SELECT ti.oid, ti.reltablespace FROM pg_catalog.pg_class "
+        " c JOIN pg_catalog.pg_index x ON x.indrelid = c.reltoastrelid "
+        " JOIN pg_catalog.pg_class ti ON ti.oid = x.indexrelid, rel "
+        " WHERE c.oid = rel.oid"
+        " UNION ALL SELECT i.oid, i.reltablespace FROM pg_catalog.pg_index x "
+        " JOIN pg_catalog.pg_class i ON i.oid = x.indexrelid, rel "
+        " WHERE x.indrelid = rel.oid AND $2)"
+        "SELECT o.oid::regclass::text, ts.spcname FROM objs o "
+        "JOIN pg_catalog.pg_tablespace ts ON ts.oid = coalesce(nullif("
+        "o.reltablespace, 0), (SELECT dattablespace FROM "
+        "pg_catalog.pg_database WHERE datname = "
+        "pg_catalog.current_database())) ORDER BY 1",
+        {relation, with_indexes ? "true" : "false"}, &r));
+    for (const auto& row : r.rows)
+      out->emplace_back(Cell(row, 0), Cell(row, 1));
+    return Status::Ok();
+  }
+
+  // The relation's current quoted name: the journaled name of an online
+  // step (its oid names the old copy after the swap), else by oid.
+  Status CurrentName(const Placement& p, std::string* schema,
+                     std::string* name) {
+    auto rec = records_.find(PlacementKey(p));
+    if (rec != records_.end() && OnlineStepTable(rec->second, schema, name)) {
+      return Status::Ok();
+    }
+    SqlResult r;
+    PGLAYOUT_RETURN_IF_ERROR(session_->Execute(
+        "SELECT n.nspname, c.relname FROM pg_catalog.pg_class c JOIN "
+        "pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = "
+        "$1::oid",
+        {std::to_string(oids_[p.relation])}, &r));
+    if (r.rows.empty()) {
+      return Status::NotFound(p.relation + " no longer exists");
+    }
+    *schema = Cell(r.rows[0], 0);
+    *name = Cell(r.rows[0], 1);
+    return Status::Ok();
+  }
+
+  Status CheckPlacement(const Placement& p,
+                        std::vector<std::string>* problems) {
+    std::vector<std::pair<std::string, std::string>> objs;
+    std::vector<std::string> expected;
+    TableFacts stub;
+    PGLAYOUT_RETURN_IF_ERROR(CurrentName(p, &stub.schema, &stub.name));
+    std::string qualified =
+        QuoteIdent(stub.schema) + "." + QuoteIdent(stub.name);
+    if (p.strategy == Strategy::kMove) {
+      PGLAYOUT_RETURN_IF_ERROR(Placements(qualified, true, &objs));
+      expected.assign(objs.size(), p.tablespaces[0]);
+    } else {
+      OnlineTarget target;
+      target.partitioned = true;
+      target.partitions = p.partitions;
+      target.tablespaces = p.tablespaces;
+      OnlineNames names = MakeOnlineNames(stub, target);
+      for (int r = 0; r < p.partitions; ++r) {
+        size_t before = objs.size();
+        PGLAYOUT_RETURN_IF_ERROR(
+            Placements(names.QualifiedPartition(r), true, &objs));
+        expected.resize(objs.size(), PartitionTablespace(target, r));
+        if (objs.size() == before) {
+          problems->push_back("partition " + names.QualifiedPartition(r) +
+                              " is missing");
+        }
+      }
+    }
+    for (size_t i = 0; i < objs.size(); ++i) {
+      if (objs[i].second != expected[i]) {
+        problems->push_back(fmt::format("{} is in tablespace {}, planned {}",
+                                        objs[i].first, objs[i].second,
+                                        expected[i]));
+      }
+    }
+    return Status::Ok();
+  }
+
+  Status Verify(const Step& s, int no) {
+    PGLAYOUT_RETURN_IF_ERROR(journal_->LoadSteps(run_.run_id, &records_));
+    std::vector<std::string> problems;
+    for (const Placement& p : plan_.placements) {
+      if (p.strategy == Strategy::kStay) continue;
+      PGLAYOUT_RETURN_IF_ERROR(CheckPlacement(p, &problems));
+    }
+    SqlResult r;
+    PGLAYOUT_RETURN_IF_ERROR(session_->Execute(
+        "SELECT tgrelid::regclass::text || ' has trigger ' || tgname FROM "
+        "pg_catalog.pg_trigger WHERE tgname LIKE 'pglayout\\_%' AND tgrelid "
+        "NOT IN (SELECT oid FROM pg_catalog.pg_class WHERE relnamespace = "
+        "'pglayout'::regnamespace) UNION ALL SELECT 'invalid index ' || "
+        "indexrelid::regclass::text FROM pg_catalog.pg_index WHERE NOT "
+        "indisvalid",
+        {}, &r));
+    for (const auto& row : r.rows) problems.push_back(Cell(row, 0));
+    std::vector<SettingRecord> settings;
+    PGLAYOUT_RETURN_IF_ERROR(journal_->LoadSettings(run_.run_id, &settings));
+    for (const SettingRecord& rec : settings) {
+      if (rec.kind == "guard" && rec.state != "restored" &&
+          rec.state != "superseded") {
+        problems.push_back("setting " + rec.name + " was not restored");
+      }
+    }
+    if (!problems.empty()) {
+      std::string text = "final check failed:";
+      for (const std::string& p : problems) text += "\n  " + p;
+      return Status::Internal(text);
+    }
+    ex_->Line(
+        "final check: every relation is in its planned tablespace; no "
+        "leftover triggers, invalid indexes or unrestored settings");
+    return MarkDone(s, no);
+  }
+
+  // ------------------------------------------------------ abort/finalize --
+
+  Status Abort() {
+    if (run_.run_id == 0) {
+      ex_->Line("no unfinished run in this database: nothing to abort");
+      return Status::Ok();
+    }
+    ex_->set_run_id(run_.run_id);
+    report_->run_id = run_.run_id;
+    PGLAYOUT_RETURN_IF_ERROR(journal_->LoadSteps(run_.run_id, &records_));
+    // From the journal alone: --abort needs no plan.
+    for (const auto& [key, rec] : records_) {
+      if (rec.state == "done" || rec.state == "aborted") continue;
+      if (!key.starts_with("move:") && !key.starts_with("partition:")) continue;
+      std::string relation = key.substr(key.find(':') + 1);
+      if (rec.phase == "swapped") {
+        ex_->Line(relation +
+                  ": already swapped, so it stays moved; its old "
+                  "copy is kept until --finalize");
+        PGLAYOUT_RETURN_IF_ERROR(AbortOnlineCopy(ex_.get(), relation, rec));
+        PGLAYOUT_RETURN_IF_ERROR(
+            journal_->SetStep(run_.run_id, rec.key, 0, "done", "swapped"));
+        continue;
+      }
+      if (!rec.detail.empty()) {
+        PGLAYOUT_RETURN_IF_ERROR(AbortOnlineCopy(ex_.get(), relation, rec));
+        ex_->Line(relation +
+                  ": shadow copy, log and capture triggers removed; "
+                  "the table is unchanged");
+      }
+    }
+    std::vector<SettingRecord> settings;
+    PGLAYOUT_RETURN_IF_ERROR(journal_->LoadSettings(run_.run_id, &settings));
+    for (const SettingRecord& rec : settings) {
+      if (rec.state == "restored" || rec.state == "superseded") continue;
+      PGLAYOUT_RETURN_IF_ERROR(RestoreSetting(rec, true));
+    }
+    PGLAYOUT_RETURN_IF_ERROR(journal_->FinishRun(run_.run_id, "aborted"));
+    ex_->Line(
+        fmt::format("run {} aborted (created tablespaces and finished "
+                    "offline moves are kept)",
+                    run_.run_id));
+    return Status::Ok();
+  }
+
+  Status Finalize() {
+    if (run_.run_id != 0) {
+      return Status::InvalidInput(fmt::format(
+          "run {} is unfinished; resume or --abort it before --finalize",
+          run_.run_id));
+    }
+    std::vector<std::pair<int64_t, std::string>> copies;
+    PGLAYOUT_RETURN_IF_ERROR(journal_->ListOldCopies(&copies));
+    for (const auto& [run, name] : copies) {
+      PGLAYOUT_RETURN_IF_ERROR(ex_->WithLockRetry(
+          "finalize", [&]() { return ex_->Exec("DROP TABLE " + name); }));
+      ex_->Line(fmt::format("dropped {} (the copy kept by run {})", name, run));
+    }
+    if (copies.empty()) ex_->Line("no old copies to drop");
+    return Status::Ok();
+  }
+
+  const Plan& plan_;
+  const MigrateOptions& options_;
+  ProgressSink* progress_;
+  MigrateReport* report_;
+  std::unique_ptr<SqlSession> session_;
+  std::unique_ptr<Journal> journal_;
+  std::unique_ptr<Executor> ex_;
+  RunRecord run_;
+  std::map<std::string, StepRecord> records_;
+  std::map<std::string, uint32_t> oids_;
+  ServerFacts server_;
+  std::map<std::string, TableFacts> tables_;
+};
+
+}  // namespace
+
+Status Migrate(const Plan& plan, const MigrateOptions& options,
+               ProgressSink* progress, MigrateReport* report) {
+  NullProgress silent;
+  Migration m(plan, options, progress ? progress : &silent, report);
+  return m.Run();
+}
+
+}  // namespace pglayout::migrator

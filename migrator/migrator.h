@@ -1,0 +1,90 @@
+// `pglayout migrate`: executes a plan on a live server.
+//
+//   MigrateOptions options;
+//   options.conninfo = "host=... dbname=app";
+//   options.apply = true;             // false: a dry run that changes nothing
+//   MigrateReport report;
+//   Status s = Migrate(plan, options, &progress, &report);
+//
+// A dry run connects, reads the catalogs, runs the preflight and returns the
+// ordered steps with their exact SQL. With apply it takes the run lock
+// (an advisory lock: one migrate per database), journals every step in
+// schema pglayout and executes them. A run killed at any instant resumes
+// when started again with the same plan; a different plan is refused while
+// a run is unfinished. kAbort rolls an unfinished run back (steps not yet
+// swapped, settings restored); kFinalize drops the old copies kept after
+// swaps.
+//
+// Errors: a preflight refusal returns InvalidInput listing every problem and
+// nothing is changed. Failures during apply return the server's message
+// with the step; the journal keeps the state for the next run.
+
+#ifndef PGLAYOUT_MIGRATOR_MIGRATOR_H_
+#define PGLAYOUT_MIGRATOR_MIGRATOR_H_
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/model.h"
+#include "common/progress.h"
+#include "common/sql.h"
+#include "common/status.h"
+#include "migrator/preflight.h"
+#include "migrator/steps.h"
+
+namespace pglayout::migrator {
+
+enum class MigrateMode { kRun, kAbort, kFinalize };
+
+// Opens a server session tagged with |application_name|. The default opens
+// a libpq connection to MigrateOptions::conninfo; tests pass a fake.
+using SessionFactory = std::function<Status(const std::string& application_name,
+                                            std::unique_ptr<SqlSession>*)>;
+
+struct MigrateOptions {
+  std::string conninfo;  // libpq connection string; "" = PG* environment
+  bool apply = false;
+  MigrateMode mode = MigrateMode::kRun;
+  SessionFactory connect;  // empty = OpenPgSession(conninfo, ...)
+
+  int64_t batch_rows = 20000;    // rows per copy transaction
+  double max_rate_mbps = 0;      // copy throttle, MB/s of 10^6 bytes; 0 = none
+  int lock_timeout_ms = 200;     // per attempt of every lock-taking statement
+  double lock_deadline_s = 120;  // give up retrying a lock after this
+  double lock_wait_s = 15;       // wait for the run lock (a killed run's
+                                 // backend may still hold it for a moment)
+  double catchup_timeout_s = 600;   // replay must converge within this
+  int64_t switch_threshold = 2000;  // swap once the log is below this
+  bool checkpoint_guard = true;
+  uint64_t max_wal_size_cap = 0;  // bytes; 0 = no cap
+  double restore_wait_s = -1;     // wait for a checkpoint before lowering
+                                  // max_wal_size; -1 = checkpoint_timeout x 1.5
+  double offline_rate_mbps = 200;  // for offline lock-time estimates
+  double space_margin = 1.2;
+  std::string tool_version = "0";
+
+  // Called at named points ("copy-batch:3:before-commit", "after-step:KEY",
+  // "swap:before-commit", ...). Tests kill the process there (kill -9
+  // resume tests); empty = nothing.
+  std::function<void(const std::string&)> failpoint;
+};
+
+struct MigrateReport {
+  std::vector<Finding> findings;
+  std::vector<Step> steps;
+  int64_t run_id = 0;
+  bool resumed = false;
+  std::vector<std::string> lines;  // what was done, for people
+  int64_t checkpoints_timed = -1;  // during the run; -1 = not measured
+  int64_t checkpoints_requested = -1;
+};
+
+Status Migrate(const Plan& plan, const MigrateOptions& options,
+               ProgressSink* progress, MigrateReport* report);
+
+}  // namespace pglayout::migrator
+
+#endif  // PGLAYOUT_MIGRATOR_MIGRATOR_H_

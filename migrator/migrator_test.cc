@@ -1,0 +1,504 @@
+// Unit tests of the pure parts (preflight, step planner, SQL generators) and
+// of the executor's transactions and lock retries over a fake session.
+
+#include <gtest/gtest.h>
+
+#include "common/units.h"
+#include "migrator/executor.h"
+#include "migrator/fake_sql_session.h"
+#include "migrator/online_sql.h"
+#include "migrator/preflight.h"
+#include "migrator/sql_text.h"
+#include "migrator/sql_util.h"
+#include "migrator/steps.h"
+
+namespace pglayout::migrator {
+namespace {
+
+ServerFacts Server(int version = 150000) {
+  ServerFacts s;
+  s.version_num = version;
+  s.superuser = true;
+  s.create_db_privilege = true;
+  s.user = "postgres";
+  s.database = "app";
+  s.data_directory = "/pg/data";
+  s.tablespaces = {{"pg_default", ""}, {"pg_global", ""}};
+  s.path_is_directory["/vol/a"] = true;
+  s.path_entries["/vol/a"] = {};
+  s.settings = {{"max_wal_size", "1024"},
+                {"checkpoint_completion_target", "0.9"}};
+  s.setting_units = {{"max_wal_size", "MB"}};
+  s.setting_contexts = {{"work_mem", "user"}, {"shared_buffers", "postmaster"}};
+  return s;
+}
+
+TableFacts Orders() {
+  TableFacts t;
+  t.exists = true;
+  t.oid = 16384;
+  t.schema = "public";
+  t.name = "orders";
+  t.owner = "app";
+  t.heap_size = 800 * kMiB;
+  t.index_size = 200 * kMiB;
+  t.reltuples = 1e6;
+  t.columns = {{"id", "bigint", true, 0, 0, -1, {}},
+               {"customer", "integer", true, 0, 0, -1, {}},
+               {"email", "text", false, 0, 0, -1, {}}};
+  IndexFacts pk;
+  pk.name = "orders_pkey";
+  pk.unique = pk.primary = true;
+  pk.constraint = "orders_pkey";
+  pk.constraint_type = 'p';
+  pk.columns = {"id"};
+  pk.using_clause = "USING btree (id)";
+  pk.size = 100 * kMiB;
+  IndexFacts by_customer;
+  by_customer.name = "orders_customer";
+  by_customer.columns = {"customer"};
+  by_customer.using_clause = "USING btree (customer)";
+  by_customer.size = 100 * kMiB;
+  t.indexes = {pk, by_customer};
+  t.row_key = {"id"};
+  t.row_key_index = "orders_pkey";
+  return t;
+}
+
+Plan HashPlan() {
+  Plan p;
+  p.tablespaces = {{"a", "/vol/a", "d1", {{"random_page_cost", "1.1"}}}};
+  Placement pl;
+  pl.relation = "public.orders";
+  pl.strategy = Strategy::kHashPartition;
+  pl.tablespaces = {"a", "pg_default"};
+  pl.partitions = 2;
+  pl.key = {"id"};
+  p.placements = {pl};
+  p.settings = {{"work_mem", "64MB", "", ""}};
+  return p;
+}
+
+struct PreflightCase {
+  Plan plan = HashPlan();
+  ServerFacts server = Server();
+  std::map<std::string, TableFacts> tables = {{"public.orders", Orders()}};
+  std::map<std::string, uint64_t> free = {{"/vol/a", 100 * kGiB},
+                                          {"/pg/data", 100 * kGiB}};
+
+  std::vector<Finding> Run() const {
+    PreflightInput in;
+    in.plan = &plan;
+    in.server = &server;
+    in.tables = &tables;
+    in.free_bytes = free;
+    return RunPreflight(in);
+  }
+  // All refusals, one per line, for substring assertions.
+  std::string Refusals() const {
+    std::string out;
+    for (const Finding& f : Run()) {
+      if (f.severity == Finding::Severity::kRefusal) out += f.ToString() + "\n";
+    }
+    return out;
+  }
+};
+
+TEST(Preflight, AcceptsAFeasiblePlan) {
+  PreflightCase c;
+  EXPECT_EQ(c.Refusals(), "");
+}
+
+TEST(Preflight, RefusesAReplica) {
+  PreflightCase c;
+  c.server.in_recovery = true;
+  EXPECT_NE(c.Refusals().find("server: the server is in recovery (a standby)"),
+            std::string::npos)
+      << c.Refusals();
+}
+
+TEST(Preflight, RefusesANonSuperuserNamingWhatItLacks) {
+  PreflightCase c;
+  c.server.superuser = false;
+  c.server.user = "app";
+  std::string r = c.Refusals();
+  EXPECT_NE(r.find("tablespace a: CREATE TABLESPACE needs a superuser; role "
+                   "app is not one"),
+            std::string::npos)
+      << r;
+  EXPECT_NE(r.find("setting work_mem: ALTER SYSTEM needs a superuser"),
+            std::string::npos)
+      << r;
+}
+
+TEST(Preflight, RefusesATableWithoutPrimaryKey) {
+  PreflightCase c;
+  TableFacts& t = c.tables["public.orders"];
+  t.indexes.erase(t.indexes.begin());
+  t.row_key.clear();
+  t.row_key_index.clear();
+  EXPECT_NE(c.Refusals().find("public.orders: has no primary key"),
+            std::string::npos)
+      << c.Refusals();
+}
+
+TEST(Preflight, RefusesAUniqueConstraintWithoutTheKey) {
+  PreflightCase c;
+  IndexFacts u;
+  u.name = "orders_email_key";
+  u.unique = true;
+  u.constraint_type = 'u';
+  u.columns = {"email"};
+  c.tables["public.orders"].indexes.push_back(u);
+  EXPECT_NE(c.Refusals().find("unique index orders_email_key (email) does not "
+                              "contain the partition key column(s) id"),
+            std::string::npos)
+      << c.Refusals();
+}
+
+TEST(Preflight, RefusesAMissingTablespaceDirectory) {
+  PreflightCase c;
+  c.server.path_is_directory.clear();
+  EXPECT_NE(
+      c.Refusals().find("tablespace a: directory '/vol/a' does not exist"),
+      std::string::npos)
+      << c.Refusals();
+}
+
+TEST(Preflight, RefusesADirectoryAlreadyUsedByATablespace) {
+  PreflightCase c;
+  c.server.path_entries["/vol/a"] = {"PG_15_202209061"};
+  EXPECT_NE(c.Refusals().find("already in use by a tablespace"),
+            std::string::npos);
+}
+
+TEST(Preflight, RefusesAnExistingTablespaceElsewhere) {
+  PreflightCase c;
+  c.server.tablespaces.push_back({"a", "/elsewhere"});
+  EXPECT_NE(c.Refusals().find("tablespace a: already exists at '/elsewhere', "
+                              "the plan says '/vol/a'"),
+            std::string::npos)
+      << c.Refusals();
+}
+
+TEST(Preflight, AcceptsAnExistingTablespaceAtTheSamePlace) {
+  PreflightCase c;
+  c.server.tablespaces.push_back({"a", "/vol/a"});
+  c.server.superuser = true;
+  EXPECT_EQ(c.Refusals(), "");
+}
+
+TEST(Preflight, RefusesAMissingRelation) {
+  PreflightCase c;
+  c.tables.clear();
+  EXPECT_NE(c.Refusals().find("public.orders: relation does not exist"),
+            std::string::npos);
+}
+
+TEST(Preflight, RefusesOldServersAndAnotherRun) {
+  PreflightCase c;
+  c.server.version_num = 110000;
+  c.server.lock_holder = "pid 42 (pglayout-migrate/run3/main)";
+  std::string r = c.Refusals();
+  EXPECT_NE(r.find("PostgreSQL 110000 is not supported"), std::string::npos);
+  EXPECT_NE(r.find("another pglayout migrate is running on this database: pid "
+                   "42"),
+            std::string::npos);
+}
+
+TEST(Preflight, RefusesWhenATargetVolumeIsTooSmall) {
+  PreflightCase c;
+  c.free["/vol/a"] = 100 * kMiB;  // half of 1 GiB x 1.2 does not fit
+  EXPECT_NE(c.Refusals().find("tablespace a: needs 600 MiB"), std::string::npos)
+      << c.Refusals();
+}
+
+TEST(Preflight, RefusesPublicationsAndOutgoingForeignKeysBefore18) {
+  PreflightCase c;
+  c.tables["public.orders"].publications = {"all_tables"};
+  c.tables["public.orders"].fks_out = {
+      {"orders_customer_fkey", "public.customers", "FOREIGN KEY ..."}};
+  std::string r = c.Refusals();
+  EXPECT_NE(r.find("is published by publication all_tables"),
+            std::string::npos);
+  EXPECT_NE(r.find("foreign key orders_customer_fkey references "
+                   "public.customers"),
+            std::string::npos);
+  c.server.version_num = 180000;
+  c.tables["public.orders"].publications.clear();
+  EXPECT_EQ(c.Refusals(), "");
+}
+
+TEST(Preflight, SkipsChecksOfStepsAlreadyStarted) {
+  PreflightCase c;
+  c.tables["public.orders"].kind = 'p';  // swapped: partitioned now
+  PreflightInput in;
+  in.plan = &c.plan;
+  in.server = &c.server;
+  in.tables = &c.tables;
+  in.free_bytes = c.free;
+  in.started_relations = {"public.orders"};
+  EXPECT_FALSE(HasRefusal(RunPreflight(in)));
+}
+
+TEST(Preflight, WarnsAboutRestartOnlySettings) {
+  PreflightCase c;
+  c.plan.settings = {{"shared_buffers", "8GB", "", ""}};
+  std::vector<Finding> f = c.Run();
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].severity, Finding::Severity::kWarning);
+  EXPECT_NE(f[0].reason.find("after a restart"), std::string::npos);
+}
+
+// ------------------------------------------------------------- steps --
+
+std::vector<std::string> Keys(const std::vector<Step>& steps) {
+  std::vector<std::string> keys;
+  for (const Step& s : steps) keys.push_back(s.key);
+  return keys;
+}
+
+TEST(BuildSteps, OrdersTablespacesGuardMovesSettingsAndCheck) {
+  Plan plan = HashPlan();
+  Placement offline;
+  offline.relation = "public.small";
+  offline.strategy = Strategy::kMove;
+  offline.tablespaces = {"a"};
+  offline.online = false;
+  plan.placements.push_back(offline);
+  std::map<std::string, TableFacts> tables = {{"public.orders", Orders()}};
+  TableFacts small = Orders();
+  small.name = "small";
+  tables["public.small"] = small;
+  auto steps = BuildSteps(plan, Server(), tables, StepOptions());
+  EXPECT_EQ(Keys(steps),
+            (std::vector<std::string>{"tablespace:a", "tablespace-options:a",
+                                      "guard:raise", "move:public.small",
+                                      "partition:public.orders",
+                                      "guard:restore", "settings", "verify"}));
+  const Step& move = steps[3];
+  EXPECT_EQ(move.sql,
+            (std::vector<std::string>{
+                "ALTER TABLE \"public\".\"small\" SET TABLESPACE \"a\"",
+                "ALTER INDEX \"public\".\"orders_pkey\" SET "
+                "TABLESPACE \"a\"",
+                "ALTER INDEX \"public\".\"orders_customer\" SET "
+                "TABLESPACE \"a\""}));
+  EXPECT_NE(move.note.find("the longest about 4.2 s at 200 MB/s"),
+            std::string::npos)
+      << move.note;
+}
+
+std::string Joined(const Step& s) {
+  std::string all;
+  for (const std::string& sql : s.sql) all += sql + "\n";
+  return all;
+}
+
+TEST(BuildSteps, HashPartitionStepPlacesPartitionsAndCapturesAlways) {
+  Plan plan = HashPlan();
+  auto steps =
+      BuildSteps(plan, Server(), {{"public.orders", Orders()}}, StepOptions());
+  std::string sql = Joined(steps[3]);
+  for (const char* expected : {
+           "PARTITION BY HASH (\"id\")",
+           "SET LOCAL default_tablespace = 'a'\n"
+           "CREATE TABLE \"public\".\"orders_p0\" PARTITION OF "
+           "\"public\".\"pglayout_new_16384\" FOR VALUES WITH (MODULUS 2, "
+           "REMAINDER 0) TABLESPACE \"a\"",
+           "REMAINDER 1) TABLESPACE \"pg_default\"",
+           "ENABLE ALWAYS TRIGGER pglayout_capture",
+           "BEFORE TRUNCATE ON \"public\".\"orders\"",
+           "IS DISTINCT FROM",
+           "CREATE INDEX \"orders_customer_p1\" ON \"public\".\"orders_p1\" "
+           "USING btree (customer)",
+           "ALTER TABLE \"public\".\"orders\" RENAME TO \"old_16384\"\n"
+           "ALTER TABLE \"public\".\"old_16384\" SET SCHEMA pglayout",
+       }) {
+    EXPECT_NE(sql.find(expected), std::string::npos) << expected << "\n" << sql;
+  }
+}
+
+TEST(BuildSteps, QuotesNamesAndPaths) {
+  TablespaceSpec ts{"we\"ird", "/it's", "", {}};
+  EXPECT_EQ(CreateTablespaceSql(ts),
+            "CREATE TABLESPACE \"we\"\"ird\" LOCATION '/it''s'");
+  EXPECT_EQ(AlterSystemSetSql("work_mem", "64MB"),
+            "ALTER SYSTEM SET \"work_mem\" = '64MB'");
+}
+
+TEST(BuildSteps, NoGuardWithoutBulkWork) {
+  Plan plan;
+  plan.settings = {{"work_mem", "64MB", "", ""}};
+  auto steps = BuildSteps(plan, Server(), {}, StepOptions());
+  EXPECT_EQ(Keys(steps), (std::vector<std::string>{"settings", "verify"}));
+}
+
+TEST(Guard, RaisesToCoverTheCopyBoundedByFreeWal) {
+  GuardDecision d = DecideMaxWalSize(kGiB, 10 * kGiB, 0.9, 0, 0);
+  EXPECT_TRUE(d.raise);
+  // The current 1 GiB + 10 GiB x 3 of WAL x (1 + 0.9).
+  EXPECT_EQ(d.target, 58 * kGiB);
+  GuardDecision bounded = DecideMaxWalSize(kGiB, 10 * kGiB, 0.9, 8 * kGiB, 0);
+  EXPECT_EQ(bounded.target, 4 * kGiB);
+  GuardDecision capped = DecideMaxWalSize(kGiB, 10 * kGiB, 0.9, 0, 2 * kGiB);
+  EXPECT_EQ(capped.target, 2 * kGiB);
+  GuardDecision enough = DecideMaxWalSize(100 * kGiB, kMiB, 0.9, 0, 0);
+  EXPECT_FALSE(enough.raise);
+}
+
+TEST(Guard, ReadsPgSettingsUnits) {
+  EXPECT_EQ(SettingBytes("1024", "MB"), kGiB);
+  EXPECT_EQ(SettingBytes("2048", "8kB"), 16 * kMiB);
+  EXPECT_EQ(SettingBytes("", "MB"), 0u);
+}
+
+// --------------------------------------------------------- online SQL --
+
+TableFacts Composite() {
+  TableFacts t = Orders();
+  t.name = "My \"Items\"";
+  t.columns = {{"order id", "bigint", true, 0, 0, -1, {}},
+               {"line", "integer", true, 0, 0, -1, {}},
+               {"n", "integer", false, 'a', 0, -1, {}},
+               {"total", "numeric", false, 0, 's', -1, {}}};
+  t.row_key = {"order id", "line"};
+  return t;
+}
+
+TEST(OnlineSql, CompositeKeysUseRowComparisonsAndArrays) {
+  TableFacts t = Composite();
+  OnlineTarget target;
+  target.tablespaces = {"a"};
+  OnlineNames names = MakeOnlineNames(t, target);
+  std::string copy = CopyBatchSql(t, names, 500, false);
+  EXPECT_NE(copy.find("WHERE (\"order id\", \"line\") > ($1::bigint, "
+                      "$2::integer) ORDER BY \"order id\", \"line\" LIMIT 500"),
+            std::string::npos)
+      << copy;
+  EXPECT_NE(copy.find("OVERRIDING SYSTEM VALUE"), std::string::npos);
+  EXPECT_EQ(copy.find("\"total\""), std::string::npos)
+      << "generated columns are computed, never copied";
+  EXPECT_NE(copy.find("ORDER BY src.\"order id\" DESC, src.\"line\" DESC"),
+            std::string::npos)
+      << "the last key must sort as the key type, not as text";
+  ReplaySql r = MakeReplaySql(t, names);
+  EXPECT_NE(r.remove.find("(\"order id\", \"line\") IN (SELECT * FROM ROWS "
+                          "FROM (pg_catalog.unnest($1::bigint[]), "
+                          "pg_catalog.unnest($2::integer[])))"),
+            std::string::npos)
+      << r.remove;
+  EXPECT_NE(names.QualifiedTable().find("\"My \"\"Items\"\"\""),
+            std::string::npos);
+}
+
+TEST(OnlineSql, TruncatesNamesWithoutSplittingCharacters) {
+  std::string long_name(70, 'x');
+  EXPECT_EQ(TruncatedName(long_name, "_p3").size(), 63u);
+  std::string utf8 = std::string(59, 'x') + "\xc3\xa9\xc3\xa9";  // "éé"
+  std::string cut = TruncatedName(utf8, "_p1");
+  EXPECT_LE(cut.size(), 63u);
+  EXPECT_EQ(cut, std::string(59, 'x') + "_p1");
+}
+
+TEST(SqlUtil, ArrayLiteralsRoundTrip) {
+  std::vector<std::string> values = {"a\"b", "c,d", "x\\y", ""};
+  auto parsed = ParseArrayLiteral(TextArrayLiteral(values));
+  ASSERT_EQ(parsed.size(), values.size());
+  for (size_t i = 0; i < values.size(); ++i) EXPECT_EQ(*parsed[i], values[i]);
+  auto with_null = ParseArrayLiteral("{1,NULL,\"NULL\"}");
+  ASSERT_EQ(with_null.size(), 3u);
+  EXPECT_FALSE(with_null[1].has_value());
+  EXPECT_EQ(*with_null[2], "NULL");
+}
+
+// ----------------------------------------------------------- executor --
+
+struct ExecutorCase {
+  FakeSqlSession session;
+  Journal journal{&session};
+  MigrateOptions options;
+  MigrateReport report;
+  NullProgress progress;
+  std::vector<std::string> failpoints;
+
+  ExecutorCase() {
+    options.lock_timeout_ms = 1;
+    options.lock_deadline_s = 5;
+    options.failpoint = [this](const std::string& n) {
+      failpoints.push_back(n);
+    };
+  }
+  Executor Make() {
+    return Executor(&session, &journal, options, &progress, &report);
+  }
+};
+
+TEST(Executor, RetriesLockTimeoutsInFreshTransactions) {
+  ExecutorCase c;
+  c.session.Fail("LOCK TABLE", "55P03", 2);
+  Executor ex = c.Make();
+  int between = 0;
+  Status st = ex.WithLockRetry(
+      "swap",
+      [&]() { return ex.Exec("LOCK TABLE t IN ACCESS EXCLUSIVE MODE"); },
+      [&]() {
+        ++between;
+        return Status::Ok();
+      });
+  EXPECT_TRUE(st.ok()) << st.ToString();
+  EXPECT_EQ(c.session.Count("BEGIN"), 3);
+  EXPECT_EQ(c.session.Count("ROLLBACK"), 2);
+  EXPECT_EQ(c.session.Count("COMMIT"), 1);
+  EXPECT_EQ(c.session.Count("SET LOCAL lock_timeout = '1ms'"), 3);
+  EXPECT_EQ(c.session.Count("SAVEPOINT"), 0)
+      << "savepoint loops overflow the subtransaction cache";
+  EXPECT_EQ(between, 2);
+  EXPECT_EQ(c.failpoints, std::vector<std::string>{"swap:before-commit"});
+}
+
+TEST(Executor, GivesUpAfterTheDeadlineAndNamesWhy) {
+  ExecutorCase c;
+  c.options.lock_deadline_s = 0.05;
+  c.session.Fail("LOCK TABLE", "55P03", -1);
+  Executor ex = c.Make();
+  Status st = ex.WithLockRetry("swap", [&]() {
+    return ex.Exec("LOCK TABLE t IN ACCESS EXCLUSIVE MODE");
+  });
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("swap: gave up after"), std::string::npos)
+      << st.message();
+  EXPECT_NE(st.message().find("lock_timeout = 1 ms"), std::string::npos);
+}
+
+TEST(Executor, DoesNotRetryOtherErrors) {
+  ExecutorCase c;
+  c.session.Fail("CREATE TABLE", "42P07", -1);
+  Executor ex = c.Make();
+  Status st = ex.WithLockRetry("prepare",
+                               [&]() { return ex.Exec("CREATE TABLE x ()"); });
+  EXPECT_FALSE(st.ok());
+  EXPECT_EQ(c.session.Count("BEGIN"), 1);
+  EXPECT_EQ(c.session.Count("ROLLBACK"), 1);
+  EXPECT_EQ(c.session.Count("COMMIT"), 0);
+}
+
+TEST(Journal, KeepsTheFirstOriginalOfASetting) {
+  FakeSqlSession session;
+  Journal journal(&session);
+  SettingRecord rec;
+  rec.name = "max_wal_size";
+  rec.kind = "guard";
+  rec.original_setting = "1GB";
+  rec.new_value = "20GB";
+  EXPECT_TRUE(journal.RecordOriginal(7, rec).ok());
+  EXPECT_NE(session.statements.back().find("ON CONFLICT (run_id, kind, name) "
+                                           "DO NOTHING"),
+            std::string::npos)
+      << "a resumed run must not record its own raised value as original";
+  EXPECT_EQ(PlanHash("a"), PlanHash("a"));
+  EXPECT_NE(PlanHash("a"), PlanHash("b"));
+}
+
+}  // namespace
+}  // namespace pglayout::migrator

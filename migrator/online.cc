@@ -1,0 +1,521 @@
+// The online copy state machine. Phases, each persisted in pglayout.step:
+//
+//   (none)   -> copy      shadow + log + capture triggers + journal row, one
+//                         transaction: either all exist or none
+//   copy     -> indexes   keyset batches; each batch and its journal row
+//                         (cursor, rows) commit together
+//   indexes  -> catchup   the other indexes, one transaction each, skipped
+//                         when already there
+//   catchup  -> swap      replay until the log is small; verify every key
+//                         range (count + checksum, one snapshot per range)
+//   swap     -> swapped   locks, drain, rename swap, journal: one transaction
+//   swapped  -> done      VALIDATE, ANALYZE, drop log and functions
+//
+// Whatever instant the client dies at, the journal and the catalogs agree,
+// and re-running the phase recorded converges: batches are keyed by the
+// cursor committed with them, replay is idempotent, index creation checks
+// the catalog.
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <sstream>
+#include <thread>
+
+#include "common/units.h"
+#include "migrator/catalog.h"
+#include "migrator/executor.h"
+#include "migrator/online_sql.h"
+#include "migrator/sql_util.h"
+
+namespace pglayout::migrator {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double Since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// step.detail: structure hash, schema, table (one per line).
+std::string MakeDetail(const TableFacts& t) {
+  return t.structure_hash + "\n" + t.schema + "\n" + t.name;
+}
+
+struct Detail {
+  std::string hash, schema, table;
+};
+
+Detail ParseDetail(const std::string& text) {
+  Detail d;
+  std::istringstream in(text);
+  std::getline(in, d.hash);
+  std::getline(in, d.schema);
+  std::getline(in, d.table);
+  return d;
+}
+
+std::vector<SqlValue> Params(const std::vector<std::string>& a,
+                             const std::vector<std::string>& b = {}) {
+  std::vector<SqlValue> out(a.begin(), a.end());
+  out.insert(out.end(), b.begin(), b.end());
+  return out;
+}
+
+class OnlineRun {
+ public:
+  OnlineRun(Executor* ex, const Step& step, int step_no, uint32_t oid)
+      : ex_(ex), step_(step), step_no_(step_no), oid_(oid) {}
+
+  Status Run(const StepRecord& record) {
+    PGLAYOUT_RETURN_IF_ERROR(GatherTableFacts(ex_->session(), oid_, &t_));
+    std::string phase = record.state == "pending" ? "" : record.phase;
+    if (phase.empty() || phase == "copy" || phase == "indexes" ||
+        phase == "catchup" || phase == "swap") {
+      if (!t_.exists) {
+        return Status::Internal(fmt::format(
+            "{}: the journal says phase '{}' but table oid {} is gone; run "
+            "pglayout migrate --abort",
+            step_.placement->relation, phase, oid_));
+      }
+      names_ = MakeOnlineNames(t_, step_.target);
+    }
+    std::string detail =
+        record.detail.empty() && t_.exists ? MakeDetail(t_) : record.detail;
+    cursor_ = record.cursor;
+    batches_ = record.batches;
+    rows_copied_ = record.rows_copied;
+    if (phase.empty()) {
+      PGLAYOUT_RETURN_IF_ERROR(Prepare());
+      phase = "copy";
+    }
+    if (phase == "copy") {
+      PGLAYOUT_RETURN_IF_ERROR(Copy());
+      phase = "indexes";
+    }
+    if (phase == "indexes") {
+      PGLAYOUT_RETURN_IF_ERROR(BuildIndexes());
+      phase = "catchup";
+    }
+    if (phase == "catchup") {
+      PGLAYOUT_RETURN_IF_ERROR(CatchUpAndVerify());
+      phase = "swap";
+    }
+    if (phase == "swap") {
+      PGLAYOUT_RETURN_IF_ERROR(Swap(detail));
+      phase = "swapped";
+    }
+    return Finish(detail);
+  }
+
+ private:
+  const std::string& key() const { return step_.key; }
+  const std::string& relation() const { return step_.placement->relation; }
+
+  Status Prepare() {
+    std::vector<std::string> sql = ShadowCreateSql(
+        t_, step_.target, names_, ex_->session()->server_version());
+    for (const std::string& s : CaptureCreateSql(t_, names_, ex_->run_id())) {
+      sql.push_back(s);
+    }
+    PGLAYOUT_RETURN_IF_ERROR(
+        ex_->WithLockRetry("prepare " + relation(), [&]() -> Status {
+          for (const std::string& s : sql) {
+            if (!s.empty()) PGLAYOUT_RETURN_IF_ERROR(ex_->Exec(s));
+          }
+          PGLAYOUT_RETURN_IF_ERROR(ex_->journal()->SetStep(
+              ex_->run_id(), key(), step_no_, "running", "copy", oid_));
+          SqlResult r;
+          return ex_->session()->Execute(
+              "UPDATE pglayout.step SET detail = $3 WHERE run_id = $1 AND "
+              "step_key = $2",
+              {std::to_string(ex_->run_id()), key(), MakeDetail(t_)}, &r);
+        }));
+    ex_->Line(fmt::format("{}: shadow {} and change capture installed",
+                          relation(), names_.QualifiedShadow()));
+    ex_->Failpoint("after-prepare:" + key());
+    return Status::Ok();
+  }
+
+  double BytesPerRow() const {
+    double rows = std::max(t_.reltuples, 1.0);
+    return static_cast<double>(t_.heap_size + t_.toast_size) / rows;
+  }
+
+  // Sleeps so that the copy stays under --max-rate.
+  void Throttle(Clock::time_point start, int64_t rows) const {
+    double rate = ex_->options().max_rate_mbps;
+    if (rate <= 0) return;
+    double due = static_cast<double>(rows) * BytesPerRow() / (rate * 1e6);
+    double ahead = due - Since(start);
+    if (ahead > 0) {
+      std::this_thread::sleep_for(std::chrono::duration<double>(ahead));
+    }
+  }
+
+  void Report(const std::string& what, Clock::time_point start, int64_t rows) {
+    ProgressUpdate u;
+    u.task = "copy " + relation();
+    u.step = what;
+    double total = std::max(t_.reltuples, 1.0);
+    u.fraction = std::min(1.0, static_cast<double>(rows_copied_) / total);
+    u.elapsed_s = Since(start);
+    double rps = u.elapsed_s > 0 ? static_cast<double>(rows) / u.elapsed_s : 0;
+    if (rps > 0 && u.fraction < 1) {
+      u.eta_s = (total - static_cast<double>(rows_copied_)) / rps;
+    }
+    u.detail = fmt::format("{:.0f} rows/s, {:.1f} MB/s", rps,
+                           rps * BytesPerRow() / 1e6);
+    ex_->progress()->Update(u);
+  }
+
+  // One batch and its journal row in one transaction. *done when the
+  // batch was short (the end of the table).
+  Status CopyBatch(bool* done) {
+    std::string sql =
+        CopyBatchSql(t_, names_, ex_->options().batch_rows, cursor_.empty());
+    int64_t batch_no = batches_ + 1;
+    int64_t rows = 0;
+    std::vector<std::string> last;
+    PGLAYOUT_RETURN_IF_ERROR(ex_->Transaction(
+        fmt::format("copy-batch:{}", batch_no), [&]() -> Status {
+          SqlResult r;
+          PGLAYOUT_RETURN_IF_ERROR(
+              ex_->session()->Execute(sql, Params(cursor_), &r));
+          rows = r.rows.empty() ? 0 : CellInt(r.rows[0], 0);
+          last.clear();
+          for (size_t i = 1; rows > 0 && i < r.rows[0].size(); ++i) {
+            last.push_back(Cell(r.rows[0], i));
+          }
+          if (rows > 0) {
+            PGLAYOUT_RETURN_IF_ERROR(ex_->journal()->RecordBatch(
+                ex_->run_id(), key(), batch_no, cursor_, last, rows));
+          }
+          *done = rows < ex_->options().batch_rows;
+          if (!*done) return Status::Ok();
+          return ex_->journal()->SetStep(ex_->run_id(), key(), step_no_,
+                                         "running", "indexes");
+        }));
+    ex_->Failpoint(fmt::format("copy-batch:{}:after-commit", batch_no));
+    if (rows > 0) {
+      batches_ = batch_no;
+      cursor_ = last;
+      rows_copied_ += rows;
+    }
+    return Status::Ok();
+  }
+
+  Status Copy() {
+    Clock::time_point start = Clock::now();
+    int64_t rows_at_start = rows_copied_;
+    bool done = false;
+    while (!done) {
+      PGLAYOUT_RETURN_IF_ERROR(CopyBatch(&done));
+      // Keep the log short while copying: one bounded replay round.
+      int64_t replayed = 0;
+      PGLAYOUT_RETURN_IF_ERROR(
+          ReplayRound(ex_->options().batch_rows, &replayed));
+      Report(fmt::format("batch {}", batches_), start,
+             rows_copied_ - rows_at_start);
+      Throttle(start, rows_copied_ - rows_at_start);
+    }
+    ex_->Line(fmt::format("{}: copied {} rows in {} batches ({:.1f} s)",
+                          relation(), rows_copied_, batches_, Since(start)));
+    return Status::Ok();
+  }
+
+  Status IndexExists(const std::string& name, bool* exists) {
+    SqlValue v;
+    PGLAYOUT_RETURN_IF_ERROR(QueryValue(
+        ex_->session(), "SELECT pg_catalog.to_regclass($1) IS NOT NULL",
+        {QuoteIdent(names_.schema) + "." + QuoteIdent(name)}, &v));
+    *exists = v && *v == "t";
+    return Status::Ok();
+  }
+
+  Status BuildIndexes() {
+    auto all = ShadowIndexSql(t_, step_.target, names_);
+    size_t n = 0;
+    for (size_t i = 0; i < t_.indexes.size(); ++i) {
+      if (t_.indexes[i].name == t_.row_key_index) continue;
+      const auto& tx = all[n++];
+      bool exists = false;
+      PGLAYOUT_RETURN_IF_ERROR(IndexExists(names_.TempIndexName(i), &exists));
+      if (exists) continue;
+      PGLAYOUT_RETURN_IF_ERROR(ex_->Transaction(
+          "index:" + t_.indexes[i].name, [&]() { return ex_->ExecAll(tx); }));
+    }
+    PGLAYOUT_RETURN_IF_ERROR(ex_->journal()->SetStep(
+        ex_->run_id(), key(), step_no_, "running", "catchup"));
+    if (n > 0) ex_->Line(fmt::format("{}: built {} indexes", relation(), n));
+    return Status::Ok();
+  }
+
+  // One replay transaction: take up to |limit| log rows, resync their keys.
+  Status ReplayRound(int64_t limit, int64_t* log_rows) {
+    ReplaySql sql = MakeReplaySql(t_, names_);
+    return ex_->Transaction("replay", [&]() -> Status {
+      return ReplayInTransaction(sql, limit, log_rows);
+    });
+  }
+
+  Status ReplayInTransaction(const ReplaySql& sql, int64_t limit,
+                             int64_t* log_rows) {
+    SqlResult taken;
+    PGLAYOUT_RETURN_IF_ERROR(
+        ex_->session()->Execute(sql.take, {std::to_string(limit)}, &taken));
+    *log_rows = taken.rows.empty() ? 0 : CellInt(taken.rows[0], 0);
+    if (*log_rows == 0) return Status::Ok();
+    std::vector<SqlValue> arrays(taken.rows[0].begin() + 2,
+                                 taken.rows[0].end());
+    SqlResult r;
+    PGLAYOUT_RETURN_IF_ERROR(ex_->session()->Execute(sql.remove, arrays, &r));
+    PGLAYOUT_RETURN_IF_ERROR(ex_->session()->Execute(sql.insert, arrays, &r));
+    return ex_->journal()->AddReplayed(ex_->run_id(), key(), *log_rows);
+  }
+
+  Status CatchUp() {
+    Clock::time_point start = Clock::now();
+    int64_t limit = std::max<int64_t>(ex_->options().batch_rows, 1000);
+    while (true) {
+      int64_t n = 0;
+      PGLAYOUT_RETURN_IF_ERROR(ReplayRound(limit, &n));
+      if (n < ex_->options().switch_threshold) return Status::Ok();
+      if (Since(start) > ex_->options().catchup_timeout_s) {
+        return Status::Aborted(fmt::format(
+            "{}: replay did not converge in {:.0f} s (writes arrive faster "
+            "than they can be replayed); nothing was swapped. Retry at a "
+            "quieter time, or run --abort",
+            relation(), ex_->options().catchup_timeout_s));
+      }
+    }
+  }
+
+  Status VerifyRange(const std::vector<std::string>& lower,
+                     const std::vector<std::string>& upper, int64_t batch_no,
+                     int64_t* rows) {
+    std::string sql =
+        VerifyChunkSql(t_, names_, !lower.empty(), !upper.empty());
+    SqlResult r;
+    PGLAYOUT_RETURN_IF_ERROR(
+        ex_->Exec("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"));
+    Status st = ex_->session()->Execute(sql, Params(lower, upper), &r);
+    PGLAYOUT_RETURN_IF_ERROR(ex_->Exec(st.ok() ? "COMMIT" : "ROLLBACK"));
+    PGLAYOUT_RETURN_IF_ERROR(st);
+    const auto& row = r.rows.at(0);
+    int64_t src_rows = CellInt(row, 0), src_sum = CellInt(row, 1);
+    int64_t new_rows = CellInt(row, 2), new_sum = CellInt(row, 3);
+    if (src_rows != new_rows || src_sum != new_sum) {
+      return Status::Internal(fmt::format(
+          "{}: verification failed for key range ({}] .. ({}]: the source has "
+          "{} rows (checksum {}), the copy {} rows (checksum {}); nothing was "
+          "swapped; run pglayout migrate --abort and report this",
+          relation(), JoinComma(lower), JoinComma(upper), src_rows, src_sum,
+          new_rows, new_sum));
+    }
+    *rows += src_rows;
+    if (batch_no <= 0) return Status::Ok();
+    return ex_->journal()->RecordVerification(
+        ex_->run_id(), key(), batch_no, src_rows, src_sum, new_rows, new_sum);
+  }
+
+  // Compares every batch's key range in its own REPEATABLE READ snapshot
+  // while no replay runs; keys with pending log rows are left out because
+  // the swap resynchronises them under its lock.
+  Status Verify() {
+    std::vector<Journal::Batch> batches;
+    PGLAYOUT_RETURN_IF_ERROR(
+        ex_->journal()->LoadBatches(ex_->run_id(), key(), &batches));
+    int64_t rows = 0;
+    for (size_t i = 0; i < batches.size(); ++i) {
+      const Journal::Batch& b = batches[i];
+      PGLAYOUT_RETURN_IF_ERROR(
+          VerifyRange(b.lower, b.upper, b.batch_no, &rows));
+      if (i % 8 == 7) {
+        int64_t n = 0;
+        PGLAYOUT_RETURN_IF_ERROR(ReplayRound(ex_->options().batch_rows, &n));
+      }
+    }
+    // Keys above the last batch: rows inserted after the copy passed.
+    std::vector<std::string> last =
+        batches.empty() ? std::vector<std::string>() : batches.back().upper;
+    PGLAYOUT_RETURN_IF_ERROR(VerifyRange(last, {}, 0, &rows));
+    ex_->Line(
+        fmt::format("{}: verified {} key ranges, {} rows: counts and "
+                    "checksums match",
+                    relation(), batches.size() + 1, rows));
+    return Status::Ok();
+  }
+
+  Status CatchUpAndVerify() {
+    PGLAYOUT_RETURN_IF_ERROR(CatchUp());
+    PGLAYOUT_RETURN_IF_ERROR(Verify());
+    PGLAYOUT_RETURN_IF_ERROR(CatchUp());
+    return ex_->journal()->SetStep(ex_->run_id(), key(), step_no_, "running",
+                                   "swap");
+  }
+
+  Status ShadowIdentitySequences(SwapInputs* inputs) {
+    SqlResult r;
+    PGLAYOUT_RETURN_IF_ERROR(ex_->session()->Execute(
+        "SELECT a.attname, pg_catalog.pg_get_serial_sequence($1, a.attname) "
+        "FROM pg_catalog.pg_attribute a WHERE a.attrelid = $1::regclass "
+        "AND a.attidentity <> '' AND a.attnum > 0 AND NOT a.attisdropped",
+        {names_.QualifiedShadow()}, &r));
+    for (const auto& row : r.rows) {
+      inputs->shadow_identity_sequences[Cell(row, 0)] = Cell(row, 1);
+    }
+    return Status::Ok();
+  }
+
+  Status CheckUnchanged(const std::string& detail) {
+    std::string hash;
+    PGLAYOUT_RETURN_IF_ERROR(ReadStructureHash(ex_->session(), oid_, &hash));
+    std::string expected = ParseDetail(detail).hash;
+    if (!expected.empty() && hash != expected) {
+      return Status::Aborted(fmt::format(
+          "{}: its columns, indexes or constraints changed since the copy "
+          "started (concurrent DDL); the copy would be stale, so it is not "
+          "swapped. Run pglayout migrate --abort and start again",
+          relation()));
+    }
+    SqlValue enabled;
+    PGLAYOUT_RETURN_IF_ERROR(QueryValue(
+        ex_->session(),
+        "SELECT coalesce((SELECT tgenabled::text FROM pg_catalog.pg_trigger "
+        "WHERE tgrelid = $1::oid AND tgname = 'pglayout_capture'), 'missing')",
+        {std::to_string(oid_)}, &enabled));
+    if (enabled.value_or("") != "A") {
+      return Status::Aborted(fmt::format(
+          "{}: the capture trigger was disabled or dropped ({}); changes may "
+          "have been missed, so the copy is not swapped. Run pglayout "
+          "migrate --abort and start again",
+          relation(), enabled.value_or("")));
+    }
+    return Status::Ok();
+  }
+
+  Status SwapOnce(const std::string& detail) {
+    PGLAYOUT_RETURN_IF_ERROR(ex_->Exec(
+        fmt::format("LOCK TABLE {}, {} IN ACCESS EXCLUSIVE MODE",
+                    names_.QualifiedTable(), names_.QualifiedShadow())));
+    PGLAYOUT_RETURN_IF_ERROR(CheckUnchanged(detail));
+    ReplaySql replay = MakeReplaySql(t_, names_);
+    int64_t n = 0;
+    do {
+      PGLAYOUT_RETURN_IF_ERROR(ReplayInTransaction(replay, 100000, &n));
+    } while (n > 0);
+    TableFacts fresh;
+    PGLAYOUT_RETURN_IF_ERROR(GatherTableFacts(ex_->session(), oid_, &fresh));
+    SwapInputs inputs;
+    PGLAYOUT_RETURN_IF_ERROR(ShadowIdentitySequences(&inputs));
+    PGLAYOUT_RETURN_IF_ERROR(
+        ex_->ExecAll(SwapSql(fresh, step_.target, names_, inputs)));
+    return ex_->journal()->SetStep(ex_->run_id(), key(), step_no_, "running",
+                                   "swapped");
+  }
+
+  Status Swap(const std::string& detail) {
+    Clock::time_point start = Clock::now();
+    PGLAYOUT_RETURN_IF_ERROR(ex_->WithLockRetry(
+        "swap", [&]() { return SwapOnce(detail); },
+        [&]() -> Status {
+          int64_t n = 0;
+          return ReplayRound(ex_->options().batch_rows, &n);
+        }));
+    ex_->Line(
+        fmt::format("{}: swapped ({:.2f} s including lock waits); the "
+                    "old table is kept as {}",
+                    relation(), Since(start), names_.QualifiedOld()));
+    ex_->Failpoint("after-swap:" + key());
+    return Status::Ok();
+  }
+
+  Status Finish(const std::string& detail_text) {
+    Detail d = ParseDetail(detail_text);
+    TableFacts stub;
+    stub.oid = oid_;
+    stub.schema = d.schema;
+    stub.name = d.table;
+    OnlineNames names = MakeOnlineNames(stub, step_.target);
+    uint32_t new_oid = 0;
+    PGLAYOUT_RETURN_IF_ERROR(
+        ResolveRelation(ex_->session(), names.QualifiedTable(), &new_oid));
+    TableFacts now;
+    if (new_oid) {
+      PGLAYOUT_RETURN_IF_ERROR(GatherTableFacts(ex_->session(), new_oid, &now));
+    }
+    for (const std::string& sql : PostSwapSql(now, names)) {
+      PGLAYOUT_RETURN_IF_ERROR(ex_->Exec(sql));
+    }
+    return ex_->WithLockRetry("cleanup " + relation(), [&]() -> Status {
+      PGLAYOUT_RETURN_IF_ERROR(ex_->ExecAll(CaptureDropSql(names, false)));
+      return ex_->journal()->SetStep(ex_->run_id(), key(), step_no_, "done",
+                                     "done");
+    });
+  }
+
+  Executor* ex_;
+  const Step& step_;
+  int step_no_;
+  uint32_t oid_;
+  TableFacts t_;
+  OnlineNames names_;
+  std::vector<std::string> cursor_;
+  int64_t batches_ = 0;
+  int64_t rows_copied_ = 0;
+};
+
+}  // namespace
+
+Status RunOnlineCopy(Executor* ex, const Step& step, int step_no,
+                     const StepRecord& record, uint32_t oid) {
+  OnlineRun run(ex, step, step_no, oid);
+  Status st = run.Run(record);
+  if (!st.ok()) return st.WithContext(step.title);
+  return st;
+}
+
+bool OnlineStepTable(const StepRecord& record, std::string* schema,
+                     std::string* table) {
+  Detail d = ParseDetail(record.detail);
+  if (d.schema.empty() || d.table.empty()) return false;
+  *schema = d.schema;
+  *table = d.table;
+  return true;
+}
+
+Status AbortOnlineCopy(Executor* ex, const std::string& relation,
+                       const StepRecord& record) {
+  Detail d = ParseDetail(record.detail);
+  if (d.schema.empty() || record.relation_oid == 0) return Status::Ok();
+  TableFacts stub;
+  stub.oid = record.relation_oid;
+  stub.schema = d.schema;
+  stub.name = d.table;
+  OnlineTarget target;
+  OnlineNames names = MakeOnlineNames(stub, target);
+  uint32_t current = 0;
+  PGLAYOUT_RETURN_IF_ERROR(
+      ResolveRelation(ex->session(), names.QualifiedTable(), &current));
+  bool source_exists = current == record.relation_oid;
+  // Drop the triggers first, under a bounded ACCESS EXCLUSIVE lock, before
+  // the log they write to (pg_repack #55: the other order deadlocks with
+  // writers).
+  return ex->WithLockRetry("abort " + relation, [&]() -> Status {
+    if (source_exists) {
+      PGLAYOUT_RETURN_IF_ERROR(ex->Exec(fmt::format(
+          "LOCK TABLE {} IN ACCESS EXCLUSIVE MODE", names.QualifiedTable())));
+    }
+    PGLAYOUT_RETURN_IF_ERROR(ex->ExecAll(CaptureDropSql(names, source_exists)));
+    PGLAYOUT_RETURN_IF_ERROR(
+        ex->Exec("DROP TABLE IF EXISTS " + names.QualifiedShadow()));
+    SqlResult r;
+    return ex->session()->Execute(
+        "UPDATE pglayout.step SET state = 'aborted', finished_at = "
+        "pg_catalog.now() WHERE run_id = $1 AND step_key = $2",
+        {std::to_string(ex->run_id()), record.key}, &r);
+  });
+}
+
+}  // namespace pglayout::migrator

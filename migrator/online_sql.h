@@ -1,0 +1,155 @@
+// SQL of the online copy: a shadow table (plain in the target tablespace,
+// or hash-partitioned with each partition and its indexes in its planned
+// tablespace), a capture trigger that logs the row key of every change into
+// a log table, keyset-batched copy, idempotent replay, chunk verification,
+// and the statements of the swap.
+//
+// Why keys and not row images: replay re-reads the *current* row of every
+// logged key from the source and replaces the shadow's row (delete, then
+// insert what exists now). That is idempotent, needs no per-key ordering of
+// the log, is NULL-safe and handles key-changing UPDATEs (both keys are
+// logged), which are the cases peers got wrong (research E3, E7). The
+// invariant: a log row is deleted only by the transaction that re-reads
+// its key in a later snapshot, so every committed change is either in the
+// shadow or still in the log.
+//
+// All functions are pure: they turn TableFacts and names into text, so they
+// are unit-tested without a server.
+
+#ifndef PGLAYOUT_MIGRATOR_ONLINE_SQL_H_
+#define PGLAYOUT_MIGRATOR_ONLINE_SQL_H_
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "migrator/facts.h"
+
+namespace pglayout::migrator {
+
+// Where the table goes.
+struct OnlineTarget {
+  bool partitioned = false;
+  std::vector<std::string> tablespaces;  // move: 1; partitions: 1..k
+  int partitions = 0;                    // hash partitions (k)
+  std::vector<std::string> key;          // partition key columns
+};
+
+// The names of every object an online run creates for table |oid|; derived
+// from the oid so that a resumed run finds them again.
+struct OnlineNames {
+  std::string schema;                   // the table's schema (unquoted)
+  std::string table;                    // the table's name (unquoted)
+  std::string shadow;                   // "pglayout_new_<oid>" in |schema|
+  std::string log;                      // pglayout.log_<oid> (quoted-qualified)
+  std::string capture_function;         // pglayout.capture_<oid>()
+  std::string truncate_function;        // pglayout.block_truncate_<oid>()
+  std::string old_name;                 // "old_<oid>" in schema pglayout
+  std::vector<std::string> partitions;  // "<table>_p<r>" in |schema|
+
+  std::string QualifiedTable() const;   // "schema"."table"
+  std::string QualifiedShadow() const;  // "schema"."pglayout_new_<oid>"
+  std::string QualifiedOld() const;     // "pglayout"."old_<oid>"
+  std::string QualifiedPartition(int r) const;
+  // The temporary name of the shadow's copy of index |i| (0-based).
+  std::string TempIndexName(size_t i) const;
+};
+
+OnlineNames MakeOnlineNames(const TableFacts& table,
+                            const OnlineTarget& target);
+
+// Truncates |name| to PostgreSQL's 63 bytes without splitting a UTF-8
+// character, keeping |suffix| whole: ("orders", "_p0") -> "orders_p0".
+std::string TruncatedName(const std::string& name, const std::string& suffix);
+
+// The tablespace of partition r (round robin over the target's list).
+const std::string& PartitionTablespace(const OnlineTarget& target, int r);
+
+// Statements that create the shadow table, its partitions and the index of
+// the row key; one transaction. |server_version| selects LIKE options.
+std::vector<std::string> ShadowCreateSql(const TableFacts& t,
+                                         const OnlineTarget& target,
+                                         const OnlineNames& names,
+                                         int server_version);
+
+// Statements that create the other indexes and constraints of the table
+// on the shadow (after the copy, which is faster, as pg_repack does). Each
+// inner vector is one transaction.
+std::vector<std::vector<std::string>> ShadowIndexSql(const TableFacts& t,
+                                                     const OnlineTarget& target,
+                                                     const OnlineNames& names);
+
+// The log table, capture and TRUNCATE-blocking functions and triggers, both
+// ENABLE ALWAYS so they also fire for session_replication_role = replica;
+// one transaction.
+std::vector<std::string> CaptureCreateSql(const TableFacts& t,
+                                          const OnlineNames& names,
+                                          uint64_t run_id);
+
+// Drops what CaptureCreateSql made; IF EXISTS throughout, so it is safe on
+// any intermediate state.
+std::vector<std::string> CaptureDropSql(const OnlineNames& names,
+                                        bool source_exists);
+
+// One copy batch: inserts up to |batch_rows| rows with a key above the
+// cursor ($1..$n, text) and returns one row: (rows read, last key as text
+// columns...). With |first| the cursor condition is left out.
+std::string CopyBatchSql(const TableFacts& t, const OnlineNames& names,
+                         int64_t batch_rows, bool first);
+
+// Replay, three statements in one transaction:
+//   take:   deletes up to $1 log rows and returns (log rows, distinct keys,
+//           key arrays as text...)
+//   remove: deletes those keys from the shadow ($1.. = key arrays)
+//   insert: inserts the current source rows of those keys
+struct ReplaySql {
+  std::string take;
+  std::string remove;
+  std::string insert;
+};
+ReplaySql MakeReplaySql(const TableFacts& t, const OnlineNames& names);
+
+// count(*) and sum(hashtext(row::text)) over a key range of the source and
+// of the shadow, leaving out keys that still have log rows (they are
+// resynchronised under the swap lock). $1..$n = lower bound (exclusive) and
+// $n+1..$2n = upper bound (inclusive), text; |has_lower|/|has_upper| leave
+// the missing bounds out. Returns (src_rows, src_sum, new_rows, new_sum).
+std::string VerifyChunkSql(const TableFacts& t, const OnlineNames& names,
+                           bool has_lower, bool has_upper);
+
+// What the swap needs beyond the facts: read inside the swap transaction.
+struct SwapInputs {
+  // Identity sequences LIKE created for the shadow: column -> sequence
+  // (quoted-qualified).
+  std::map<std::string, std::string> shadow_identity_sequences;
+};
+
+// The statements of the swap transaction after the locks are held and the
+// log is drained (research H1): drop capture triggers, re-own serial
+// sequences, detach incoming and outgoing foreign keys, move the old table
+// to pglayout.old_<oid> (its indexes and identity sequences renamed first so
+// they cannot collide there), give the shadow the table's name and its
+// indexes and identity sequences their original names, continue identity
+// sequences, then carry over grants, comment, RLS and policies, replica
+// identity, user triggers (with their ENABLE state), dependent views
+// (CREATE OR REPLACE VIEW inside the same transaction, so they never read a
+// stale table) and foreign keys as NOT VALID.
+std::vector<std::string> SwapSql(const TableFacts& t,
+                                 const OnlineTarget& target,
+                                 const OnlineNames& names,
+                                 const SwapInputs& inputs);
+
+// After the swap committed: VALIDATE the re-added foreign keys (a scan that
+// does not block writes) and ANALYZE the new table (autovacuum never
+// analyzes partitioned parents).
+std::vector<std::string> PostSwapSql(const TableFacts& t,
+                                     const OnlineNames& names);
+
+// "INSERT INTO shadow (cols) [OVERRIDING SYSTEM VALUE]": the column list
+// leaves generated columns out.
+std::vector<std::string> InsertColumns(const TableFacts& t);
+
+}  // namespace pglayout::migrator
+
+#endif  // PGLAYOUT_MIGRATOR_ONLINE_SQL_H_

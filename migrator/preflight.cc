@@ -1,0 +1,406 @@
+#include "migrator/preflight.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "common/units.h"
+#include "migrator/sql_util.h"
+
+namespace pglayout::migrator {
+namespace {
+
+class Checker {
+ public:
+  explicit Checker(const PreflightInput& in) : in_(in) {}
+
+  std::vector<Finding> Run() {
+    CheckServer();
+    for (const TablespaceSpec& ts : in_.plan->tablespaces) CheckTablespace(ts);
+    for (const Placement& p : in_.plan->placements) CheckPlacement(p);
+    CheckFreeSpace();
+    CheckSettings();
+    std::stable_sort(findings_.begin(), findings_.end(),
+                     [](const Finding& a, const Finding& b) {
+                       return a.severity < b.severity;
+                     });
+    return std::move(findings_);
+  }
+
+ private:
+  void Refuse(const std::string& object, const std::string& reason) {
+    findings_.push_back({Finding::Severity::kRefusal, object, reason});
+  }
+  void Warn(const std::string& object, const std::string& reason) {
+    findings_.push_back({Finding::Severity::kWarning, object, reason});
+  }
+
+  const ServerFacts& server() const { return *in_.server; }
+
+  void CheckServer() {
+    if (server().version_num < 120000) {
+      Refuse("server", fmt::format("PostgreSQL {} is not supported; pglayout "
+                                   "migrate needs 12 or later",
+                                   server().version_num));
+    }
+    if (server().in_recovery) {
+      Refuse("server",
+             "the server is in recovery (a standby); run against the primary");
+    }
+    if (!server().lock_holder.empty()) {
+      Refuse("server",
+             "another pglayout migrate is running on this database: " +
+                 server().lock_holder);
+    }
+    if (!server().superuser && !server().create_db_privilege) {
+      Refuse("database " + server().database,
+             fmt::format("role {} lacks CREATE on database {}, needed for the "
+                         "journal schema pglayout",
+                         server().user, server().database));
+    }
+  }
+
+  bool UnderDirectory(const std::string& path, const std::string& dir) const {
+    if (dir.empty()) return false;
+    return path == dir || path.starts_with(dir + "/");
+  }
+
+  void CheckTablespace(const TablespaceSpec& ts) {
+    std::string object = "tablespace " + ts.name;
+    if (in_.started_tablespaces.count(ts.name)) return;
+    if (const TablespaceFacts* existing = server().FindTablespace(ts.name)) {
+      if (existing->location != ts.path) {
+        Refuse(object, fmt::format("already exists at '{}', the plan says '{}'",
+                                   existing->location, ts.path));
+      }
+      return;
+    }
+    for (const TablespaceFacts& other : server().tablespaces) {
+      if (!other.location.empty() && other.location == ts.path) {
+        Refuse(object, fmt::format("directory '{}' is already used by "
+                                   "tablespace {}",
+                                   ts.path, other.name));
+      }
+    }
+    if (!server().superuser) {
+      Refuse(object, fmt::format("CREATE TABLESPACE needs a superuser; role {} "
+                                 "is not one",
+                                 server().user));
+      return;  // the directory checks below need superuser to read
+    }
+    if (UnderDirectory(ts.path, server().data_directory)) {
+      Refuse(object, fmt::format("directory '{}' is inside the data directory "
+                                 "'{}'",
+                                 ts.path, server().data_directory));
+    }
+    auto dir = server().path_is_directory.find(ts.path);
+    if (dir == server().path_is_directory.end()) {
+      Refuse(object, fmt::format("directory '{}' does not exist on the server "
+                                 "host; create it, owned by the PostgreSQL "
+                                 "OS user",
+                                 ts.path));
+      return;
+    }
+    if (!dir->second) {
+      Refuse(object,
+             fmt::format("'{}' exists but is not a directory", ts.path));
+      return;
+    }
+    auto entries = server().path_entries.find(ts.path);
+    if (entries == server().path_entries.end()) return;
+    for (const std::string& e : entries->second) {
+      if (e.starts_with("PG_")) {
+        Refuse(object, fmt::format("directory '{}' is already in use by a "
+                                   "tablespace (it holds {})",
+                                   ts.path, e));
+        return;
+      }
+    }
+    if (!entries->second.empty()) {
+      Warn(object, fmt::format("directory '{}' is not empty ({} entries)",
+                               ts.path, entries->second.size()));
+    }
+  }
+
+  void CheckPlacement(const Placement& p) {
+    if (p.strategy == Strategy::kStay) return;
+    if (in_.started_relations.count(p.relation)) return;
+    auto it = in_.tables->find(p.relation);
+    if (it == in_.tables->end() || !it->second.exists) {
+      Refuse(p.relation, "relation does not exist");
+      return;
+    }
+    const TableFacts& t = it->second;
+    if (p.strategy == Strategy::kMove) {
+      CheckMove(p, t);
+    } else {
+      CheckHashPartition(p, t);
+    }
+  }
+
+  void CheckMove(const Placement& p, const TableFacts& t) {
+    if (t.kind == 'p') {
+      Refuse(p.relation,
+             "is a partitioned table: moving it moves nothing; "
+             "place its partitions instead");
+      return;
+    }
+    if (t.kind != 'r' && t.kind != 'i' && t.kind != 'm') {
+      Refuse(p.relation, fmt::format("is not a table, index or materialized "
+                                     "view (relkind '{}')",
+                                     t.kind));
+      return;
+    }
+    if (t.system) Refuse(p.relation, "is a system relation");
+    if (!p.online) return;
+    if (t.kind == 'i') {
+      if (server().version_num < 140000) {
+        Refuse(p.relation,
+               "an online index move (REINDEX CONCURRENTLY ... "
+               "TABLESPACE) needs PostgreSQL 14; use online = "
+               "false or upgrade");
+      }
+      return;
+    }
+    if (t.kind == 'm') {
+      Refuse(p.relation,
+             "a materialized view cannot be moved online; use "
+             "online = false");
+      return;
+    }
+    CheckOnlineCopy(p, t);
+  }
+
+  // What the shadow-copy-and-swap path needs from any table (research I4).
+  void CheckOnlineCopy(const Placement& p, const TableFacts& t) {
+    const std::string& o = p.relation;
+    if (t.kind != 'r') Refuse(o, "is not an ordinary table");
+    if (t.persistence != 'p') {
+      Refuse(o, "is unlogged or temporary: its copy would not survive a crash");
+    }
+    if (t.is_partition) Refuse(o, "is a partition of another table");
+    if (t.has_inheritance) Refuse(o, "takes part in table inheritance");
+    if (t.typed) Refuse(o, "is a typed table (CREATE TABLE ... OF)");
+    if (t.extension_member) Refuse(o, "belongs to an extension");
+    if (t.system) Refuse(o, "is a system relation");
+    if (!server().superuser) {
+      Refuse(o, fmt::format("an online copy installs a SECURITY DEFINER "
+                            "capture trigger and needs a superuser; role {} "
+                            "is not one",
+                            server().user));
+    }
+    if (t.row_key.empty()) {
+      Refuse(o,
+             "has no primary key and no unique index over NOT NULL "
+             "columns (non-partial, no expressions): rows cannot be "
+             "identified for the online copy");
+    }
+    for (const std::string& k : t.row_key) {
+      const ColumnFacts* c = t.FindColumn(k);
+      if (c && c->generated) {
+        Refuse(o, "row key column " + k + " is a generated column");
+      }
+      if (c && c->type.ends_with("[]")) {
+        Refuse(o, "row key column " + k + " is an array");
+      }
+    }
+    for (const IndexFacts& i : t.indexes) {
+      if (!i.valid) {
+        Refuse(o, "index " + i.name + " is invalid; drop or REINDEX it first");
+      }
+    }
+    for (const std::string& m : t.dependent_matviews) {
+      Refuse(o, "materialized view " + m +
+                    " depends on it and would keep reading the old copy");
+    }
+    for (const std::string& r : t.rules) Refuse(o, "has rule " + r);
+    for (const std::string& u : t.rowtype_users) {
+      Refuse(o, u + " refers to it by oid (its row type or a BEGIN ATOMIC "
+                    "body) and would keep pointing at the old copy");
+    }
+    for (const std::string& pub : t.publications) {
+      Refuse(o, "is published by publication " + pub +
+                    ": a rename swap would break its subscribers");
+    }
+    if (t.self_referencing_fk) {
+      Refuse(o, "has a foreign key to itself, which the swap cannot re-point");
+    }
+    if (t.row_security && !server().superuser) {
+      Refuse(o,
+             "has row-level security: copying it needs a superuser or "
+             "BYPASSRLS, otherwise rows would be filtered out");
+    }
+  }
+
+  void CheckHashPartition(const Placement& p, const TableFacts& t) {
+    const std::string& o = p.relation;
+    if (t.kind == 'p') {
+      Refuse(o, "is already partitioned");
+      return;
+    }
+    CheckOnlineCopy(p, t);
+    for (const std::string& k : p.key) {
+      const ColumnFacts* c = t.FindColumn(k);
+      if (!c) {
+        Refuse(o, "partition key column " + k + " does not exist");
+      } else if (c->generated) {
+        Refuse(o, "partition key column " + k + " is a generated column");
+      }
+    }
+    for (const IndexFacts& i : t.indexes) {
+      if (!i.unique && i.constraint_type != 'x') continue;
+      std::vector<std::string> missing;
+      for (const std::string& k : p.key) {
+        if (std::find(i.columns.begin(), i.columns.end(), k) ==
+            i.columns.end()) {
+          missing.push_back(k);
+        }
+      }
+      const char* what = i.primary ? "primary key" : "unique index";
+      if (i.constraint_type == 'x') what = "exclusion constraint";
+      if (!missing.empty() || i.has_expressions) {
+        Refuse(o, fmt::format("{} {} ({}) does not contain the partition key "
+                              "column(s) {}: PostgreSQL requires every unique "
+                              "constraint of a partitioned table to include "
+                              "the key",
+                              what, i.name, JoinComma(i.columns),
+                              JoinComma(missing.empty() ? p.key : missing)));
+      }
+      if (i.constraint_type == 'x' && server().version_num < 170000) {
+        Refuse(o, "exclusion constraint " + i.name +
+                      " cannot exist on a partitioned table before "
+                      "PostgreSQL 17");
+      }
+    }
+    if (server().version_num < 180000) {
+      for (const ForeignKeyFacts& fk : t.fks_out) {
+        Refuse(o, fmt::format("foreign key {} references {}: adding it to a "
+                              "partitioned table without a long lock needs "
+                              "NOT VALID, which PostgreSQL supports from 18",
+                              fk.name, fk.table));
+      }
+    }
+    for (const TriggerFacts& tr : t.triggers) {
+      if (tr.definition.find(" BEFORE ") != std::string::npos &&
+          tr.definition.find(" FOR EACH ROW ") != std::string::npos &&
+          server().version_num < 130000) {
+        Refuse(o, "BEFORE ROW trigger " + tr.name +
+                      " is not supported on partitioned tables before 13");
+      }
+    }
+  }
+
+  std::string DirectoryOf(const std::string& tablespace) const {
+    if (tablespace == "pg_default") return server().data_directory;
+    if (const TablespaceSpec* spec = in_.plan->FindTablespace(tablespace)) {
+      return spec->path;
+    }
+    if (const TablespaceFacts* f = server().FindTablespace(tablespace)) {
+      return f->location;
+    }
+    return "";
+  }
+
+  void CheckFreeSpace() {
+    std::map<std::string, uint64_t> need;
+    for (const Placement& p : in_.plan->placements) {
+      if (p.strategy == Strategy::kStay) continue;
+      if (in_.started_relations.count(p.relation)) continue;
+      auto it = in_.tables->find(p.relation);
+      if (it == in_.tables->end() || !it->second.exists) continue;
+      for (const auto& [ts, bytes] : BytesPerTablespace(p, it->second)) {
+        need[ts] += bytes;
+      }
+    }
+    for (const auto& [ts, bytes] : need) {
+      uint64_t required = static_cast<uint64_t>(bytes * in_.space_margin);
+      std::string dir = DirectoryOf(ts);
+      auto free = in_.free_bytes.find(dir);
+      if (free == in_.free_bytes.end()) {
+        Warn("tablespace " + ts,
+             fmt::format("free space at '{}' is unknown from this host; the "
+                         "copies need about {}",
+                         dir, HumanSize(static_cast<double>(required))));
+      } else if (free->second < required) {
+        Refuse("tablespace " + ts,
+               fmt::format("needs {} ({} of data + {:.0f}% margin) but '{}' "
+                           "has {} free",
+                           HumanSize(static_cast<double>(required)),
+                           HumanSize(static_cast<double>(bytes)),
+                           (in_.space_margin - 1) * 100, dir,
+                           HumanSize(static_cast<double>(free->second))));
+      }
+    }
+  }
+
+  void CheckSettings() {
+    if (in_.plan->settings.empty()) return;
+    if (!server().alter_system_allowed) {
+      Refuse("settings",
+             "allow_alter_system is off: ALTER SYSTEM is disabled "
+             "on this server");
+    }
+    for (const SettingChange& s : in_.plan->settings) {
+      auto ctx = server().setting_contexts.find(s.name);
+      if (ctx == server().setting_contexts.end()) {
+        Refuse("setting " + s.name, "is not a setting this server knows");
+        continue;
+      }
+      if (ctx->second == "internal") {
+        Refuse("setting " + s.name, "is read-only (internal)");
+      } else if (ctx->second == "postmaster") {
+        Warn("setting " + s.name,
+             "takes effect only after a restart; it will be written with "
+             "ALTER SYSTEM and reported, the server is never restarted");
+      }
+      if (!server().superuser) {
+        Refuse("setting " + s.name,
+               fmt::format("ALTER SYSTEM needs a superuser (or GRANT ALTER "
+                           "SYSTEM ON PARAMETER on 15+); role {} is not one",
+                           server().user));
+      }
+    }
+  }
+
+  const PreflightInput& in_;
+  std::vector<Finding> findings_;
+};
+
+}  // namespace
+
+std::string Finding::ToString() const {
+  return (severity == Severity::kWarning ? "warning: " : "") + object + ": " +
+         reason;
+}
+
+std::vector<Finding> RunPreflight(const PreflightInput& input) {
+  return Checker(input).Run();
+}
+
+bool HasRefusal(const std::vector<Finding>& findings) {
+  for (const Finding& f : findings) {
+    if (f.severity == Finding::Severity::kRefusal) return true;
+  }
+  return false;
+}
+
+std::map<std::string, uint64_t> BytesPerTablespace(const Placement& placement,
+                                                   const TableFacts& table) {
+  std::map<std::string, uint64_t> out;
+  if (placement.tablespaces.empty()) return out;
+  uint64_t total = table.kind == 'i' ? table.heap_size : table.total_size();
+  if (placement.strategy == Strategy::kMove) {
+    out[placement.tablespaces[0]] = total;
+    return out;
+  }
+  int k = std::max(placement.partitions, 1);
+  for (int r = 0; r < k; ++r) {
+    const std::string& ts =
+        placement
+            .tablespaces[static_cast<size_t>(r) % placement.tablespaces.size()];
+    out[ts] += total / static_cast<uint64_t>(k);
+  }
+  return out;
+}
+
+}  // namespace pglayout::migrator

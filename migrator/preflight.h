@@ -1,0 +1,63 @@
+// Preflight: everything that must hold before `migrate` changes anything.
+//
+// Pure: it judges a plan against facts read beforehand (catalog.h) and the
+// free space of the target directories (free_space.h), so every rule is
+// unit-tested with hand-made facts (a replica, a non-superuser, a table
+// without a primary key...). A refusal names the object and the reason;
+// warnings are printed and do not stop the run.
+
+#ifndef PGLAYOUT_MIGRATOR_PREFLIGHT_H_
+#define PGLAYOUT_MIGRATOR_PREFLIGHT_H_
+
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "common/model.h"
+#include "migrator/facts.h"
+
+namespace pglayout::migrator {
+
+struct Finding {
+  enum class Severity { kRefusal, kWarning };
+  Severity severity = Severity::kRefusal;
+  std::string object;  // "server", "tablespace fast1", "public.orders"
+  std::string reason;
+
+  std::string ToString() const;  // "public.orders: has no primary key ..."
+};
+
+struct PreflightInput {
+  const Plan* plan = nullptr;
+  const ServerFacts* server = nullptr;
+  // Facts for each placement's relation, keyed by Placement::relation.
+  const std::map<std::string, TableFacts>* tables = nullptr;
+  // Free bytes of each directory (tablespace paths and the data directory)
+  // as seen from this host; a path that is absent is unknown.
+  std::map<std::string, uint64_t> free_bytes;
+  // Placements (by relation) and tablespaces (by name) whose steps already
+  // started in a journaled run: their checks were passed then, and the
+  // catalog has moved on since (a swapped table is partitioned now).
+  std::set<std::string> started_relations;
+  std::set<std::string> started_tablespaces;
+  double space_margin = 1.2;  // copies need size x margin free
+};
+
+// Runs every check and returns all findings (refusals first). Never stops
+// at the first problem: a person fixes a plan in one round.
+std::vector<Finding> RunPreflight(const PreflightInput& input);
+
+// True if any finding is a refusal.
+bool HasRefusal(const std::vector<Finding>& findings);
+
+// The bytes a placement writes into each target tablespace: the whole
+// relation (heap, TOAST, indexes) for a move; 1/k per partition for hash
+// partitioning.
+std::map<std::string, uint64_t> BytesPerTablespace(const Placement& placement,
+                                                   const TableFacts& table);
+
+}  // namespace pglayout::migrator
+
+#endif  // PGLAYOUT_MIGRATOR_PREFLIGHT_H_

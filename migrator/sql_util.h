@@ -1,0 +1,39 @@
+// Small helpers for reading SqlResult cells and building parameter values.
+
+#ifndef PGLAYOUT_MIGRATOR_SQL_UTIL_H_
+#define PGLAYOUT_MIGRATOR_SQL_UTIL_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/sql.h"
+
+namespace pglayout::migrator {
+
+using SqlRow = std::vector<SqlValue>;
+
+// The text of cell |i| ("" for NULL or a missing column).
+std::string Cell(const SqlRow& row, size_t i);
+// PostgreSQL's boolean text: "t" / "true" / "on" are true; NULL is false.
+bool CellBool(const SqlRow& row, size_t i);
+// Integer cells; NULL or unparsable text is 0.
+int64_t CellInt(const SqlRow& row, size_t i);
+double CellDouble(const SqlRow& row, size_t i);
+// The first character of a "char" cell, 0 when empty or NULL.
+char CellChar(const SqlRow& row, size_t i);
+
+// A text[] literal for a $n::text[] parameter: {"a","b \"c\""}.
+std::string TextArrayLiteral(const std::vector<std::string>& values);
+// Parses a one-dimensional array literal as PostgreSQL prints it
+// ({a,"b c",NULL}); NULL elements become std::nullopt.
+std::vector<SqlValue> ParseArrayLiteral(const std::string& text);
+
+// "a, b, c" from already-quoted pieces.
+std::string JoinComma(const std::vector<std::string>& items);
+// Each name through QuoteIdent, joined by ", ".
+std::string QuoteIdentList(const std::vector<std::string>& names);
+
+}  // namespace pglayout::migrator
+
+#endif  // PGLAYOUT_MIGRATOR_SQL_UTIL_H_

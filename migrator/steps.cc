@@ -1,0 +1,379 @@
+#include "migrator/steps.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "common/sql.h"
+#include "common/units.h"
+#include "migrator/sql_text.h"
+#include "migrator/sql_util.h"
+
+namespace pglayout::migrator {
+namespace {
+
+std::string Quoted(const TableFacts& t) {
+  return QuoteIdent(t.schema) + "." + QuoteIdent(t.name);
+}
+
+double LockSeconds(uint64_t bytes, double mbps) {
+  return mbps > 0 ? static_cast<double>(bytes) / (mbps * 1e6) : 0;
+}
+
+void AddTablespaceSteps(const Plan& plan, const ServerFacts& server,
+                        std::vector<Step>* steps) {
+  for (const TablespaceSpec& ts : plan.tablespaces) {
+    Step s;
+    s.key = "tablespace:" + ts.name;
+    s.kind = StepKind::kCreateTablespace;
+    s.tablespace = &ts;
+    s.outside_transaction = true;
+    s.title = fmt::format("create tablespace {} at {}", ts.name, ts.path);
+    s.sql = {CreateTablespaceSql(ts)};
+    if (server.FindTablespace(ts.name)) {
+      s.note = "exists already at the same location: nothing to do";
+    }
+    steps->push_back(std::move(s));
+    std::string options = AlterTablespaceOptionsSql(ts);
+    if (options.empty()) continue;
+    Step o;
+    o.key = "tablespace-options:" + ts.name;
+    o.kind = StepKind::kTablespaceOptions;
+    o.tablespace = &ts;
+    o.title = "set options of tablespace " + ts.name;
+    o.sql = {options};
+    steps->push_back(std::move(o));
+  }
+}
+
+Step OfflineMoveStep(const Placement& p, const TableFacts& t,
+                     const StepOptions& options) {
+  Step s;
+  s.key = "move:" + p.relation;
+  s.kind = StepKind::kMoveOffline;
+  s.placement = &p;
+  const std::string& ts = p.tablespaces[0];
+  s.title = fmt::format("move {} to tablespace {} (offline)", p.relation, ts);
+  s.objects.emplace_back(t.kind, Quoted(t));
+  s.bytes = t.kind == 'i' ? t.heap_size : t.heap_size + t.toast_size;
+  if (t.kind != 'i') {
+    for (const IndexFacts& i : t.indexes) {
+      s.objects.emplace_back('i',
+                             QuoteIdent(t.schema) + "." + QuoteIdent(i.name));
+      s.bytes += i.size;
+    }
+  }
+  for (const auto& [kind, name] : s.objects) {
+    s.sql.push_back(SetTablespaceSql(kind, name, ts));
+  }
+  uint64_t largest = t.kind == 'i' ? t.heap_size : t.heap_size + t.toast_size;
+  for (const IndexFacts& i : t.indexes) largest = std::max(largest, i.size);
+  s.note = fmt::format(
+      "each statement holds ACCESS EXCLUSIVE on the table while it copies: "
+      "{} in all, the longest about {:.1f} s at {:.0f} MB/s; lock waits "
+      "are bounded by lock_timeout and retried",
+      HumanSize(static_cast<double>(s.bytes)),
+      LockSeconds(largest, options.offline_rate_mbps),
+      options.offline_rate_mbps);
+  if (t.tablespace == ts || (ts == "pg_default" && t.tablespace.empty())) {
+    s.note += "; the relation is already there (statements are no-ops)";
+  }
+  return s;
+}
+
+Step OnlineIndexStep(const Placement& p, const TableFacts& t) {
+  Step s;
+  s.key = "move:" + p.relation;
+  s.kind = StepKind::kMoveIndexOnline;
+  s.placement = &p;
+  s.outside_transaction = true;
+  s.title = fmt::format("rebuild index {} in tablespace {} (online)",
+                        p.relation, p.tablespaces[0]);
+  s.sql = {ReindexConcurrentlySql(Quoted(t), p.tablespaces[0])};
+  s.bytes = t.heap_size;
+  s.note =
+      "REINDEX CONCURRENTLY does not block reads or writes; an "
+      "interrupted rebuild leaves an invalid _ccnew index that a "
+      "resumed run drops";
+  return s;
+}
+
+Step OnlineCopyStep(const Placement& p, const TableFacts& t,
+                    const ServerFacts& server, const StepOptions& options) {
+  Step s;
+  s.kind = StepKind::kOnlineCopy;
+  s.placement = &p;
+  s.bytes = t.total_size();
+  s.target.tablespaces = p.tablespaces;
+  if (p.strategy == Strategy::kHashPartition) {
+    s.key = "partition:" + p.relation;
+    s.target.partitioned = true;
+    s.target.partitions = p.partitions;
+    s.target.key = p.key;
+    s.title = fmt::format(
+        "convert {} to {} hash partitions by ({}) over {} "
+        "(online)",
+        p.relation, p.partitions, JoinComma(p.key), JoinComma(p.tablespaces));
+  } else {
+    s.key = "move:" + p.relation;
+    s.title = fmt::format("move {} to tablespace {} (online copy and swap)",
+                          p.relation, p.tablespaces[0]);
+  }
+  OnlineNames names = MakeOnlineNames(t, s.target);
+  auto append = [&s](const std::vector<std::string>& more) {
+    for (const std::string& sql : more) {
+      if (!sql.empty()) s.sql.push_back(sql);
+    }
+  };
+  s.sql.push_back("-- 1. shadow table and change capture, one transaction:");
+  append(ShadowCreateSql(t, s.target, names, server.version_num));
+  append(CaptureCreateSql(t, names, 0));
+  s.sql.push_back(
+      fmt::format("-- 2. copy in batches of {} rows, each with "
+                  "its journal row:",
+                  options.batch_rows));
+  s.sql.push_back(CopyBatchSql(t, names, options.batch_rows, false));
+  s.sql.push_back("-- 3. replay captured keys, repeatedly:");
+  ReplaySql replay = MakeReplaySql(t, names);
+  append({replay.take, replay.remove, replay.insert});
+  s.sql.push_back("-- 4. the other indexes:");
+  for (const auto& tx : ShadowIndexSql(t, s.target, names)) append(tx);
+  s.sql.push_back("-- 5. verify each batch's key range (count + checksum):");
+  s.sql.push_back(VerifyChunkSql(t, names, true, true));
+  s.sql.push_back(
+      "-- 6. swap, one transaction; each lock under lock_timeout, retried "
+      "with backoff:");
+  s.sql.push_back(fmt::format("LOCK TABLE {}, {} IN ACCESS EXCLUSIVE MODE",
+                              names.QualifiedTable(), names.QualifiedShadow()));
+  append(SwapSql(t, s.target, names, SwapInputs()));
+  s.sql.push_back("-- 7. after the swap:");
+  append(PostSwapSql(t, names));
+  append(CaptureDropSql(names, false));
+  s.note = fmt::format(
+      "the table stays readable and writable; the swap holds ACCESS "
+      "EXCLUSIVE for a moment; the old table is kept as {} until "
+      "--finalize",
+      names.QualifiedOld());
+  return s;
+}
+
+void AddPlacementSteps(const Plan& plan, const ServerFacts& server,
+                       const std::map<std::string, TableFacts>& tables,
+                       const StepOptions& options, std::vector<Step>* offline,
+                       std::vector<Step>* online) {
+  for (const Placement& p : plan.placements) {
+    if (p.strategy == Strategy::kStay) continue;
+    auto it = tables.find(p.relation);
+    if (it == tables.end() || !it->second.exists) continue;
+    const TableFacts& t = it->second;
+    if (p.strategy == Strategy::kMove && (!p.online || t.kind == 'm')) {
+      offline->push_back(OfflineMoveStep(p, t, options));
+    } else if (p.strategy == Strategy::kMove && t.kind == 'i') {
+      online->push_back(OnlineIndexStep(p, t));
+    } else {
+      online->push_back(OnlineCopyStep(p, t, server, options));
+    }
+  }
+}
+
+uint64_t SettingOr(const ServerFacts& server, const std::string& name,
+                   uint64_t fallback) {
+  auto v = server.settings.find(name);
+  if (v == server.settings.end()) return fallback;
+  auto u = server.setting_units.find(name);
+  uint64_t bytes =
+      SettingBytes(v->second, u == server.setting_units.end() ? "" : u->second);
+  return bytes ? bytes : fallback;
+}
+
+void AddGuardSteps(const Plan& plan, const ServerFacts& server,
+                   uint64_t bulk_bytes, const StepOptions& options,
+                   std::vector<Step>* before, std::vector<Step>* after) {
+  if (!options.checkpoint_guard || bulk_bytes == 0) return;
+  double cct = 0.9;
+  auto c = server.settings.find("checkpoint_completion_target");
+  if (c != server.settings.end()) cct = std::strtod(c->second.c_str(), nullptr);
+  GuardDecision d =
+      DecideMaxWalSize(SettingOr(server, "max_wal_size", kGiB), bulk_bytes, cct,
+                       options.wal_free_bytes, options.max_wal_size_cap);
+  if (!d.raise) return;
+  Step raise;
+  raise.key = "guard:raise";
+  raise.kind = StepKind::kGuardRaise;
+  raise.outside_transaction = true;
+  raise.guard_value = FormatPgSize(d.target);
+  raise.title = fmt::format("checkpoint guard: raise max_wal_size {} -> {}",
+                            FormatPgSize(d.current), raise.guard_value);
+  raise.sql = {AlterSystemSetSql("max_wal_size", raise.guard_value),
+               ReloadConfSql()};
+  raise.note = d.reason +
+               "; the original is journaled first and restored at "
+               "the end, on --abort and when a killed run resumes";
+  before->push_back(std::move(raise));
+  Step restore;
+  restore.key = "guard:restore";
+  restore.kind = StepKind::kGuardRestore;
+  restore.outside_transaction = true;
+  bool plan_sets = std::any_of(
+      plan.settings.begin(), plan.settings.end(),
+      [](const SettingChange& s) { return s.name == "max_wal_size"; });
+  restore.title = plan_sets
+                      ? "checkpoint guard: max_wal_size is left to the plan's "
+                        "[settings]"
+                      : "checkpoint guard: restore max_wal_size to " +
+                            FormatPgSize(d.current);
+  restore.sql = {
+      "-- once WAL since the last checkpoint is back under the "
+      "original limit (so lowering it forces no checkpoint); SET "
+      "instead of RESET when postgresql.auto.conf had a value:",
+      AlterSystemResetSql("max_wal_size"), ReloadConfSql()};
+  after->push_back(std::move(restore));
+}
+
+void AddSettingsStep(const Plan& plan, const ServerFacts& server,
+                     std::vector<Step>* steps) {
+  if (plan.settings.empty()) return;
+  Step s;
+  s.key = "settings";
+  s.kind = StepKind::kPlanSettings;
+  s.outside_transaction = true;
+  s.title = "apply the plan's [settings] with ALTER SYSTEM";
+  std::vector<std::string> restart;
+  for (const SettingChange& c : plan.settings) {
+    s.sql.push_back(AlterSystemSetSql(c.name, c.value));
+    auto ctx = server.setting_contexts.find(c.name);
+    if (ctx != server.setting_contexts.end() && ctx->second == "postmaster") {
+      restart.push_back(c.name);
+    }
+  }
+  s.sql.push_back(ReloadConfSql());
+  if (!restart.empty()) {
+    s.note = fmt::format(
+        "{} take effect after a restart, which pglayout never "
+        "does: run `pg_ctl restart` (or your service "
+        "manager) in a maintenance window",
+        JoinComma(restart));
+  }
+  steps->push_back(std::move(s));
+}
+
+}  // namespace
+
+const char* StepKindName(StepKind kind) {
+  switch (kind) {
+    case StepKind::kCreateTablespace:
+      return "create-tablespace";
+    case StepKind::kTablespaceOptions:
+      return "tablespace-options";
+    case StepKind::kGuardRaise:
+      return "guard-raise";
+    case StepKind::kMoveOffline:
+      return "move-offline";
+    case StepKind::kMoveIndexOnline:
+      return "move-index-online";
+    case StepKind::kOnlineCopy:
+      return "online-copy";
+    case StepKind::kGuardRestore:
+      return "guard-restore";
+    case StepKind::kPlanSettings:
+      return "settings";
+    case StepKind::kVerify:
+      return "verify";
+  }
+  return "?";
+}
+
+uint64_t SettingBytes(const std::string& setting, const std::string& unit) {
+  if (setting.empty()) return 0;
+  uint64_t bytes = 0;
+  std::string text = setting + unit;
+  // pg_settings units look like "MB", "kB" or "8kB".
+  if (!unit.empty() && std::isdigit(static_cast<unsigned char>(unit[0]))) {
+    uint64_t per = 0;
+    if (!ParseSize(unit, &per).ok()) return 0;
+    return static_cast<uint64_t>(std::strtod(setting.c_str(), nullptr)) * per;
+  }
+  return ParseSize(text, &bytes).ok() ? bytes : 0;
+}
+
+// WAL per byte copied: heap and index inserts, the capture log, and the
+// full-page images of hint bits set when the copy is first read (data
+// checksums are on by default from 18).
+constexpr double kWalPerByte = 3.0;
+
+GuardDecision DecideMaxWalSize(uint64_t current, uint64_t bulk_bytes,
+                               double completion_target,
+                               uint64_t wal_free_bytes, uint64_t cap) {
+  GuardDecision d;
+  d.current = current;
+  double factor = 1.0 + std::clamp(completion_target, 0.0, 1.0);
+  // The ordinary workload already fits in current / factor per cycle; the
+  // copy's WAL has to fit on top of it.
+  double extra = static_cast<double>(bulk_bytes) * kWalPerByte * factor;
+  uint64_t target = current + static_cast<uint64_t>(extra);
+  std::string bound;
+  if (wal_free_bytes > 0 && target > wal_free_bytes / 2) {
+    target = wal_free_bytes / 2;
+    bound = fmt::format(", bounded by half the free WAL space ({})",
+                        HumanSize(static_cast<double>(wal_free_bytes)));
+  }
+  if (cap > 0 && target > cap) {
+    target = cap;
+    bound = ", bounded by --max-wal-size";
+  }
+  target =
+      (target + kMiB - 1) / kMiB * kMiB;  // whole MB, as PostgreSQL keeps it
+  d.target = target;
+  // A copy that adds under 5% to the budget cannot force a checkpoint
+  // worth a server-wide change.
+  d.raise = target > current && extra > 0.05 * static_cast<double>(current);
+  d.reason = fmt::format(
+      "the copies write about {} of WAL; a requested checkpoint starts when "
+      "WAL since the last one reaches max_wal_size / {:.1f}{}",
+      HumanSize(static_cast<double>(bulk_bytes) * kWalPerByte), factor, bound);
+  if (!d.raise) d.reason += "; the current value is already enough";
+  return d;
+}
+
+std::vector<Step> BuildSteps(const Plan& plan, const ServerFacts& server,
+                             const std::map<std::string, TableFacts>& tables,
+                             const StepOptions& options) {
+  std::vector<Step> steps, offline, online, guard_before, guard_after;
+  AddTablespaceSteps(plan, server, &steps);
+  AddPlacementSteps(plan, server, tables, options, &offline, &online);
+  uint64_t bulk = 0;
+  for (const Step& s : offline) bulk += s.bytes;
+  for (const Step& s : online) bulk += s.bytes;
+  AddGuardSteps(plan, server, bulk, options, &guard_before, &guard_after);
+  for (auto* group : {&guard_before, &offline, &online, &guard_after}) {
+    for (Step& s : *group) steps.push_back(std::move(s));
+  }
+  AddSettingsStep(plan, server, &steps);
+  Step verify;
+  verify.key = "verify";
+  verify.kind = StepKind::kVerify;
+  verify.title =
+      "check every moved relation, partition, index and TOAST "
+      "table is in its planned tablespace; no leftover triggers, "
+      "invalid indexes or unrestored settings";
+  steps.push_back(std::move(verify));
+  return steps;
+}
+
+std::string FormatSteps(const std::vector<Step>& steps) {
+  std::string out;
+  for (size_t i = 0; i < steps.size(); ++i) {
+    const Step& s = steps[i];
+    out +=
+        fmt::format("Step {}: {}{}\n", i + 1, s.title,
+                    s.outside_transaction ? "  [outside a transaction]" : "");
+    if (!s.note.empty()) out += "  note: " + s.note + "\n";
+    for (const std::string& sql : s.sql) {
+      out += sql.starts_with("--") ? "  " + sql + "\n" : "  " + sql + ";\n";
+    }
+    out += "\n";
+  }
+  return out;
+}
+
+}  // namespace pglayout::migrator

@@ -1,0 +1,100 @@
+// The step planner: a plan plus the facts -> the ordered list of steps a
+// run executes, each with the exact SQL it runs (what the dry run prints).
+//
+// Order: tablespaces (and their options), the checkpoint guard, offline
+// moves, online index moves, online table moves and hash-partition
+// conversions (one table at a time), the guard's restore, the plan's
+// [settings], and a final catalog check. Every step is idempotent and has
+// a stable key ("tablespace:fast1", "move:public.orders"), which is how the
+// journal recognises it when a killed run resumes.
+//
+// Pure: unit-tested with hand-made facts.
+
+#ifndef PGLAYOUT_MIGRATOR_STEPS_H_
+#define PGLAYOUT_MIGRATOR_STEPS_H_
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "common/model.h"
+#include "migrator/facts.h"
+#include "migrator/online_sql.h"
+
+namespace pglayout::migrator {
+
+enum class StepKind {
+  kCreateTablespace,
+  kTablespaceOptions,
+  kGuardRaise,
+  kMoveOffline,
+  kMoveIndexOnline,
+  kOnlineCopy,  // online move or hash-partition conversion
+  kGuardRestore,
+  kPlanSettings,
+  kVerify,
+};
+
+const char* StepKindName(StepKind kind);
+
+struct Step {
+  std::string key;
+  StepKind kind = StepKind::kVerify;
+  std::string title;             // one line for people
+  std::vector<std::string> sql;  // the statements, in order
+  std::string note;              // lock estimate, what is skipped and why
+  bool outside_transaction = false;
+
+  // References into the plan (valid while the plan lives).
+  const TablespaceSpec* tablespace = nullptr;
+  const Placement* placement = nullptr;
+  // Offline moves: (relkind, quoted-qualified name) in execution order.
+  std::vector<std::pair<char, std::string>> objects;
+  uint64_t bytes = 0;  // data the step copies
+  // Guard: the value to set; settings: (name, value) pairs.
+  std::string guard_value;
+  // Online copies: where the table goes.
+  OnlineTarget target;
+};
+
+struct StepOptions {
+  double offline_rate_mbps = 200;  // assumed copy rate for lock estimates
+  int64_t batch_rows = 20000;
+  bool checkpoint_guard = true;
+  uint64_t max_wal_size_cap = 0;  // 0 = no cap beyond free WAL space
+  uint64_t wal_free_bytes = 0;    // 0 = unknown
+};
+
+// The guard's decision: raise max_wal_size to |target| bytes so that the
+// bulk writes of |bulk_bytes| do not trigger a requested checkpoint.
+// Requested checkpoints start when WAL since the last one reaches about
+// max_wal_size / (1 + checkpoint_completion_target). The ordinary workload
+// fits in the current value, so the target adds the WAL of the copies
+// (up to 3x their bytes: heap, indexes, log, full-page images) times that
+// factor; bounded by half the free WAL space and by the user's cap; never
+// lowered, and not raised for copies too small to matter (< 5%).
+struct GuardDecision {
+  bool raise = false;
+  uint64_t current = 0;
+  uint64_t target = 0;
+  std::string reason;
+};
+GuardDecision DecideMaxWalSize(uint64_t current, uint64_t bulk_bytes,
+                               double completion_target,
+                               uint64_t wal_free_bytes, uint64_t cap);
+
+// Bytes of a setting value as pg_settings reports it (setting + unit):
+// ("1024", "MB") -> 1 GiB. 0 if it does not parse.
+uint64_t SettingBytes(const std::string& setting, const std::string& unit);
+
+std::vector<Step> BuildSteps(const Plan& plan, const ServerFacts& server,
+                             const std::map<std::string, TableFacts>& tables,
+                             const StepOptions& options);
+
+// The dry-run listing: numbered steps, notes and SQL.
+std::string FormatSteps(const std::vector<Step>& steps);
+
+}  // namespace pglayout::migrator
+
+#endif  // PGLAYOUT_MIGRATOR_STEPS_H_

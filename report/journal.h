@@ -1,0 +1,74 @@
+// The migration journal as the report sees it: what `pglayout migrate`
+// did, step by step, read back from the database it migrated.
+//
+// The report depends only on MigrationJournal and JournalSource; how the
+// migrator stores its journal is hidden behind a JournalSource, so the
+// report does not change when the journal's tables do.
+
+#ifndef PGLAYOUT_REPORT_JOURNAL_H_
+#define PGLAYOUT_REPORT_JOURNAL_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+
+namespace pglayout::report {
+
+struct JournalStep {
+  int ordinal = 0;          // order of execution, from 1
+  std::string kind;         // "create_tablespace", "move", "copy", ...
+  std::string relation;     // schema-qualified, "" for host-wide steps
+  std::string description;  // one line for people
+  std::string status;       // "done", "failed", "running", "pending", ...
+  double duration = 0;      // seconds; 0 when not run or unknown
+  int64_t rows = 0;         // rows copied; 0 when not a copy
+  uint64_t bytes = 0;       // size of the relation the step wrote, 0 if none
+  std::string error;        // the server's message when status is "failed"
+};
+
+// A setting the migrator changed: raised for the run only (a guard such
+// as max_wal_size during bulk copies, to be put back) or set by the plan
+// (to stay).
+struct JournalSetting {
+  std::string name;
+  bool temporary = true;  // raised for the run, must be restored
+  std::string original;   // value before the run
+  std::string value;      // value the migrator set
+  std::string state;      // "pending", "applied", "restored", "superseded"
+};
+
+struct MigrationJournal {
+  std::string run;          // the run's identifier
+  std::string plan;         // the plan file the run executed
+  std::string started_at;   // timestamps as the server prints them
+  std::string finished_at;  // "" while running or after a crash
+  std::string status;       // "done", "failed", "running", ...
+  // Checkpoints during the run (pg_stat_checkpointer / pg_stat_bgwriter
+  // deltas): requested ones mean WAL outran max_wal_size.
+  int64_t checkpoints_timed = 0;
+  int64_t checkpoints_requested = 0;
+  // True when the counts run from the start of the run until the journal
+  // was read rather than until the run finished (the journal keeps only
+  // the counters at the start).
+  bool checkpoints_until_read = false;
+  std::vector<JournalStep> steps;
+  std::vector<JournalSetting> settings;
+};
+
+// Where a journal comes from. Implementations read one run (the latest
+// unless they were told which) and return:
+// - OK with *journal filled;
+// - NotFound when the database holds no journal (migrate never ran there);
+// - Unavailable / SqlError when the database cannot be read; the message
+//   names the database (never a password).
+class JournalSource {
+ public:
+  virtual ~JournalSource() = default;
+  virtual Status Read(MigrationJournal* journal) = 0;
+};
+
+}  // namespace pglayout::report
+
+#endif  // PGLAYOUT_REPORT_JOURNAL_H_

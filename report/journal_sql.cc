@@ -1,0 +1,185 @@
+#include "report/journal_sql.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace pglayout::report {
+namespace {
+
+std::string At(const std::vector<SqlValue>& row, size_t i) {
+  return i < row.size() ? row[i].value_or("") : "";
+}
+
+int64_t AtInt(const std::vector<SqlValue>& row, size_t i) {
+  std::string text = At(row, i);
+  return text.empty() ? 0 : std::stoll(text);
+}
+
+double AtDouble(const std::vector<SqlValue>& row, size_t i) {
+  std::string text = At(row, i);
+  return text.empty() ? 0 : std::stod(text);
+}
+
+class SqlJournalSource : public JournalSource {
+ public:
+  explicit SqlJournalSource(SqlSession* session) : session_(session) {}
+
+  Status Read(MigrationJournal* journal) override {
+    PGLAYOUT_RETURN_IF_ERROR(CheckTables());
+    MigrationJournal j;
+    int64_t run_id = 0, timed_start = -1, requested_start = -1;
+    PGLAYOUT_RETURN_IF_ERROR(
+        ReadRun(&j, &run_id, &timed_start, &requested_start));
+    PGLAYOUT_RETURN_IF_ERROR(ReadSteps(run_id, &j));
+    PGLAYOUT_RETURN_IF_ERROR(ReadSettings(run_id, &j));
+    if (timed_start >= 0 && requested_start >= 0) {
+      PGLAYOUT_RETURN_IF_ERROR(
+          ReadCheckpoints(timed_start, requested_start, &j));
+    }
+    *journal = std::move(j);
+    return Status::Ok();
+  }
+
+ private:
+  Status Query(const std::string& sql, const std::vector<SqlValue>& params,
+               SqlResult* result) {
+    Status st = session_->Execute(sql, params, result);
+    if (st.ok()) return st;
+    return st.WithContext(session_->Describe() + ": reading the journal");
+  }
+
+  Status CheckTables() {
+    SqlResult r;
+    PGLAYOUT_RETURN_IF_ERROR(
+        Query("SELECT pg_catalog.to_regnamespace('pglayout') IS NOT NULL, "
+              "pg_catalog.to_regclass('pglayout.run') IS NOT NULL AND "
+              "pg_catalog.to_regclass('pglayout.step') IS NOT NULL AND "
+              "pg_catalog.to_regclass('pglayout.setting') IS NOT NULL",
+              {}, &r));
+    if (At(r.rows.at(0), 0) != "t") {
+      return Status::NotFound(session_->Describe() +
+                              ": no migration journal (schema pglayout does "
+                              "not exist; pglayout migrate --apply has not "
+                              "run against this database)");
+    }
+    if (At(r.rows.at(0), 1) != "t") {
+      return Status::NotFound(session_->Describe() +
+                              ": schema pglayout holds no journal tables "
+                              "(run, step, setting)");
+    }
+    return Status::Ok();
+  }
+
+  Status ReadRun(MigrationJournal* j, int64_t* run_id, int64_t* timed_start,
+                 int64_t* requested_start) {
+    SqlResult r;
+    PGLAYOUT_RETURN_IF_ERROR(
+        Query(fmt::format("SELECT run_id, plan_hash, state, {}, {}, "
+                          "coalesce(checkpoints_timed_start, -1), "
+                          "coalesce(checkpoints_requested_start, -1) "
+                          "FROM pglayout.run ORDER BY run_id DESC LIMIT 1",
+                          Timestamp("started_at"), Timestamp("finished_at")),
+              {}, &r));
+    if (r.rows.empty()) {
+      return Status::NotFound(session_->Describe() +
+                              ": the migration journal holds no run");
+    }
+    const auto& row = r.rows[0];
+    *run_id = AtInt(row, 0);
+    j->run = fmt::format("#{}", *run_id);
+    j->plan = "plan hash " + At(row, 1);
+    j->status = At(row, 2);
+    j->started_at = At(row, 3);
+    j->finished_at = At(row, 4);
+    *timed_start = AtInt(row, 5);
+    *requested_start = AtInt(row, 6);
+    return Status::Ok();
+  }
+
+  Status ReadSteps(int64_t run_id, MigrationJournal* j) {
+    SqlResult r;
+    PGLAYOUT_RETURN_IF_ERROR(
+        Query("SELECT step_no, step_key, state, phase, detail, rows_copied, "
+              "CASE WHEN relation_oid IS NULL THEN '' "
+              "ELSE relation_oid::pg_catalog.regclass::text END, "
+              "coalesce(extract(epoch FROM finished_at - started_at), 0), "
+              "coalesce(pg_catalog.pg_total_relation_size(relation_oid), 0) "
+              "FROM pglayout.step WHERE run_id = $1 ORDER BY step_no, step_key",
+              {std::to_string(run_id)}, &r));
+    for (const auto& row : r.rows) {
+      JournalStep s;
+      s.ordinal = static_cast<int>(AtInt(row, 0));
+      std::string key = At(row, 1);
+      size_t colon = key.find(':');
+      s.kind = key.substr(0, colon);
+      s.relation = At(row, 6);
+      if (s.relation.empty() && colon != std::string::npos) {
+        s.relation = key.substr(colon + 1);
+      }
+      s.status = At(row, 2);
+      std::string phase = At(row, 3), detail = At(row, 4);
+      s.description = phase.empty()    ? detail
+                      : detail.empty() ? "phase " + phase
+                                       : "phase " + phase + ": " + detail;
+      s.rows = AtInt(row, 5);
+      s.duration = std::max(0.0, AtDouble(row, 7));
+      s.bytes = static_cast<uint64_t>(std::max<int64_t>(0, AtInt(row, 8)));
+      j->steps.push_back(std::move(s));
+    }
+    return Status::Ok();
+  }
+
+  Status ReadSettings(int64_t run_id, MigrationJournal* j) {
+    SqlResult r;
+    PGLAYOUT_RETURN_IF_ERROR(Query(
+        "SELECT name, kind, coalesce(original_setting, ''), new_value, state "
+        "FROM pglayout.setting WHERE run_id = $1 ORDER BY changed_at, kind, "
+        "name",
+        {std::to_string(run_id)}, &r));
+    for (const auto& row : r.rows) {
+      j->settings.push_back({At(row, 0), At(row, 1) == "guard", At(row, 2),
+                             At(row, 3), At(row, 4)});
+    }
+    return Status::Ok();
+  }
+
+  // The journal keeps the counters at the start of the run only.
+  Status ReadCheckpoints(int64_t timed_start, int64_t requested_start,
+                         MigrationJournal* j) {
+    const char* sql = session_->server_version() >= 170000
+                          ? "SELECT num_timed, num_requested FROM "
+                            "pg_catalog.pg_stat_checkpointer"
+                          : "SELECT checkpoints_timed, checkpoints_req FROM "
+                            "pg_catalog.pg_stat_bgwriter";
+    SqlResult r;
+    PGLAYOUT_RETURN_IF_ERROR(Query(sql, {}, &r));
+    if (r.rows.empty()) return Status::Ok();
+    // A statistics reset since the start makes the difference negative.
+    j->checkpoints_timed =
+        std::max<int64_t>(0, AtInt(r.rows[0], 0) - timed_start);
+    j->checkpoints_requested =
+        std::max<int64_t>(0, AtInt(r.rows[0], 1) - requested_start);
+    j->checkpoints_until_read = !j->finished_at.empty();
+    return Status::Ok();
+  }
+
+  // A timestamp column for people, in UTC whatever the session's zone.
+  static std::string Timestamp(const char* column) {
+    return fmt::format(
+        "CASE WHEN {0} IS NULL THEN '' ELSE "
+        "pg_catalog.to_char({0} AT TIME ZONE 'UTC', "
+        "'YYYY-MM-DD HH24:MI:SS') || ' UTC' END",
+        column);
+  }
+
+  SqlSession* session_;
+};
+
+}  // namespace
+
+std::unique_ptr<JournalSource> MakeSqlJournalSource(SqlSession* session) {
+  return std::make_unique<SqlJournalSource>(session);
+}
+
+}  // namespace pglayout::report

@@ -1,0 +1,141 @@
+// Runs the real pglayout binary: `pglayout report` with any subset of
+// inputs, plan.toml or plan.json, and errors that name the file.
+
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "common/files.h"
+#include "common/json.h"
+#include "testing/subprocess.h"
+
+namespace pglayout {
+namespace {
+
+struct ProcessResult {
+  int exit_code = -1;
+  std::string output;  // stdout and stderr together
+};
+
+ProcessResult RunPglayout(const std::vector<std::string>& args) {
+  static int counter = 0;
+  std::string out = ::testing::TempDir() + "/pglayout_report_cli_" +
+                    std::to_string(getpid()) + "_" + std::to_string(++counter);
+  Command command;
+  command.argv = {PGLAYOUT_BINARY};
+  command.argv.insert(command.argv.end(), args.begin(), args.end());
+  pid_t pid = 0;
+  ProcessResult run;
+  if (!SpawnCommand(command, out, &pid).ok()) return run;
+  int wait_status = 0;
+  if (!WaitForChild(pid, &wait_status).ok()) return run;
+  run.exit_code = WIFEXITED(wait_status) ? WEXITSTATUS(wait_status) : -1;
+  (void)ReadWholeFile(out, &run.output);
+  unlink(out.c_str());
+  return run;
+}
+
+std::string TempPath(const std::string& name) {
+  return ::testing::TempDir() + "/" + std::to_string(getpid()) + "_" + name;
+}
+
+// Reads and removes a page the command wrote.
+std::string ReadPage(const std::string& path) {
+  std::string text;
+  EXPECT_TRUE(ReadTextFile(path, &text).ok()) << path;
+  unlink(path.c_str());
+  return text;
+}
+
+bool Contains(const std::string& haystack, const std::string& needle) {
+  return haystack.find(needle) != std::string::npos;
+}
+
+constexpr char kVolumes[] = "report/testdata/volumes.toml";
+constexpr char kWorkload[] = "report/testdata/workload.toml";
+constexpr char kPlan[] = "report/testdata/plan.toml";
+
+TEST(ReportCommand, WritesThePageAndPrintsItsPath) {
+  std::string out = TempPath("all.html");
+  ProcessResult run =
+      RunPglayout({"report", "--volumes", kVolumes, "--workload", kWorkload,
+                   "--plan", kPlan, "-o", out});
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_EQ(run.output, out + "\n");
+  std::string page = ReadPage(out);
+  EXPECT_TRUE(Contains(page, "<section id=\"volumes\""));
+  EXPECT_TRUE(Contains(page, "<section id=\"workload\""));
+  EXPECT_TRUE(Contains(page, "<section id=\"plan\""));
+  EXPECT_TRUE(Contains(page, "From report/testdata/plan.toml"));
+}
+
+TEST(ReportCommand, PlanJsonGivesTheSamePlanSection) {
+  Plan plan;
+  ASSERT_TRUE(ReadPlanFile(kPlan, &plan).ok());
+  std::string json = TempPath("plan.json");
+  ASSERT_TRUE(WriteTextFile(json, ToJson(plan).dump(2)).ok());
+  std::string from_toml = TempPath("toml.html");
+  std::string from_json = TempPath("json.html");
+  ASSERT_EQ(RunPglayout({"report", "--plan", kPlan, "-o", from_toml}).exit_code,
+            0);
+  ProcessResult run = RunPglayout({"report", "--plan", json, "-o", from_json});
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  auto plan_section = [](const std::string& page) {
+    size_t begin = page.find("<section id=\"plan\"");
+    size_t from = page.find("</p>", begin);  // skip "From <file>"
+    return page.substr(from, page.find("</section>", begin) - from);
+  };
+  EXPECT_EQ(plan_section(ReadPage(from_json)),
+            plan_section(ReadPage(from_toml)));
+}
+
+TEST(ReportCommand, OnlyTheGivenSectionsAppear) {
+  std::string out = TempPath("workload.html");
+  ASSERT_EQ(
+      RunPglayout({"report", "--workload", kWorkload, "-o", out}).exit_code, 0);
+  std::string page = ReadPage(out);
+  EXPECT_TRUE(Contains(page, "<section id=\"workload\""));
+  EXPECT_FALSE(Contains(page, "<section id=\"volumes\""));
+  EXPECT_FALSE(Contains(page, "<section id=\"plan\""));
+}
+
+TEST(ReportCommand, MissingFileIsBadInputNamingIt) {
+  std::string out = TempPath("missing.html");
+  ProcessResult run = RunPglayout(
+      {"report", "--volumes", "/nonexistent/volumes.toml", "-o", out});
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_EQ(run.output, "error: /nonexistent/volumes.toml: no such file\n");
+  EXPECT_NE(access(out.c_str(), F_OK), 0) << "no page on failure";
+}
+
+TEST(ReportCommand, BadFileNamesFileLineAndKey) {
+  std::string bad = TempPath("bad_workload.toml");
+  ASSERT_TRUE(WriteTextFile(bad, "[wal]\nbytes_per_secnd = 5\n").ok());
+  ProcessResult run =
+      RunPglayout({"report", "--workload", bad, "-o", TempPath("bad.html")});
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_TRUE(Contains(run.output, "error: " + bad + ":2:1:")) << run.output;
+  EXPECT_TRUE(Contains(run.output, "bytes_per_second")) << run.output;
+
+  std::string json = TempPath("bad_plan.json");
+  ASSERT_TRUE(WriteTextFile(json, "{\"plan\": [").ok());
+  run = RunPglayout({"report", "--plan", json, "-o", TempPath("bad2.html")});
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_TRUE(Contains(run.output, "error: " + json + ": not JSON"))
+      << run.output;
+}
+
+TEST(ReportCommand, OutputIsRequired) {
+  EXPECT_EQ(RunPglayout({"report", "--plan", kPlan}).exit_code, 2);
+}
+
+TEST(ReportCommand, UnreachableJournalDatabaseFails) {
+  ProcessResult run = RunPglayout({"report", "--journal",
+                                   "host=127.0.0.1 port=1 connect_timeout=5",
+                                   "-o", TempPath("journal.html")});
+  EXPECT_EQ(run.exit_code, 1) << run.output;
+  EXPECT_TRUE(Contains(run.output, "127.0.0.1")) << run.output;
+}
+
+}  // namespace
+}  // namespace pglayout

@@ -1,0 +1,391 @@
+// The page as a whole: well-formed for every subset of inputs, carrying
+// the charts and figures of known inputs, and immune to markup in names.
+
+#include "report/report.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "common/files.h"
+#include "common/json.h"
+#include "report/inputs.h"
+#include "report/xml_check.h"
+
+namespace pglayout::report {
+namespace {
+
+using testing::XmlPage;
+
+struct Fixture {
+  VolumeSet volumes;
+  Workload workload;
+  Plan plan;
+};
+
+// The fixture scenario (BRIEF §4's layout), read through the real readers.
+const Fixture& Scenario() {
+  static const Fixture* fixture = [] {
+    auto* f = new Fixture;
+    Status st = ReadVolumesFile("report/testdata/volumes.toml", &f->volumes);
+    if (st.ok()) {
+      st = ReadWorkloadFile("report/testdata/workload.toml", &f->workload);
+    }
+    if (st.ok()) st = ReadPlanFile("report/testdata/plan.toml", &f->plan);
+    if (!st.ok()) ADD_FAILURE() << st.message();
+    return f;
+  }();
+  return *fixture;
+}
+
+ReportInput FullInput(const Fixture& f) {
+  ReportInput in;
+  in.volumes = &f.volumes;
+  in.workload = &f.workload;
+  in.plan = &f.plan;
+  in.volumes_source = "volumes.toml";
+  in.workload_source = "workload.toml";
+  in.plan_source = "plan.toml";
+  in.generated_at = "2024-05-01 12:00 UTC";
+  in.version = "0.1.0";
+  return in;
+}
+
+std::unique_ptr<XmlPage> ParseOrFail(const std::string& html) {
+  std::string error;
+  std::unique_ptr<XmlPage> page = XmlPage::Parse(html, &error);
+  EXPECT_NE(page, nullptr) << "not well-formed: " << error;
+  return page;
+}
+
+bool Contains(const std::string& haystack, const std::string& needle) {
+  return haystack.find(needle) != std::string::npos;
+}
+
+MigrationJournal SampleJournal() {
+  MigrationJournal j;
+  j.run = "run-7";
+  j.plan = "plan.toml";
+  j.status = "done";
+  j.started_at = "2024-05-01 02:00:00+00";
+  j.finished_at = "2024-05-01 02:41:10+00";
+  j.checkpoints_timed = 8;
+  j.checkpoints_requested = 1;
+  j.steps = {
+      {1, "create_tablespace", "", "CREATE TABLESPACE hot1", "done", 0.2, 0, 0,
+       ""},
+      {2, "copy", "public.table_a", "copy into 5 partitions", "done", 1830,
+       750000000, 193273528320ULL, ""},
+      {3, "move", "public.events", "ALTER TABLE ... SET TABLESPACE", "failed",
+       12.5, 0, 0, "lock timeout"},
+  };
+  j.settings = {{"max_wal_size", true, "1GB", "64GB", "restored"},
+                {"checkpoint_timeout", true, "5min", "30min", "applied"},
+                {"effective_io_concurrency", false, "1", "64", "applied"}};
+  return j;
+}
+
+TEST(Report, FullScenarioIsWellFormedWithEverySection) {
+  std::string html = RenderReport(FullInput(Scenario()));
+  auto page = ParseOrFail(html);
+  ASSERT_NE(page, nullptr);
+  for (const char* id : {"volumes", "workload", "plan"}) {
+    EXPECT_EQ(page->Count(std::string("//h:section[@id='") + id + "']"), 1)
+        << id;
+  }
+  EXPECT_EQ(page->Count("//h:section[@id='migration']"), 0);
+  // No script, no external reference of any kind.
+  EXPECT_EQ(page->Count("//h:script"), 0);
+  EXPECT_EQ(page->Count("//@src"), 0);
+  EXPECT_EQ(page->Count("//@href[not(starts-with(., '#'))]"), 0);
+  EXPECT_EQ(page->Count("//h:meta[@http-equiv='Content-Security-Policy']"), 1);
+}
+
+TEST(Report, VolumeChartsCarryKneeStripeAndOperatingPoint) {
+  std::string html = RenderReport(FullInput(Scenario()));
+  auto page = ParseOrFail(html);
+  ASSERT_NE(page, nullptr);
+  // data has all three curves, hot1 a latency curve; wal and hot2..5 are
+  // declared only.
+  EXPECT_EQ(page->Count("//s:svg[@id='volume-1-latency']"), 1);
+  EXPECT_EQ(page->Count("//s:svg[@id='volume-1-seq']"), 1);
+  EXPECT_EQ(page->Count("//s:svg[@id='volume-1-write']"), 1);
+  EXPECT_EQ(page->Count("//s:svg[@id='volume-3-latency']"), 1);
+  EXPECT_EQ(page->Count("//s:svg[@id='volume-2-latency']"), 0);
+  auto labels = [&](const std::string& svg) {
+    std::string all;
+    for (const std::string& t :
+         page->Texts("//s:svg[@id='" + svg + "']//s:text")) {
+      all += t + "\n";
+    }
+    return all;
+  };
+  std::string latency = labels("volume-1-latency");
+  EXPECT_TRUE(Contains(latency, "knee: QD64 · 23k IOPS")) << latency;
+  EXPECT_TRUE(Contains(latency, "planned 22% · 1.1 ms")) << latency;
+  EXPECT_TRUE(Contains(latency, "today 135% · 15 ms")) << latency;
+  // hot1's probe recorded 32 readers to saturate.
+  EXPECT_TRUE(Contains(labels("volume-3-latency"), "knee: QD32 · 20k IOPS"));
+  std::string seq = labels("volume-1-seq");
+  EXPECT_TRUE(Contains(seq, "full stripe 1 MiB")) << seq;
+  EXPECT_TRUE(Contains(seq, "90% of peak at 2 MiB")) << seq;
+  EXPECT_TRUE(Contains(seq, "4 readers")) << seq;
+  // Every chart is an image with a title and a description.
+  int charts = page->Count("//s:svg");
+  EXPECT_EQ(page->Count("//s:svg[@role='img']/s:title"), charts);
+  EXPECT_EQ(page->Count("//s:svg[@role='img']/s:desc"), charts);
+}
+
+TEST(Report, WorkloadRanksRelationsAndJudgesCheckpoints) {
+  std::string html = RenderReport(FullInput(Scenario()));
+  auto page = ParseOrFail(html);
+  ASSERT_NE(page, nullptr);
+  std::vector<std::string> bars =
+      page->Texts("//s:svg[@id='workload-hot']//s:text[@class='bar-label']");
+  ASSERT_GE(bars.size(), 3u);
+  // The title child carries the full name, then the shown text.
+  EXPECT_EQ(bars[0], "public.table_apublic.table_a");
+  EXPECT_EQ(bars[1], "public.table_bpublic.table_b");
+  std::string text = page->AllText();
+  EXPECT_TRUE(Contains(text, "11.2k"));
+  EXPECT_TRUE(Contains(text, "14 MB/s average · 31 MB/s peak"));
+  EXPECT_TRUE(Contains(text, "61% of checkpoints were requested"));
+  EXPECT_EQ(page->Count("//s:svg[@id='workload-checkpoints']"), 1);
+}
+
+TEST(Report, PlanShowsUtilisationTargetMapAndSettings) {
+  std::string html = RenderReport(FullInput(Scenario()));
+  auto page = ParseOrFail(html);
+  ASSERT_NE(page, nullptr);
+  std::string util;
+  for (const std::string& t :
+       page->Texts("//s:svg[@id='plan-utilization']//s:text")) {
+    util += t + "\n";
+  }
+  EXPECT_TRUE(Contains(util, "target 70%"));
+  EXPECT_TRUE(Contains(util, "135% ▲"));  // over target, marked by shape
+  EXPECT_TRUE(Contains(util, "22%"));
+  EXPECT_TRUE(Contains(util, "unused"));  // hot2 carried nothing before
+  // The map: table_b's 10 partitions over 5 tablespaces, p0 and p5 on hot1
+  // (cells: strategy, hot1, hot2, ...).
+  EXPECT_EQ(page->Texts("//h:table[@class='matrix']//h:tr[h:th='public."
+                        "table_b']/h:td[2]")
+                .at(0),
+            "■ p0, p5");
+  std::string text = page->AllText();
+  EXPECT_TRUE(Contains(text, "max_wal_size1GB16GB"));  // setting, now, planned
+  EXPECT_TRUE(Contains(text, "WALG_DIRECT_IO_BLOCK_COUNT256"));
+  EXPECT_TRUE(Contains(text, "The host carries the demand"));
+}
+
+TEST(Report, EachInputAloneGivesOnlyItsSection) {
+  const Fixture& f = Scenario();
+  MigrationJournal journal = SampleJournal();
+  struct Case {
+    const char* section;
+    ReportInput input;
+  };
+  std::vector<Case> cases(4);
+  cases[0] = {"volumes", {}};
+  cases[0].input.volumes = &f.volumes;
+  cases[1] = {"workload", {}};
+  cases[1].input.workload = &f.workload;
+  cases[2] = {"plan", {}};
+  cases[2].input.plan = &f.plan;
+  cases[3] = {"migration", {}};
+  cases[3].input.journal = &journal;
+  for (const Case& c : cases) {
+    auto page = ParseOrFail(RenderReport(c.input));
+    ASSERT_NE(page, nullptr) << c.section;
+    EXPECT_EQ(page->Count("//h:section"), 1) << c.section;
+    EXPECT_EQ(page->Count(std::string("//h:section[@id='") + c.section + "']"),
+              1);
+  }
+  auto empty = ParseOrFail(RenderReport({}));
+  ASSERT_NE(empty, nullptr);
+  EXPECT_EQ(empty->Count("//h:section"), 0);
+  EXPECT_TRUE(Contains(empty->AllText(), "Nothing to show"));
+}
+
+TEST(Report, MigrationJournalShowsStepsCheckpointsAndRestores) {
+  MigrationJournal journal = SampleJournal();
+  ReportInput in;
+  in.journal = &journal;
+  in.journal_source = "127.0.0.1:5432/app as dba";
+  auto page = ParseOrFail(RenderReport(in));
+  ASSERT_NE(page, nullptr);
+  EXPECT_EQ(page->Count("//s:svg[@id='migration-steps']"), 1);
+  EXPECT_EQ(
+      page->Count("//s:svg[@id='migration-steps']//s:g[@class='bar-row']"), 3);
+  std::string text = page->AllText();
+  EXPECT_TRUE(Contains(text, "30 min 30 s"));  // step 2's duration
+  EXPECT_TRUE(Contains(text, "180 GiB"));      // step 2 copied
+  EXPECT_TRUE(Contains(text, "750M rows"));
+  EXPECT_TRUE(Contains(text, "✗ failed"));
+  EXPECT_TRUE(Contains(text, "lock timeout"));
+  EXPECT_TRUE(Contains(text, "1 checkpoint(s) were requested"));
+  EXPECT_TRUE(
+      Contains(text, "max_wal_sizefor the run1GB64GB✓ restored to 1GB"));
+  EXPECT_TRUE(Contains(text, "✗ not restored (applied)"));
+  EXPECT_TRUE(
+      Contains(text, "effective_io_concurrencyplan164✓ set by the plan"));
+}
+
+TEST(Report, UnreadableJournalIsExplainedInItsSection) {
+  ReportInput in;
+  in.journal_source = "127.0.0.1:5432/app";
+  in.journal_problem = "no migration journal (schema pglayout does not exist)";
+  auto page = ParseOrFail(RenderReport(in));
+  ASSERT_NE(page, nullptr);
+  EXPECT_EQ(page->Texts("//h:section[@id='migration']/h:p[@role='note']").at(0),
+            "⚠ no migration journal (schema pglayout does not exist)");
+}
+
+// Names come from catalogs and hand-written files: whatever they hold must
+// come out as text, never as markup.
+TEST(Report, MarkupInInputsStaysText) {
+  const std::string evil_relation = "public.\"<script>alert(1)</script>\"";
+  const std::string evil_volume = "<img src=x onerror=alert(1)>";
+  const std::string evil_text = "]]><!-- & \"quoted\" 'single' \x01 \xff";
+  VolumeSet volumes = Scenario().volumes;
+  volumes.volumes[0].name = evil_volume;
+  volumes.volumes[0].kind = evil_text;
+  volumes.volumes[0].topology->members[0] = evil_text;
+  Workload workload = Scenario().workload;
+  workload.relations[0].name = evil_relation;
+  workload.settings["max_wal_size"] = evil_text;
+  Plan plan = Scenario().plan;
+  plan.forecast[0].volume = evil_volume;
+  plan.placements[0].relation = evil_relation;
+  plan.placements[0].reason = evil_text;
+  plan.verdicts.push_back(evil_text);
+  plan.settings[0].reason = evil_text;
+  plan.backup_walg[evil_text] = evil_volume;
+  MigrationJournal journal = SampleJournal();
+  journal.steps[0].relation = evil_relation;
+  journal.steps[0].error = evil_text;
+  ReportInput in = FullInput(Scenario());
+  in.volumes = &volumes;
+  in.workload = &workload;
+  in.plan = &plan;
+  in.journal = &journal;
+  in.plan_source = evil_text;
+  std::string html = RenderReport(in);
+  auto page = ParseOrFail(html);
+  ASSERT_NE(page, nullptr);
+  EXPECT_EQ(page->Count("//h:script | //h:img | //s:script"), 0);
+  EXPECT_EQ(page->Count("//@onerror"), 0);
+  EXPECT_EQ(page->Count("//comment()"), 0);
+  std::string text = page->AllText();
+  EXPECT_TRUE(Contains(text, evil_relation));
+  EXPECT_TRUE(Contains(text, evil_volume));
+  EXPECT_TRUE(Contains(text, "]]><!-- & \"quoted\" 'single'"));
+  EXPECT_FALSE(Contains(html, "<script"));
+  EXPECT_FALSE(Contains(html, "<img"));
+}
+
+TEST(Report, SameInputsGiveSameBytes) {
+  EXPECT_EQ(RenderReport(FullInput(Scenario())),
+            RenderReport(FullInput(Scenario())));
+}
+
+TEST(PlanJson, ReadsWhatToJsonWrites) {
+  const Plan& plan = Scenario().plan;
+  Plan back;
+  ASSERT_TRUE(ParsePlanJson(ToJson(plan).dump(2), "plan.json", &back).ok());
+  EXPECT_EQ(PlanToToml(back), PlanToToml(plan));
+}
+
+TEST(PlanJson, ErrorsNameTheFileAndTheKey) {
+  Plan plan;
+  Status st = ParsePlanJson("{\"plan\": ", "x/plan.json", &plan);
+  EXPECT_TRUE(st.IsInvalidInput());
+  EXPECT_EQ(st.message().rfind("x/plan.json: not JSON", 0), 0u) << st.message();
+  st = ParsePlanJson("{\"plan\": {\"target_utilization\": \"high\"}}",
+                     "plan.json", &plan);
+  EXPECT_TRUE(st.IsInvalidInput());
+  EXPECT_TRUE(Contains(st.message(), "plan.json: key 'target_utilization'"))
+      << st.message();
+  st = ParsePlanJson("[]", "plan.json", &plan);
+  EXPECT_TRUE(st.IsInvalidInput());
+  st = ParsePlanJson(
+      "{\"placements\": [{\"relation\": \"a.b\", \"strategy\": \"shard\"}]}",
+      "plan.json", &plan);
+  EXPECT_TRUE(Contains(st.message(), "strategy 'shard'")) << st.message();
+}
+
+TEST(PlanJson, ChosenByExtension) {
+  Plan plan;
+  Status st = ReadPlanAnyFormat("report/testdata/plan.toml", &plan);
+  ASSERT_TRUE(st.ok()) << st.message();
+  EXPECT_EQ(plan.placements.size(), 5u);
+  st = ReadPlanAnyFormat("/nonexistent/plan.json", &plan);
+  EXPECT_FALSE(st.ok());
+  EXPECT_TRUE(Contains(st.message(), "/nonexistent/plan.json"));
+}
+
+}  // namespace
+}  // namespace pglayout::report
+
+namespace pglayout::report {
+namespace {
+
+// The examples' scenarios (examples/*/): whichever of volumes.toml,
+// workload.toml and plan.toml / plan.json a scenario has, its report is
+// well-formed and shows a section per file, with a latency chart for each
+// volume that has a measured curve.
+TEST(ExamplesReport, EveryScenarioRendersItsSections) {
+  namespace fs = std::filesystem;
+  int scenarios = 0;
+  for (const fs::directory_entry& dir : fs::directory_iterator("examples")) {
+    if (!dir.is_directory()) continue;
+    const std::string base = dir.path().string() + "/";
+    VolumeSet volumes;
+    Workload workload;
+    Plan plan;
+    ReportInput in;
+    if (fs::exists(base + "volumes.toml")) {
+      Status st = ReadVolumesFile(base + "volumes.toml", &volumes);
+      ASSERT_TRUE(st.ok()) << st.message();
+      in.volumes = &volumes;
+    }
+    if (fs::exists(base + "workload.toml")) {
+      Status st = ReadWorkloadFile(base + "workload.toml", &workload);
+      ASSERT_TRUE(st.ok()) << st.message();
+      in.workload = &workload;
+    }
+    for (const char* name : {"plan.toml", "plan.json"}) {
+      if (in.plan == nullptr && fs::exists(base + name)) {
+        Status st = ReadPlanAnyFormat(base + name, &plan);
+        ASSERT_TRUE(st.ok()) << st.message();
+        in.plan = &plan;
+      }
+    }
+    if (!in.volumes && !in.workload && !in.plan) continue;
+    ++scenarios;
+    auto page = ParseOrFail(RenderReport(in));
+    ASSERT_NE(page, nullptr) << base;
+    EXPECT_EQ(page->Count("//h:section[@id='volumes']"), in.volumes ? 1 : 0);
+    EXPECT_EQ(page->Count("//h:section[@id='workload']"), in.workload ? 1 : 0);
+    EXPECT_EQ(page->Count("//h:section[@id='plan']"), in.plan ? 1 : 0);
+    if (in.volumes) {
+      int curves = 0;
+      for (const Volume& v : volumes.volumes) curves += !v.randread.empty();
+      EXPECT_EQ(page->Count("//s:svg[contains(@id, '-latency')]"), curves)
+          << base;
+      EXPECT_EQ(page->Count("//h:table[h:caption='Volumes at a glance']"
+                            "/h:tbody/h:tr"),
+                static_cast<int>(volumes.volumes.size()));
+    }
+    if (in.workload && !workload.relations.empty()) {
+      EXPECT_EQ(page->Count("//s:svg[@id='workload-hot']"), 1) << base;
+    }
+    if (in.plan && !plan.forecast.empty()) {
+      EXPECT_EQ(page->Count("//s:svg[@id='plan-utilization']"), 1) << base;
+    }
+  }
+  EXPECT_GE(scenarios, 1) << "no scenario found under examples/";
+}
+
+}  // namespace
+}  // namespace pglayout::report

@@ -1,0 +1,309 @@
+// The plan section: the verdict, utilisation and latency per volume before
+// and after, where each relation goes, stripes, settings and backup.
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "report/chart.h"
+#include "report/format.h"
+#include "report/sections.h"
+
+namespace pglayout::report::internal {
+namespace {
+
+std::string Join(const std::vector<std::string>& items,
+                 const std::string& separator) {
+  std::string out;
+  for (const std::string& item : items) {
+    out += (out.empty() ? "" : separator) + item;
+  }
+  return out;
+}
+
+bool Overloaded(const Plan& plan) {
+  return std::any_of(
+      plan.forecast.begin(), plan.forecast.end(),
+      [](const ForecastEntry& f) { return f.utilization_after > 1; });
+}
+
+void RenderVerdicts(const Plan& plan, Markup* out) {
+  // The plan cannot carry the demand when a volume stays past 100% after
+  // it: then every verdict is a warning, not a remark.
+  const char* kind = Overloaded(plan) ? "warning" : "info";
+  for (const std::string& verdict : plan.verdicts) {
+    RenderCallout(kind, verdict, out);
+  }
+}
+
+void RenderUtilization(const Plan& plan, Markup* out) {
+  BarChartSpec spec;
+  spec.id = "plan-utilization";
+  spec.title = "Utilisation per volume before and after the plan";
+  spec.x_label = "utilisation of the volume's IOPS";
+  spec.value_format = [](double v) { return Percent(v); };
+  spec.series = {{"before", palette::kOrange, true},
+                 {"after", palette::kBlue, false}};
+  spec.minimum_extent = 1;
+  spec.zero_label = "unused";
+  spec.target = plan.target_utilization;
+  spec.target_label = "target " + Percent(plan.target_utilization);
+  int over = 0;
+  for (const ForecastEntry& f : plan.forecast) {
+    spec.rows.push_back(
+        {f.volume, {f.utilization_before, f.utilization_after}, ""});
+    if (f.utilization_after > plan.target_utilization) ++over;
+  }
+  spec.description = fmt::format(
+      "Forecast utilisation of {} volumes before (hatched) and after (solid) "
+      "the plan, against the target of {} (dashed line); {} volume(s) stay "
+      "above the target, marked with a triangle.",
+      plan.forecast.size(), Percent(plan.target_utilization), over);
+  OpenFigure("Utilisation before and after", out);
+  RenderBarChart(spec, out);
+  out->Close();
+}
+
+void RenderLatency(const Plan& plan, Markup* out) {
+  BarChartSpec spec;
+  spec.id = "plan-latency";
+  spec.title = "Predicted read latency per volume before and after the plan";
+  spec.description =
+      "Predicted 8 KiB read latency on each volume before (hatched) and after "
+      "(solid) the plan.";
+  spec.x_label = "predicted read latency";
+  spec.value_format = [](double v) { return Latency(v); };
+  spec.zero_label = "unused";
+  spec.series = {{"before", palette::kOrange, true},
+                 {"after", palette::kBlue, false}};
+  std::vector<Row> rows;
+  for (const ForecastEntry& f : plan.forecast) {
+    spec.rows.push_back(
+        {f.volume, {f.read_latency_us_before, f.read_latency_us_after}, ""});
+    auto latency = [](double us) { return us > 0 ? Latency(us) : "—"; };
+    rows.push_back(
+        {f.volume, Percent(f.utilization_before), Percent(f.utilization_after),
+         latency(f.read_latency_us_before), latency(f.read_latency_us_after)});
+  }
+  OpenFigure("Predicted read latency before and after", out);
+  RenderBarChart(spec, out);
+  RenderFigureData({{"volume", false},
+                    {"utilisation before", true},
+                    {"utilisation after", true},
+                    {"latency before", true},
+                    {"latency after", true}},
+                   rows, out);
+  out->Close();
+}
+
+// Tablespaces in the order the placements use them first, then unused.
+std::vector<std::string> MapColumns(const Plan& plan) {
+  std::vector<std::string> columns;
+  auto add = [&](const std::string& name) {
+    if (std::find(columns.begin(), columns.end(), name) == columns.end()) {
+      columns.push_back(name);
+    }
+  };
+  for (const TablespaceSpec& t : plan.tablespaces) add(t.name);
+  for (const Placement& p : plan.placements) {
+    for (const std::string& t : p.tablespaces) add(t);
+  }
+  return columns;
+}
+
+// "p0, p5": the hash partitions of |p| that land in |tablespace|
+// (partition i goes to tablespaces[i mod k], as the migrator creates them).
+std::string PartitionsIn(const Placement& p, const std::string& tablespace) {
+  std::vector<std::string> parts;
+  int count =
+      std::max<int>(p.partitions, static_cast<int>(p.tablespaces.size()));
+  for (int i = 0; i < count && !p.tablespaces.empty(); ++i) {
+    if (p.tablespaces[i % p.tablespaces.size()] == tablespace) {
+      parts.push_back(fmt::format("p{}", i));
+    }
+  }
+  return Join(parts, ", ");
+}
+
+std::string CellText(const Placement& p, const std::string& tablespace) {
+  if (p.strategy == Strategy::kHashPartition) {
+    std::string parts = PartitionsIn(p, tablespace);
+    return parts.empty() ? "" : "■ " + parts;
+  }
+  bool here = std::find(p.tablespaces.begin(), p.tablespaces.end(),
+                        tablespace) != p.tablespaces.end();
+  return here ? "■ moved here" : "";
+}
+
+void RenderMapHeader(const Plan& plan, const std::vector<std::string>& columns,
+                     Markup* out) {
+  out->Open("thead");
+  out->Open("tr");
+  out->Element("th", {{"scope", "col"}}, "relation");
+  out->Element("th", {{"scope", "col"}}, "strategy");
+  for (const std::string& name : columns) {
+    out->Open("th", {{"scope", "col"}});
+    out->Text(name);
+    const TablespaceSpec* spec = plan.FindTablespace(name);
+    if (spec && !spec->volume.empty()) {
+      out->Empty("br");
+      out->Element("small", "on " + spec->volume);
+    }
+    out->Close();
+  }
+  out->Close();
+  out->Close();
+}
+
+void RenderMapRow(const Placement& p, const std::vector<std::string>& columns,
+                  Markup* out) {
+  out->Open("tr");
+  out->Element("th", {{"scope", "row"}}, p.relation);
+  out->Element("td", StrategyName(p.strategy));
+  if (p.strategy == Strategy::kStay) {
+    out->Element(
+        "td",
+        {{"class", "cell"},
+         {"colspan", fmt::format("{}", std::max<size_t>(1, columns.size()))}},
+        "stays in its current tablespace");
+  } else {
+    for (const std::string& name : columns) {
+      std::string text = CellText(p, name);
+      out->Element("td", {{"class", text.empty() ? "cell" : "cell on"}}, text);
+    }
+  }
+  out->Close();
+}
+
+void RenderPlacementMap(const Plan& plan, Markup* out) {
+  std::vector<std::string> columns = MapColumns(plan);
+  out->Element("h3", "Placement map");
+  out->Element("p", {{"class", "note"}},
+               "Rows are relations, columns the tablespaces (and the volume "
+               "each lives on); ■ marks where a relation or each of its hash "
+               "partitions (p0, p1, …) goes.");
+  out->Open("div", {{"class", "table-wrap"}});
+  out->Open("table", {{"class", "matrix"}});
+  out->Element("caption", "Where each relation goes");
+  RenderMapHeader(plan, columns, out);
+  out->Open("tbody");
+  for (const Placement& p : plan.placements) RenderMapRow(p, columns, out);
+  out->Close();
+  out->Close();
+  out->Close();
+  std::vector<Row> rows;
+  for (const Placement& p : plan.placements) {
+    std::string how = StrategyName(p.strategy);
+    if (p.strategy == Strategy::kHashPartition) {
+      how = fmt::format("hash partition ×{} by ({})", p.partitions,
+                        Join(p.key, ", "));
+    }
+    std::string online = p.online ? "online" : "with locks";
+    if (p.strategy == Strategy::kStay) online = "—";
+    rows.push_back({p.relation, how, OrDash(Join(p.tablespaces, ", ")), online,
+                    OrDash(p.reason)});
+  }
+  RenderTable("Placements and why",
+              {{"relation", false},
+               {"how", false},
+               {"tablespaces", false},
+               {"move", false},
+               {"reason", false}},
+              rows, out);
+}
+
+std::string OptionsText(const std::map<std::string, std::string>& options) {
+  std::vector<std::string> parts;
+  for (const auto& [k, v] : options) parts.push_back(k + " = " + v);
+  return Join(parts, ", ");
+}
+
+void RenderTablespacesAndStripes(const Plan& plan, Markup* out) {
+  if (!plan.tablespaces.empty()) {
+    std::vector<Row> rows;
+    for (const TablespaceSpec& t : plan.tablespaces) {
+      rows.push_back(
+          {t.name, t.path, OrDash(t.volume), OrDash(OptionsText(t.options))});
+    }
+    RenderTable("Tablespaces to create",
+                {{"tablespace", false},
+                 {"directory", false},
+                 {"volume", false},
+                 {"options", false}},
+                rows, out);
+  }
+  if (!plan.stripes.empty()) {
+    std::vector<Row> rows;
+    for (const Stripe& s : plan.stripes) {
+      uint64_t width = s.chunk * s.members.size();
+      rows.push_back({s.name, s.tool, Join(s.members, ", "),
+                      s.chunk ? Bytes(static_cast<double>(s.chunk)) : "—",
+                      width ? Bytes(static_cast<double>(width)) : "—",
+                      OrDash(s.reason)});
+    }
+    out->Element("h3", "Stripes proposed");
+    RenderTable("Stripes (stripe.sh creates them; pglayout never does)",
+                {{"stripe", false},
+                 {"tool", false},
+                 {"members", false},
+                 {"chunk", true},
+                 {"full stripe", true},
+                 {"reason", false}},
+                rows, out);
+  }
+}
+
+void RenderSettings(const Plan& plan, const Workload* workload, Markup* out) {
+  if (plan.settings.empty()) return;
+  std::vector<Row> rows;
+  for (const SettingChange& s : plan.settings) {
+    std::string now = s.previous;
+    if (now.empty() && workload) now = workload->Setting(s.name).value_or("");
+    rows.push_back({s.name, OrDash(now), s.value, OrDash(s.reason)});
+  }
+  out->Element("h3", "Settings");
+  RenderTable(
+      "Server settings: now and planned",
+      {{"setting", false}, {"now", true}, {"planned", true}, {"why", false}},
+      rows, out);
+}
+
+void RenderBackup(const Plan& plan, Markup* out) {
+  if (plan.backup_walg.empty() && plan.backup_pgbackrest.empty()) return;
+  out->Element("h3", "Backup readers");
+  auto table = [&](const char* tool,
+                   const std::map<std::string, std::string>& values) {
+    if (values.empty()) return;
+    std::vector<Row> rows;
+    for (const auto& [k, v] : values) rows.push_back({k, v});
+    RenderTable(tool, {{"setting", false}, {"value", true}}, rows, out);
+  };
+  table("wal-g", plan.backup_walg);
+  table("pgBackRest", plan.backup_pgbackrest);
+}
+
+}  // namespace
+
+void RenderPlanSection(const ReportInput& input, Markup* out) {
+  const Plan& plan = *input.plan;
+  OpenSection("plan", "Plan", input.plan_source, out);
+  RenderVerdicts(plan, out);
+  RenderFacts({{"Target utilisation", Percent(plan.target_utilization)},
+               {"Preference", plan.prefer},
+               {"WAL volume", plan.wal_volume},
+               {"Why there", plan.wal_reason}},
+              out);
+  if (!plan.forecast.empty()) {
+    out->Open("div", {{"class", "figures"}});
+    RenderUtilization(plan, out);
+    RenderLatency(plan, out);
+    out->Close();
+  }
+  if (!plan.placements.empty()) RenderPlacementMap(plan, out);
+  RenderTablespacesAndStripes(plan, out);
+  RenderSettings(plan, input.workload, out);
+  RenderBackup(plan, out);
+  out->Close();
+}
+
+}  // namespace pglayout::report::internal
