@@ -2,9 +2,7 @@
 // `pglayout check` are part of its contract with capacity planners' scripts.
 
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
-#include <cstdio>
 #include <fstream>
 
 #include "testing/subprocess.h"
@@ -12,27 +10,11 @@
 namespace pglayout {
 namespace {
 
-struct ProcessResult {
-  int exit_code = -1;
-  std::string output;  // stdout and stderr together
-};
-
-ProcessResult RunPglayout(const std::vector<std::string>& args) {
-  static int counter = 0;
-  std::string out = ::testing::TempDir() + "/pglayout_cli_" +
-                    std::to_string(getpid()) + "_" + std::to_string(++counter);
+Completion RunPglayout(const std::vector<std::string>& args) {
   Command command;
   command.argv = {PGLAYOUT_BINARY};
   command.argv.insert(command.argv.end(), args.begin(), args.end());
-  pid_t pid = 0;
-  ProcessResult run;
-  if (!SpawnCommand(command, out, &pid).ok()) return run;
-  int wait_status = 0;
-  if (!WaitForChild(pid, &wait_status).ok()) return run;
-  run.exit_code = WIFEXITED(wait_status) ? WEXITSTATUS(wait_status) : -1;
-  (void)ReadWholeFile(out, &run.output);
-  std::remove(out.c_str());
-  return run;
+  return RunToCompletion(command);
 }
 
 std::string WriteFile(const std::string& name, const std::string& text) {
@@ -54,7 +36,7 @@ int CountLines(const std::string& text) {
 
 TEST(CheckCommand, ValidFileExitsZeroWithSummary) {
   std::string path = WriteFile("good_volumes.toml", kGood);
-  ProcessResult run = RunPglayout({"check", path});
+  Completion run = RunPglayout({"check", path});
   EXPECT_EQ(run.exit_code, 0) << run.output;
   EXPECT_NE(run.output.find("volumes file, OK"), std::string::npos)
       << run.output;
@@ -75,7 +57,7 @@ TEST_P(CheckBadInput, OneLineErrorNamingPositionAndKeyExitTwo) {
   std::string text = kGood;
   text.replace(text.find(c.from), std::string(c.from).size(), c.to);
   std::string path = WriteFile(std::string(c.name) + ".toml", text);
-  ProcessResult run = RunPglayout({"check", path});
+  Completion run = RunPglayout({"check", path});
   EXPECT_EQ(run.exit_code, 2) << run.output;
   EXPECT_EQ(run.output, "error: " + path + ":" + c.expected + "\n");
   EXPECT_EQ(CountLines(run.output), 1);
@@ -102,7 +84,7 @@ INSTANTIATE_TEST_SUITE_P(
     });
 
 TEST(CheckCommand, MissingFileIsBadInput) {
-  ProcessResult run = RunPglayout({"check", "/nonexistent/volumes.toml"});
+  Completion run = RunPglayout({"check", "/nonexistent/volumes.toml"});
   EXPECT_EQ(run.exit_code, 2);
   EXPECT_EQ(run.output, "error: /nonexistent/volumes.toml: no such file\n");
 }
@@ -110,14 +92,14 @@ TEST(CheckCommand, MissingFileIsBadInput) {
 TEST(CheckCommand, UsageErrorsExitTwo) {
   EXPECT_EQ(RunPglayout({"check"}).exit_code, 2);
   EXPECT_EQ(RunPglayout({"no-such-command"}).exit_code, 2);
-  ProcessResult help = RunPglayout({"--help"});
+  Completion help = RunPglayout({"--help"});
   EXPECT_EQ(help.exit_code, 0);
   EXPECT_NE(help.output.find("Exit codes"), std::string::npos);
 }
 
 TEST(CheckCommand, JsonOutputParsesBack) {
   std::string path = WriteFile("json_volumes.toml", kGood);
-  ProcessResult run = RunPglayout({"check", "--json", path});
+  Completion run = RunPglayout({"check", "--json", path});
   ASSERT_EQ(run.exit_code, 0) << run.output;
   EXPECT_NE(run.output.find("\"kind\": \"volumes\""), std::string::npos);
   EXPECT_NE(run.output.find("\"read_iops\": 3000"), std::string::npos);

@@ -70,6 +70,9 @@ class MigrateCommand : public Command {
         ->check(CLI::Range(1, 60000));
     app->add_option("--lock-deadline", options_.lock_deadline_s,
                     "Seconds to keep retrying a lock before giving up");
+    app->add_option("--old-xact-wait", options_.old_xact_wait_s,
+                    "Seconds to wait before a swap for transactions older "
+                    "than the copy to end (then stop, resumable)");
     app->add_flag("--no-checkpoint-guard", no_guard_,
                   "Do not raise max_wal_size during the bulk copies");
     app->add_option("--max-wal-size", max_wal_size_text_,

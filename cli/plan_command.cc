@@ -2,6 +2,12 @@
 // data and the WAL should live, with the settings that go with the layout.
 // Writes plan.toml, plan.json, plan.sql and stripe.sh; prints the report
 // (or the plan's JSON with --json).
+//
+// pglayout plan --catalog C --workload W [--max-volumes N]
+// [--instance-cap-mbps X --instance-cap-iops Y]: capacity planning
+// (planner/catalog.h). Chooses the cheapest set of volumes from the catalog,
+// plans on it as above, also writes the set as volumes.toml, and adds the
+// bill of materials to the report (and "capacity" to the JSON).
 
 #include <fmt/format.h>
 
@@ -12,6 +18,7 @@
 #include "common/files.h"
 #include "common/json.h"
 #include "common/units.h"
+#include "planner/catalog.h"
 #include "planner/plan_builder.h"
 #include "planner/plan_sql.h"
 #include "planner/report.h"
@@ -56,9 +63,30 @@ Status AsBadInput(Status st) {
 class PlanCommand : public Command {
  public:
   void Configure(CLI::App* app) override {
-    app->add_option("--volumes", volumes_path_,
-                    "volumes.toml (probed or declared)")
-        ->required();
+    CLI::Option* volumes = app->add_option("--volumes", volumes_path_,
+                                           "volumes.toml (probed or declared)");
+    CLI::Option* catalog =
+        app->add_option("--catalog", catalog_path_,
+                        "Capacity planning: a catalog of cloud volume types "
+                        "(instead of --volumes); buys the cheapest set that "
+                        "carries the workload")
+            ->excludes(volumes);
+    volumes->excludes(catalog);
+    app->add_option("--max-volumes", capacity_.max_volumes,
+                    "With --catalog: most volumes in the set, WAL included")
+        ->capture_default_str()
+        ->needs(catalog);
+    app->add_option("--instance-cap-mbps", capacity_.instance_cap_mbps,
+                    "With --catalog: the instance's storage bandwidth cap, "
+                    "MB/s (0 = none)")
+        ->needs(catalog);
+    app->add_option("--instance-cap-iops", capacity_.instance_cap_iops,
+                    "With --catalog: the instance's storage IOPS cap (0 = "
+                    "none)")
+        ->needs(catalog);
+    app->add_option("--provider", capacity_.provider,
+                    "With --catalog: only this provider's types")
+        ->needs(catalog);
     app->add_option("--workload", workload_path_,
                     "workload.toml (observed or imported)")
         ->required();
@@ -93,25 +121,24 @@ class PlanCommand : public Command {
 
   Status Run(const CommandContext&) override {
     PGLAYOUT_RETURN_IF_ERROR(ParseOptions());
-    VolumeSet volumes;
+    if (volumes_path_.empty() && catalog_path_.empty()) {
+      return Status::InvalidInput(
+          "give --volumes (the volumes you have) or --catalog (volume types "
+          "to buy from)");
+    }
     Workload workload;
     PGLAYOUT_RETURN_IF_ERROR(
-        AsBadInput(ReadVolumesFile(volumes_path_, &volumes)));
-    PGLAYOUT_RETURN_IF_ERROR(
         AsBadInput(ReadWorkloadFile(workload_path_, &workload)));
+    if (!catalog_path_.empty()) return RunCatalog(workload);
+    VolumeSet volumes;
+    PGLAYOUT_RETURN_IF_ERROR(
+        AsBadInput(ReadVolumesFile(volumes_path_, &volumes)));
     planner::PlanOutcome outcome;
     PGLAYOUT_RETURN_IF_ERROR(
         planner::BuildPlan(volumes, workload, options_, &outcome));
-    PGLAYOUT_RETURN_IF_ERROR(WriteOutputs(outcome, volumes, workload));
-    if (json_) {
-      std::cout << planner::PlanJson(outcome).dump(2) << "\n";
-    } else {
-      std::cout << planner::RenderReport(outcome)
-                << fmt::format(
-                       "\nWrote plan.toml, plan.json, plan.sql and "
-                       "stripe.sh to {}\n",
-                       out_dir_);
-    }
+    const Json json = planner::PlanJson(outcome);
+    PGLAYOUT_RETURN_IF_ERROR(WriteOutputs(outcome, json, volumes, workload));
+    Print(json, planner::RenderReport(outcome), "");
     return Status::Ok();
   }
 
@@ -131,7 +158,52 @@ class PlanCommand : public Command {
     return Status::Ok();
   }
 
-  Status WriteOutputs(const planner::PlanOutcome& outcome,
+  // Capacity planning: the cheapest set, the plan on it, and volumes.toml
+  // for the set. A workload no set carries prints the capacity report and
+  // fails with its verdict (exit 2: the inputs ask for the impossible).
+  Status RunCatalog(const Workload& workload) {
+    Catalog catalog;
+    PGLAYOUT_RETURN_IF_ERROR(
+        AsBadInput(ReadCatalogFile(catalog_path_, &catalog)));
+    planner::CapacityPlan capacity;
+    PGLAYOUT_RETURN_IF_ERROR(planner::PlanCapacity(catalog, workload, options_,
+                                                   capacity_, &capacity));
+    if (!capacity.found) {
+      if (json_) {
+        std::cout << planner::CapacityJson(capacity).dump(2) << "\n";
+      } else {
+        std::cout << planner::RenderCapacity(capacity);
+      }
+      return Status::InvalidInput("capacity: " + capacity.verdict);
+    }
+    Json json = planner::PlanJson(capacity.outcome);
+    json["capacity"] = planner::CapacityJson(capacity);
+    PGLAYOUT_RETURN_IF_ERROR(
+        WriteOutputs(capacity.outcome, json, capacity.volumes, workload));
+    PGLAYOUT_RETURN_IF_ERROR(
+        WriteTextFile(std::filesystem::path(out_dir_) / "volumes.toml",
+                      VolumesToToml(capacity.volumes)));
+    Print(json,
+          planner::RenderReport(capacity.outcome) + "\n" +
+              planner::RenderCapacity(capacity),
+          "volumes.toml, ");
+    return Status::Ok();
+  }
+
+  void Print(const Json& json, const std::string& report,
+             const std::string& extra_files) const {
+    if (json_) {
+      std::cout << json.dump(2) << "\n";
+      return;
+    }
+    std::cout << report
+              << fmt::format(
+                     "\nWrote {}plan.toml, plan.json, plan.sql and stripe.sh "
+                     "to {}\n",
+                     extra_files, out_dir_);
+  }
+
+  Status WriteOutputs(const planner::PlanOutcome& outcome, const Json& json,
                       const VolumeSet& volumes, const Workload& workload) {
     std::error_code error;
     std::filesystem::create_directories(out_dir_, error);
@@ -149,8 +221,8 @@ class PlanCommand : public Command {
         planner::PlanSqlSteps(outcome.plan, outcome.catalog, &steps));
     const std::filesystem::path dir(out_dir_);
     PGLAYOUT_RETURN_IF_ERROR(WriteTextFile(dir / "plan.toml", toml));
-    PGLAYOUT_RETURN_IF_ERROR(WriteTextFile(
-        dir / "plan.json", planner::PlanJson(outcome).dump(2) + "\n"));
+    PGLAYOUT_RETURN_IF_ERROR(
+        WriteTextFile(dir / "plan.json", json.dump(2) + "\n"));
     PGLAYOUT_RETURN_IF_ERROR(
         WriteTextFile(dir / "plan.sql", planner::RenderPlanSql(steps)));
     return WriteTextFile(
@@ -160,6 +232,7 @@ class PlanCommand : public Command {
   }
 
   std::string volumes_path_;
+  std::string catalog_path_;
   std::string workload_path_;
   std::string out_dir_ = ".";
   std::string horizon_ = "180d";
@@ -167,6 +240,7 @@ class PlanCommand : public Command {
   std::vector<std::string> keys_;
   bool json_ = false;
   planner::PlanOptions options_;
+  planner::CapacityOptions capacity_;
 };
 
 }  // namespace

@@ -5,7 +5,9 @@
 #include <spdlog/spdlog.h>
 #include <sys/sysmacros.h>
 
+#include <algorithm>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <set>
 
@@ -13,11 +15,13 @@
 #include "common/files.h"
 #include "common/json.h"
 #include "common/units.h"
+#include "probes/concurrent.h"
 #include "probes/probe_file.h"
 #include "probes/prober.h"
 #include "probes/thread_pool_engine.h"
 #include "probes/topology.h"
 #include "probes/uring_engine.h"
+#include "probes/write_paths.h"
 
 namespace pglayout::cli {
 namespace {
@@ -39,13 +43,35 @@ need not be larger than RAM: 1 GiB is enough for most volumes; use a larger
 --size on arrays with big controller caches.
 
 Time per volume: at most 90 s (--quick: 20 s). Steps stop early once their
-IOPS are known to +/-2% (95% confidence).)";
+IOPS are known to +/-2% (95% confidence).
+
+--compare-buffered then rewrites the probe file twice, each until durable: with
+write() through the page cache then fdatasync + close, and with O_DIRECT then
+fdatasync (at most 30 s each, 10 s with --quick). It reports amortised MB/s,
+time to durability and user + system CPU of both. The buffered pages are dropped
+from the page cache afterwards (posix_fadvise DONTNEED). Kernel flusher threads
+are not charged to any process, so buffered CPU is understated.
+
+--concurrent keeps every probe file until all targets are probed, then runs one
+read mix (random 8 KiB reads at the volume's knee depth plus sequential 1 MiB
+reads at depth 4) on each volume alone and then on all at once (3 s each, 1 s
+with --quick): together well below the sum of alone exposes volumes that share
+a device, a controller or an instance bandwidth cap. The probe files then exist
+at the same time, so each filesystem needs room for all of its targets' files.)";
 
 struct Target {
   std::string name;
   std::string dir;
   TargetInfo info;
   Topology topology;
+};
+
+// A target's probe file and engine, kept alive for --concurrent.
+struct Session {
+  std::unique_ptr<ProbeFile> file;
+  std::unique_ptr<probes::IoEngine> engine;
+  uint64_t filled_bytes = 0;
+  int knee_depth = 1;
 };
 
 class ProbeCommand : public Command {
@@ -59,6 +85,12 @@ class ProbeCommand : public Command {
     app->add_option("-o,--output", output_, "Where to write volumes.toml")
         ->capture_default_str();
     app->add_flag("--json", json_, "Print the results as JSON on stdout");
+    app->add_flag("--compare-buffered", compare_buffered_,
+                  "Also time a buffered and a direct sequential write of the "
+                  "probe file, each until durable");
+    app->add_flag("--concurrent", concurrent_,
+                  "Then read from every target at once: do they share "
+                  "hardware?");
     app->add_option("--engine", engine_, "auto, io_uring or threads")
         ->check(CLI::IsMember({"auto", "io_uring", "threads"}))
         ->capture_default_str();
@@ -87,12 +119,23 @@ class ProbeCommand : public Command {
     PGLAYOUT_RETURN_IF_ERROR(ParseTargets(size, &targets));
     VolumeSet result;
     result.host = probes::DiscoverHost(paths_);
+    std::vector<Session> sessions;
     for (Target& t : targets) {
       Volume v;
-      PGLAYOUT_RETURN_IF_ERROR(ProbeOne(t, size, context, &v));
+      Session session;
+      PGLAYOUT_RETURN_IF_ERROR(ProbeOne(t, size, context, &v, &session));
+      if (compare_buffered_) {
+        PGLAYOUT_RETURN_IF_ERROR(CompareBuffered(t, size, session, &v));
+      }
       result.volumes.push_back(std::move(v));
+      // Without --concurrent the probe file goes now, with its session.
+      if (concurrent_) sessions.push_back(std::move(session));
     }
     MarkSharedDevices(targets, &result);
+    if (concurrent_) {
+      PGLAYOUT_RETURN_IF_ERROR(
+          RunConcurrent(targets, sessions, context, &result));
+    }
     PGLAYOUT_RETURN_IF_ERROR(WriteTextFile(output_, VolumesToToml(result)));
     if (json_) {
       std::cout << ToJson(result).dump(2) << "\n";
@@ -127,6 +170,25 @@ class ProbeCommand : public Command {
           paths_, t.info.device, t.info.path, &t.topology));
       out->push_back(std::move(t));
     }
+    return concurrent_ ? CheckConcurrentSpace(*out, size) : Status::Ok();
+  }
+
+  // With --concurrent every probe file exists at once: a filesystem holding
+  // several targets must have room for all of their files.
+  Status CheckConcurrentSpace(const std::vector<Target>& targets,
+                              uint64_t size) {
+    if (targets.size() < 2) {
+      return Status::InvalidInput(
+          "--concurrent needs at least two targets to run together");
+    }
+    std::map<dev_t, uint64_t> per_filesystem;
+    for (const Target& t : targets) per_filesystem[t.info.device] += size;
+    for (const Target& t : targets) {
+      PGLAYOUT_RETURN_IF_ERROR(
+          probes::CheckSpace(t.info, per_filesystem[t.info.device])
+              .WithContext(
+                  "--concurrent keeps every probe file until the end"));
+    }
     return Status::Ok();
   }
 
@@ -155,25 +217,27 @@ class ProbeCommand : public Command {
   }
 
   Status ProbeOne(const Target& t, uint64_t size, const CommandContext& context,
-                  Volume* v) {
+                  Volume* v, Session* session) {
     spdlog::info(
         "probing {} at {} ({} {}, {}), probe file {}", t.name, t.info.path,
         t.topology.kind.empty() ? "unknown" : t.topology.kind,
         t.topology.device.empty() ? "no block device" : t.topology.device,
         t.topology.filesystem, HumanSize(static_cast<double>(size)));
-    std::unique_ptr<ProbeFile> file;
+    for (const std::string& w : t.topology.warnings) {
+      spdlog::warn("{}: {}", t.name, w);
+    }
     PGLAYOUT_RETURN_IF_ERROR(
-        ProbeFile::Create(t.info.path, size, &file).WithContext(t.name));
-    std::unique_ptr<probes::IoEngine> engine;
-    PGLAYOUT_RETURN_IF_ERROR(MakeEngine(*file, &engine));
+        ProbeFile::Create(t.info.path, size, &session->file)
+            .WithContext(t.name));
+    PGLAYOUT_RETURN_IF_ERROR(MakeEngine(*session->file, &session->engine));
     probes::ProbeOptions options;
     options.file_size = size;
     options.quick = quick_;
     options.budget_seconds = budget_seconds_;
     options.task = "probe " + t.name;
     ProbeReport report;
-    Status st =
-        probes::RunProbe(engine.get(), options, context.progress, &report);
+    Status st = probes::RunProbe(session->engine.get(), options,
+                                 context.progress, &report);
     if (!st.ok())
       return st.WithContext(fmt::format("probe {} ({})", t.name, t.info.path));
     v->name = t.name;
@@ -183,8 +247,57 @@ class ProbeCommand : public Command {
     v->topology = t.topology;
     probes::ApplyTopology(t.topology, v);
     probes::ApplyReport(report, v);
+    session->filled_bytes = report.filled_bytes;
+    session->knee_depth = std::max(1, v->readers_to_saturate);
     for (const std::string& note : report.notes)
       spdlog::warn("{}: {}", t.name, note);
+    return Status::Ok();
+  }
+
+  // --compare-buffered on the filled probe file of |t|.
+  Status CompareBuffered(const Target& t, uint64_t size, const Session& session,
+                         Volume* v) {
+    spdlog::info(
+        "{}: buffered vs direct sequential write of {}, each until durable",
+        t.name, HumanSize(static_cast<double>(size)));
+    double cap =
+        quick_ ? probes::kCompareQuickSeconds : probes::kCompareFullSeconds;
+    BufferedVsDirect compared;
+    Status st = probes::CompareBufferedAndDirect(
+        session.engine.get(), session.file->path(), session.filled_bytes, cap,
+        &compared);
+    if (!st.ok()) return st.WithContext(t.name + " --compare-buffered");
+    v->buffered_vs_direct = compared;
+    return Status::Ok();
+  }
+
+  Status RunConcurrent(const std::vector<Target>& targets,
+                       const std::vector<Session>& sessions,
+                       const CommandContext& context, VolumeSet* set) {
+    std::vector<probes::ConcurrentTarget> together;
+    for (size_t i = 0; i < targets.size(); ++i) {
+      probes::ConcurrentTarget c;
+      c.name = targets[i].name;
+      c.engine = sessions[i].engine.get();
+      c.region_size = sessions[i].filled_bytes;
+      c.knee_depth = sessions[i].knee_depth;
+      c.disks = probes::PhysicalDisks(targets[i].topology);
+      if (c.disks.empty()) {
+        // No block device (tmpfs, overlay): st_dev still tells when two
+        // targets are on one filesystem.
+        c.disks.push_back(fmt::format("{}:{}", major(targets[i].info.device),
+                                      minor(targets[i].info.device)));
+      }
+      together.push_back(std::move(c));
+    }
+    probes::ConcurrentOptions options;
+    options.warmup_seconds = quick_ ? 0.2 : 0.5;
+    options.seconds = quick_ ? 1 : 3;
+    Concurrent result;
+    PGLAYOUT_RETURN_IF_ERROR(
+        probes::RunConcurrent(together, options, context.progress, &result)
+            .WithContext("--concurrent"));
+    set->concurrent = std::move(result);
     return Status::Ok();
   }
 
@@ -218,6 +331,9 @@ class ProbeCommand : public Command {
     if (v.members > 1) {
       std::cout << fmt::format("  striped: {} members, chunk {}\n", v.members,
                                HumanSize(static_cast<double>(v.chunk)));
+    }
+    for (const std::string& w : t.warnings) {
+      std::cout << fmt::format("  WARNING: {}\n", w);
     }
     std::cout << "  random 8 KiB reads\n    qd       IOPS     MB/s   p50 us   "
                  "p99 us  p99.9 us  CPU us/IO\n";
@@ -257,10 +373,57 @@ class ProbeCommand : public Command {
         v.read_iops, v.readers_to_saturate, v.read_latency_us, v.read_mbps,
         v.write_mbps, v.sync_write_latency_us,
         HumanSize(static_cast<double>(v.stripe_read_size)));
+    if (v.buffered_vs_direct) PrintBufferedVsDirect(*v.buffered_vs_direct);
     if (!v.shares_device_with.empty()) {
       std::cout << fmt::format("  shares its device with: {}\n",
                                fmt::join(v.shares_device_with, ", "));
     }
+  }
+
+  static void PrintDurableWrite(const char* label, const DurableWrite& d) {
+    std::cout << fmt::format(
+        "    {:<9} {:>8.1f} {:>10.2f} {:>10.2f} {:>9.2f} {:>9.2f} {:>9.2f}\n",
+        label, d.mbps, d.seconds_to_durable, d.sync_seconds, d.user_cpu_seconds,
+        d.system_cpu_seconds, d.user_cpu_seconds + d.system_cpu_seconds);
+  }
+
+  static void PrintBufferedVsDirect(const BufferedVsDirect& b) {
+    std::cout << fmt::format(
+        "  sequential write of {}, buffered vs direct, each until durable\n"
+        "    path          MB/s  durable s     sync s    user s     sys s   "
+        "CPU s\n",
+        HumanSize(static_cast<double>(b.buffered.bytes)));
+    PrintDurableWrite("buffered", b.buffered);
+    PrintDurableWrite("direct", b.direct);
+    double before_sync =
+        b.buffered.seconds_to_durable - b.buffered.sync_seconds;
+    std::cout << fmt::format(
+        "    buffered write() returned at {:.0f} MB/s; the device was paid "
+        "at fdatasync. Its pages were then dropped from the page cache "
+        "(posix_fadvise DONTNEED); flusher-thread CPU is not counted\n",
+        before_sync > 0
+            ? static_cast<double>(b.buffered.bytes) / before_sync / 1e6
+            : 0);
+  }
+
+  static void PrintConcurrent(const Concurrent& c) {
+    std::cout << fmt::format(
+        "\nall volumes at once ({:.0f} s each: random 8 KiB reads at each "
+        "knee depth + sequential 1 MiB reads at depth 4)\n"
+        "  volume          alone IOPS  together IOPS  alone MB/s  together "
+        "MB/s\n",
+        c.seconds);
+    for (const ConcurrentVolume& v : c.volumes) {
+      std::cout << fmt::format(
+          "  {:<14} {:>11.0f} {:>14.0f} {:>11.1f} {:>15.1f}\n", v.name,
+          v.alone_read_iops, v.together_read_iops, v.alone_read_mbps,
+          v.together_read_mbps);
+    }
+    std::cout << fmt::format(
+        "  {:<14} {:>11.0f} {:>14.0f} {:>11.1f} {:>15.1f}\n"
+        "  together / alone: IOPS {:.2f}, MB/s {:.2f}\n  verdict: {}\n",
+        "sum", c.sum_alone_read_iops, c.read_iops, c.sum_alone_read_mbps,
+        c.read_mbps, c.iops_ratio, c.mbps_ratio, c.verdict);
   }
 
   static void PrintTables(const VolumeSet& set) {
@@ -270,6 +433,7 @@ class ProbeCommand : public Command {
         HumanSize(static_cast<double>(h.memory)),
         h.instance_type.empty() ? "" : ", " + h.instance_type);
     for (const Volume& v : set.volumes) PrintVolume(v);
+    if (set.concurrent) PrintConcurrent(*set.concurrent);
   }
 
   std::vector<std::string> targets_;
@@ -277,6 +441,8 @@ class ProbeCommand : public Command {
   std::string size_text_ = "1GiB";
   std::string output_ = "volumes.toml";
   bool json_ = false;
+  bool compare_buffered_ = false;
+  bool concurrent_ = false;
   std::string engine_ = "auto";
   double budget_seconds_ = 0;
   probes::SystemPaths paths_;

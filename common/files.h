@@ -15,6 +15,7 @@
 #include <string>
 #include <string_view>
 
+#include "common/catalog.h"
 #include "common/model.h"
 #include "common/status.h"
 
@@ -49,6 +50,17 @@ Status ParsePlan(std::string_view text, const std::string& source_name,
                  Plan* out);
 Status ReadPlanFile(const std::string& path, Plan* out);
 std::string PlanToToml(const Plan& plan);
+
+// catalog.toml (common/catalog.h; format in examples/catalog/README.md).
+// Besides types, ranges and unknown keys, rejects: no [[volume_type]], a
+// duplicate type name, max_size below min_size, a throughput_unit other than
+// "MB/s" or "MiB/s", a type that gives no IOPS or no throughput, provisioned
+// IOPS without [[iops_price]] tiers (rising; only the last open-ended),
+// and a figure that is neither covered by a [[source]] (ref + YYYY-MM-DD
+// date) nor listed in 'assumed', or that is both.
+Status ParseCatalog(std::string_view text, const std::string& source_name,
+                    Catalog* out);
+Status ReadCatalogFile(const std::string& path, Catalog* out);
 
 }  // namespace pglayout
 

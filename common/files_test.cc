@@ -81,6 +81,11 @@ VolumeSet ProbedVolumes() {
   d.topology->members = {"nvme1n1", "nvme2n1"};
   d.topology->chunk = 512 * kKiB;
   d.topology->logical_block_size = 512;
+  d.topology->raid_disks = 3;
+  d.topology->degraded = 1;
+  d.topology->sync_action = "recover";
+  d.topology->partition_start = 1 * kMiB;
+  d.topology->warnings = {"md0: degraded, 1 of 3 devices missing"};
   d.randread = {{1, 5000, 40.96, 190, 250, 400, 900, 2000, 6.5},
                 {32, 90000.5, 737, 350, 500, 800, 1500, 4000, 4.25}};
   d.seqread = {{128 * kKiB, 1, 800}, {4 * kMiB, 1, 8500}};
@@ -88,6 +93,19 @@ VolumeSet ProbedVolumes() {
   d.syncwrite = {{"fdatasync", 8 * kKiB, 2500.5, 390, 1200},
                  {"open_datasync", 128 * kKiB, 900, 1100, 2100}};
   d.probe_engine = "io_uring";
+  d.buffered_vs_direct =
+      BufferedVsDirect{{64 * kMiB, 640.5, 0.105, 0.08, 0.004, 0.061},
+                       {64 * kMiB, 960.25, 0.07, 0.002, 0.001, 0.012}};
+  v.concurrent = Concurrent{
+      2,
+      30000,
+      900,
+      56000.5,
+      1700,
+      0.536,
+      0.53,
+      "wal and data1 share device vda",
+      {{"wal", 28000, 850, 15000, 450}, {"data1", 28000.5, 850, 15000, 450}}};
   return v;
 }
 
@@ -99,6 +117,10 @@ TEST(VolumesFile, RoundTripsEveryField) {
   EXPECT_EQ(ToJson(back).dump(), ToJson(original).dump());
   ASSERT_TRUE(back.volumes[1].topology.has_value());
   EXPECT_EQ(back.volumes[1].topology->members.size(), 2u);
+  EXPECT_EQ(back.volumes[1].topology->raid_disks, 3);
+  EXPECT_EQ(back.volumes[1].topology->sync_action, "recover");
+  EXPECT_EQ(back.volumes[1].topology->partition_start, 1 * kMiB);
+  EXPECT_EQ(back.volumes[1].topology->warnings.size(), 1u);
   EXPECT_DOUBLE_EQ(back.volumes[1].randread[1].iops, 90000.5);
   EXPECT_EQ(back.volumes[1].seqread[1].request_size, 4 * kMiB);
   ASSERT_EQ(back.volumes[1].syncwrite.size(), 2u);
@@ -106,6 +128,29 @@ TEST(VolumesFile, RoundTripsEveryField) {
   EXPECT_EQ(back.volumes[1].syncwrite[1].request_size, 128 * kKiB);
   EXPECT_DOUBLE_EQ(back.volumes[1].syncwrite[0].iops, 2500.5);
   EXPECT_EQ(back.volumes[1].probe_engine, "io_uring");
+  ASSERT_TRUE(back.volumes[1].buffered_vs_direct.has_value());
+  const BufferedVsDirect& b = *back.volumes[1].buffered_vs_direct;
+  EXPECT_EQ(b.buffered.bytes, 64 * kMiB);
+  EXPECT_DOUBLE_EQ(b.buffered.sync_seconds, 0.08);
+  EXPECT_DOUBLE_EQ(b.direct.mbps, 960.25);
+  EXPECT_DOUBLE_EQ(b.direct.system_cpu_seconds, 0.012);
+  EXPECT_FALSE(back.volumes[0].buffered_vs_direct.has_value());
+  ASSERT_TRUE(back.concurrent.has_value());
+  EXPECT_DOUBLE_EQ(back.concurrent->sum_alone_read_iops, 56000.5);
+  EXPECT_EQ(back.concurrent->verdict, "wal and data1 share device vda");
+  ASSERT_EQ(back.concurrent->volumes.size(), 2u);
+  EXPECT_DOUBLE_EQ(back.concurrent->volumes[1].alone_read_iops, 28000.5);
+  EXPECT_NE(text.find("[volume.buffered_vs_direct.buffered]"),
+            std::string::npos);
+  EXPECT_NE(text.find("[[concurrent.volume]]"), std::string::npos);
+}
+
+TEST(VolumesFile, BufferedVsDirectNeedsBothHalves) {
+  std::string text = std::string(kVolumes) +
+                     "[volume.buffered_vs_direct.buffered]\nbytes = "
+                     "\"1GiB\"\nmbps = 600\nseconds_to_durable = 1.8\n";
+  EXPECT_NE(VolumesError(text).find("'direct'"), std::string::npos)
+      << VolumesError(text);
 }
 
 TEST(VolumesFile, JsonCarriesTheCurves) {
@@ -114,6 +159,10 @@ TEST(VolumesFile, JsonCarriesTheCurves) {
   EXPECT_EQ(curves["randread"][1]["queue_depth"], 32);
   EXPECT_EQ(curves["seqread"][0]["request_size"], 128 * kKiB);
   EXPECT_DOUBLE_EQ(curves["seqread"][1]["mbps"].get<double>(), 8500);
+  EXPECT_DOUBLE_EQ(
+      j["volumes"][1]["buffered_vs_direct"]["buffered"]["mbps"].get<double>(),
+      640.5);
+  EXPECT_DOUBLE_EQ(j["concurrent"]["iops_ratio"].get<double>(), 0.536);
 }
 
 TEST(VolumesFile, UnknownKeySuggestsTheNearestOne) {

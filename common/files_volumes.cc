@@ -36,6 +36,11 @@ Status ReadTopology(const toml::table& table, const std::string& file,
   r.String("dm_target", &t->dm_target);
   r.StringList("members", &t->members);
   r.Size("chunk", &t->chunk);
+  r.Int("raid_disks", &t->raid_disks, 0, 1 << 16);
+  r.Int("degraded", &t->degraded, 0, 1 << 16);
+  r.String("sync_action", &t->sync_action);
+  r.Size("partition_start", &t->partition_start);
+  r.StringList("warnings", &t->warnings);
   int64_t lbs = 0, pbs = 0;
   r.Integer("logical_block_size", &lbs, 0, 1 << 20);
   r.Integer("physical_block_size", &pbs, 0, 1 << 20);
@@ -110,6 +115,34 @@ void ReadCurve(KeyReader* r, std::string_view key, const std::string& file,
   }
 }
 
+Status ReadDurableWrite(const toml::table& table, const std::string& file,
+                        const std::string& context, DurableWrite* d) {
+  KeyReader r(table, file, context);
+  r.Size("bytes", &d->bytes, KeyReader::kRequired);
+  r.Number("mbps", &d->mbps, 0, KeyReader::kRequired);
+  r.Number("seconds_to_durable", &d->seconds_to_durable, 0,
+           KeyReader::kRequired);
+  r.Number("sync_seconds", &d->sync_seconds);
+  r.Number("user_cpu_seconds", &d->user_cpu_seconds);
+  r.Number("system_cpu_seconds", &d->system_cpu_seconds);
+  return r.Finish();
+}
+
+// [volume.buffered_vs_direct] with its [.buffered] and [.direct] tables.
+Status ReadBufferedVsDirect(const toml::table& table, const std::string& file,
+                            const std::string& context, BufferedVsDirect* b) {
+  const std::string where = context + " [buffered_vs_direct]";
+  KeyReader r(table, file, where);
+  const toml::table* buffered = r.Table("buffered");
+  const toml::table* direct = r.Table("direct");
+  if (buffered == nullptr) r.Fail("buffered", "missing");
+  if (direct == nullptr) r.Fail("direct", "missing");
+  PGLAYOUT_RETURN_IF_ERROR(r.Finish());
+  PGLAYOUT_RETURN_IF_ERROR(
+      ReadDurableWrite(*buffered, file, where + " [buffered]", &b->buffered));
+  return ReadDurableWrite(*direct, file, where + " [direct]", &b->direct);
+}
+
 // "[[volume]] 'data1'", or "[[volume]] #2" when the name is missing.
 std::string VolumeContext(const toml::table& table, size_t index) {
   std::optional<std::string> name = table["name"].value<std::string>();
@@ -149,6 +182,11 @@ Status ReadVolume(const toml::table& table, const std::string& file,
     v->topology.emplace();
     curves = ReadTopology(*t, file, context, &*v->topology);
   }
+  if (const toml::table* t = k.Table("buffered_vs_direct");
+      t != nullptr && curves.ok()) {
+    v->buffered_vs_direct.emplace();
+    curves = ReadBufferedVsDirect(*t, file, context, &*v->buffered_vs_direct);
+  }
   ReadCurve(&k, "randread", file, context, &v->randread, ReadRandomRead,
             &curves);
   ReadCurve(&k, "seqread", file, context, &v->seqread, ReadSequentialRead,
@@ -159,6 +197,36 @@ Status ReadVolume(const toml::table& table, const std::string& file,
             &curves);
   PGLAYOUT_RETURN_IF_ERROR(k.Finish());
   return curves;
+}
+
+Status ReadConcurrentVolume(const toml::table& table, const std::string& file,
+                            const std::string& context, ConcurrentVolume* c) {
+  KeyReader r(table, file, context + " [[volume]]");
+  r.String("name", &c->name, KeyReader::kRequired);
+  r.Number("alone_read_iops", &c->alone_read_iops);
+  r.Number("alone_read_mbps", &c->alone_read_mbps);
+  r.Number("together_read_iops", &c->together_read_iops);
+  r.Number("together_read_mbps", &c->together_read_mbps);
+  return r.Finish();
+}
+
+Status ReadConcurrent(const toml::table& table, const std::string& file,
+                      Concurrent* c) {
+  const std::string context = "[concurrent]";
+  KeyReader r(table, file, context);
+  r.Number("seconds", &c->seconds);
+  r.Number("read_iops", &c->read_iops, 0, KeyReader::kRequired);
+  r.Number("read_mbps", &c->read_mbps, 0, KeyReader::kRequired);
+  r.Number("sum_alone_read_iops", &c->sum_alone_read_iops);
+  r.Number("sum_alone_read_mbps", &c->sum_alone_read_mbps);
+  r.Number("iops_ratio", &c->iops_ratio);
+  r.Number("mbps_ratio", &c->mbps_ratio);
+  r.String("verdict", &c->verdict);
+  Status status;
+  ReadCurve(&r, "volume", file, context, &c->volumes, ReadConcurrentVolume,
+            &status);
+  PGLAYOUT_RETURN_IF_ERROR(r.Finish());
+  return status;
 }
 
 Status CheckUniqueNames(const toml::table& root, const std::string& file,
@@ -185,6 +253,11 @@ void WriteTopology(const Topology& t, TomlWriter* w) {
   w->StringIfSet("dm_target", t.dm_target);
   w->StringListIfSet("members", t.members);
   w->SizeIfSet("chunk", t.chunk);
+  w->NumberIfSet("raid_disks", t.raid_disks);
+  w->NumberIfSet("degraded", t.degraded);
+  w->StringIfSet("sync_action", t.sync_action);
+  w->SizeIfSet("partition_start", t.partition_start);
+  w->StringListIfSet("warnings", t.warnings);
   w->NumberIfSet("logical_block_size", t.logical_block_size);
   w->NumberIfSet("physical_block_size", t.physical_block_size);
   w->SizeIfSet("minimum_io_size", t.minimum_io_size);
@@ -233,6 +306,42 @@ void WriteCurves(const Volume& v, TomlWriter* w) {
   }
 }
 
+void WriteDurableWrite(std::string_view header, const DurableWrite& d,
+                       TomlWriter* w) {
+  w->Table(header);
+  w->Size("bytes", d.bytes);
+  w->Number("mbps", d.mbps);
+  w->Number("seconds_to_durable", d.seconds_to_durable);
+  w->Number("sync_seconds", d.sync_seconds);
+  w->Number("user_cpu_seconds", d.user_cpu_seconds);
+  w->Number("system_cpu_seconds", d.system_cpu_seconds);
+}
+
+void WriteBufferedVsDirect(const BufferedVsDirect& b, TomlWriter* w) {
+  WriteDurableWrite("volume.buffered_vs_direct.buffered", b.buffered, w);
+  WriteDurableWrite("volume.buffered_vs_direct.direct", b.direct, w);
+}
+
+void WriteConcurrent(const Concurrent& c, TomlWriter* w) {
+  w->Table("concurrent");
+  w->Number("seconds", c.seconds);
+  w->Number("read_iops", c.read_iops);
+  w->Number("read_mbps", c.read_mbps);
+  w->Number("sum_alone_read_iops", c.sum_alone_read_iops);
+  w->Number("sum_alone_read_mbps", c.sum_alone_read_mbps);
+  w->Number("iops_ratio", c.iops_ratio);
+  w->Number("mbps_ratio", c.mbps_ratio);
+  w->StringIfSet("verdict", c.verdict);
+  for (const ConcurrentVolume& v : c.volumes) {
+    w->ArrayTable("concurrent.volume");
+    w->String("name", v.name);
+    w->Number("alone_read_iops", v.alone_read_iops);
+    w->Number("alone_read_mbps", v.alone_read_mbps);
+    w->Number("together_read_iops", v.together_read_iops);
+    w->Number("together_read_mbps", v.together_read_mbps);
+  }
+}
+
 void WriteVolume(const Volume& v, TomlWriter* w) {
   w->ArrayTable("volume");
   w->String("name", v.name);
@@ -255,6 +364,7 @@ void WriteVolume(const Volume& v, TomlWriter* w) {
   w->StringListIfSet("shares_device_with", v.shares_device_with);
   w->StringIfSet("probe_engine", v.probe_engine);
   if (v.topology) WriteTopology(*v.topology, w);
+  if (v.buffered_vs_direct) WriteBufferedVsDirect(*v.buffered_vs_direct, w);
   WriteCurves(v, w);
 }
 
@@ -270,6 +380,11 @@ Status ParseVolumes(std::string_view text, const std::string& source_name,
     PGLAYOUT_RETURN_IF_ERROR(ReadHost(*host, source_name, &result.host));
   }
   std::vector<const toml::table*> tables = r.Tables("volume");
+  if (const toml::table* c = r.Table("concurrent"); c != nullptr) {
+    result.concurrent.emplace();
+    PGLAYOUT_RETURN_IF_ERROR(
+        ReadConcurrent(*c, source_name, &*result.concurrent));
+  }
   PGLAYOUT_RETURN_IF_ERROR(r.Finish());
   for (size_t i = 0; i < tables.size(); ++i) {
     result.volumes.emplace_back();
@@ -299,6 +414,7 @@ std::string VolumesToToml(const VolumeSet& volumes) {
   w.NumberIfSet("bandwidth_cap_mbps", h.bandwidth_cap_mbps);
   w.NumberIfSet("iops_cap", h.iops_cap);
   for (const Volume& v : volumes.volumes) WriteVolume(v, &w);
+  if (volumes.concurrent) WriteConcurrent(*volumes.concurrent, &w);
   return w.str();
 }
 

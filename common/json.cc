@@ -12,6 +12,11 @@ Json TopologyJson(const Topology& t) {
               {"dm_target", t.dm_target},
               {"members", t.members},
               {"chunk", t.chunk},
+              {"raid_disks", t.raid_disks},
+              {"degraded", t.degraded},
+              {"sync_action", t.sync_action},
+              {"partition_start", t.partition_start},
+              {"warnings", t.warnings},
               {"logical_block_size", t.logical_block_size},
               {"physical_block_size", t.physical_block_size},
               {"minimum_io_size", t.minimum_io_size},
@@ -63,6 +68,35 @@ Json CurvesJson(const Volume& v) {
               {"syncwrite", syncwrite}};
 }
 
+Json DurableWriteJson(const DurableWrite& d) {
+  return Json{{"bytes", d.bytes},
+              {"mbps", d.mbps},
+              {"seconds_to_durable", d.seconds_to_durable},
+              {"sync_seconds", d.sync_seconds},
+              {"user_cpu_seconds", d.user_cpu_seconds},
+              {"system_cpu_seconds", d.system_cpu_seconds}};
+}
+
+Json ConcurrentJson(const Concurrent& c) {
+  Json volumes = Json::array();
+  for (const ConcurrentVolume& v : c.volumes) {
+    volumes.push_back({{"name", v.name},
+                       {"alone_read_iops", v.alone_read_iops},
+                       {"alone_read_mbps", v.alone_read_mbps},
+                       {"together_read_iops", v.together_read_iops},
+                       {"together_read_mbps", v.together_read_mbps}});
+  }
+  return Json{{"seconds", c.seconds},
+              {"read_iops", c.read_iops},
+              {"read_mbps", c.read_mbps},
+              {"sum_alone_read_iops", c.sum_alone_read_iops},
+              {"sum_alone_read_mbps", c.sum_alone_read_mbps},
+              {"iops_ratio", c.iops_ratio},
+              {"mbps_ratio", c.mbps_ratio},
+              {"verdict", c.verdict},
+              {"volumes", volumes}};
+}
+
 Json VolumeJson(const Volume& v) {
   Json j{{"name", v.name},
          {"path", v.path},
@@ -84,6 +118,11 @@ Json VolumeJson(const Volume& v) {
          {"shares_device_with", v.shares_device_with},
          {"probe_engine", v.probe_engine}};
   j["topology"] = v.topology ? TopologyJson(*v.topology) : Json(nullptr);
+  if (v.buffered_vs_direct) {
+    j["buffered_vs_direct"] = {
+        {"buffered", DurableWriteJson(v.buffered_vs_direct->buffered)},
+        {"direct", DurableWriteJson(v.buffered_vs_direct->direct)}};
+  }
   j["curves"] = CurvesJson(v);
   return j;
 }
@@ -159,13 +198,15 @@ Json ToJson(const VolumeSet& volumes) {
   const Host& h = volumes.host;
   Json list = Json::array();
   for (const Volume& v : volumes.volumes) list.push_back(VolumeJson(v));
-  return Json{{"host",
-               {{"vcpus", h.vcpus},
-                {"memory", h.memory},
-                {"instance_type", h.instance_type},
-                {"bandwidth_cap_mbps", h.bandwidth_cap_mbps},
-                {"iops_cap", h.iops_cap}}},
-              {"volumes", list}};
+  Json j{{"host",
+          {{"vcpus", h.vcpus},
+           {"memory", h.memory},
+           {"instance_type", h.instance_type},
+           {"bandwidth_cap_mbps", h.bandwidth_cap_mbps},
+           {"iops_cap", h.iops_cap}}},
+         {"volumes", list}};
+  if (volumes.concurrent) j["concurrent"] = ConcurrentJson(*volumes.concurrent);
+  return j;
 }
 
 Json ToJson(const Workload& w) {

@@ -78,6 +78,13 @@ struct Topology {
   std::string dm_target;             // "striped", "linear", "" if not dm
   std::vector<std::string> members;  // member disks of md/dm, else empty
   uint64_t chunk = 0;                // stripe chunk in bytes, 0 = none
+  int raid_disks = 0;                // md: devices the array should have
+  int degraded = 0;                  // md: devices missing from it
+  std::string sync_action;           // md: "idle", "resync", "recover", ...
+  uint64_t partition_start = 0;      // bytes from the disk's start, or 0
+  // What distorts or endangers the measurements, for people: a degraded or
+  // resyncing array, members missing from slaves/, a misaligned partition.
+  std::vector<std::string> warnings;
   uint32_t logical_block_size = 0;
   uint32_t physical_block_size = 0;
   uint64_t minimum_io_size = 0;
@@ -88,6 +95,25 @@ struct Topology {
   std::string write_cache;  // "write back" / "write through"
   std::string filesystem;   // "ext4", "xfs"
   std::string mount_options;
+};
+
+// One sequential write of a whole file, timed until the data is durable:
+// the closing fdatasync and close are counted in (BRIEF.md section 3).
+struct DurableWrite {
+  uint64_t bytes = 0;             // written, in 1 MiB requests
+  double mbps = 0;                // amortised: bytes / seconds_to_durable
+  double seconds_to_durable = 0;  // first write to the end of fdatasync/close
+  double sync_seconds = 0;        // the fdatasync/close part of it
+  double user_cpu_seconds = 0;    // this process only: kernel flusher
+  double system_cpu_seconds = 0;  // threads are not counted
+};
+
+// `probe --compare-buffered`: the same sequential write through the page
+// cache and with O_DIRECT. A buffered write is a loan: write() returns at
+// memory speed and the device is paid at fdatasync.
+struct BufferedVsDirect {
+  DurableWrite buffered;  // write() of 1 MiB chunks, then fdatasync + close
+  DurableWrite direct;    // O_DIRECT 1 MiB writes, then fdatasync
 };
 
 struct Volume {
@@ -117,15 +143,43 @@ struct Volume {
   std::vector<SequentialReadPoint> seqread;
   std::vector<RandomWritePoint> randwrite;
   std::vector<SyncWritePoint> syncwrite;
+  std::optional<BufferedVsDirect> buffered_vs_direct;
   // How `probe` measured: "io_uring", or "pread-threads" when io_uring was
   // unavailable (more CPU per I/O, slightly higher latencies). Empty when
   // declared by hand.
   std::string probe_engine;
 };
 
+// One volume in `probe --concurrent`: the same read mix (random 8 KiB at
+// its knee depth plus sequential 1 MiB reads) alone and with every other
+// volume running it at the same time.
+struct ConcurrentVolume {
+  std::string name;
+  double alone_read_iops = 0;
+  double alone_read_mbps = 0;
+  double together_read_iops = 0;
+  double together_read_mbps = 0;
+};
+
+// `probe --concurrent`: whether "separate" volumes are independent. Ratios
+// are together / the sum of alone; well below 1 means the volumes share a
+// device, a controller or an instance bandwidth cap.
+struct Concurrent {
+  double seconds = 0;    // measured time of each run
+  double read_iops = 0;  // aggregate random 8 KiB read IOPS, together
+  double read_mbps = 0;  // aggregate sequential read MB/s, together
+  double sum_alone_read_iops = 0;
+  double sum_alone_read_mbps = 0;
+  double iops_ratio = 0;
+  double mbps_ratio = 0;
+  std::string verdict;  // for people, e.g. "a and b share device vda; ..."
+  std::vector<ConcurrentVolume> volumes;
+};
+
 struct VolumeSet {
   Host host;
   std::vector<Volume> volumes;
+  std::optional<Concurrent> concurrent;  // only from probe --concurrent
 
   const Volume* Find(const std::string& name) const;
 };

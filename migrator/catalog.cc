@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <set>
 
+#include "common/units.h"
 #include "migrator/sql_util.h"
 
 namespace pglayout::migrator {
@@ -501,6 +502,38 @@ Status ResolveRelation(SqlSession* session, const std::string& name,
   return Status::Ok();
 }
 
+// Slots and archiving keep WAL that the copies' WAL adds to (research D2).
+Status ReadWalRetention(SqlSession* s, ServerFacts* f) {
+  SqlResult r;
+  PGLAYOUT_RETURN_IF_ERROR(s->Execute(
+      "SELECT slot_name, active, coalesce(wal_status, ''), CASE WHEN "
+      "pg_catalog.pg_is_in_recovery() OR restart_lsn IS NULL THEN 0 ELSE "
+      "pg_catalog.pg_wal_lsn_diff(pg_catalog.pg_current_wal_lsn(), "
+      "restart_lsn)::bigint END FROM pg_catalog.pg_replication_slots ORDER BY "
+      "1",
+      {}, &r));
+  for (const auto& row : r.rows) {
+    f->replication_slots.push_back(
+        {Cell(row, 0), CellBool(row, 1), Cell(row, 2),
+         static_cast<uint64_t>(std::max<int64_t>(CellInt(row, 3), 0))});
+  }
+  SqlResult a;
+  PGLAYOUT_RETURN_IF_ERROR(s->Execute(
+      "SELECT pg_catalog.current_setting('max_slot_wal_keep_size'), "
+      "coalesce((SELECT last_failed_time > coalesce(last_archived_time, "
+      "'-infinity') FROM pg_catalog.pg_stat_archiver), false)",
+      {}, &a));
+  if (!a.rows.empty()) {
+    uint64_t bytes = 0;
+    std::string keep = Cell(a.rows[0], 0);
+    f->max_slot_wal_keep_size_mb = keep == "-1" || !ParseSize(keep, &bytes).ok()
+                                       ? -1
+                                       : static_cast<int64_t>(bytes / kMiB);
+    f->archiver_failing = CellBool(a.rows[0], 1);
+  }
+  return Status::Ok();
+}
+
 Status GatherServerFacts(SqlSession* session, const Plan& plan,
                          ServerFacts* facts) {
   ServerFacts f;
@@ -509,6 +542,7 @@ Status GatherServerFacts(SqlSession* session, const Plan& plan,
   PGLAYOUT_RETURN_IF_ERROR(ReadPaths(session, plan, &f));
   PGLAYOUT_RETURN_IF_ERROR(ReadSettings(session, plan, &f));
   PGLAYOUT_RETURN_IF_ERROR(ReadLockHolder(session, &f));
+  PGLAYOUT_RETURN_IF_ERROR(ReadWalRetention(session, &f));
   *facts = std::move(f);
   return Status::Ok();
 }
@@ -530,7 +564,26 @@ Status GatherTableFacts(SqlSession* session, uint32_t oid, TableFacts* facts) {
   PGLAYOUT_RETURN_IF_ERROR(ReadDependents(session, oid, &t));
   PGLAYOUT_RETURN_IF_ERROR(ReadPublicationsAndSequences(session, oid, &t));
   PGLAYOUT_RETURN_IF_ERROR(ReadStructureHash(session, oid, &t.structure_hash));
+  PGLAYOUT_RETURN_IF_ERROR(ReadPreparedLocks(session, oid, &t.prepared_xacts));
   *facts = std::move(t);
+  return Status::Ok();
+}
+
+Status ReadPreparedLocks(SqlSession* session, uint32_t oid,
+                         std::vector<std::string>* gids) {
+  // A prepared transaction's locks have no pid; they share a virtual
+  // transaction with the lock on its own xid, which names it.
+  SqlResult r;
+  PGLAYOUT_RETURN_IF_ERROR(session->Execute(
+      "SELECT DISTINCT pg_catalog.quote_literal(p.gid) FROM "
+      "pg_catalog.pg_prepared_xacts p JOIN pg_catalog.pg_locks x ON "
+      "x.locktype = 'transactionid' AND x.transactionid = p.transaction AND "
+      "x.pid IS NULL JOIN pg_catalog.pg_locks l ON l.virtualtransaction = "
+      "x.virtualtransaction AND l.pid IS NULL WHERE l.locktype = 'relation' "
+      "AND l.relation = $1::oid ORDER BY 1",
+      {std::to_string(oid)}, &r));
+  gids->clear();
+  for (const auto& row : r.rows) gids->push_back(Cell(row, 0));
   return Status::Ok();
 }
 

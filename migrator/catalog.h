@@ -21,6 +21,11 @@ namespace pglayout::migrator {
 // time: pg_try_advisory_lock(kRunLockClass, kRunLockObject).
 inline constexpr int kRunLockClass = 1885826169;  // "pgly"
 inline constexpr int kRunLockObject = 1;
+// Held (in the run's own database) while a run may change server-wide
+// settings with ALTER SYSTEM. Advisory locks are per database, so a run
+// also looks in pg_locks, which spans the cluster, for the same key held
+// from another database (see Migration::AcquireSettingsLock).
+inline constexpr int kSettingsLockObject = 2;
 
 // Overrides hostile role/database defaults for this session, so that a
 // role-level statement_timeout = 1s or lock_timeout = 1ms cannot cancel the
@@ -48,6 +53,11 @@ Status GatherServerFacts(SqlSession* session, const Plan& plan,
 // Everything about the relation with |oid|. facts->exists is false when
 // the oid no longer names a relation (then nothing else is filled).
 Status GatherTableFacts(SqlSession* session, uint32_t oid, TableFacts* facts);
+
+// The gids (as quoted literals) of prepared transactions holding a lock on
+// the relation with |oid|; they never end by themselves (research C8).
+Status ReadPreparedLocks(SqlSession* session, uint32_t oid,
+                         std::vector<std::string>* gids);
 
 // The structure hash alone (see TableFacts::structure_hash).
 Status ReadStructureHash(SqlSession* session, uint32_t oid, std::string* hash);

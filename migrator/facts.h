@@ -116,6 +116,8 @@ struct TableFacts {
   std::vector<std::string> publications;        // FOR TABLE and FOR ALL TABLES
   std::vector<std::string> owned_sequences;     // serial: "schema.seq|column"
   std::vector<std::string> identity_sequences;  // "column|schema.seq"
+  // Prepared transactions holding a lock on it (gids as quoted literals).
+  std::vector<std::string> prepared_xacts;
   // A hash of columns, types and indexes: the swap refuses when it changed
   // since the copy started (concurrent DDL).
   std::string structure_hash;
@@ -127,6 +129,13 @@ struct TableFacts {
 struct TablespaceFacts {
   std::string name;
   std::string location;
+};
+
+struct ReplicationSlotFacts {
+  std::string name;
+  bool active = false;
+  std::string wal_status;     // reserved, extended, unreserved, lost, ""
+  uint64_t retained_wal = 0;  // bytes from restart_lsn to the current LSN
 };
 
 struct ServerFacts {
@@ -146,6 +155,11 @@ struct ServerFacts {
   std::map<std::string, std::string> settings;          // name -> setting
   std::map<std::string, std::string> setting_units;     // name -> unit
   std::map<std::string, std::string> setting_contexts;  // name -> context
+  // WAL retention: every slot, whether max_slot_wal_keep_size bounds them
+  // (-1 = unlimited), and whether archive_command is failing now.
+  std::vector<ReplicationSlotFacts> replication_slots;
+  int64_t max_slot_wal_keep_size_mb = -1;
+  bool archiver_failing = false;
   // A pglayout migrate session that holds the run lock right now.
   std::string lock_holder;  // "" = free; else "pid 123 (app), since ..."
 

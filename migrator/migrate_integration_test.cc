@@ -14,6 +14,7 @@
 #include <fstream>
 
 #include "common/files.h"
+#include "common/json.h"
 #include "migrator/migrator.h"
 #include "testing/pg_test.h"
 #include "testing/subprocess.h"
@@ -456,14 +457,351 @@ TEST_P(MigrateTest, OnlineUnderLoadSurvivesKill9AtEveryStep) {
             "aborted");
 }
 
+// ------------------- what the swap carries over, online index moves, JSON --
+
+// A failing statement's SQLSTATE (its message when it has none), or "ok".
+std::string SqlState(SqlSession* s, const std::string& sql) {
+  Status st = ExecuteSql(s, sql);
+  if (st.ok()) return "ok";
+  return s->last_sqlstate().empty() ? st.message() : s->last_sqlstate();
+}
+
+// Runs the binary with stderr discarded, so stdout can be parsed as JSON.
+BinaryRun RunPglayoutStdout(const std::vector<std::string>& args) {
+  std::vector<std::string> shell = {"-c", "exec \"$0\" \"$@\" 2>/dev/null",
+                                    PGLAYOUT_BINARY};
+  shell.insert(shell.end(), args.begin(), args.end());
+  Command c;
+  c.argv = {"/bin/sh"};
+  c.argv.insert(c.argv.end(), shell.begin(), shell.end());
+  BinaryRun run;
+  std::string out = ::testing::TempDir() + "/pglayout_json_" +
+                    std::to_string(getpid()) + "_" + std::to_string(rand());
+  pid_t pid = 0;
+  int status = 0;
+  if (!SpawnCommand(c, out, &pid).ok() || !WaitForChild(pid, &status).ok()) {
+    return run;
+  }
+  if (WIFEXITED(status)) run.exit_code = WEXITSTATUS(status);
+  (void)ReadWholeFile(out, &run.output);
+  return run;
+}
+
+// emp has an outgoing FK (to dept) and an incoming one (from task), forced
+// row-level security with two policies, and triggers in every ENABLE state;
+// dept (the target of emp's FK) becomes hash-partitioned; task's index
+// moves with REINDEX CONCURRENTLY.
+void SetUpDependents(SqlSession* s) {
+  Exec(s,
+       "DO $$BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = "
+       "'app_user') THEN CREATE ROLE app_user; END IF; END$$;"
+       "CREATE TABLE dept (id int PRIMARY KEY, name text NOT NULL);"
+       "INSERT INTO dept SELECT g, 'd' || g FROM generate_series(1, 50) g;"
+       "CREATE TABLE emp (id int PRIMARY KEY, dept_id int NOT NULL "
+       "REFERENCES dept (id), owner_name name NOT NULL, v text);"
+       "INSERT INTO emp SELECT g, g % 50 + 1, CASE WHEN g % 3 = 0 THEN "
+       "'app_user' ELSE 'postgres' END, 'v' || g FROM "
+       "generate_series(1, 5000) g;"
+       "CREATE TABLE task (id int PRIMARY KEY, emp_id int REFERENCES emp (id) "
+       "ON DELETE CASCADE);"
+       "INSERT INTO task SELECT g, g FROM generate_series(1, 1000) g;"
+       "CREATE INDEX task_emp ON task (emp_id);"
+       "CREATE TABLE audit (emp_id int, op text);"
+       "ALTER TABLE emp ENABLE ROW LEVEL SECURITY;"
+       "ALTER TABLE emp FORCE ROW LEVEL SECURITY;"
+       "CREATE POLICY own_rows ON emp FOR SELECT TO app_user USING "
+       "(owner_name = current_user);"
+       "CREATE POLICY positive ON emp AS RESTRICTIVE FOR INSERT WITH CHECK "
+       "(id > 0);"
+       "GRANT SELECT, INSERT ON emp TO app_user;"
+       "CREATE FUNCTION emp_stamp() RETURNS trigger LANGUAGE plpgsql AS "
+       "$$BEGIN NEW.v := coalesce(NEW.v, 'stamped'); RETURN NEW; END$$;"
+       "CREATE FUNCTION emp_audit() RETURNS trigger LANGUAGE plpgsql AS "
+       "$$BEGIN INSERT INTO public.audit VALUES (NEW.id, TG_OP); RETURN NULL; "
+       "END$$;"
+       "CREATE TRIGGER emp_stamp BEFORE INSERT ON emp FOR EACH ROW EXECUTE "
+       "FUNCTION emp_stamp();"
+       "CREATE TRIGGER emp_audit AFTER INSERT ON emp FOR EACH ROW EXECUTE "
+       "FUNCTION emp_audit();"
+       "CREATE TRIGGER emp_off AFTER UPDATE ON emp FOR EACH ROW EXECUTE "
+       "FUNCTION emp_audit();"
+       "ALTER TABLE emp DISABLE TRIGGER emp_off;"
+       "CREATE TRIGGER emp_always AFTER UPDATE OF v ON emp FOR EACH ROW "
+       "WHEN (NEW.v = 'always') EXECUTE FUNCTION emp_audit();"
+       "ALTER TABLE emp ENABLE ALWAYS TRIGGER emp_always");
+}
+
+constexpr char kPoliciesSql[] =
+    "SELECT string_agg(concat_ws(':', policyname, permissive, cmd, roles, "
+    "qual, with_check), ' | ' ORDER BY policyname) FROM pg_policies WHERE "
+    "tablename = 'emp'";
+constexpr char kTriggersSql[] =
+    "SELECT string_agg(tgname || ':' || tgenabled::text || ':' || "
+    "regexp_replace(pg_get_triggerdef(oid), ' ON \\S+ ', ' ON emp '), ' | ' "
+    "ORDER BY tgname) FROM pg_trigger WHERE tgrelid = 'emp'::regclass AND NOT "
+    "tgisinternal";
+constexpr char kForeignKeysSql[] =
+    "SELECT string_agg(conname || ':' || conrelid::regclass || '->' || "
+    "confrelid::regclass || ':' || convalidated || ':' || "
+    "pg_get_constraintdef(oid), ' | ' ORDER BY conname) FROM pg_constraint "
+    "WHERE contype = 'f' AND conparentid = 0 AND connamespace = "
+    "'public'::regnamespace";
+
+// During emp's copy (between batches): TRUNCATE is refused, also for a
+// session_replication_role = replica writer, and ordinary writes go on.
+void DuringCopy(SqlSession* s) {
+  EXPECT_EQ(SqlState(s, "TRUNCATE emp, task"), "55006");
+  Exec(s, "SET session_replication_role = replica");
+  EXPECT_EQ(SqlState(s, "TRUNCATE emp, task"), "55006");
+  Exec(s, "RESET session_replication_role");
+  Exec(s,
+       "INSERT INTO emp (id, dept_id, owner_name) VALUES (6001, 2, "
+       "'app_user');"
+       "UPDATE emp SET v = 'always' WHERE id = 4000;"
+       "UPDATE emp SET dept_id = 3 WHERE id BETWEEN 10 AND 20;"
+       "DELETE FROM emp WHERE id BETWEEN 4990 AND 4999");
+}
+
+TEST_P(MigrateTest, SwapCarriesForeignKeysPoliciesTriggersAndMovesIndexes) {
+  PgCluster* pg;
+  PGLAYOUT_ASSERT_OK(SharedCluster(&pg));
+  std::unique_ptr<SqlSession> admin, s, side;
+  PGLAYOUT_ASSERT_OK(pg->Connect(&admin));
+  Exec(admin.get(), "DROP DATABASE IF EXISTS deps");
+  Exec(admin.get(), "CREATE DATABASE deps");
+  PGLAYOUT_ASSERT_OK(Open(pg, "deps", &s));
+  PGLAYOUT_ASSERT_OK(Open(pg, "deps", &side));
+  SetUpDependents(s.get());
+  std::string policies = Value(s.get(), kPoliciesSql);
+  std::string triggers = Value(s.get(), kTriggersSql);
+  std::string emp_oid = Value(s.get(), "SELECT 'emp'::regclass::oid");
+  std::string dir;
+  PGLAYOUT_ASSERT_OK(pg->MakeDirectory("dep_ts", &dir));
+  std::string plan =
+      "[[tablespace]]\nname = \"dep_ts\"\npath = \"" + dir +
+      "\"\n[[placement]]\nrelation = \"public.emp\"\nstrategy = \"move\"\n"
+      "tablespaces = [\"dep_ts\"]\n"
+      "[[placement]]\nrelation = \"public.dept\"\nstrategy = "
+      "\"hash_partition\"\ntablespaces = [\"dep_ts\", \"pg_default\"]\n"
+      "partitions = 2\nkey = [\"id\"]\n"
+      "[[placement]]\nrelation = \"public.task_emp\"\nstrategy = \"move\"\n"
+      "tablespaces = [\"dep_ts\"]\n";
+  MigrateOptions options;
+  options.checkpoint_guard = false;  // the shared server keeps its settings
+  options.batch_rows = 1000;
+  int copies = 0;
+  options.failpoint = [&](const std::string& name) {
+    if (name == "copy-batch:2:after-commit" && copies++ == 0) {
+      DuringCopy(side.get());
+    }
+  };
+  MigrateReport report;
+  PGLAYOUT_ASSERT_OK(
+      MigratePlan(plan, Conninfo(pg, "deps"), true, &report, options));
+  EXPECT_EQ(copies, 1);
+  EXPECT_EQ(Diff(s.get(), "emp", "pglayout.old_" + emp_oid), "0");
+
+  // Foreign keys point at the new tables, validated, with their actions.
+  EXPECT_EQ(Value(s.get(), kForeignKeysSql),
+            "emp_dept_id_fkey:emp->dept:true:FOREIGN KEY (dept_id) REFERENCES "
+            "dept(id) | task_emp_id_fkey:task->emp:true:FOREIGN KEY (emp_id) "
+            "REFERENCES emp(id) ON DELETE CASCADE");
+  EXPECT_EQ(SqlState(s.get(), "INSERT INTO task VALUES (9999, 424242)"),
+            "23503");
+  EXPECT_EQ(
+      SqlState(s.get(), "INSERT INTO emp VALUES (9999, 999, 'postgres', 'x')"),
+      "23503");
+  EXPECT_EQ(SqlState(s.get(), "DELETE FROM dept WHERE id = 2"), "23503");
+  Exec(s.get(), "DELETE FROM emp WHERE id = 7");
+  EXPECT_EQ(Value(s.get(), "SELECT count(*) FROM task WHERE id = 7"), "0");
+
+  // Row-level security: the same policies, enforced on the new table.
+  EXPECT_EQ(Value(s.get(), kPoliciesSql), policies);
+  EXPECT_EQ(Value(s.get(),
+                  "SELECT relrowsecurity || ',' || relforcerowsecurity FROM "
+                  "pg_class WHERE oid = 'emp'::regclass"),
+            "true,true");
+  std::string own = Value(s.get(),
+                          "SELECT count(*) FROM emp WHERE owner_name = "
+                          "'app_user'");
+  Exec(s.get(), "SET ROLE app_user");
+  EXPECT_EQ(Value(s.get(), "SELECT count(*) FROM emp"), own);
+  EXPECT_NE(SqlState(s.get(), "INSERT INTO emp VALUES (-5, 1, 'app_user', 'x')")
+                .find("violates row-level security policy"),
+            std::string::npos);
+  Exec(s.get(), "RESET ROLE");
+
+  // Triggers: the same definitions and ENABLE states, firing on the new one.
+  EXPECT_EQ(Value(s.get(), kTriggersSql), triggers);
+  Exec(s.get(), "TRUNCATE audit");
+  Exec(s.get(),
+       "INSERT INTO emp (id, dept_id, owner_name) VALUES (7001, 1, 'x');"
+       "UPDATE emp SET v = 'always' WHERE id = 7001");
+  EXPECT_EQ(Value(s.get(), "SELECT v FROM emp WHERE id = 7001"), "always");
+  EXPECT_EQ(Value(s.get(), "SELECT string_agg(op, ',' ORDER BY op) FROM audit"),
+            "INSERT,UPDATE");
+  EXPECT_EQ(Value(s.get(),
+                  "SELECT count(*) FROM pg_trigger WHERE tgname LIKE "
+                  "'pglayout%'"),
+            "0");
+
+  // The index moved online: valid, in place, no _ccnew/_ccold leftovers.
+  EXPECT_EQ(Value(s.get(),
+                  "SELECT string_agg(c.relname || '=' || coalesce(t.spcname, "
+                  "'-') || ':' || x.indisvalid, ',' ORDER BY c.relname) FROM "
+                  "pg_index x JOIN pg_class c ON c.oid = x.indexrelid LEFT "
+                  "JOIN pg_tablespace t ON t.oid = c.reltablespace WHERE "
+                  "x.indrelid = 'task'::regclass"),
+            "task_emp=dep_ts:true,task_pkey=-:true");
+  EXPECT_EQ(
+      Value(s.get(),
+            "SELECT relkind::text || ':' || (SELECT count(*) FROM pg_inherits "
+            "WHERE inhparent = 'dept'::regclass) FROM pg_class WHERE "
+            "oid = 'dept'::regclass"),
+      "p:2");
+}
+
+TEST_P(MigrateTest, JsonOutputIsParseableForDryRunApplyAndRefusal) {
+  PgCluster* pg;
+  PGLAYOUT_ASSERT_OK(SharedCluster(&pg));
+  std::unique_ptr<SqlSession> admin, s;
+  PGLAYOUT_ASSERT_OK(pg->Connect(&admin));
+  Exec(admin.get(), "DROP DATABASE IF EXISTS js");
+  Exec(admin.get(), "CREATE DATABASE js");
+  PGLAYOUT_ASSERT_OK(Open(pg, "js", &s));
+  Exec(s.get(),
+       "CREATE TABLE t (id int PRIMARY KEY); CREATE TABLE nopk (a int);"
+       "INSERT INTO t SELECT generate_series(1, 100)");
+  std::string dir;
+  PGLAYOUT_ASSERT_OK(pg->MakeDirectory("js_ts", &dir));
+  std::string ts = "[[tablespace]]\nname = \"js_ts\"\npath = \"" + dir + "\"\n";
+  auto placement = [](const char* table, bool online) {
+    return std::string("[[placement]]\nrelation = \"public.") + table +
+           "\"\nstrategy = \"move\"\ntablespaces = [\"js_ts\"]\nonline = " +
+           (online ? "true" : "false") + "\n";
+  };
+  std::string name = std::string(PgVersionName(version()));
+  std::string good =
+      WriteFile("json_good_" + name + ".toml", ts + placement("t", false));
+  std::string bad =
+      WriteFile("json_bad_" + name + ".toml", ts + placement("nopk", true));
+  std::vector<std::string> common = {"--dsn", Conninfo(pg, "js"), "--json",
+                                     "--no-checkpoint-guard"};
+  auto run = [&](const std::string& plan, bool apply, Json* out) {
+    std::vector<std::string> args = {"-q", "migrate", plan};
+    args.insert(args.end(), common.begin(), common.end());
+    if (apply) args.push_back("--apply");
+    BinaryRun r = RunPglayoutStdout(args);
+    *out = Json::parse(r.output, nullptr, false);
+    EXPECT_FALSE(out->is_discarded()) << r.output;
+    return r.exit_code;
+  };
+
+  Json dry, applied, refused;
+  EXPECT_EQ(run(good, false, &dry), 0);
+  EXPECT_EQ(dry.value("apply", true), false);
+  ASSERT_TRUE(dry["steps"].is_array());
+  ASSERT_EQ(dry["steps"].size(), 3u) << dry.dump(2);
+  EXPECT_EQ(dry["steps"][0]["kind"], "create-tablespace");
+  EXPECT_EQ(dry["steps"][0]["sql"][0],
+            "CREATE TABLESPACE \"js_ts\" LOCATION '" + dir + "'");
+  EXPECT_EQ(dry["steps"][1]["key"], "move:public.t");
+  EXPECT_EQ(dry["steps"][1]["sql"][0],
+            "ALTER TABLE \"public\".\"t\" SET TABLESPACE \"js_ts\"");
+  EXPECT_EQ(dry["steps"][2]["kind"], "verify");
+  // An inactive slot keeps the copies' WAL: a finding (here a warning, as
+  // the WAL volume has room).
+  Exec(s.get(), "SELECT pg_create_physical_replication_slot('js_idle_" + name +
+                    "', true)");
+  Json slot;
+  EXPECT_EQ(run(good, false, &slot), 0);
+  Exec(s.get(), "SELECT pg_drop_replication_slot('js_idle_" + name + "')");
+  EXPECT_NE(slot["findings"].dump().find("replication slot js_idle_" + name +
+                                         ": is inactive: it keeps the "
+                                         "copies' WAL"),
+            std::string::npos)
+      << slot.dump(2);
+
+  EXPECT_EQ(run(good, true, &applied), 0);
+  EXPECT_EQ(applied.value("apply", false), true);
+  EXPECT_EQ(applied.value("run_id", 0), 1);
+  EXPECT_EQ(applied["checkpoints_requested"].is_number_integer(), true);
+  ASSERT_TRUE(applied["done"].is_array());
+  EXPECT_EQ(applied["done"].back(), "run 1 done") << applied.dump(2);
+
+  EXPECT_EQ(run(bad, true, &refused), 2);
+  ASSERT_TRUE(refused["findings"].is_array());
+  ASSERT_FALSE(refused["findings"].empty()) << refused.dump(2);
+  EXPECT_NE(refused["findings"][0].get<std::string>().find(
+                "public.nopk: has no primary key"),
+            std::string::npos)
+      << refused.dump(2);
+  EXPECT_EQ(refused.value("run_id", -1), 0);
+}
+
 // --------------------------------------------------- checkpoint guard --
+
+// A prepared transaction locking the table is refused up front; a
+// transaction older than the copy holds the swap back until it ends.
+void CheckOldAndPreparedTransactions(PgCluster* pg, const std::string& ts) {
+  std::unique_ptr<SqlSession> s, side;
+  PGLAYOUT_ASSERT_OK(Open(pg, "postgres", &s));
+  PGLAYOUT_ASSERT_OK(Open(pg, "postgres", &side));
+  Exec(s.get(),
+       "CREATE TABLE g3 (id int PRIMARY KEY, v text);"
+       "INSERT INTO g3 SELECT g, 'v' FROM generate_series(1, 3000) g");
+  std::string plan = ts +
+                     "[[placement]]\nrelation = \"public.g3\"\nstrategy = "
+                     "\"move\"\ntablespaces = [\"ts_g\"]\n";
+  MigrateOptions options;
+  options.checkpoint_guard = false;
+  options.old_xact_wait_s = 1;
+  options.lock_deadline_s = 5;
+  Exec(side.get(),
+       "BEGIN; INSERT INTO g3 VALUES (0, 'p'); PREPARE TRANSACTION 'held g3'");
+  MigrateReport refused;
+  Status st =
+      MigratePlan(plan, Conninfo(pg, "postgres"), true, &refused, options);
+  EXPECT_TRUE(st.IsInvalidInput()) << st.ToString();
+  EXPECT_NE(st.message().find("public.g3: prepared transaction 'held g3' "
+                              "holds a lock on it"),
+            std::string::npos)
+      << st.ToString();
+  Exec(side.get(), "ROLLBACK PREPARED 'held g3'");
+
+  std::string pid = Value(side.get(), "SELECT pg_backend_pid()");
+  Exec(side.get(),
+       "BEGIN ISOLATION LEVEL REPEATABLE READ; SELECT count(*) FROM g1");
+  MigrateReport waited, resumed;
+  st = MigratePlan(plan, Conninfo(pg, "postgres"), true, &waited, options);
+  EXPECT_NE(st.message().find("transactions older than the copy are still "
+                              "open after 1 s: pid " +
+                              pid + " (pglayout-test"),
+            std::string::npos)
+      << st.ToString();
+  EXPECT_EQ(Value(s.get(),
+                  "SELECT relkind FROM pg_class WHERE oid = "
+                  "'g3'::regclass AND reltablespace = 0"),
+            "r")
+      << "not swapped while the old snapshot lives";
+  Exec(side.get(), "COMMIT");
+  PGLAYOUT_ASSERT_OK(
+      MigratePlan(plan, Conninfo(pg, "postgres"), true, &resumed, options));
+  EXPECT_TRUE(resumed.resumed);
+  EXPECT_EQ(Value(s.get(),
+                  "SELECT spcname || ':' || (SELECT count(*) FROM g3) FROM "
+                  "pg_tablespace t JOIN pg_class c ON c.reltablespace = t.oid "
+                  "WHERE c.oid = 'g3'::regclass"),
+            "ts_g:3000");
+}
 
 TEST_P(MigrateTest, CheckpointGuardKeepsCheckpointsTimed) {
   PgClusterOptions o;
   o.settings = {{"max_wal_size", "32MB"},
                 {"min_wal_size", "32MB"},
                 {"checkpoint_timeout", "30s"},
-                {"checkpoint_completion_target", "0.1"}};
+                {"checkpoint_completion_target", "0.1"},
+                {"max_prepared_transactions", "2"}};
   std::unique_ptr<PgCluster> pg;
   PGLAYOUT_ASSERT_OK(StartCluster(o, &pg));
   std::unique_ptr<SqlSession> s;
@@ -493,6 +831,25 @@ TEST_P(MigrateTest, CheckpointGuardKeepsCheckpointsTimed) {
   Exec(s.get(), "CHECKPOINT");
   MigrateOptions guarded;
   guarded.batch_rows = 50000;
+  // ALTER SYSTEM is cluster-wide: a run changing settings from another
+  // database makes this one wait, then stop before changing anything.
+  std::unique_ptr<SqlSession> other;
+  Exec(s.get(), "CREATE DATABASE other");
+  PGLAYOUT_ASSERT_OK(Open(pg.get(), "other", &other));
+  std::string other_pid = Value(other.get(), "SELECT pg_backend_pid()");
+  Exec(other.get(), "SELECT pg_advisory_lock(1885826169, 2)");
+  MigrateOptions impatient = guarded;
+  impatient.lock_wait_s = 1;
+  MigrateReport blocked;
+  Status st = MigratePlan(ts + move("g2"), Conninfo(pg.get(), "postgres"), true,
+                          &blocked, impatient);
+  EXPECT_NE(st.message().find("changing server settings (ALTER SYSTEM) from "
+                              "pid " +
+                              other_pid + " in database other"),
+            std::string::npos)
+      << st.ToString();
+  EXPECT_EQ(Value(s.get(), "SHOW max_wal_size"), "32MB");
+  Exec(other.get(), "SELECT pg_advisory_unlock(1885826169, 2)");
   MigrateReport with;
   PGLAYOUT_ASSERT_OK(MigratePlan(
       ts + move("g2"), Conninfo(pg.get(), "postgres"), true, &with, guarded));
@@ -502,6 +859,7 @@ TEST_P(MigrateTest, CheckpointGuardKeepsCheckpointsTimed) {
                   "SELECT state FROM pglayout.setting WHERE run_id = "
                   "2"),
             "restored");
+  CheckOldAndPreparedTransactions(pg.get(), ts);
 }
 
 PGLAYOUT_INSTANTIATE_PG_VERSIONS(MigrateTest);

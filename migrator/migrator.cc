@@ -8,13 +8,13 @@
 #include <set>
 #include <thread>
 
+#include "common/ddl.h"
 #include "common/files.h"
 #include "common/units.h"
 #include "migrator/catalog.h"
 #include "migrator/executor.h"
 #include "migrator/free_space.h"
 #include "migrator/journal.h"
-#include "migrator/sql_text.h"
 #include "migrator/sql_util.h"
 
 namespace pglayout::migrator {
@@ -163,6 +163,73 @@ class Migration {
     }
   }
 
+  // ALTER SYSTEM is cluster-wide but the run lock is per database: two
+  // runs in two databases would each journal the other's raised
+  // max_wal_size as "the original" and leave it raised. A run that changes
+  // settings therefore takes the settings lock in its database, then checks
+  // pg_locks for the same key held from any other database; if so it lets
+  // go and retries with backoff. Take-then-check means two racing runs may
+  // both back off, but never both proceed.
+  Status AcquireSettingsLock() {
+    Clock::time_point start = Clock::now();
+    std::mt19937 jitter(
+        static_cast<unsigned>(start.time_since_epoch().count()));
+    std::vector<SqlValue> key = {std::to_string(kRunLockClass),
+                                 std::to_string(kSettingsLockObject)};
+    while (true) {
+      SqlValue got;
+      PGLAYOUT_RETURN_IF_ERROR(QueryValue(
+          session_.get(), "SELECT pg_catalog.pg_try_advisory_lock($1, $2)", key,
+          &got));
+      std::string holder = "a killed run's backend in this database";
+      if (got && *got == "t") {
+        PGLAYOUT_RETURN_IF_ERROR(SettingsLockElsewhere(key, &holder));
+        if (holder.empty()) return Status::Ok();
+        PGLAYOUT_RETURN_IF_ERROR(ex_->Exec(
+            fmt::format("SELECT pg_catalog.pg_advisory_unlock({}, {})",
+                        kRunLockClass, kSettingsLockObject)));
+      }
+      if (std::chrono::duration<double>(Clock::now() - start).count() >
+          options_.lock_wait_s) {
+        return Status::Aborted(
+            "another pglayout migrate is changing server settings (ALTER "
+            "SYSTEM) from " +
+            holder +
+            "; runs that change settings go one at a time per cluster. "
+            "Nothing was changed; run again when it has finished");
+      }
+      std::this_thread::sleep_for(std::chrono::duration<double>(
+          std::uniform_real_distribution<double>(0.1, 0.5)(jitter)));
+    }
+  }
+
+  // "pid 123 in database other" for a settings lock held from another
+  // database, "" if none.
+  Status SettingsLockElsewhere(const std::vector<SqlValue>& key,
+                               std::string* holder) {
+    SqlValue v;
+    PGLAYOUT_RETURN_IF_ERROR(QueryValue(
+        session_.get(),
+        "SELECT pg_catalog.string_agg(pg_catalog.format('pid %s in database "
+        "%s', l.pid, d.datname), ', ') FROM pg_catalog.pg_locks l JOIN "
+        "pg_catalog.pg_database d ON d.oid = l.database WHERE l.locktype = "
+        "'advisory' AND l.classid = $1::oid AND l.objid = $2::oid AND "
+        "l.objsubid = 2 AND l.granted AND d.datname <> "
+        "pg_catalog.current_database()",
+        key, &v));
+    *holder = v.value_or("");
+    return Status::Ok();
+  }
+
+  bool ChangesSettings() const {
+    return std::any_of(report_->steps.begin(), report_->steps.end(),
+                       [](const Step& s) {
+                         return s.kind == StepKind::kGuardRaise ||
+                                s.kind == StepKind::kGuardRestore ||
+                                s.kind == StepKind::kPlanSettings;
+                       });
+  }
+
   Status CheckActiveRun() {
     if (run_.run_id == 0) return Status::Ok();
     std::string hash = PlanHash(PlanToToml(plan_));
@@ -198,6 +265,12 @@ class Migration {
       if (oid != 0) {
         PGLAYOUT_RETURN_IF_ERROR(GatherTableFacts(session_.get(), oid, &t));
       }
+      // REINDEX CONCURRENTLY gives the rebuilt index the name, not the oid:
+      // a journaled oid that is gone means the index by its name.
+      if (!t.exists && oid != oids_[p.relation] && oids_[p.relation] != 0) {
+        PGLAYOUT_RETURN_IF_ERROR(
+            GatherTableFacts(session_.get(), oids_[p.relation], &t));
+      }
       tables_[p.relation] = std::move(t);
     }
     return Status::Ok();
@@ -232,6 +305,7 @@ class Migration {
     in.tables = &tables_;
     in.free_bytes = LocalFreeBytes(Directories());
     in.space_margin = options_.space_margin;
+    in.wal_free_bytes = StepOptionsFor().wal_free_bytes;
     for (const auto& [key, rec] : records_) {
       if (rec.state == "pending") continue;
       if (key.starts_with("tablespace:")) {
@@ -258,6 +332,7 @@ class Migration {
   // ------------------------------------------------------------- apply --
 
   Status Apply() {
+    if (ChangesSettings()) PGLAYOUT_RETURN_IF_ERROR(AcquireSettingsLock());
     PGLAYOUT_RETURN_IF_ERROR(journal_->EnsureSchema());
     CheckpointCounters start;
     PGLAYOUT_RETURN_IF_ERROR(ReadCheckpointCounters(session_.get(), &start));
@@ -625,6 +700,13 @@ class Migration {
         "pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = "
         "$1::oid",
         {std::to_string(oids_[p.relation])}, &r));
+    const TableFacts& before = tables_[p.relation];
+    if (r.rows.empty() && before.kind == 'i' && before.exists) {
+      // An index rebuilt by REINDEX CONCURRENTLY: same name, new oid.
+      *schema = before.schema;
+      *name = before.name;
+      return Status::Ok();
+    }
     if (r.rows.empty()) {
       return Status::NotFound(p.relation + " no longer exists");
     }
@@ -740,8 +822,11 @@ class Migration {
     }
     std::vector<SettingRecord> settings;
     PGLAYOUT_RETURN_IF_ERROR(journal_->LoadSettings(run_.run_id, &settings));
+    bool locked = false;
     for (const SettingRecord& rec : settings) {
       if (rec.state == "restored" || rec.state == "superseded") continue;
+      if (!locked) PGLAYOUT_RETURN_IF_ERROR(AcquireSettingsLock());
+      locked = true;
       PGLAYOUT_RETURN_IF_ERROR(RestoreSetting(rec, true));
     }
     PGLAYOUT_RETURN_IF_ERROR(journal_->FinishRun(run_.run_id, "aborted"));

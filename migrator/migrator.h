@@ -8,8 +8,13 @@
 //
 // A dry run connects, reads the catalogs, runs the preflight and returns the
 // ordered steps with their exact SQL. With apply it takes the run lock
-// (an advisory lock: one migrate per database), journals every step in
-// schema pglayout and executes them. A run killed at any instant resumes
+// (an advisory lock: one migrate per database) and, when the run changes
+// server settings (checkpoint guard, [settings], or an --abort restoring
+// them), the cluster-wide settings lock (one such run per cluster, whatever
+// the database); it journals every step in schema pglayout and executes
+// them. Before each online swap it waits (old_xact_wait_s) for transactions
+// older than the copy, and stops, resumable, on a prepared transaction
+// holding a lock on the table. A run killed at any instant resumes
 // when started again with the same plan; a different plan is refused while
 // a run is unfinished. kAbort rolls an unfinished run back (steps not yet
 // swapped, settings restored); kFinalize drops the old copies kept after
@@ -56,7 +61,11 @@ struct MigrateOptions {
   double lock_deadline_s = 120;  // give up retrying a lock after this
   double lock_wait_s = 15;       // wait for the run lock (a killed run's
                                  // backend may still hold it for a moment)
-  double catchup_timeout_s = 600;   // replay must converge within this
+  double catchup_timeout_s = 600;  // replay must converge within this
+  // Before a swap, wait this long for transactions older than the copy
+  // (their snapshots would see an incomplete table after it); then the run
+  // stops, resumable, naming them.
+  double old_xact_wait_s = 300;
   int64_t switch_threshold = 2000;  // swap once the log is below this
   bool checkpoint_guard = true;
   uint64_t max_wal_size_cap = 0;  // bytes; 0 = no cap

@@ -8,7 +8,6 @@
 #include "migrator/fake_sql_session.h"
 #include "migrator/online_sql.h"
 #include "migrator/preflight.h"
-#include "migrator/sql_text.h"
 #include "migrator/sql_util.h"
 #include "migrator/steps.h"
 
@@ -140,6 +139,43 @@ TEST(Preflight, RefusesATableWithoutPrimaryKey) {
   EXPECT_NE(c.Refusals().find("public.orders: has no primary key"),
             std::string::npos)
       << c.Refusals();
+}
+
+TEST(Preflight, RefusesATableLockedByAPreparedTransaction) {
+  PreflightCase c;
+  c.tables["public.orders"].prepared_xacts = {"'tx 1'"};
+  EXPECT_NE(c.Refusals().find("public.orders: prepared transaction 'tx 1' "
+                              "holds a lock on it"),
+            std::string::npos)
+      << c.Refusals();
+}
+
+TEST(Preflight, RefusesAnInactiveSlotThatCouldFillTheWalVolume) {
+  PreflightCase c;
+  c.tables["public.orders"].heap_size = 10 * kGiB;
+  c.server.replication_slots = {{"standby1", false, "extended", 2 * kGiB},
+                                {"live", true, "reserved", 0}};
+  PreflightInput in;
+  in.plan = &c.plan;
+  in.server = &c.server;
+  in.tables = &c.tables;
+  in.free_bytes = c.free;
+  in.wal_free_bytes = 40 * kGiB;  // 30 GiB of WAL + 2 kept > half of it
+  auto refusals = [&]() {
+    std::string out;
+    for (const Finding& f : RunPreflight(in)) out += f.ToString() + "\n";
+    return out;
+  };
+  EXPECT_NE(refusals().find("replication slot standby1: is inactive and keeps "
+                            "all WAL ("),
+            std::string::npos)
+      << refusals();
+  EXPECT_EQ(refusals().find("replication slot live"), std::string::npos);
+  c.server.max_slot_wal_keep_size_mb = 1024;  // bounded: only a warning
+  EXPECT_FALSE(HasRefusal(RunPreflight(in))) << refusals();
+  EXPECT_NE(refusals().find("standby1: is inactive: it keeps"),
+            std::string::npos)
+      << refusals();
 }
 
 TEST(Preflight, RefusesAUniqueConstraintWithoutTheKey) {
@@ -317,14 +353,6 @@ TEST(BuildSteps, HashPartitionStepPlacesPartitionsAndCapturesAlways) {
        }) {
     EXPECT_NE(sql.find(expected), std::string::npos) << expected << "\n" << sql;
   }
-}
-
-TEST(BuildSteps, QuotesNamesAndPaths) {
-  TablespaceSpec ts{"we\"ird", "/it's", "", {}};
-  EXPECT_EQ(CreateTablespaceSql(ts),
-            "CREATE TABLESPACE \"we\"\"ird\" LOCATION '/it''s'");
-  EXPECT_EQ(AlterSystemSetSql("work_mem", "64MB"),
-            "ALTER SYSTEM SET \"work_mem\" = '64MB'");
 }
 
 TEST(BuildSteps, NoGuardWithoutBulkWork) {

@@ -33,6 +33,18 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// Sessions of this database whose transaction holds a snapshot (or an xid)
+// and started before $1; our own sessions and VACUUM do not count.
+constexpr char kOlderTransactionsSql[] =
+    "SELECT pg_catalog.format('pid %s (%s, transaction open since %s)', "
+    "a.pid, coalesce(nullif(a.application_name, ''), a.usename), "
+    "a.xact_start) FROM pg_catalog.pg_stat_activity a WHERE a.datname = "
+    "pg_catalog.current_database() AND a.pid <> pg_catalog.pg_backend_pid() "
+    "AND a.backend_type = 'client backend' AND a.application_name NOT LIKE "
+    "'pglayout-migrate%' AND a.xact_start < $1::timestamptz AND "
+    "(a.backend_xmin IS NOT NULL OR a.backend_xid IS NOT NULL) AND "
+    "coalesce(a.query, '') !~* '^\\s*(vacuum|analyze)' ORDER BY a.xact_start";
+
 double Since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
@@ -415,7 +427,58 @@ class OnlineRun {
                                    "swapped");
   }
 
+  // A prepared transaction holding a lock on the table never ends by
+  // itself: the swap would wait for it until the lock deadline (research C8).
+  Status RefusePreparedLocks() {
+    std::vector<std::string> gids;
+    PGLAYOUT_RETURN_IF_ERROR(ReadPreparedLocks(ex_->session(), oid_, &gids));
+    if (gids.empty()) return Status::Ok();
+    return Status::Aborted(fmt::format(
+        "{}: prepared transaction {} holds a lock on it, so the swap could "
+        "never get its lock; COMMIT PREPARED or ROLLBACK PREPARED it, then "
+        "run pglayout migrate again to resume",
+        relation(), JoinComma(gids)));
+  }
+
+  // A rename swap is not MVCC-safe: a snapshot taken before it would see
+  // the new table without the rows copied after the snapshot (research
+  // H6/C5). Waits, bounded by old_xact_wait_s, until every transaction of
+  // this database that holds a snapshot and started before the swap phase
+  // has ended, as pg_repack does; VACUUM and our own sessions are skipped.
+  Status WaitForOlderTransactions() {
+    SqlValue since;
+    PGLAYOUT_RETURN_IF_ERROR(
+        QueryValue(ex_->session(), "SELECT pg_catalog.clock_timestamp()::text",
+                   {}, &since));
+    Clock::time_point start = Clock::now();
+    while (true) {
+      SqlResult r;
+      PGLAYOUT_RETURN_IF_ERROR(
+          ex_->session()->Execute(kOlderTransactionsSql, {since}, &r));
+      if (r.rows.empty()) return Status::Ok();
+      std::vector<std::string> who;
+      for (const auto& row : r.rows) who.push_back(Cell(row, 0));
+      if (Since(start) > ex_->options().old_xact_wait_s) {
+        return Status::Aborted(fmt::format(
+            "{}: transactions older than the copy are still open after {:.0f} "
+            "s: {}. After the swap their snapshots would see an incomplete "
+            "table, so it is not swapped yet; end them and run pglayout "
+            "migrate again to resume (or --abort)",
+            relation(), ex_->options().old_xact_wait_s, JoinComma(who)));
+      }
+      ProgressUpdate u;
+      u.task = "swap " + relation();
+      u.step = "waiting for transactions older than the copy";
+      u.elapsed_s = Since(start);
+      u.detail = JoinComma(who);
+      ex_->progress()->Update(u);
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    }
+  }
+
   Status Swap(const std::string& detail) {
+    PGLAYOUT_RETURN_IF_ERROR(RefusePreparedLocks());
+    PGLAYOUT_RETURN_IF_ERROR(WaitForOlderTransactions());
     Clock::time_point start = Clock::now();
     PGLAYOUT_RETURN_IF_ERROR(ex_->WithLockRetry(
         "swap", [&]() { return SwapOnce(detail); },

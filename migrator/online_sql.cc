@@ -2,8 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "common/ddl.h"
 #include "common/sql.h"
-#include "migrator/sql_text.h"
 #include "migrator/sql_util.h"
 
 namespace pglayout::migrator {

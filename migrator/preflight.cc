@@ -6,6 +6,7 @@
 
 #include "common/units.h"
 #include "migrator/sql_util.h"
+#include "migrator/steps.h"
 
 namespace pglayout::migrator {
 namespace {
@@ -19,6 +20,7 @@ class Checker {
     for (const TablespaceSpec& ts : in_.plan->tablespaces) CheckTablespace(ts);
     for (const Placement& p : in_.plan->placements) CheckPlacement(p);
     CheckFreeSpace();
+    CheckWalRetention();
     CheckSettings();
     std::stable_sort(findings_.begin(), findings_.end(),
                      [](const Finding& a, const Finding& b) {
@@ -131,6 +133,12 @@ class Checker {
       return;
     }
     const TableFacts& t = it->second;
+    for (const std::string& gid : t.prepared_xacts) {
+      Refuse(p.relation,
+             "prepared transaction " + gid +
+                 " holds a lock on it and would block the move until it is "
+                 "resolved: COMMIT PREPARED or ROLLBACK PREPARED it first");
+    }
     if (p.strategy == Strategy::kMove) {
       CheckMove(p, t);
     } else {
@@ -299,6 +307,60 @@ class Checker {
       return f->location;
     }
     return "";
+  }
+
+  uint64_t BulkBytes() const {
+    uint64_t total = 0;
+    for (const Placement& p : in_.plan->placements) {
+      if (p.strategy == Strategy::kStay) continue;
+      if (in_.started_relations.count(p.relation)) continue;
+      auto it = in_.tables->find(p.relation);
+      if (it == in_.tables->end() || !it->second.exists) continue;
+      for (const auto& [ts, bytes] : BytesPerTablespace(p, it->second)) {
+        total += bytes;
+      }
+    }
+    return total;
+  }
+
+  // Research D2/D3: WAL held by an inactive slot (or a failing archiver)
+  // is not recycled, so the copies' WAL piles up on the WAL volume, and a
+  // full WAL volume PANICs the server.
+  void CheckWalRetention() {
+    uint64_t wal =
+        static_cast<uint64_t>(static_cast<double>(BulkBytes()) * kWalPerByte);
+    if (wal == 0) return;
+    std::string writes = HumanSize(static_cast<double>(wal));
+    for (const ReplicationSlotFacts& slot : server().replication_slots) {
+      if (slot.active || slot.wal_status == "lost") continue;
+      std::string object = "replication slot " + slot.name;
+      bool unbounded = server().max_slot_wal_keep_size_mb < 0;
+      if (unbounded && in_.wal_free_bytes > 0 &&
+          slot.retained_wal + wal > in_.wal_free_bytes / 2) {
+        Refuse(object,
+               fmt::format("is inactive and keeps all WAL ({} now); the "
+                           "copies write about {} more and the WAL volume has "
+                           "{} free: it could fill up and stop the server. "
+                           "Reconnect its consumer, drop it, or set "
+                           "max_slot_wal_keep_size",
+                           HumanSize(static_cast<double>(slot.retained_wal)),
+                           writes,
+                           HumanSize(static_cast<double>(in_.wal_free_bytes))));
+      } else {
+        Warn(object, fmt::format("is inactive: it keeps the copies' WAL "
+                                 "(about {}) until it reconnects{}",
+                                 writes,
+                                 unbounded ? ""
+                                           : " or max_slot_wal_keep_size "
+                                             "is reached"));
+      }
+    }
+    if (server().archiver_failing) {
+      Warn("server", fmt::format("archive_command is failing: pg_wal keeps "
+                                 "every segment until it succeeds, and the "
+                                 "copies write about {}",
+                                 writes));
+    }
   }
 
   void CheckFreeSpace() {

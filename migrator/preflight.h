@@ -43,6 +43,9 @@ struct PreflightInput {
   std::set<std::string> started_relations;
   std::set<std::string> started_tablespaces;
   double space_margin = 1.2;  // copies need size x margin free
+  // Free bytes of the volume holding pg_wal as seen from this host; 0 =
+  // unknown.
+  uint64_t wal_free_bytes = 0;
 };
 
 // Runs every check and returns all findings (refusals first). Never stops

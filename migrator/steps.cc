@@ -4,9 +4,9 @@
 
 #include <algorithm>
 
+#include "common/ddl.h"
 #include "common/sql.h"
 #include "common/units.h"
-#include "migrator/sql_text.h"
 #include "migrator/sql_util.h"
 
 namespace pglayout::migrator {
@@ -295,11 +295,6 @@ uint64_t SettingBytes(const std::string& setting, const std::string& unit) {
   }
   return ParseSize(text, &bytes).ok() ? bytes : 0;
 }
-
-// WAL per byte copied: heap and index inserts, the capture log, and the
-// full-page images of hint bits set when the copy is first read (data
-// checksums are on by default from 18).
-constexpr double kWalPerByte = 3.0;
 
 GuardDecision DecideMaxWalSize(uint64_t current, uint64_t bulk_bytes,
                                double completion_target,

@@ -74,6 +74,11 @@ struct StepOptions {
 // (up to 3x their bytes: heap, indexes, log, full-page images) times that
 // factor; bounded by half the free WAL space and by the user's cap; never
 // lowered, and not raised for copies too small to matter (< 5%).
+// WAL written per byte copied: heap and index inserts, the capture log, and
+// the full-page images of hint bits set when the copy is first read (data
+// checksums are on by default from 18). Used by the guard and the preflight.
+inline constexpr double kWalPerByte = 3.0;
+
 struct GuardDecision {
   bool raise = false;
   uint64_t current = 0;

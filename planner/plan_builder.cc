@@ -25,6 +25,17 @@ constexpr double kShownLoad = 0.01;
 // A split must lower the worst utilisation by this much to be worth a
 // schema change.
 constexpr double kWorthwhile = 1e-3;
+// Whether the online copy can identify |d|'s rows: a primary key or a
+// unique key. Tables whose facts were not collected count as keyed; migrate's
+// preflight checks the catalog again before changing anything.
+bool HasRowKey(const TableDemand& d) {
+  if (d.facts == nullptr) return true;
+  const Relation& r = *d.facts;
+  const bool facts_known =
+      !r.persistence.empty() || !r.replica_identity.empty();
+  return !facts_known || !r.primary_key.empty() || !r.unique_keys.empty();
+}
+
 // Partition counts whose worst utilisation is this close count as equal.
 constexpr double kSpreadTolerance = 0.03;
 // fdatasync latencies within 5% are equal for choosing the WAL's volume.
@@ -127,7 +138,7 @@ class Builder {
     }
     PGLAYOUT_RETURN_IF_ERROR(CheckSizes());
     PGLAYOUT_RETURN_IF_ERROR(CheckKeys());
-    ChooseWalVolume();
+    PGLAYOUT_RETURN_IF_ERROR(ChooseWalVolume());
     parts_.assign(tables_.size(), 1);
     tried_.assign(tables_.size(), false);
     return Status::Ok();
@@ -188,9 +199,19 @@ class Builder {
     return Status::Ok();
   }
 
-  // The lowest fdatasync latency; near-ties go to a volume without data,
-  // then to the larger write capacity, then to the first declared.
-  void ChooseWalVolume() {
+  // The volume the caller sized for the WAL, if any; otherwise the lowest
+  // fdatasync latency, near-ties going to a volume without data, then to
+  // the larger write capacity, then to the first declared.
+  Status ChooseWalVolume() {
+    if (!opt_.wal_volume.empty()) {
+      wal_volume_ = VolumeIndex(opt_.wal_volume);
+      if (wal_volume_ < 0) {
+        return Status::InvalidInput(fmt::format(
+            "the WAL volume '{}' is not a volume of the set", opt_.wal_volume));
+      }
+      wal_util_ = WalUtilization(models_[wal_volume_], wal_);
+      return Status::Ok();
+    }
     const int n = static_cast<int>(models_.size());
     auto latency = [&](int i) {
       double l = models_[i].sync_write_latency_us();
@@ -211,6 +232,7 @@ class Builder {
     }
     wal_volume_ = best;
     wal_util_ = WalUtilization(models_[best], wal_);
+    return Status::Ok();
   }
 
   bool WalShares() const { return models_.size() == 1; }
@@ -487,7 +509,12 @@ class Builder {
                           DeviceModel::Stripe("data_stripe", member_models)};
     const double on_stripe =
         stripe_->model.Utilization(tables_[t].read_iops, tables_[t].write_iops);
-    PGLAYOUT_RETURN_IF_ERROR(Layout());
+    if (!Layout().ok()) {
+      // The stripe leaves too few bins, e.g. for the partitions of a table
+      // split earlier (they need distinct volumes): no stripe, then.
+      stripe_.reset();
+      return Layout();
+    }
     const bool helps = result_.max_utilization < before - kWorthwhile;
     const bool carries = must && on_stripe <= opt_.target_utilization;
     if (!helps && !carries) {
@@ -593,8 +620,10 @@ std::string Builder::WalReason() const {
         m.name(), latency);
   }
   return fmt::format(
-      "lowest commit latency ({}); alone, so commits never queue behind "
-      "data reads and checkpoint writes; WAL keeps it {} busy",
+      "{} ({}); alone, so commits never queue behind data reads and "
+      "checkpoint writes; WAL keeps it {} busy",
+      opt_.wal_volume.empty() ? "lowest commit latency"
+                              : "sized for the WAL by capacity planning",
       latency, Percent(wal_util_));
 }
 
@@ -693,6 +722,14 @@ void Builder::AssemblePlacements(PlanOutcome* out) {
                     unknown ? "created on" : "from " + d.current_volume + " to",
                     BinName(b), d.read_iops, d.write_iops, Percent(load),
                     HumanSize(static_cast<double>(d.bytes)));
+    if (!HasRowKey(d)) {
+      // The online copy identifies rows by a key; without one, migrate would
+      // refuse. The short, locking ALTER TABLE ... SET TABLESPACE remains.
+      p.online = false;
+      p.reason +=
+          "; no primary key or unique key, so it moves offline (ALTER TABLE "
+          "... SET TABLESPACE locks it while its files are copied)";
+    }
     ++out->moves;
     plan.placements.push_back(std::move(p));
     ++i;
@@ -861,13 +898,14 @@ void Builder::AssembleStripes(PlanOutcome* out) {
 
 void Builder::AssembleVerdicts(PlanOutcome* out) {
   std::vector<std::string>& v = out->plan.verdicts;
-  v.push_back(WalShares()
-                  ? fmt::format("WAL: only one volume ({}), so the WAL shares "
-                                "it with the data",
-                                vs_.volumes[wal_volume_].name)
-                  : fmt::format("WAL: alone on {}, the lowest fdatasync "
-                                "latency",
-                                vs_.volumes[wal_volume_].name));
+  v.push_back(
+      WalShares()
+          ? fmt::format("WAL: only one volume ({}), so the WAL shares "
+                        "it with the data",
+                        vs_.volumes[wal_volume_].name)
+          : fmt::format("WAL: alone on {}, {}", vs_.volumes[wal_volume_].name,
+                        opt_.wal_volume.empty() ? "the lowest fdatasync latency"
+                                                : "the volume sized for it"));
   if (wal_util_ > opt_.target_utilization) {
     v.push_back(fmt::format(
         "WAL: its stream keeps {} {} busy, above the {} target: no single "

@@ -39,6 +39,9 @@ struct PlanOptions {
   double recovery_budget_seconds = 900;
   // Hash keys given by the user: table -> columns. Default: primary key.
   std::map<std::string, std::vector<std::string>> keys;
+  // The WAL's volume when the caller sized one for it (capacity planning,
+  // planner/catalog.h); "" = the lowest fdatasync latency.
+  std::string wal_volume;
 };
 
 // One relation that needed more than one volume, and what the plan did.
@@ -80,7 +83,8 @@ struct PlanOutcome {
 
 // InvalidInput for bad inputs: no volumes, a relation larger than every
 // volume, a --key naming a missing table or a column outside its primary
-// key, bad options, or data that does not fit in the volumes at all.
+// key, bad options (a wal_volume that is not a volume), or data that does
+// not fit in the volumes at all.
 Status BuildPlan(const VolumeSet& volumes, const Workload& workload,
                  const PlanOptions& options, PlanOutcome* outcome);
 

@@ -297,5 +297,60 @@ TEST(BuildPlan, TooMuchForTheHostSaysWhatIsNeeded) {
   EXPECT_TRUE(said);
 }
 
+// A table without any key cannot be copied online (migrate identifies rows
+// by a key), so its move is planned offline; a keyed table stays online.
+TEST(BuildPlan, TableWithoutAKeyMovesOffline) {
+  Example e;
+  Status st = ParseVolumes(R"(
+[[volume]]
+name = "wal"
+path = "/mnt/wal"
+capacity = "100GB"
+read_iops = 3000
+write_iops = 3000
+sync_write_latency_us = 500
+[[volume]]
+name = "d1"
+path = "/mnt/d1"
+capacity = "100GB"
+read_iops = 3000
+write_iops = 3000
+sync_write_latency_us = 900
+)",
+                           "v.toml", &e.volumes);
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  st = ParseWorkload(R"(
+[observation]
+source = "live"
+[settings]
+data_directory = "/var/lib/postgresql/data"
+[[relation]]
+name = "public.history"
+size = "1GB"
+read_iops = 50
+write_iops = 200
+persistence = "permanent"
+[[relation]]
+name = "public.accounts"
+size = "2GB"
+read_iops = 400
+write_iops = 100
+persistence = "permanent"
+primary_key = ["aid"]
+)",
+                     "w.toml", &e.workload);
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  PlanOutcome out = PlanOrDie(e);
+  const Placement* history = FindPlacement(out.plan, "public.history");
+  const Placement* accounts = FindPlacement(out.plan, "public.accounts");
+  ASSERT_NE(history, nullptr);
+  ASSERT_NE(accounts, nullptr);
+  ASSERT_EQ(history->strategy, Strategy::kMove);
+  EXPECT_FALSE(history->online);
+  EXPECT_NE(history->reason.find("no primary key"), std::string::npos);
+  ASSERT_EQ(accounts->strategy, Strategy::kMove);
+  EXPECT_TRUE(accounts->online);
+}
+
 }  // namespace
 }  // namespace pglayout::planner

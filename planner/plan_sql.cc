@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "common/ddl.h"
 #include "common/sql.h"
 
 namespace pglayout::planner {
@@ -58,24 +59,19 @@ Status TablespaceSteps(const Plan& plan, const SqlCatalog& catalog,
   for (const TablespaceSpec& ts : plan.tablespaces) {
     if (!catalog.existing_tablespaces.count(ts.name)) {
       steps->push_back({fmt::format("tablespace on volume {}", ts.volume),
-                        fmt::format("CREATE TABLESPACE {} LOCATION {}",
-                                    QuoteIdent(ts.name), QuoteLiteral(ts.path)),
-                        false});
+                        CreateTablespaceSql(ts), false});
     }
     if (ts.options.empty()) continue;
-    std::vector<std::string> options;
     for (const auto& [name, value] : ts.options) {
       if (!PlainIdentifier(name)) {
         return Status::InvalidInput(fmt::format(
             "tablespace '{}': option '{}' is not a plain identifier", ts.name,
             name));
       }
-      options.push_back(fmt::format("{} = {}", name, QuoteLiteral(value)));
     }
     steps->push_back(
         {fmt::format("I/O costs and concurrency of volume {}", ts.volume),
-         fmt::format("ALTER TABLESPACE {} SET ({})", QuoteIdent(ts.name),
-                     fmt::join(options, ", "))});
+         AlterTablespaceOptionsSql(ts)});
   }
   return Status::Ok();
 }
@@ -89,25 +85,18 @@ const std::vector<std::string>& IndexesOf(const SqlCatalog& catalog,
 
 void MoveSteps(const Placement& p, const SqlCatalog& catalog,
                std::vector<SqlStep>* steps) {
-  const std::string ts = QuoteIdent(p.tablespaces[0]);
+  const std::string& ts = p.tablespaces[0];
   const std::string why = p.reason.empty() ? "move" : p.reason;
   steps->push_back({fmt::format("{}: {}", p.relation, why),
-                    fmt::format("ALTER TABLE {} SET TABLESPACE {}",
-                                QuoteQualified(p.relation), ts),
-                    true, p.online});
+                    SetTablespaceSql('r', QuoteQualified(p.relation), ts), true,
+                    p.online});
   for (const std::string& index : IndexesOf(catalog, p.relation)) {
-    if (p.online) {
-      // Rebuilt beside the old index; readers and writers go on meanwhile.
-      steps->push_back(
-          {fmt::format("index {} follows its table", index),
-           fmt::format("REINDEX (TABLESPACE {}) INDEX CONCURRENTLY {}", ts,
-                       QuoteQualified(index)),
-           false});
-    } else {
-      steps->push_back({fmt::format("index {} follows its table", index),
-                        fmt::format("ALTER INDEX {} SET TABLESPACE {}",
-                                    QuoteQualified(index), ts)});
-    }
+    // Online, migrate builds each index on the table's copy in the target
+    // tablespace (no REINDEX): the statement states the end result.
+    steps->push_back(
+        {fmt::format("index {} follows its table{}", index,
+                     p.online ? " (built on the online copy)" : ""),
+         SetTablespaceSql('i', QuoteQualified(index), ts), true, p.online});
   }
 }
 
@@ -158,16 +147,15 @@ Status SettingSteps(const Plan& plan, std::vector<SqlStep>* steps) {
       return Status::InvalidInput(
           fmt::format("setting '{}' is not a plain identifier", s.name));
     }
-    SqlStep step{
-        s.previous.empty() ? s.name
-                           : fmt::format("{} was {}", s.name, s.previous),
-        fmt::format("ALTER SYSTEM SET {} = {}", s.name, QuoteLiteral(s.value)),
-        false};
+    SqlStep step{s.previous.empty()
+                     ? s.name
+                     : fmt::format("{} was {}", s.name, s.previous),
+                 AlterSystemSetSql(s.name, s.value), false};
     step.needs_restart = RestartSettings().count(s.name) > 0;
     steps->push_back(step);
   }
   steps->push_back(
-      {"apply what does not need a restart", "SELECT pg_reload_conf()", false});
+      {"apply what does not need a restart", ReloadConfSql(), false});
   return Status::Ok();
 }
 

@@ -7,9 +7,15 @@
 // table's indexes with it), then tables are converted to hash partitions,
 // then settings change and the configuration is reloaded.
 //
+// The tablespace, SET TABLESPACE and ALTER SYSTEM statements come from
+// common/ddl.h, the generators migrate uses, so they are byte for byte what
+// migrate runs. What migrate does with its online engine (an online table
+// move with its indexes, the hash-partition swap) is shown as the end
+// result, marked online and commented out in plan.sql.
+//
 // Every identifier is quoted (QuoteIdent/QuoteQualified), every value is a
 // quoted literal; setting and tablespace-option names must be plain
-// identifiers ([a-z_][a-z0-9_]*), so a hand-edited plan cannot inject SQL.
+// identifiers ([a-z_][a-z0-9_]*), so a hand-edited plan is refused early.
 
 #ifndef PGLAYOUT_PLANNER_PLAN_SQL_H_
 #define PGLAYOUT_PLANNER_PLAN_SQL_H_

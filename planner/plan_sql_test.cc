@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
+#include "common/ddl.h"
+
 namespace pglayout::planner {
 namespace {
 
@@ -37,8 +41,8 @@ TEST(PlanSql, QuotesEverythingAndKeepsTheOrder) {
   EXPECT_NE(sql.find("CREATE TABLESPACE \"pglayout_d1\" LOCATION '/mnt/d''1';"),
             std::string::npos)
       << sql;
-  EXPECT_NE(sql.find("ALTER TABLESPACE \"pglayout_d1\" SET (random_page_cost "
-                     "= '1.1');"),
+  EXPECT_NE(sql.find("ALTER TABLESPACE \"pglayout_d1\" SET "
+                     "(\"random_page_cost\" = '1.1');"),
             std::string::npos);
   EXPECT_NE(sql.find("ALTER TABLE \"public\".\"My Table\" SET TABLESPACE "
                      "\"pglayout_d1\";"),
@@ -55,8 +59,9 @@ TEST(PlanSql, QuotesEverythingAndKeepsTheOrder) {
             std::string::npos);
   EXPECT_NE(sql.find("-- [online] ALTER TABLE \"public\".\"a\" RENAME TO"),
             std::string::npos);
-  EXPECT_NE(sql.find("ALTER SYSTEM SET max_wal_size = '8GB';"),
+  EXPECT_NE(sql.find("ALTER SYSTEM SET \"max_wal_size\" = '8GB';"),
             std::string::npos);
+  EXPECT_NE(sql.find("SELECT pg_catalog.pg_reload_conf();"), std::string::npos);
   EXPECT_NE(sql.find("[needs a restart]"), std::string::npos);
   EXPECT_LT(sql.find("CREATE TABLESPACE"), sql.find("ALTER TABLE"));
   EXPECT_LT(sql.find("ALTER TABLE"), sql.find("ALTER SYSTEM"));
@@ -64,7 +69,7 @@ TEST(PlanSql, QuotesEverythingAndKeepsTheOrder) {
       << "a newline in a reason must not start a statement";
 }
 
-TEST(PlanSql, OnlineMoveRebuildsIndexesConcurrently) {
+TEST(PlanSql, OnlineMoveShowsIndexesBuiltOnTheCopy) {
   Plan plan = SamplePlan();
   plan.placements[0].online = true;
   SqlCatalog catalog;
@@ -74,9 +79,29 @@ TEST(PlanSql, OnlineMoveRebuildsIndexesConcurrently) {
   std::string sql = RenderPlanSql(steps);
   EXPECT_NE(sql.find("-- [online] ALTER TABLE \"public\".\"My Table\""),
             std::string::npos);
-  EXPECT_NE(sql.find("REINDEX (TABLESPACE \"pglayout_d1\") INDEX CONCURRENTLY "
-                     "\"public\".\"My Table_pkey\";"),
-            std::string::npos);
+  EXPECT_NE(sql.find("-- [online] ALTER INDEX \"public\".\"My Table_pkey\" "
+                     "SET TABLESPACE \"pglayout_d1\";"),
+            std::string::npos)
+      << sql;
+  EXPECT_EQ(sql.find("REINDEX"), std::string::npos)
+      << "migrate builds the indexes on the online copy; it runs no REINDEX";
+}
+
+// plan.sql shows, byte for byte, what migrate runs (both use common/ddl).
+TEST(PlanSql, StatementsAreTheTextMigrateRuns) {
+  Plan plan = SamplePlan();
+  std::vector<SqlStep> steps;
+  ASSERT_TRUE(PlanSqlSteps(plan, {}, &steps).ok());
+  std::vector<std::string> sql;
+  for (const SqlStep& step : steps) sql.push_back(step.sql);
+  for (const std::string& expected :
+       {CreateTablespaceSql(plan.tablespaces[0]),
+        AlterTablespaceOptionsSql(plan.tablespaces[0]),
+        SetTablespaceSql('r', "\"public\".\"My Table\"", "pglayout_d1"),
+        AlterSystemSetSql("max_wal_size", "8GB"), ReloadConfSql()}) {
+    EXPECT_NE(std::find(sql.begin(), sql.end(), expected), sql.end())
+        << expected;
+  }
 }
 
 TEST(PlanSql, ExistingTablespacesAreNotCreatedAgain) {

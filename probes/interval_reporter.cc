@@ -12,14 +12,19 @@ uint64_t MonotonicNs() {
          static_cast<uint64_t>(ts.tv_nsec);
 }
 
-double ProcessCpuSeconds() {
+CpuTimes ProcessCpuTimes() {
   rusage usage;
-  if (getrusage(RUSAGE_SELF, &usage) != 0) return 0;
+  if (getrusage(RUSAGE_SELF, &usage) != 0) return CpuTimes{};
   auto seconds = [](const timeval& tv) {
     return static_cast<double>(tv.tv_sec) +
            static_cast<double>(tv.tv_usec) / 1e6;
   };
-  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
+  return CpuTimes{seconds(usage.ru_utime), seconds(usage.ru_stime)};
+}
+
+double ProcessCpuSeconds() {
+  CpuTimes t = ProcessCpuTimes();
+  return t.user + t.system;
 }
 
 IntervalReporter::IntervalReporter(const IoJob& job,

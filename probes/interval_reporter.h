@@ -13,6 +13,13 @@ namespace pglayout::probes {
 
 // CLOCK_MONOTONIC in nanoseconds.
 uint64_t MonotonicNs();
+struct CpuTimes {
+  double user = 0;    // seconds
+  double system = 0;  // seconds
+};
+// CPU of the whole process so far (getrusage RUSAGE_SELF: every thread,
+// io_uring's io-wq workers included; kernel flusher threads are not ours).
+CpuTimes ProcessCpuTimes();
 // User + system CPU seconds of the whole process (every thread, including
 // io_uring's io-wq workers, which fio's per-thread figure leaves out).
 double ProcessCpuSeconds();

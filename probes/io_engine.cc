@@ -4,6 +4,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <thread>
 
 namespace pglayout::probes {
 
@@ -15,6 +16,24 @@ void IntervalStats::Merge(const IntervalStats& other) {
   inflight_sum += other.inflight_sum;
   submissions += other.submissions;
   latency.Merge(other.latency);
+}
+
+Status IoEngine::RunTogether(const std::vector<IoJob>& jobs,
+                             const std::vector<IntervalObserver>& observers,
+                             std::vector<JobResult>* results) {
+  if (observers.size() != jobs.size()) {
+    return Status::InvalidInput("RunTogether needs one observer per job");
+  }
+  results->assign(jobs.size(), JobResult());
+  std::vector<Status> statuses(jobs.size());
+  std::vector<std::thread> threads;
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    threads.emplace_back(
+        [&, i] { statuses[i] = Run(jobs[i], observers[i], &(*results)[i]); });
+  }
+  for (std::thread& t : threads) t.join();
+  for (const Status& st : statuses) PGLAYOUT_RETURN_IF_ERROR(st);
+  return Status::Ok();
 }
 
 Status ValidateJob(const IoJob& job, uint64_t alignment) {

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "common/status.h"
 #include "common/units.h"
@@ -91,6 +92,16 @@ class IoEngine {
   // the first transfer), InvalidInput for a malformed job.
   virtual Status Run(const IoJob& job, const IntervalObserver& observer,
                      JobResult* result) = 0;
+  // Runs every job of |jobs| at the same time against this engine's file,
+  // observers[i] watching jobs[i] (called from the job's own thread, so an
+  // observer must touch only its own state), and fills results[i]. Both
+  // vectors must have the same size. The default gives each job a thread
+  // calling Run, which the real engines support (every Run has its own ring
+  // or threads); the simulated device overrides it so the jobs compete for
+  // its members in simulated time. Returns the first job's error.
+  virtual Status RunTogether(const std::vector<IoJob>& jobs,
+                             const std::vector<IntervalObserver>& observers,
+                             std::vector<JobResult>* results);
 };
 
 // Checks the fields every engine relies on (sizes aligned to |alignment|,

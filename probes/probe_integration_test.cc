@@ -7,6 +7,7 @@
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -24,7 +25,9 @@
 #include "probes/probe_file.h"
 #include "probes/prober.h"
 #include "probes/thread_pool_engine.h"
+#include "probes/topology.h"
 #include "probes/uring_engine.h"
+#include "probes/write_paths.h"
 
 namespace pglayout::probes {
 namespace {
@@ -267,6 +270,113 @@ TEST_F(RealFiles, BadTargetsExitTwoAndWriteNothing) {
   EXPECT_EQ(Pglayout({"probe", "x=" + dir_, "x=" + dir_, "-o", out}, &log), 2);
   EXPECT_FALSE(fs::exists(out));
   EXPECT_EQ(Entries(dir_), 1u);  // just "plain"
+}
+
+// Pages of |path| resident in the page cache (mincore), in bytes.
+uint64_t CachedBytes(const std::string& path) {
+  int fd = open(path.c_str(), O_RDONLY);
+  if (fd < 0) return 0;
+  off_t size = lseek(fd, 0, SEEK_END);
+  void* map =
+      mmap(nullptr, static_cast<size_t>(size), PROT_READ, MAP_SHARED, fd, 0);
+  close(fd);
+  if (map == MAP_FAILED) return 0;
+  long page = sysconf(_SC_PAGESIZE);
+  std::vector<unsigned char> resident(
+      (static_cast<size_t>(size) + static_cast<size_t>(page) - 1) /
+      static_cast<size_t>(page));
+  uint64_t cached = 0;
+  if (mincore(map, static_cast<size_t>(size), resident.data()) == 0) {
+    for (unsigned char r : resident) cached += (r & 1) ? page : 0;
+  }
+  munmap(map, static_cast<size_t>(size));
+  return cached;
+}
+
+TEST_F(RealFiles, BufferedAndDirectWritesAreTimedUntilDurable) {
+  std::unique_ptr<ProbeFile> file;
+  ASSERT_TRUE(ProbeFile::Create(dir_, 64 * kMiB, &file).ok());
+  std::unique_ptr<IoEngine> engine;
+  ASSERT_TRUE(MakeUringEngine(file->fd(), file->alignment(), &engine).ok());
+  uint64_t filled = 0;
+  double mbps = 0, seconds = 0;
+  ASSERT_TRUE(FillProbeFile(engine.get(), 64 * kMiB, 30, nullptr, &filled,
+                            &mbps, &seconds)
+                  .ok());
+  BufferedVsDirect b;
+  Status st =
+      CompareBufferedAndDirect(engine.get(), file->path(), filled, 30, &b);
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  for (const DurableWrite* d : {&b.buffered, &b.direct}) {
+    EXPECT_EQ(d->bytes, 64 * kMiB);
+    EXPECT_GT(d->seconds_to_durable, d->sync_seconds);
+    EXPECT_GT(d->sync_seconds, 0);
+    EXPECT_GT(d->mbps, 0);
+    EXPECT_GE(d->user_cpu_seconds, 0);
+    EXPECT_GT(d->user_cpu_seconds + d->system_cpu_seconds, 0);
+  }
+  // Copying 64 MiB into the page cache costs system CPU in this process.
+  EXPECT_GT(b.buffered.system_cpu_seconds, 0.005);
+  // The buffered pages were dropped afterwards; the file still holds data.
+  EXPECT_LT(CachedBytes(file->path()), 4 * kMiB);
+  ExpectFilledWithRealData(file->path(), 64 * kMiB);
+}
+
+TEST_F(RealFiles, CompareBufferedIsWrittenToVolumesToml) {
+  std::string out = dir_ + "/volumes.toml";
+  std::string log;
+  int code = Pglayout({"probe", "--quick", "--budget", "2", "--size", "32MiB",
+                       "--compare-buffered", "d=" + dir_, "-o", out},
+                      &log);
+  ASSERT_EQ(code, 0) << log;
+  VolumeSet set;
+  ASSERT_TRUE(ReadVolumesFile(out, &set).ok());
+  ASSERT_TRUE(set.volumes[0].buffered_vs_direct.has_value());
+  const BufferedVsDirect& b = *set.volumes[0].buffered_vs_direct;
+  EXPECT_EQ(b.buffered.bytes, 32 * kMiB);
+  EXPECT_EQ(b.direct.bytes, 32 * kMiB);
+  EXPECT_GT(b.direct.mbps, 0);
+  EXPECT_NE(log.find("buffered vs direct"), std::string::npos) << log;
+  EXPECT_NE(log.find("posix_fadvise DONTNEED"), std::string::npos) << log;
+  EXPECT_EQ(Entries(dir_), 1u) << "only volumes.toml is left";
+}
+
+TEST_F(RealFiles, ConcurrentRunExposesTwoDirectoriesOnOneDisk) {
+  fs::create_directories(dir_ + "/a");
+  fs::create_directories(dir_ + "/b");
+  std::string out = dir_ + "/volumes.toml";
+  std::string log;
+  int code = Pglayout(
+      {"probe", "--quick", "--budget", "2", "--size", "32MiB", "--concurrent",
+       "a=" + dir_ + "/a", "b=" + dir_ + "/b", "-o", out},
+      &log);
+  ASSERT_EQ(code, 0) << log;
+  VolumeSet set;
+  Status st = ReadVolumesFile(out, &set);
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  ASSERT_TRUE(set.concurrent.has_value()) << log;
+  const Concurrent& c = *set.concurrent;
+  ASSERT_EQ(c.volumes.size(), 2u);
+  EXPECT_GT(c.read_iops, 0);
+  EXPECT_GT(c.read_mbps, 0);
+  EXPECT_GT(c.sum_alone_read_iops, 0);
+  // Sanity: one disk cannot give two readers much more than the sum of
+  // what each got alone.
+  EXPECT_LE(c.iops_ratio, 1.2);
+  EXPECT_LE(c.mbps_ratio, 1.2);
+  EXPECT_NEAR(c.iops_ratio, c.read_iops / c.sum_alone_read_iops, 1e-9);
+  std::vector<std::string> disks = PhysicalDisks(*set.volumes[0].topology);
+  std::string device = disks.empty() ? "" : disks[0];
+  EXPECT_NE(c.verdict.find("a and b share device " + device), std::string::npos)
+      << c.verdict;
+  EXPECT_NE(log.find("verdict: a and b share device"), std::string::npos)
+      << log;
+  EXPECT_EQ(Entries(dir_ + "/a"), 0u);
+  EXPECT_EQ(Entries(dir_ + "/b"), 0u);
+  std::string refused;
+  EXPECT_EQ(
+      Pglayout({"probe", "--concurrent", dir_ + "/a", "-o", out}, &refused), 2);
+  EXPECT_NE(refused.find("at least two targets"), std::string::npos) << refused;
 }
 
 class Interrupted : public RealFiles,

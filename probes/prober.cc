@@ -362,9 +362,7 @@ Status MeasureStep(IoEngine* engine, IoJob job, const StepLimits& limits,
   return st;
 }
 
-Status FillProbeFile(IoEngine* engine, uint64_t size, double max_seconds,
-                     const IntervalObserver& on_interval, uint64_t* filled,
-                     double* mbps, double* seconds) {
+IoJob SequentialWriteJob(uint64_t size, double max_seconds) {
   IoJob job;
   job.kind = IoKind::kWrite;
   job.access = Access::kSequential;
@@ -376,6 +374,13 @@ Status FillProbeFile(IoEngine* engine, uint64_t size, double max_seconds,
   job.interval_seconds = 0.1;
   job.max_seconds = max_seconds;
   job.seed = 0xf111;
+  return job;
+}
+
+Status FillProbeFile(IoEngine* engine, uint64_t size, double max_seconds,
+                     const IntervalObserver& on_interval, uint64_t* filled,
+                     double* mbps, double* seconds) {
+  IoJob job = SequentialWriteJob(size, max_seconds);
   JobResult r;
   auto observer = [&](const IntervalStats& s) {
     return on_interval ? on_interval(s) : true;

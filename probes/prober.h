@@ -77,6 +77,12 @@ Status MeasureStep(IoEngine* engine, IoJob job, const StepLimits& limits,
                    const std::function<void(const IntervalStats&)>& on_interval,
                    StepResult* result);
 
+// The job of the fill and of every durable sequential write: direct 1 MiB
+// writes at depth 4 over [0, size) (size rounded down to whole MiB), each
+// block written once, ending in one fdatasync (JobResult::sync_seconds),
+// within |max_seconds|.
+IoJob SequentialWriteJob(uint64_t size, double max_seconds);
+
 // Fills [0, size) of the probe file by direct sequential 1 MiB writes at
 // depth 4 ending in fdatasync, for at most |max_seconds|. *filled is the
 // written prefix (whole MiB), *mbps the durable rate. Needed before any

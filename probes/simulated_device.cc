@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <functional>
 #include <queue>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -62,54 +63,25 @@ class Array {
   Random random_;
 };
 
-using Completion = std::pair<double, int>;  // (time us, slot)
+// One job being simulated: its own offsets, slots and intervals.
+struct SimJob {
+  SimJob(const IoJob& j, const IntervalObserver& o, JobResult* r)
+      : job(j),
+        observer(o),
+        result(r),
+        offsets(j),
+        started(static_cast<size_t>(j.queue_depth), 0),
+        write(j.kind == IoKind::kWrite),
+        flush_each(write && (j.durability == Durability::kFdatasyncEach ||
+                             j.durability == Durability::kDsyncEach)),
+        interval_us(j.interval_seconds * 1e6),
+        cap_us(j.max_seconds * 1e6) {}
 
-}  // namespace
-
-Status SimulatedDevice::Run(const IoJob& job, const IntervalObserver& observer,
-                            JobResult* result) {
-  PGLAYOUT_RETURN_IF_ERROR(ValidateJob(job, 512));
-  *result = JobResult();
-  const bool write = job.kind == IoKind::kWrite;
-  const bool flush_each =
-      write && (job.durability == Durability::kFdatasyncEach ||
-                job.durability == Durability::kDsyncEach);
-  const double interval_us = job.interval_seconds * 1e6;
-  const double cap_us = job.max_seconds * 1e6;
-  Array array(config_, job.seed * 31 + 7);
-  OffsetGenerator offsets(job);
-  std::priority_queue<Completion, std::vector<Completion>, std::greater<>>
-      queue;
-  std::vector<double> started(static_cast<size_t>(job.queue_depth), 0);
-  IntervalStats current;
-  double interval_start = 0;
-  uint64_t submitted = 0;
-  int inflight = 0;
-  bool stopping = false;
-  Status fault;
-
-  auto submit = [&](int slot, double at) {
-    if (stopping || (job.max_bytes != 0 && submitted >= job.max_bytes)) return;
-    if (write && config_.fail_after_write_bytes != 0 &&
-        bytes_written_ + job.block_size > config_.fail_after_write_bytes) {
-      fault = TransferError("direct write (simulated)", config_.fail_errno);
-      stopping = true;
-      return;
-    }
-    uint64_t offset = offsets.Next();
-    double done = array.Serve(offset, job.block_size, write, at);
-    if (flush_each) done += config_.flush_us;
-    if (write) bytes_written_ += job.block_size;
-    started[static_cast<size_t>(slot)] = at;
-    queue.emplace(done, slot);
-    submitted += job.block_size;
-    current.inflight_sum += ++inflight;
-    ++current.submissions;
-  };
-  auto emit = [&](double end_us, bool ask) {
+  // Closes the interval at |end_us|; asks the observer when |ask|.
+  void Emit(double end_us, bool ask, double cpu_us_per_io) {
     current.seconds = (end_us - interval_start) / 1e6;
     current.cpu_seconds =
-        static_cast<double>(current.ios) * config_.cpu_us_per_io / 1e6;
+        static_cast<double>(current.ios) * cpu_us_per_io / 1e6;
     result->total.Merge(current);
     if (ask && !observer(current)) {
       stopping = true;
@@ -117,36 +89,116 @@ Status SimulatedDevice::Run(const IoJob& job, const IntervalObserver& observer,
     }
     current = IntervalStats();
     interval_start = end_us;
+  }
+
+  const IoJob& job;
+  const IntervalObserver& observer;
+  JobResult* result;
+  OffsetGenerator offsets;
+  std::vector<double> started;
+  const bool write;
+  const bool flush_each;
+  const double interval_us;
+  const double cap_us;
+  IntervalStats current;
+  double interval_start = 0;
+  double now = 0;  // time of its last completion
+  uint64_t submitted = 0;
+  int inflight = 0;
+  bool stopping = false;
+};
+
+// (time us, job, slot): completions of every job in one queue.
+using Completion = std::tuple<double, size_t, int>;
+
+}  // namespace
+
+Status SimulatedDevice::Run(const IoJob& job, const IntervalObserver& observer,
+                            JobResult* result) {
+  std::vector<JobResult> results;
+  Status st = RunTogether({job}, {observer}, &results);
+  *result = results.empty() ? JobResult() : results[0];
+  return st;
+}
+
+Status SimulatedDevice::RunTogether(
+    const std::vector<IoJob>& jobs,
+    const std::vector<IntervalObserver>& observers,
+    std::vector<JobResult>* results) {
+  if (jobs.empty() || observers.size() != jobs.size()) {
+    return Status::InvalidInput("RunTogether needs jobs, one observer each");
+  }
+  for (const IoJob& job : jobs) {
+    PGLAYOUT_RETURN_IF_ERROR(ValidateJob(job, 512));
+  }
+  results->assign(jobs.size(), JobResult());
+  Array array(config_, jobs[0].seed * 31 + 7);
+  std::vector<SimJob> sims;
+  sims.reserve(jobs.size());
+  for (size_t j = 0; j < jobs.size(); ++j) {
+    sims.emplace_back(jobs[j], observers[j], &(*results)[j]);
+  }
+  std::priority_queue<Completion, std::vector<Completion>, std::greater<>>
+      queue;
+  Status fault;
+
+  auto submit = [&](size_t j, int slot, double at) {
+    SimJob& s = sims[j];
+    if (s.stopping || (s.job.max_bytes != 0 && s.submitted >= s.job.max_bytes))
+      return;
+    if (s.write && config_.fail_after_write_bytes != 0 &&
+        bytes_written_ + s.job.block_size > config_.fail_after_write_bytes) {
+      fault = TransferError("direct write (simulated)", config_.fail_errno);
+      for (SimJob& other : sims) other.stopping = true;
+      return;
+    }
+    uint64_t offset = s.offsets.Next();
+    double done = array.Serve(offset, s.job.block_size, s.write, at);
+    if (s.flush_each) done += config_.flush_us;
+    if (s.write) bytes_written_ += s.job.block_size;
+    s.started[static_cast<size_t>(slot)] = at;
+    queue.emplace(done, j, slot);
+    s.submitted += s.job.block_size;
+    s.current.inflight_sum += ++s.inflight;
+    ++s.current.submissions;
   };
 
-  for (int slot = 0; slot < job.queue_depth; ++slot) submit(slot, 0);
-  double now = 0;
+  for (size_t j = 0; j < sims.size(); ++j) {
+    for (int slot = 0; slot < sims[j].job.queue_depth; ++slot) {
+      submit(j, slot, 0);
+    }
+  }
   while (!queue.empty()) {
-    auto [done, slot] = queue.top();
+    auto [done, j, slot] = queue.top();
     queue.pop();
-    --inflight;
-    while (!result->stopped_by_observer &&
-           done >= interval_start + interval_us) {
-      emit(interval_start + interval_us, true);
+    SimJob& s = sims[j];
+    --s.inflight;
+    while (!s.result->stopped_by_observer &&
+           done >= s.interval_start + s.interval_us) {
+      s.Emit(s.interval_start + s.interval_us, true, config_.cpu_us_per_io);
     }
-    now = done;
-    if (!result->stopped_by_observer) {
-      current.latency.Record(static_cast<uint64_t>(
-          (done - started[static_cast<size_t>(slot)]) * 1000));
-      ++current.ios;
-      current.bytes += job.block_size;
+    s.now = done;
+    if (!s.result->stopped_by_observer) {
+      s.current.latency.Record(static_cast<uint64_t>(
+          (done - s.started[static_cast<size_t>(slot)]) * 1000));
+      ++s.current.ios;
+      s.current.bytes += s.job.block_size;
     }
-    if (now >= cap_us) stopping = true;
-    submit(slot, now);
+    if (s.now >= s.cap_us) s.stopping = true;
+    submit(j, slot, s.now);
   }
-  if (!result->stopped_by_observer &&
-      (current.ios > 0 || current.submissions > 0)) {
-    emit(now, true);
+  double longest = 0;
+  for (SimJob& s : sims) {
+    if (!s.result->stopped_by_observer &&
+        (s.current.ios > 0 || s.current.submissions > 0)) {
+      s.Emit(s.now, true, config_.cpu_us_per_io);
+    }
+    if (s.write && s.job.durability == Durability::kFdatasyncAtEnd) {
+      s.result->sync_seconds = config_.flush_us / 1e6;
+    }
+    longest = std::max(longest, s.now / 1e6 + s.result->sync_seconds);
   }
-  if (write && job.durability == Durability::kFdatasyncAtEnd) {
-    result->sync_seconds = config_.flush_us / 1e6;
-  }
-  simulated_seconds_ += now / 1e6 + result->sync_seconds;
+  simulated_seconds_ += longest;
   return fault;
 }
 

@@ -14,6 +14,7 @@
 #define PGLAYOUT_PROBES_SIMULATED_DEVICE_H_
 
 #include <cstdint>
+#include <vector>
 
 #include "common/units.h"
 #include "probes/io_engine.h"
@@ -46,6 +47,12 @@ class SimulatedDevice : public IoEngine {
   std::string name() const override { return "simulated"; }
   Status Run(const IoJob& job, const IntervalObserver& observer,
              JobResult* result) override;
+  // The jobs share the members' servers and one clock, so two volumes
+  // simulated on one device slow each other down as on a real shared disk;
+  // jobs on different SimulatedDevice objects never interact.
+  Status RunTogether(const std::vector<IoJob>& jobs,
+                     const std::vector<IntervalObserver>& observers,
+                     std::vector<JobResult>* results) override;
 
   // Total simulated seconds of every job run so far.
   double simulated_seconds() const { return simulated_seconds_; }

@@ -10,6 +10,8 @@
 #include <set>
 #include <sstream>
 
+#include "common/units.h"
+
 namespace pglayout::probes {
 namespace {
 
@@ -86,10 +88,57 @@ void ReadQueue(const fs::path& disk, Topology* t) {
   t->write_cache = ReadAttribute(q / "write_cache");
 }
 
-// md: level, chunk and member count straight from md/.
+// md: level, chunk, the devices the array should have and its health,
+// straight from md/ (Documentation/admin-guide/md.rst).
 void ReadMd(const fs::path& node, Topology* t) {
-  t->raid_level = ReadAttribute(node / "md" / "level");
-  t->chunk = ReadNumber(node / "md" / "chunk_size");
+  fs::path md = node / "md";
+  t->raid_level = ReadAttribute(md / "level");
+  t->chunk = ReadNumber(md / "chunk_size");
+  t->raid_disks = static_cast<int>(ReadNumber(md / "raid_disks"));
+  t->degraded = static_cast<int>(ReadNumber(md / "degraded"));
+  t->sync_action = ReadAttribute(md / "sync_action");
+}
+
+// An array that is missing members, degraded or rebuilding serves I/O
+// unlike the healthy array the plan will run on: say so.
+void CheckMdHealth(const fs::path& md_node, Topology* t) {
+  std::string name = md_node.filename().string();
+  size_t present = Slaves(md_node).size();
+  if (t->raid_disks > 0 && present != static_cast<size_t>(t->raid_disks)) {
+    t->warnings.push_back(fmt::format(
+        "{}: md/raid_disks = {} but {} member device{} in slaves/", name,
+        t->raid_disks, present, present == 1 ? " is" : "s are"));
+  }
+  if (t->degraded > 0) {
+    t->warnings.push_back(fmt::format(
+        "{}: degraded, {} of {} devices missing; the figures are the "
+        "survivors', not the healthy array's",
+        name, t->degraded, t->raid_disks));
+  }
+  if (!t->sync_action.empty() && t->sync_action != "idle" &&
+      t->sync_action != "frozen") {
+    t->warnings.push_back(fmt::format(
+        "{}: {} in progress (md/sync_action); its own I/O competes with "
+        "the probe, probe again when it is idle",
+        name, t->sync_action));
+  }
+}
+
+// A partition whose start is not a multiple of the stripe chunk (or of the
+// device's minimum I/O size) splits aligned I/Os across two members.
+void CheckPartitionStart(const fs::path& node, Topology* t) {
+  t->partition_start = ReadNumber(node / "start") * 512;  // always sectors
+  uint64_t unit = t->chunk > 0 ? t->chunk
+                               : std::max<uint64_t>(t->minimum_io_size,
+                                                    t->physical_block_size);
+  if (unit == 0 || t->partition_start % unit == 0) return;
+  t->warnings.push_back(fmt::format(
+      "{}: starts at byte {}, not a multiple of the {} {}: aligned I/Os "
+      "straddle two {}",
+      node.filename().string(), t->partition_start,
+      HumanSize(static_cast<double>(unit)),
+      t->chunk > 0 ? "chunk" : "minimum I/O size",
+      t->chunk > 0 ? "members" : "physical blocks"));
 }
 
 // dm: the table is not in sysfs, so the target is inferred: a striped LV
@@ -249,12 +298,17 @@ Status DiscoverTopology(const SystemPaths& paths, dev_t device,
   fs::path disk = WholeDisk(node);
   if (disk != node) t.disk = disk.filename().string();
   ReadQueue(disk, &t);
-  if (fs::exists(node / "md")) ReadMd(node, &t);
+  if (fs::exists(disk / "md")) {
+    ReadMd(disk, &t);
+    CheckMdHealth(disk, &t);
+  }
+  if (IsPartition(node)) CheckPartitionStart(node, &t);
   if (fs::exists(node / "dm")) ReadDm(node, &t);
   std::set<std::string> leaves;
   std::vector<fs::path> leaf_nodes;
-  CollectLeaves(node, 0, &leaves, &leaf_nodes);
-  if (!Slaves(node).empty()) t.members.assign(leaves.begin(), leaves.end());
+  // A partition of an md array has its members on the array's node.
+  CollectLeaves(disk, 0, &leaves, &leaf_nodes);
+  if (!Slaves(disk).empty()) t.members.assign(leaves.begin(), leaves.end());
   std::set<std::string> kinds;
   for (const fs::path& leaf : leaf_nodes) {
     std::string model = ModelOf(leaf);
@@ -277,8 +331,9 @@ void ApplyTopology(const Topology& t, Volume* volume) {
     return;
   }
   volume->chunk = t.chunk;
-  // md: raid_disks is not kept in Topology; the members list is the count.
-  int members = static_cast<int>(t.members.size());
+  // md: the devices the array is made of, even when one is missing.
+  int members =
+      t.raid_disks > 0 ? t.raid_disks : static_cast<int>(t.members.size());
   if (t.dm_target == "striped" && t.chunk > 0 && t.optimal_io_size > 0) {
     members = static_cast<int>(t.optimal_io_size / t.chunk);
   }

@@ -36,6 +36,9 @@ TEST(Topology, MdRaid0OfFourInstanceStoreNvme) {
   EXPECT_EQ(t.minimum_io_size, 512 * kKiB);
   EXPECT_EQ(t.optimal_io_size, 2 * kMiB);
   EXPECT_EQ(t.max_sectors_kb, 512);
+  EXPECT_EQ(t.raid_disks, 4);
+  EXPECT_EQ(t.degraded, 0);
+  EXPECT_TRUE(t.warnings.empty()) << t.warnings[0];
   EXPECT_EQ(t.filesystem, "xfs");
   EXPECT_NE(t.mount_options.find("swidth=4096"), std::string::npos);
   EXPECT_EQ(t.mount_options.rfind("rw,noatime,attr2", 0), 0u)
@@ -98,10 +101,36 @@ TEST(Topology, VirtioPartitionReadsItsDisksQueue) {
   EXPECT_EQ(t.write_cache, "write back");
   EXPECT_EQ(t.filesystem, "ext4");
   EXPECT_EQ(PhysicalDisks(t), std::vector<std::string>{"vda"});
+  EXPECT_EQ(t.partition_start, 1050624u * 512);  // 513 MiB: aligned
+  EXPECT_TRUE(t.warnings.empty());
   // The boot partition is another filesystem on the same disk.
   Topology boot = Discover("virtio_partitions", 254, 1, "/boot/grub");
   EXPECT_EQ(boot.filesystem, "vfat");
   EXPECT_EQ(PhysicalDisks(boot), PhysicalDisks(t));
+}
+
+TEST(Topology, DegradedResyncingArrayAndMisalignedPartitionAreFlagged) {
+  Topology t = Discover("md_raid10_degraded", 259, 5, "/srv/pg/16");
+  EXPECT_EQ(t.device, "md1p1");
+  EXPECT_EQ(t.disk, "md1");
+  EXPECT_EQ(t.raid_level, "raid10");
+  EXPECT_EQ(t.chunk, 512 * kKiB);
+  EXPECT_EQ(t.raid_disks, 4);
+  EXPECT_EQ(t.degraded, 1);
+  EXPECT_EQ(t.sync_action, "recover");
+  EXPECT_EQ(t.members, (std::vector<std::string>{"sda", "sdb", "sdc"}));
+  EXPECT_EQ(t.partition_start, 1000u * 512);
+  ASSERT_EQ(t.warnings.size(), 4u);
+  EXPECT_EQ(t.warnings[0],
+            "md1: md/raid_disks = 4 but 3 member devices are in slaves/");
+  EXPECT_NE(t.warnings[1].find("md1: degraded, 1 of 4 devices missing"),
+            std::string::npos);
+  EXPECT_NE(t.warnings[2].find("md1: recover in progress"), std::string::npos);
+  EXPECT_NE(t.warnings[3].find("md1p1: starts at byte 512000, not a multiple "
+                               "of the 512 KiB chunk"),
+            std::string::npos)
+      << t.warnings[3];
+  EXPECT_EQ(t.filesystem, "xfs");
 }
 
 TEST(Topology, NoBlockDeviceLeavesOnlyTheFilesystem) {

@@ -12,27 +12,11 @@
 namespace pglayout {
 namespace {
 
-struct ProcessResult {
-  int exit_code = -1;
-  std::string output;  // stdout and stderr together
-};
-
-ProcessResult RunPglayout(const std::vector<std::string>& args) {
-  static int counter = 0;
-  std::string out = ::testing::TempDir() + "/pglayout_report_cli_" +
-                    std::to_string(getpid()) + "_" + std::to_string(++counter);
+Completion RunPglayout(const std::vector<std::string>& args) {
   Command command;
   command.argv = {PGLAYOUT_BINARY};
   command.argv.insert(command.argv.end(), args.begin(), args.end());
-  pid_t pid = 0;
-  ProcessResult run;
-  if (!SpawnCommand(command, out, &pid).ok()) return run;
-  int wait_status = 0;
-  if (!WaitForChild(pid, &wait_status).ok()) return run;
-  run.exit_code = WIFEXITED(wait_status) ? WEXITSTATUS(wait_status) : -1;
-  (void)ReadWholeFile(out, &run.output);
-  unlink(out.c_str());
-  return run;
+  return RunToCompletion(command);
 }
 
 std::string TempPath(const std::string& name) {
@@ -57,9 +41,8 @@ constexpr char kPlan[] = "report/testdata/plan.toml";
 
 TEST(ReportCommand, WritesThePageAndPrintsItsPath) {
   std::string out = TempPath("all.html");
-  ProcessResult run =
-      RunPglayout({"report", "--volumes", kVolumes, "--workload", kWorkload,
-                   "--plan", kPlan, "-o", out});
+  Completion run = RunPglayout({"report", "--volumes", kVolumes, "--workload",
+                                kWorkload, "--plan", kPlan, "-o", out});
   ASSERT_EQ(run.exit_code, 0) << run.output;
   EXPECT_EQ(run.output, out + "\n");
   std::string page = ReadPage(out);
@@ -78,7 +61,7 @@ TEST(ReportCommand, PlanJsonGivesTheSamePlanSection) {
   std::string from_json = TempPath("json.html");
   ASSERT_EQ(RunPglayout({"report", "--plan", kPlan, "-o", from_toml}).exit_code,
             0);
-  ProcessResult run = RunPglayout({"report", "--plan", json, "-o", from_json});
+  Completion run = RunPglayout({"report", "--plan", json, "-o", from_json});
   ASSERT_EQ(run.exit_code, 0) << run.output;
   auto plan_section = [](const std::string& page) {
     size_t begin = page.find("<section id=\"plan\"");
@@ -101,7 +84,7 @@ TEST(ReportCommand, OnlyTheGivenSectionsAppear) {
 
 TEST(ReportCommand, MissingFileIsBadInputNamingIt) {
   std::string out = TempPath("missing.html");
-  ProcessResult run = RunPglayout(
+  Completion run = RunPglayout(
       {"report", "--volumes", "/nonexistent/volumes.toml", "-o", out});
   EXPECT_EQ(run.exit_code, 2);
   EXPECT_EQ(run.output, "error: /nonexistent/volumes.toml: no such file\n");
@@ -111,7 +94,7 @@ TEST(ReportCommand, MissingFileIsBadInputNamingIt) {
 TEST(ReportCommand, BadFileNamesFileLineAndKey) {
   std::string bad = TempPath("bad_workload.toml");
   ASSERT_TRUE(WriteTextFile(bad, "[wal]\nbytes_per_secnd = 5\n").ok());
-  ProcessResult run =
+  Completion run =
       RunPglayout({"report", "--workload", bad, "-o", TempPath("bad.html")});
   EXPECT_EQ(run.exit_code, 2);
   EXPECT_TRUE(Contains(run.output, "error: " + bad + ":2:1:")) << run.output;
@@ -130,9 +113,9 @@ TEST(ReportCommand, OutputIsRequired) {
 }
 
 TEST(ReportCommand, UnreachableJournalDatabaseFails) {
-  ProcessResult run = RunPglayout({"report", "--journal",
-                                   "host=127.0.0.1 port=1 connect_timeout=5",
-                                   "-o", TempPath("journal.html")});
+  Completion run = RunPglayout({"report", "--journal",
+                                "host=127.0.0.1 port=1 connect_timeout=5", "-o",
+                                TempPath("journal.html")});
   EXPECT_EQ(run.exit_code, 1) << run.output;
   EXPECT_TRUE(Contains(run.output, "127.0.0.1")) << run.output;
 }

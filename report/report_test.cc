@@ -371,7 +371,9 @@ TEST(ExamplesReport, EveryScenarioRendersItsSections) {
     if (in.volumes) {
       int curves = 0;
       for (const Volume& v : volumes.volumes) curves += !v.randread.empty();
-      EXPECT_EQ(page->Count("//s:svg[contains(@id, '-latency')]"), curves)
+      EXPECT_EQ(page->Count("//s:svg[starts-with(@id, 'volume-') and "
+                            "contains(@id, '-latency')]"),
+                curves)
           << base;
       EXPECT_EQ(page->Count("//h:table[h:caption='Volumes at a glance']"
                             "/h:tbody/h:tr"),

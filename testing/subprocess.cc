@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -249,6 +250,30 @@ Status RunCommand(const Command& command, const std::string& output_path,
   return Status::IoError(DescribeCommand(command.argv) + " " +
                          DescribeWaitStatus(wait_status) + "; output:\n" +
                          TailOfText(text, 20));
+}
+
+Completion RunToCompletion(const Command& command) {
+  static int counter = 0;
+  const char* tmp = std::getenv("TMPDIR");
+  std::string out = std::string(tmp != nullptr && *tmp ? tmp : "/tmp") +
+                    "/pglayout-run-" + std::to_string(getpid()) + "-" +
+                    std::to_string(++counter) + ".out";
+  Completion done;
+  pid_t pid = 0;
+  int wait_status = 0;
+  Status st = SpawnCommand(command, out, &pid);
+  if (st.ok()) st = WaitForChild(pid, &wait_status);
+  if (!st.ok()) {
+    done.output = st.message();
+    unlink(out.c_str());
+    return done;
+  }
+  done.started = true;
+  if (WIFEXITED(wait_status)) done.exit_code = WEXITSTATUS(wait_status);
+  if (WIFSIGNALED(wait_status)) done.signal = WTERMSIG(wait_status);
+  (void)ReadWholeFile(out, &done.output);
+  unlink(out.c_str());
+  return done;
 }
 
 std::string TailOfText(const std::string& text, int lines) {

@@ -72,6 +72,19 @@ std::string DescribeWaitStatus(int wait_status);
 Status RunCommand(const Command& command, const std::string& output_path,
                   std::string* output);
 
+// How a program run by RunToCompletion ended.
+struct Completion {
+  bool started = false;  // false: it could not be started (see output)
+  int exit_code = -1;    // its exit status, -1 unless it exited normally
+  int signal = 0;        // the signal that killed it, 0 if none
+  std::string output;    // stdout and stderr together
+};
+
+// Runs |command| to completion, capturing its output in a temporary file
+// under $TMPDIR (or /tmp) that is removed afterwards. A non-zero exit is not
+// an error here: tests of exit codes read Completion::exit_code.
+Completion RunToCompletion(const Command& command);
+
 // The last |lines| lines of a file, "" if it cannot be read.
 std::string TailOfFile(const std::string& path, int lines);
 // The last |lines| lines of |text|.

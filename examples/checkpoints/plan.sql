@@ -5,16 +5,16 @@
 -- run inside BEGIN ... COMMIT.
 
 -- max_wal_size was 1GB [outside a transaction]
-ALTER SYSTEM SET max_wal_size = '9GB';
+ALTER SYSTEM SET "max_wal_size" = '9GB';
 
 -- min_wal_size was 80MB [outside a transaction]
-ALTER SYSTEM SET min_wal_size = '2GB';
+ALTER SYSTEM SET "min_wal_size" = '2GB';
 
 -- effective_io_concurrency was 1 [outside a transaction]
-ALTER SYSTEM SET effective_io_concurrency = '2';
+ALTER SYSTEM SET "effective_io_concurrency" = '2';
 
 -- maintenance_io_concurrency was 10 [outside a transaction]
-ALTER SYSTEM SET maintenance_io_concurrency = '2';
+ALTER SYSTEM SET "maintenance_io_concurrency" = '2';
 
 -- apply what does not need a restart [outside a transaction]
-SELECT pg_reload_conf();
+SELECT pg_catalog.pg_reload_conf();

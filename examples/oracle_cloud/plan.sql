@@ -8,31 +8,31 @@
 CREATE TABLESPACE "pglayout_sdd" LOCATION '/mnt/sdd';
 
 -- I/O costs and concurrency of volume sdd
-ALTER TABLESPACE "pglayout_sdd" SET (effective_io_concurrency = '24', maintenance_io_concurrency = '24', random_page_cost = '1.1', seq_page_cost = '1');
+ALTER TABLESPACE "pglayout_sdd" SET ("effective_io_concurrency" = '24', "maintenance_io_concurrency" = '24', "random_page_cost" = '1.1', "seq_page_cost" = '1');
 
 -- tablespace on volume sde [outside a transaction]
 CREATE TABLESPACE "pglayout_sde" LOCATION '/mnt/sde';
 
 -- I/O costs and concurrency of volume sde
-ALTER TABLESPACE "pglayout_sde" SET (effective_io_concurrency = '24', maintenance_io_concurrency = '24', random_page_cost = '1.1', seq_page_cost = '1');
+ALTER TABLESPACE "pglayout_sde" SET ("effective_io_concurrency" = '24', "maintenance_io_concurrency" = '24', "random_page_cost" = '1.1', "seq_page_cost" = '1');
 
 -- tablespace on volume sdf [outside a transaction]
 CREATE TABLESPACE "pglayout_sdf" LOCATION '/mnt/sdf';
 
 -- I/O costs and concurrency of volume sdf
-ALTER TABLESPACE "pglayout_sdf" SET (effective_io_concurrency = '24', maintenance_io_concurrency = '24', random_page_cost = '1.1', seq_page_cost = '1');
+ALTER TABLESPACE "pglayout_sdf" SET ("effective_io_concurrency" = '24', "maintenance_io_concurrency" = '24', "random_page_cost" = '1.1', "seq_page_cost" = '1');
 
 -- tablespace on volume sdg [outside a transaction]
 CREATE TABLESPACE "pglayout_sdg" LOCATION '/mnt/sdg';
 
 -- I/O costs and concurrency of volume sdg
-ALTER TABLESPACE "pglayout_sdg" SET (effective_io_concurrency = '24', maintenance_io_concurrency = '24', random_page_cost = '1.1', seq_page_cost = '1');
+ALTER TABLESPACE "pglayout_sdg" SET ("effective_io_concurrency" = '24', "maintenance_io_concurrency" = '24', "random_page_cost" = '1.1', "seq_page_cost" = '1');
 
 -- tablespace on volume sdh [outside a transaction]
 CREATE TABLESPACE "pglayout_sdh" LOCATION '/mnt/sdh';
 
 -- I/O costs and concurrency of volume sdh
-ALTER TABLESPACE "pglayout_sdh" SET (effective_io_concurrency = '24', maintenance_io_concurrency = '24', random_page_cost = '1.1', seq_page_cost = '1');
+ALTER TABLESPACE "pglayout_sdh" SET ("effective_io_concurrency" = '24', "maintenance_io_concurrency" = '24', "random_page_cost" = '1.1', "seq_page_cost" = '1');
 
 -- public.a: 5 hash partitions on (id)
 CREATE TABLE "public"."a__pglayout_new" (LIKE "public"."a" INCLUDING ALL) PARTITION BY HASH ("id");
@@ -125,19 +125,19 @@ RESET default_tablespace;
 -- [online] ALTER TABLE "public"."b__pglayout_new" RENAME TO "b";
 
 -- max_wal_size was 4GB [outside a transaction]
-ALTER SYSTEM SET max_wal_size = '26GB';
+ALTER SYSTEM SET "max_wal_size" = '26GB';
 
 -- min_wal_size [outside a transaction]
-ALTER SYSTEM SET min_wal_size = '6GB';
+ALTER SYSTEM SET "min_wal_size" = '6GB';
 
 -- random_page_cost was 4 [outside a transaction]
-ALTER SYSTEM SET random_page_cost = '1.1';
+ALTER SYSTEM SET "random_page_cost" = '1.1';
 
 -- effective_io_concurrency was 1 [outside a transaction]
-ALTER SYSTEM SET effective_io_concurrency = '24';
+ALTER SYSTEM SET "effective_io_concurrency" = '24';
 
 -- maintenance_io_concurrency was 10 [outside a transaction]
-ALTER SYSTEM SET maintenance_io_concurrency = '24';
+ALTER SYSTEM SET "maintenance_io_concurrency" = '24';
 
 -- apply what does not need a restart [outside a transaction]
-SELECT pg_reload_conf();
+SELECT pg_catalog.pg_reload_conf();

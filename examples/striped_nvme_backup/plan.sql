@@ -5,28 +5,28 @@
 -- run inside BEGIN ... COMMIT.
 
 -- max_wal_size was 16GB [outside a transaction]
-ALTER SYSTEM SET max_wal_size = '41GB';
+ALTER SYSTEM SET "max_wal_size" = '41GB';
 
 -- min_wal_size was 4GB [outside a transaction]
-ALTER SYSTEM SET min_wal_size = '10GB';
+ALTER SYSTEM SET "min_wal_size" = '10GB';
 
 -- random_page_cost was 4 [outside a transaction]
-ALTER SYSTEM SET random_page_cost = '1.1';
+ALTER SYSTEM SET "random_page_cost" = '1.1';
 
 -- effective_io_concurrency was 16 [outside a transaction]
-ALTER SYSTEM SET effective_io_concurrency = '83';
+ALTER SYSTEM SET "effective_io_concurrency" = '83';
 
 -- maintenance_io_concurrency was 16 [outside a transaction]
-ALTER SYSTEM SET maintenance_io_concurrency = '83';
+ALTER SYSTEM SET "maintenance_io_concurrency" = '83';
 
 -- io_max_combine_limit was 128kB [outside a transaction] [needs a restart]
-ALTER SYSTEM SET io_max_combine_limit = '1MB';
+ALTER SYSTEM SET "io_max_combine_limit" = '1MB';
 
 -- io_combine_limit was 128kB [outside a transaction]
-ALTER SYSTEM SET io_combine_limit = '1MB';
+ALTER SYSTEM SET "io_combine_limit" = '1MB';
 
 -- io_workers was 3 [outside a transaction]
-ALTER SYSTEM SET io_workers = '16';
+ALTER SYSTEM SET "io_workers" = '16';
 
 -- apply what does not need a restart [outside a transaction]
-SELECT pg_reload_conf();
+SELECT pg_catalog.pg_reload_conf();

@@ -8,13 +8,13 @@
 CREATE TABLESPACE "pglayout_data_stripe" LOCATION '/mnt/data_stripe/pg';
 
 -- I/O costs and concurrency of volume data_stripe
-ALTER TABLESPACE "pglayout_data_stripe" SET (effective_io_concurrency = '120', maintenance_io_concurrency = '120', random_page_cost = '0.28', seq_page_cost = '0.25');
+ALTER TABLESPACE "pglayout_data_stripe" SET ("effective_io_concurrency" = '120', "maintenance_io_concurrency" = '120', "random_page_cost" = '0.28', "seq_page_cost" = '0.25');
 
 -- public.a: from sdb to data_stripe: 73000 read + 400 write IOPS, 60% of it, 205 GiB
 -- [online] ALTER TABLE "public"."a" SET TABLESPACE "pglayout_data_stripe";
 
--- index public.a_pkey follows its table [outside a transaction]
-REINDEX (TABLESPACE "pglayout_data_stripe") INDEX CONCURRENTLY "public"."a_pkey";
+-- index public.a_pkey follows its table (built on the online copy)
+-- [online] ALTER INDEX "public"."a_pkey" SET TABLESPACE "pglayout_data_stripe";
 
 -- public.invoices: from sdb to data_stripe: 1200 read + 500 write IOPS, 1% of it, 35 GiB
 -- [online] ALTER TABLE "public"."invoices" SET TABLESPACE "pglayout_data_stripe";
@@ -26,19 +26,19 @@ REINDEX (TABLESPACE "pglayout_data_stripe") INDEX CONCURRENTLY "public"."a_pkey"
 -- [online] ALTER TABLE "public"."products" SET TABLESPACE "pglayout_data_stripe";
 
 -- max_wal_size was 4GB [outside a transaction]
-ALTER SYSTEM SET max_wal_size = '26GB';
+ALTER SYSTEM SET "max_wal_size" = '26GB';
 
 -- min_wal_size [outside a transaction]
-ALTER SYSTEM SET min_wal_size = '6GB';
+ALTER SYSTEM SET "min_wal_size" = '6GB';
 
 -- random_page_cost was 4 [outside a transaction]
-ALTER SYSTEM SET random_page_cost = '1.1';
+ALTER SYSTEM SET "random_page_cost" = '1.1';
 
 -- effective_io_concurrency was 1 [outside a transaction]
-ALTER SYSTEM SET effective_io_concurrency = '24';
+ALTER SYSTEM SET "effective_io_concurrency" = '24';
 
 -- maintenance_io_concurrency was 10 [outside a transaction]
-ALTER SYSTEM SET maintenance_io_concurrency = '24';
+ALTER SYSTEM SET "maintenance_io_concurrency" = '24';
 
 -- apply what does not need a restart [outside a transaction]
-SELECT pg_reload_conf();
+SELECT pg_catalog.pg_reload_conf();

@@ -1,16 +1,14 @@
-#include "migrator/sql_text.h"
+#include "common/ddl.h"
 
 #include <fmt/format.h>
-
-#include <vector>
+#include <fmt/ranges.h>
 
 #include "common/sql.h"
-#include "migrator/sql_util.h"
 
-namespace pglayout::migrator {
+namespace pglayout {
 namespace {
 
-// "fillfactor=90" -> "fillfactor = '90'"; the name is a reloption keyword.
+// "fillfactor=90" -> "fillfactor" = '90'; the name is a reloption keyword.
 std::string OptionAssignment(const std::string& option,
                              const std::string& prefix) {
   size_t eq = option.find('=');
@@ -33,7 +31,7 @@ std::string AlterTablespaceOptionsSql(const TablespaceSpec& ts) {
     items.push_back(QuoteIdent(name) + " = " + QuoteLiteral(value));
   }
   return fmt::format("ALTER TABLESPACE {} SET ({})", QuoteIdent(ts.name),
-                     JoinComma(items));
+                     fmt::join(items, ", "));
 }
 
 std::string SetTablespaceSql(char relkind, const std::string& relation,
@@ -66,13 +64,14 @@ std::string ReloadConfSql() { return "SELECT pg_catalog.pg_reload_conf()"; }
 std::string WithOptionsClause(const std::vector<std::string>& reloptions,
                               const std::vector<std::string>& toast_options) {
   std::vector<std::string> items;
-  for (const std::string& o : reloptions)
+  for (const std::string& o : reloptions) {
     items.push_back(OptionAssignment(o, ""));
+  }
   for (const std::string& o : toast_options) {
     items.push_back(OptionAssignment(o, "toast."));
   }
   if (items.empty()) return "";
-  return "WITH (" + JoinComma(items) + ")";
+  return fmt::format("WITH ({})", fmt::join(items, ", "));
 }
 
-}  // namespace pglayout::migrator
+}  // namespace pglayout

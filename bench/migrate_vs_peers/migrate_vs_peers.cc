@@ -1,0 +1,679 @@
+// Benchmark: `pglayout migrate` against its peers on pgbench_accounts, on a
+// throwaway PostgreSQL 15 server from the test harness, under a concurrent
+// pgbench. Methods, each on a fresh copy of the database:
+//
+//   partition  pglayout migrate: online conversion to 4 hash partitions on
+//              4 tablespaces (strategy "hash_partition")
+//   move       pglayout migrate: online move to another tablespace
+//              (strategy "move")
+//   repack     pg_repack --tablespace TS --moveidx -t pgbench_accounts
+//   alter      ALTER TABLE ... SET TABLESPACE, then ALTER INDEX (the pkey)
+//   insert     offline INSERT INTO <pre-created 4-way hash partitioned table>
+//              SELECT * FROM pgbench_accounts
+//
+//   migrate_vs_peers [--scale N] [--baseline S] [--clients N] [--jobs N]
+//                    [--methods a,b,...] [--pglayout PATH]
+//                    [--restore-wait S] [--batch-rows N] [--max-rate MBPS]
+//
+// For each method: elapsed time, requested (and timed) checkpoints
+// (pg_stat_bgwriter deltas), and the TPS of the concurrent pgbench during
+// the method as a ratio of its TPS in a baseline window just before, in the
+// same pgbench process on the same fresh copy. Nothing is asserted; the
+// issue's targets are printed as met or missed.
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "common/files.h"
+#include "common/model.h"
+#include "common/sql.h"
+#include "common/status.h"
+#include "testing/pg_cluster.h"
+
+namespace pglayout {
+namespace {
+
+constexpr char kTemplateDb[] = "bench_template";
+constexpr char kRunDb[] = "bench_run";
+constexpr int kPartitions = 4;
+constexpr char kMoveTablespace[] = "bench_ts0";
+
+struct Config {
+  int scale = 100;
+  int clients = 4;
+  int jobs = 2;
+  double baseline_s = 30;
+  double warmup_s = 5;
+  // Counters are read this long after a method ends: a requested
+  // checkpoint follows its cause by a few seconds (the next WAL segment).
+  double tail_s = 15;
+  std::string pglayout = PGLAYOUT_BINARY;
+  std::vector<std::string> pglayout_extra;  // forwarded to pglayout migrate
+  std::vector<std::string> methods = {"partition", "move", "repack", "alter",
+                                      "insert"};
+};
+
+struct Result {
+  std::string method;
+  std::string label;
+  double elapsed_s = 0;  // the work, see README
+  double total_s = 0;    // the command end to end
+  int64_t requested = 0;
+  int64_t timed = 0;
+  int64_t baseline_requested = 0;
+  double baseline_wal_mbps = 0;  // pgbench alone
+  double wal_mb = 0;             // written from start to end
+  double baseline_tps = 0;
+  double tps = 0;
+  int aborted_clients = 0;
+  std::string check;  // result verification
+  std::string error;  // non-empty when the method failed
+  double ratio() const { return baseline_tps > 0 ? tps / baseline_tps : 0; }
+};
+
+// Unix time in seconds: pgbench --progress-timestamp prints the same clock.
+double Now() {
+  return std::chrono::duration<double>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+void SleepFor(double seconds) {
+  std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
+}
+
+std::string Conninfo(const PgCluster& pg, const std::string& db) {
+  std::string c = pg.conninfo();
+  const std::string from = "dbname=postgres";
+  size_t at = c.find(from);
+  if (at == std::string::npos) return c + " dbname=" + db;
+  return c.replace(at, from.size(), "dbname=" + db);
+}
+
+Status Connect(const PgCluster& pg, const std::string& db,
+               std::unique_ptr<SqlSession>* session) {
+  return OpenPgSession(Conninfo(pg, db), "migrate_vs_peers", session);
+}
+
+Status Value(SqlSession* session, const std::string& sql, std::string* out) {
+  SqlValue v;
+  PGLAYOUT_RETURN_IF_ERROR(QueryValue(session, sql, {}, &v));
+  *out = v.value_or("");
+  return Status::Ok();
+}
+
+struct Checkpoints {
+  int64_t requested = 0;
+  int64_t timed = 0;
+};
+
+// PostgreSQL 15: pg_stat_bgwriter (16 too; 17+ moved them to
+// pg_stat_checkpointer). Each call is its own transaction, so the stats
+// snapshot is fresh.
+Status ReadCheckpoints(SqlSession* admin, Checkpoints* c) {
+  SqlResult r;
+  PGLAYOUT_RETURN_IF_ERROR(
+      admin->Execute("SELECT checkpoints_req, checkpoints_timed FROM "
+                     "pg_catalog.pg_stat_bgwriter",
+                     {}, &r));
+  c->requested =
+      std::strtoll(r.rows.at(0).at(0).value_or("0").c_str(), nullptr, 10);
+  c->timed =
+      std::strtoll(r.rows.at(0).at(1).value_or("0").c_str(), nullptr, 10);
+  return Status::Ok();
+}
+
+// Bytes of WAL written since the server started (an LSN as a number).
+Status WalPosition(SqlSession* admin, double* bytes) {
+  std::string v;
+  PGLAYOUT_RETURN_IF_ERROR(Value(
+      admin, "SELECT pg_catalog.pg_current_wal_lsn() - '0/0'::pg_lsn", &v));
+  *bytes = std::strtod(v.c_str(), nullptr);
+  return Status::Ok();
+}
+
+// ------------------------------------------------------------ pgbench --
+
+struct TpsPoint {
+  double at = 0;  // end of the interval, Unix time
+  double tps = 0;
+};
+
+// "progress: 1718000000.123 s, 1234.5 tps, lat ..." (with
+// --progress-timestamp), one line per second.
+std::vector<TpsPoint> ParseProgress(const std::string& output) {
+  std::vector<TpsPoint> points;
+  std::istringstream in(output);
+  std::string line;
+  while (std::getline(in, line)) {
+    TpsPoint p;
+    if (std::sscanf(line.c_str(), "progress: %lf s, %lf tps", &p.at, &p.tps) ==
+        2) {
+      points.push_back(p);
+    }
+  }
+  return points;
+}
+
+// Mean TPS over [from, to]: every progress interval weighted by its
+// overlap with the window.
+double WindowTps(const std::vector<TpsPoint>& points, double from, double to) {
+  double transactions = 0, seconds = 0;
+  for (size_t i = 0; i < points.size(); ++i) {
+    double start = i > 0 ? points[i - 1].at : points[i].at - 1;
+    double overlap = std::min(points[i].at, to) - std::max(start, from);
+    if (overlap <= 0) continue;
+    transactions += points[i].tps * overlap;
+    seconds += overlap;
+  }
+  return seconds > 0 ? transactions / seconds : 0;
+}
+
+int AbortedClients(const std::string& output) {
+  int n = 0;
+  std::istringstream in(output);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("pgbench: error: client ", 0) == 0 &&
+        line.find(" aborted") != std::string::npos) {
+      ++n;
+    }
+  }
+  return n;
+}
+
+// ------------------------------------------------------------ methods --
+
+std::string TablespaceName(int i) { return fmt::format("bench_ts{}", i); }
+
+Status WritePlan(PgCluster* pg, const std::string& method,
+                 const std::vector<std::string>& ts_paths, std::string* path) {
+  Plan plan;
+  for (int i = 0; i < kPartitions; ++i) {
+    TablespaceSpec ts;
+    ts.name = TablespaceName(i);
+    ts.path = ts_paths[i];
+    ts.volume = "vda";
+    plan.tablespaces.push_back(ts);
+  }
+  Placement p;
+  p.relation = "public.pgbench_accounts";
+  if (method == "partition") {
+    p.strategy = Strategy::kHashPartition;
+    for (int i = 0; i < kPartitions; ++i) {
+      p.tablespaces.push_back(TablespaceName(i));
+    }
+    p.partitions = kPartitions;
+    p.key = {"aid"};
+    p.reason = "bench: online conversion to 4 hash partitions";
+  } else {
+    p.strategy = Strategy::kMove;
+    p.tablespaces = {kMoveTablespace};
+    p.reason = "bench: online move";
+  }
+  plan.placements.push_back(p);
+  *path = pg->root_dir() + "/plan-" + method + ".toml";
+  return WriteTextFile(*path, PlanToToml(plan));
+}
+
+// The lines of pglayout's report worth keeping in the bench log.
+void EchoReport(const std::string& output) {
+  std::istringstream in(output);
+  std::string line;
+  while (std::getline(in, line)) {
+    // The guard's once-a-second progress while it waits; the outcome is in
+    // the "restored" lines.
+    if (line.find("waiting for a timed checkpoint") != std::string::npos) {
+      continue;
+    }
+    for (const char* word : {"copied ", "built ", "verified ", "swapped",
+                             "checkpoint", "restored ", "rror", "refus"}) {
+      if (line.find(word) != std::string::npos && line.size() < 400) {
+        fmt::print(stderr, "    | {}\n", line);
+        break;
+      }
+    }
+  }
+}
+
+class Bench {
+ public:
+  explicit Bench(Config config) : config_(std::move(config)) {}
+
+  Status Setup() {
+    PgClusterOptions options;
+    // The server defaults, spelled out: unguarded bulk writes force
+    // checkpoints at max_wal_size 1GB.
+    options.settings = {{"max_wal_size", "1GB"},
+                        {"checkpoint_timeout", "5min"},
+                        {"log_checkpoints", "on"}};
+    PGLAYOUT_RETURN_IF_ERROR(PgCluster::Start(PgVersion::k15, options, &pg_));
+    PGLAYOUT_RETURN_IF_ERROR(pg_->Connect(&admin_));
+    for (int i = 0; i < kPartitions; ++i) {
+      std::string path;
+      PGLAYOUT_RETURN_IF_ERROR(pg_->MakeDirectory(TablespaceName(i), &path));
+      ts_paths_.push_back(path);
+      PGLAYOUT_RETURN_IF_ERROR(ExecuteSql(
+          admin_.get(), fmt::format("CREATE TABLESPACE {} LOCATION {}",
+                                    TablespaceName(i), QuoteLiteral(path))));
+    }
+    double t = Now();
+    PGLAYOUT_RETURN_IF_ERROR(ExecuteSql(
+        admin_.get(), fmt::format("CREATE DATABASE {}", kTemplateDb)));
+    std::string out;
+    PGLAYOUT_RETURN_IF_ERROR(
+        pg_->RunClient({"pgbench", "-i", "-q", "-s",
+                        std::to_string(config_.scale), kTemplateDb},
+                       &out));
+    std::unique_ptr<SqlSession> db;
+    PGLAYOUT_RETURN_IF_ERROR(Connect(*pg_, kTemplateDb, &db));
+    PGLAYOUT_RETURN_IF_ERROR(
+        ExecuteSql(db.get(), "CREATE EXTENSION pg_repack"));
+    PGLAYOUT_RETURN_IF_ERROR(ExecuteSql(db.get(), "VACUUM ANALYZE"));
+    PGLAYOUT_RETURN_IF_ERROR(Value(
+        db.get(),
+        "SELECT pg_size_pretty(pg_total_relation_size('pgbench_accounts'))",
+        &table_size_));
+    PGLAYOUT_RETURN_IF_ERROR(
+        Value(db.get(),
+              "SELECT extversion FROM pg_extension WHERE extname = "
+              "'pg_repack'",
+              &repack_version_));
+    db.reset();
+    fmt::print(stderr,
+               "PostgreSQL 15 on port {}; pgbench scale {} "
+               "(pgbench_accounts {} with its index) in {:.0f} s\n",
+               pg_->port(), config_.scale, table_size_, Now() - t);
+    return Status::Ok();
+  }
+
+  void RunAll() {
+    for (const std::string& method : config_.methods) {
+      Result r;
+      r.method = method;
+      r.label = Label(method);
+      fmt::print(stderr, "== {}\n", r.label);
+      Status st = RunOne(method, &r);
+      if (!st.ok()) {
+        r.error = st.ToString();
+        fmt::print(stderr, "   FAILED: {}\n", r.error);
+        // Never let a failed run's raised max_wal_size leak into the next.
+        (void)RunPglayout({"--abort"}, nullptr);
+      }
+      results_.push_back(r);
+    }
+  }
+
+  void Print() const;
+
+ private:
+  static std::string Label(const std::string& method) {
+    if (method == "partition") return "pglayout online 4 hash partitions";
+    if (method == "move") return "pglayout online move";
+    if (method == "repack") return "pg_repack --tablespace --moveidx";
+    if (method == "alter") return "ALTER TABLE/INDEX SET TABLESPACE";
+    if (method == "insert") return "offline INSERT INTO part SELECT";
+    return method;
+  }
+
+  // A fresh copy of the template (a file copy: no WAL, two checkpoints),
+  // and the server's max_wal_size back at its default.
+  Status FreshCopy() {
+    PGLAYOUT_RETURN_IF_ERROR(ExecuteSql(
+        admin_.get(),
+        fmt::format("DROP DATABASE IF EXISTS {} WITH (FORCE)", kRunDb)));
+    PGLAYOUT_RETURN_IF_ERROR(ExecuteSql(
+        admin_.get(),
+        fmt::format("CREATE DATABASE {} TEMPLATE {} STRATEGY FILE_COPY", kRunDb,
+                    kTemplateDb)));
+    std::string mws;
+    PGLAYOUT_RETURN_IF_ERROR(
+        Value(admin_.get(), "SELECT current_setting('max_wal_size')", &mws));
+    if (mws != "1GB") {
+      fmt::print(stderr, "   max_wal_size is {}: resetting it to the default\n",
+                 mws);
+      PGLAYOUT_RETURN_IF_ERROR(
+          ExecuteSql(admin_.get(), "ALTER SYSTEM RESET max_wal_size"));
+      PGLAYOUT_RETURN_IF_ERROR(
+          ExecuteSql(admin_.get(), "SELECT pg_reload_conf()"));
+    }
+    return ExecuteSql(admin_.get(), "CHECKPOINT");
+  }
+
+  Status Prepare(const std::string& method, SqlSession* db) {
+    if (method != "insert") return Status::Ok();
+    PGLAYOUT_RETURN_IF_ERROR(
+        ExecuteSql(db,
+                   "CREATE TABLE pgbench_accounts_part (LIKE pgbench_accounts) "
+                   "PARTITION BY HASH (aid)"));
+    for (int r = 0; r < kPartitions; ++r) {
+      PGLAYOUT_RETURN_IF_ERROR(ExecuteSql(
+          db, fmt::format("CREATE TABLE pgbench_accounts_part_{0} PARTITION "
+                          "OF pgbench_accounts_part (PRIMARY KEY (aid) USING "
+                          "INDEX TABLESPACE {1}) FOR VALUES WITH (MODULUS {2}, "
+                          "REMAINDER {0}) TABLESPACE {1}",
+                          r, TablespaceName(r), kPartitions)));
+    }
+    return Status::Ok();
+  }
+
+  Status RunPglayout(const std::vector<std::string>& args,
+                     std::string* output) {
+    std::vector<std::string> argv = {config_.pglayout, "migrate"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    argv.push_back("--dsn");
+    argv.push_back(Conninfo(*pg_, kRunDb));
+    std::string ignored;
+    return pg_->RunClient(argv, output ? output : &ignored);
+  }
+
+  // Runs the method; *work_end is when its work ended (pglayout: the end
+  // of the online step, before the checkpoint guard's restore wait).
+  Status Execute(const std::string& method, SqlSession* db, double* work_end) {
+    std::string out;
+    if (method == "partition" || method == "move") {
+      std::string plan;
+      PGLAYOUT_RETURN_IF_ERROR(WritePlan(pg_.get(), method, ts_paths_, &plan));
+      std::vector<std::string> args = {plan, "--apply"};
+      args.insert(args.end(), config_.pglayout_extra.begin(),
+                  config_.pglayout_extra.end());
+      fmt::print(stderr, "   pglayout migrate {} --dsn '{}' --apply{}\n", plan,
+                 Conninfo(*pg_, kRunDb),
+                 config_.pglayout_extra.empty()
+                     ? ""
+                     : " " + fmt::format(
+                                 "{}", fmt::join(config_.pglayout_extra, " ")));
+      Status st = RunPglayout(args, &out);
+      EchoReport(st.ok() ? out : st.ToString());
+      PGLAYOUT_RETURN_IF_ERROR(st);
+      std::string end;
+      PGLAYOUT_RETURN_IF_ERROR(Value(
+          db,
+          "SELECT extract(epoch FROM max(finished_at)) FROM pglayout.step "
+          "WHERE step_key LIKE 'move:%' OR step_key LIKE 'partition:%'",
+          &end));
+      *work_end = std::strtod(end.c_str(), nullptr);
+      return Status::Ok();
+    }
+    if (method == "repack") {
+      PGLAYOUT_RETURN_IF_ERROR(pg_->RunClient(
+          {"pg_repack", "--tablespace", kMoveTablespace, "--moveidx", "-t",
+           "public.pgbench_accounts", "-d", kRunDb},
+          &out));
+    } else if (method == "alter") {
+      PGLAYOUT_RETURN_IF_ERROR(ExecuteSql(
+          db, fmt::format("ALTER TABLE pgbench_accounts SET TABLESPACE {}",
+                          kMoveTablespace)));
+      PGLAYOUT_RETURN_IF_ERROR(ExecuteSql(
+          db, fmt::format("ALTER INDEX pgbench_accounts_pkey SET TABLESPACE {}",
+                          kMoveTablespace)));
+    } else if (method == "insert") {
+      PGLAYOUT_RETURN_IF_ERROR(ExecuteSql(
+          db,
+          "INSERT INTO pgbench_accounts_part SELECT * FROM pgbench_accounts"));
+    } else {
+      return Status::InvalidInput("unknown method '" + method + "'");
+    }
+    *work_end = Now();
+    return Status::Ok();
+  }
+
+  // Checks that the result is where the method should have put it, with
+  // every row.
+  Status Verify(const std::string& method, SqlSession* db, std::string* out) {
+    std::string table =
+        method == "insert" ? "pgbench_accounts_part" : "pgbench_accounts";
+    std::string rows, kind, places;
+    PGLAYOUT_RETURN_IF_ERROR(Value(db, "SELECT count(*) FROM " + table, &rows));
+    PGLAYOUT_RETURN_IF_ERROR(Value(
+        db,
+        fmt::format("SELECT relkind FROM pg_class WHERE oid = '{}'::regclass",
+                    table),
+        &kind));
+    // Tablespaces of the table (or its partitions) and their indexes.
+    PGLAYOUT_RETURN_IF_ERROR(Value(
+        db,
+        fmt::format(
+            "WITH rels AS (SELECT '{0}'::regclass AS r UNION ALL SELECT "
+            "inhrelid FROM pg_inherits WHERE inhparent = '{0}'::regclass), "
+            "objs AS (SELECT r FROM rels UNION ALL SELECT indexrelid FROM "
+            "pg_index WHERE indrelid IN (SELECT r FROM rels)) "
+            "SELECT string_agg(DISTINCT coalesce(t.spcname, 'pg_default'), "
+            "',') FROM objs JOIN pg_class c ON c.oid = objs.r LEFT JOIN "
+            "pg_tablespace t ON t.oid = c.reltablespace WHERE c.relkind IN "
+            "('r', 'i')",
+            table),
+        &places));
+    int64_t expected = int64_t{config_.scale} * 100000;
+    bool ok = std::strtoll(rows.c_str(), nullptr, 10) == expected &&
+              (method == "partition" || method == "insert"
+                   ? kind == "p" && places ==
+                                        "bench_ts0,bench_ts1,bench_ts2,"
+                                        "bench_ts3"
+                   : kind == "r" && places == kMoveTablespace);
+    *out = fmt::format("{} {} rows, relkind {}, in {}",
+                       ok ? "ok:" : "WRONG:", rows, kind, places);
+    return Status::Ok();
+  }
+
+  Status RunOne(const std::string& method, Result* r) {
+    PGLAYOUT_RETURN_IF_ERROR(FreshCopy());
+    std::unique_ptr<SqlSession> db;
+    PGLAYOUT_RETURN_IF_ERROR(Connect(*pg_, kRunDb, &db));
+    PGLAYOUT_RETURN_IF_ERROR(Prepare(method, db.get()));
+
+    std::unique_ptr<BackgroundClient> bench;
+    PGLAYOUT_RETURN_IF_ERROR(pg_->StartClient(
+        {"pgbench", "-n", "-c", std::to_string(config_.clients), "-j",
+         std::to_string(config_.jobs), "-T", "86400", "-P", "1",
+         "--progress-timestamp", kRunDb},
+        &bench));
+    SleepFor(config_.warmup_s);
+    Checkpoints c0, c1, c2;
+    double wal0 = 0, wal1 = 0, wal2 = 0;
+    PGLAYOUT_RETURN_IF_ERROR(ReadCheckpoints(admin_.get(), &c0));
+    PGLAYOUT_RETURN_IF_ERROR(WalPosition(admin_.get(), &wal0));
+    double base_from = Now();
+    SleepFor(config_.baseline_s);
+    double base_to = Now();
+    PGLAYOUT_RETURN_IF_ERROR(ReadCheckpoints(admin_.get(), &c1));
+    PGLAYOUT_RETURN_IF_ERROR(WalPosition(admin_.get(), &wal1));
+
+    double start = Now(), work_end = 0;
+    Status st = Execute(method, db.get(), &work_end);
+    double end = Now();
+    if (st.ok()) st = WalPosition(admin_.get(), &wal2);
+    SleepFor(config_.tail_s);
+    PGLAYOUT_RETURN_IF_ERROR(ReadCheckpoints(admin_.get(), &c2));
+    std::string output;
+    Status stopped = bench->Stop(&output);
+    PGLAYOUT_RETURN_IF_ERROR(st);
+    if (!stopped.ok())
+      fmt::print(stderr, "   pgbench: {}\n", stopped.ToString());
+
+    std::vector<TpsPoint> points = ParseProgress(output);
+    r->elapsed_s = work_end - start;
+    r->total_s = end - start;
+    r->baseline_tps = WindowTps(points, base_from, base_to);
+    r->tps = WindowTps(points, start, work_end);
+    r->baseline_requested = c1.requested - c0.requested;
+    r->baseline_wal_mbps = (wal1 - wal0) / 1e6 / (base_to - base_from);
+    r->wal_mb = (wal2 - wal1) / 1e6;
+    r->requested = c2.requested - c1.requested;
+    r->timed = c2.timed - c1.timed;
+    r->aborted_clients = AbortedClients(output);
+    PGLAYOUT_RETURN_IF_ERROR(Verify(method, db.get(), &r->check));
+    fmt::print(stderr,
+               "   {:.1f} s (command {:.1f} s); checkpoints {} requested, {} "
+               "timed; {:.0f} MB of WAL; pgbench {:.0f} tps vs {:.0f} baseline "
+               "({:.2f}; {:.1f} MB/s of WAL alone); {}\n",
+               r->elapsed_s, r->total_s, r->requested, r->timed, r->wal_mb,
+               r->tps, r->baseline_tps, r->ratio(), r->baseline_wal_mbps,
+               r->check);
+    return Status::Ok();
+  }
+
+  const Result* Find(const std::string& method) const {
+    for (const Result& r : results_) {
+      if (r.method == method && r.error.empty()) return &r;
+    }
+    return nullptr;
+  }
+
+  Config config_;
+  std::unique_ptr<PgCluster> pg_;
+  std::unique_ptr<SqlSession> admin_;
+  std::vector<std::string> ts_paths_;
+  std::string table_size_;
+  std::string repack_version_;
+  std::vector<Result> results_;
+};
+
+void Bench::Print() const {
+  fmt::print(
+      "migrate_vs_peers: PostgreSQL 15, pgbench scale {} (pgbench_accounts {} "
+      "with its primary key), max_wal_size 1GB, checkpoint_timeout 5min; "
+      "concurrent pgbench -n -c {} -j {} (TPC-B); baseline {:.0f} s just "
+      "before each method; pg_repack {}\n\n",
+      config_.scale, table_size_, config_.clients, config_.jobs,
+      config_.baseline_s, repack_version_);
+  constexpr const char* kHead =
+      "{:<36} {:>8} {:>8} {:>5} {:>5} {:>7} {:>8} {:>7} {:>6}  {}\n";
+  fmt::print(kHead, "method", "elapsed", "command", "ckpt", "ckpt", "WAL",
+             "tps", "tps", "tps", "result");
+  fmt::print(kHead, "", "s", "s", "req", "timed", "MB", "baseline", "during",
+             "ratio", "");
+  for (const Result& r : results_) {
+    if (!r.error.empty()) {
+      fmt::print("{:<36} FAILED: {}\n", r.label, r.error);
+      continue;
+    }
+    std::string notes = r.check;
+    if (r.aborted_clients > 0) {
+      notes += fmt::format("; {} pgbench clients aborted", r.aborted_clients);
+    }
+    notes +=
+        fmt::format("; pgbench alone {:.1f} MB/s of WAL", r.baseline_wal_mbps);
+    if (r.baseline_requested > 0) {
+      notes +=
+          fmt::format("; {} requested in the baseline", r.baseline_requested);
+    }
+    fmt::print(
+        "{:<36} {:>8.1f} {:>8.1f} {:>5} {:>5} {:>7.0f} {:>8.0f} {:>7.0f} "
+        "{:>6.2f}  {}\n",
+        r.label, r.elapsed_s, r.total_s, r.requested, r.timed, r.wal_mb,
+        r.baseline_tps, r.tps, r.ratio(), notes);
+  }
+  fmt::print("\nTargets (issue 6):\n");
+  const Result* move = Find("move");
+  const Result* part = Find("partition");
+  const Result* repack = Find("repack");
+  auto verdict = [](bool met) { return met ? "met" : "MISSED"; };
+  if (move && repack && repack->elapsed_s > 0) {
+    double x = move->elapsed_s / repack->elapsed_s;
+    fmt::print(
+        "  online move time / pg_repack time = {:.1f} / {:.1f} = "
+        "{:.2f}x (target <= 1.5x): {}\n",
+        move->elapsed_s, repack->elapsed_s, x, verdict(x <= 1.5));
+  }
+  for (const Result* r : {part, move}) {
+    if (!r) continue;
+    bool met = r->ratio() >= 0.8 && (!repack || r->ratio() > repack->ratio());
+    fmt::print("  {}: concurrent TPS ratio {:.2f} (target >= 0.80{}): {}\n",
+               r->label, r->ratio(),
+               repack
+                   ? fmt::format(" and > pg_repack's {:.2f}", repack->ratio())
+                   : std::string(),
+               verdict(met));
+    fmt::print("  {}: requested checkpoints {} (target 0): {}\n", r->label,
+               r->requested, verdict(r->requested == 0));
+  }
+}
+
+int Usage() {
+  fmt::print(stderr,
+             "usage: migrate_vs_peers [--scale N] [--baseline S] [--clients "
+             "N] [--jobs N]\n"
+             "                        [--methods partition,move,repack,alter,"
+             "insert]\n"
+             "                        [--pglayout PATH] [--restore-wait S] "
+             "[--batch-rows N] [--max-rate MBPS]\n");
+  return 2;
+}
+
+std::vector<std::string> SplitComma(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  std::string part;
+  while (std::getline(in, part, ',')) {
+    if (!part.empty()) out.push_back(part);
+  }
+  return out;
+}
+
+int Run(int argc, char** argv) {
+  Config config;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    bool has_value = i + 1 < argc;
+    if (arg == "--scale" && has_value) {
+      config.scale = std::max(1, std::atoi(argv[++i]));
+    } else if (arg == "--baseline" && has_value) {
+      config.baseline_s = std::max(1.0, std::atof(argv[++i]));
+    } else if (arg == "--clients" && has_value) {
+      config.clients = std::max(1, std::atoi(argv[++i]));
+    } else if (arg == "--jobs" && has_value) {
+      config.jobs = std::max(1, std::atoi(argv[++i]));
+    } else if (arg == "--methods" && has_value) {
+      config.methods = SplitComma(argv[++i]);
+    } else if (arg == "--pglayout" && has_value) {
+      config.pglayout = argv[++i];
+    } else if ((arg == "--restore-wait" || arg == "--batch-rows" ||
+                arg == "--max-rate") &&
+               has_value) {
+      config.pglayout_extra.push_back(arg);
+      config.pglayout_extra.push_back(argv[++i]);
+    } else {
+      return Usage();
+    }
+  }
+  for (const std::string& m : config.methods) {
+    if (m != "partition" && m != "move" && m != "repack" && m != "alter" &&
+        m != "insert") {
+      fmt::print(stderr, "unknown method '{}'\n", m);
+      return Usage();
+    }
+  }
+  if (access(config.pglayout.c_str(), X_OK) != 0) {
+    fmt::print(stderr, "{} is not executable; build the pglayout target\n",
+               config.pglayout);
+    return 1;
+  }
+  Bench bench(config);
+  Status st = bench.Setup();
+  if (!st.ok()) {
+    fmt::print(stderr, "setup: {}\n", st.ToString());
+    return 1;
+  }
+  bench.RunAll();
+  bench.Print();
+  return 0;
+}
+
+}  // namespace
+}  // namespace pglayout
+
+int main(int argc, char** argv) { return pglayout::Run(argc, argv); }
