@@ -352,5 +352,22 @@ primary_key = ["aid"]
   EXPECT_TRUE(accounts->online);
 }
 
+// Growth seen over seconds says nothing about months: it is not projected,
+// and the plan says so.
+TEST(BuildPlan, ShortObservationDoesNotProjectGrowth) {
+  Example e = LoadExample("checkpoints");
+  e.workload.duration = 30;
+  for (Relation& r : e.workload.relations) r.growth_bytes_per_second = 1e6;
+  PlanOutcome out = PlanOrDie(e);
+  bool said = false;
+  for (const std::string& v : out.plan.verdicts) {
+    said = said || v.find("growth: not projected") != std::string::npos;
+  }
+  EXPECT_TRUE(said);
+  e.workload.duration = 7200;
+  Status st = BuildPlan(e.volumes, e.workload, {}, &out);
+  EXPECT_FALSE(st.ok()) << "1 MB/s per table over 180 days does not fit";
+}
+
 }  // namespace
 }  // namespace pglayout::planner
