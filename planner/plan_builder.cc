@@ -986,7 +986,8 @@ void Builder::AddFitVerdicts(PlanOutcome* out) {
         "growth: not projected: the workload was observed for only {}, too "
         "short to extrapolate over {} (observe for at least {}, or write "
         "growth_bytes_per_second by hand)",
-        FormatDuration(w_.duration), FormatDuration(opt_.horizon_seconds),
+        FormatDuration(std::round(w_.duration)),
+        FormatDuration(opt_.horizon_seconds),
         FormatDuration(kMinGrowthObservation)));
   }
 }
