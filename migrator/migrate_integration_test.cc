@@ -68,30 +68,15 @@ Status MigratePlan(const std::string& plan_toml, const std::string& conninfo,
   return Migrate(plan, options, nullptr, report);
 }
 
-struct BinaryRun {
-  int exit_code = -1;
-  int signal = 0;
-  std::string output;
-};
+using BinaryRun = Completion;
 
 BinaryRun RunPglayout(const std::vector<std::string>& args,
                       const std::string& failpoint) {
-  static int counter = 0;
-  std::string out = ::testing::TempDir() + "/pglayout_migrate_" +
-                    std::to_string(getpid()) + "_" + std::to_string(++counter);
   Command c;
   c.argv = {PGLAYOUT_BINARY};
   c.argv.insert(c.argv.end(), args.begin(), args.end());
   if (!failpoint.empty()) c.env = {"PGLAYOUT_MIGRATE_FAILPOINT=" + failpoint};
-  BinaryRun run;
-  pid_t pid = 0;
-  if (!SpawnCommand(c, out, &pid).ok()) return run;
-  int status = 0;
-  if (!WaitForChild(pid, &status).ok()) return run;
-  if (WIFEXITED(status)) run.exit_code = WEXITSTATUS(status);
-  if (WIFSIGNALED(status)) run.signal = WTERMSIG(status);
-  (void)ReadWholeFile(out, &run.output);
-  return run;
+  return RunToCompletion(c);
 }
 
 class MigrateTest : public PgVersionTest {};
@@ -474,17 +459,7 @@ BinaryRun RunPglayoutStdout(const std::vector<std::string>& args) {
   Command c;
   c.argv = {"/bin/sh"};
   c.argv.insert(c.argv.end(), shell.begin(), shell.end());
-  BinaryRun run;
-  std::string out = ::testing::TempDir() + "/pglayout_json_" +
-                    std::to_string(getpid()) + "_" + std::to_string(rand());
-  pid_t pid = 0;
-  int status = 0;
-  if (!SpawnCommand(c, out, &pid).ok() || !WaitForChild(pid, &status).ok()) {
-    return run;
-  }
-  if (WIFEXITED(status)) run.exit_code = WEXITSTATUS(status);
-  (void)ReadWholeFile(out, &run.output);
-  return run;
+  return RunToCompletion(c);
 }
 
 // emp has an outgoing FK (to dept) and an incoming one (from task), forced

@@ -1,10 +1,16 @@
 #include "probes/io_engine.h"
 
 #include <fmt/format.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <thread>
+
+#include "probes/interval_reporter.h"
+#include "probes/io_pattern.h"
 
 namespace pglayout::probes {
 
@@ -59,6 +65,27 @@ Status ValidateJob(const IoJob& job, uint64_t alignment) {
   if (job.max_seconds <= 0 || job.interval_seconds <= 0) {
     return Status::InvalidInput("job durations must be positive");
   }
+  return Status::Ok();
+}
+
+Status AllocateJobBuffers(const IoJob& job, uint64_t alignment,
+                          JobBuffers* buffers) {
+  size_t bytes = static_cast<size_t>(job.block_size) * job.queue_depth;
+  void* raw = nullptr;
+  if (posix_memalign(&raw, std::max<size_t>(4096, alignment), bytes) != 0) {
+    return Status::IoError(
+        fmt::format("cannot allocate {} bytes of I/O buffers", bytes));
+  }
+  *buffers = JobBuffers(static_cast<unsigned char*>(raw), &std::free);
+  if (job.kind == IoKind::kWrite) FillRandom(raw, bytes, job.seed);
+  return Status::Ok();
+}
+
+Status SyncIfDurableAtEnd(int fd, const IoJob& job, JobResult* result) {
+  if (job.durability != Durability::kFdatasyncAtEnd) return Status::Ok();
+  uint64_t t0 = MonotonicNs();
+  if (fdatasync(fd) != 0) return TransferError("fdatasync", errno);
+  result->sync_seconds = static_cast<double>(MonotonicNs() - t0) / 1e9;
   return Status::Ok();
 }
 

@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -112,6 +113,16 @@ Status ValidateJob(const IoJob& job, uint64_t alignment);
 // in |what| ("read", "write", "fdatasync"), mapping the special cases the
 // user can act on: ENOSPC, EINVAL (no direct I/O), EIO.
 Status TransferError(const std::string& what, int error);
+
+// queue_depth blocks of |job|, aligned for direct I/O to |alignment| (at
+// least 4 KiB); filled with incompressible data when the job writes.
+using JobBuffers = std::unique_ptr<unsigned char, void (*)(void*)>;
+Status AllocateJobBuffers(const IoJob& job, uint64_t alignment,
+                          JobBuffers* buffers);
+
+// For a job whose durability is kFdatasyncAtEnd: fdatasync(|fd|), with its
+// time in result->sync_seconds; does nothing for other jobs.
+Status SyncIfDurableAtEnd(int fd, const IoJob& job, JobResult* result);
 
 }  // namespace pglayout::probes
 

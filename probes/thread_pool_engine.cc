@@ -126,13 +126,8 @@ class ThreadPoolEngine : public IoEngine {
   Status Run(const IoJob& job, const IntervalObserver& observer,
              JobResult* result) override {
     PGLAYOUT_RETURN_IF_ERROR(ValidateJob(job, alignment_));
-    size_t bytes = static_cast<size_t>(job.block_size) * job.queue_depth;
-    void* raw = nullptr;
-    if (posix_memalign(&raw, std::max<size_t>(4096, alignment_), bytes) != 0) {
-      return Status::IoError("cannot allocate I/O buffers");
-    }
-    std::unique_ptr<void, decltype(&std::free)> buffers(raw, &std::free);
-    if (job.kind == IoKind::kWrite) FillRandom(raw, bytes, job.seed);
+    JobBuffers buffers(nullptr, &std::free);
+    PGLAYOUT_RETURN_IF_ERROR(AllocateJobBuffers(job, alignment_, &buffers));
 
     OffsetGenerator offsets(job);
     Shared shared;
@@ -144,10 +139,9 @@ class ThreadPoolEngine : public IoEngine {
     std::vector<std::thread> threads;
     for (int i = 0; i < job.queue_depth; ++i) {
       stats.push_back(std::make_unique<WorkerStats>());
-      threads.emplace_back(
-          Worker, &shared, stats.back().get(),
-          static_cast<unsigned char*>(raw) + i * job.block_size,
-          static_cast<uint64_t>(i + 1));
+      threads.emplace_back(Worker, &shared, stats.back().get(),
+                           buffers.get() + i * job.block_size,
+                           static_cast<uint64_t>(i + 1));
     }
     // The coordinator wakes a few times per interval to cut intervals and
     // notice the end of a max_bytes job.
@@ -178,12 +172,7 @@ class ThreadPoolEngine : public IoEngine {
               shared.error_offset),
           shared.error);
     }
-    if (job.durability == Durability::kFdatasyncAtEnd) {
-      uint64_t t0 = MonotonicNs();
-      if (fdatasync(fd_) != 0) return TransferError("fdatasync", errno);
-      result->sync_seconds = static_cast<double>(MonotonicNs() - t0) / 1e9;
-    }
-    return Status::Ok();
+    return SyncIfDurableAtEnd(fd_, job, result);
   }
 
  private:

@@ -45,10 +45,6 @@ Status UringError(const char* what, int negative_errno) {
       fmt::format("io_uring {}: {}{}", what, std::strerror(error), hint));
 }
 
-struct FreeDeleter {
-  void operator()(void* p) const { std::free(p); }
-};
-
 // Sets up a ring, asking for the single-issuer / deferred task-run mode
 // (fewer interrupts and context switches, Linux 6.1+) and falling back to
 // the plain mode on older kernels that refuse the flags with EINVAL.
@@ -299,25 +295,13 @@ class UringEngine : public IoEngine {
   Status Run(const IoJob& job, const IntervalObserver& observer,
              JobResult* result) override {
     PGLAYOUT_RETURN_IF_ERROR(ValidateJob(job, alignment_));
-    size_t bytes = static_cast<size_t>(job.block_size) * job.queue_depth;
-    void* raw = nullptr;
-    size_t align = std::max<size_t>(4096, alignment_);
-    if (posix_memalign(&raw, align, bytes) != 0) {
-      return Status::IoError(
-          fmt::format("cannot allocate {} bytes of I/O buffers", bytes));
-    }
-    std::unique_ptr<void, FreeDeleter> buffers(raw);
-    if (job.kind == IoKind::kWrite) FillRandom(raw, bytes, job.seed);
+    JobBuffers buffers(nullptr, &std::free);
+    PGLAYOUT_RETURN_IF_ERROR(AllocateJobBuffers(job, alignment_, &buffers));
     IntervalReporter reporter(job, observer, result);
-    UringJob run(fd_, job, static_cast<unsigned char*>(raw), &reporter, result);
+    UringJob run(fd_, job, buffers.get(), &reporter, result);
     PGLAYOUT_RETURN_IF_ERROR(run.SetUp());
     PGLAYOUT_RETURN_IF_ERROR(run.Loop());
-    if (job.durability == Durability::kFdatasyncAtEnd) {
-      uint64_t t0 = MonotonicNs();
-      if (fdatasync(fd_) != 0) return TransferError("fdatasync", errno);
-      result->sync_seconds = static_cast<double>(MonotonicNs() - t0) / 1e9;
-    }
-    return Status::Ok();
+    return SyncIfDurableAtEnd(fd_, job, result);
   }
 
  private:

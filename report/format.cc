@@ -1,6 +1,7 @@
 #include "report/format.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -97,6 +98,11 @@ std::string Seconds(double seconds) {
 
 std::string PerSecond(double value, const std::string& unit) {
   return Compact(value) + " " + unit + "/s";
+}
+
+std::string Join(const std::vector<std::string>& items,
+                 const std::string& separator) {
+  return fmt::format("{}", fmt::join(items, separator));
 }
 
 }  // namespace pglayout::report

@@ -9,6 +9,7 @@
 #define PGLAYOUT_REPORT_FORMAT_H_
 
 #include <string>
+#include <vector>
 
 namespace pglayout::report {
 
@@ -31,6 +32,9 @@ std::string Bytes(double bytes);
 std::string Seconds(double seconds);
 // "1.5k |unit|/s".
 std::string PerSecond(double value, const std::string& unit);
+// "a, b, c" with |separator| between the items.
+std::string Join(const std::vector<std::string>& items,
+                 const std::string& separator);
 
 }  // namespace pglayout::report
 

@@ -81,7 +81,7 @@ BrowserRun RunChromium(const std::string& dir,
   } else if (WIFEXITED(wait_status)) {
     run.exit_code = WEXITSTATUS(wait_status);
   }
-  (void)ReadWholeFile(log_path, &run.log);
+  (void)ReadTextFile(log_path, &run.log);
   std::filesystem::remove_all(dir + "/profile");
   return run;
 }
@@ -236,7 +236,7 @@ TEST_F(ReportBrowser, PrintsToPdf) {
   ASSERT_TRUE(run.finished) << run.log;
   EXPECT_EQ(ConsoleLines(run.log), std::vector<std::string>{});
   std::string bytes;
-  ASSERT_TRUE(ReadWholeFile(pdf, &bytes).ok()) << run.log;
+  ASSERT_TRUE(ReadTextFile(pdf, &bytes).ok()) << run.log;
   EXPECT_EQ(bytes.substr(0, 5), "%PDF-");
   EXPECT_GT(bytes.size(), 20'000u);  // several pages of text and vectors
 }

@@ -12,15 +12,6 @@
 namespace pglayout::report::internal {
 namespace {
 
-std::string Join(const std::vector<std::string>& items,
-                 const std::string& separator) {
-  std::string out;
-  for (const std::string& item : items) {
-    out += (out.empty() ? "" : separator) + item;
-  }
-  return out;
-}
-
 bool Overloaded(const Plan& plan) {
   return std::any_of(
       plan.forecast.begin(), plan.forecast.end(),

@@ -13,15 +13,6 @@
 namespace pglayout::report::internal {
 namespace {
 
-std::string Join(const std::vector<std::string>& items,
-                 const std::string& separator) {
-  std::string out;
-  for (const std::string& item : items) {
-    out += (out.empty() ? "" : separator) + item;
-  }
-  return out;
-}
-
 std::string TopologyText(const Volume& v) {
   if (!v.topology) {
     if (v.members > 1) {

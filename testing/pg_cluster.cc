@@ -21,6 +21,7 @@
 #include <optional>
 #include <thread>
 
+#include "common/files.h"
 #include "testing/subprocess.h"
 
 #ifndef PGLAYOUT_SOURCE_DIR
@@ -153,7 +154,7 @@ bool IsPostmasterOf(pid_t pid, const std::string& data_dir) {
 // The first line of postmaster.pid, or -1.
 pid_t ReadPostmasterPid(const std::string& data_dir) {
   std::string text;
-  if (!ReadWholeFile(data_dir + "/postmaster.pid", &text).ok()) return -1;
+  if (!ReadTextFile(data_dir + "/postmaster.pid", &text).ok()) return -1;
   int pid = atoi(text.c_str());
   return pid > 0 ? pid : -1;
 }
@@ -352,7 +353,7 @@ Status PgCluster::StartServer() {
     last = StartServerOnce();
     if (last.ok()) return last;
     std::string log;
-    (void)ReadWholeFile(log_path_, &log);
+    (void)ReadTextFile(log_path_, &log);
     std::string new_log = log.substr(std::min(log_before, log.size()));
     // Only a lost race for the port is worth another attempt.
     if (new_log.find("could not bind") == std::string::npos &&
@@ -579,7 +580,7 @@ Status BackgroundClient::Wait(std::string* output) {
 
 Status BackgroundClient::Finish(std::string* output) {
   std::string text;
-  (void)ReadWholeFile(output_path_, &text);
+  (void)ReadTextFile(output_path_, &text);
   if (output != nullptr) *output = text;
   if (WIFEXITED(wait_status_) && WEXITSTATUS(wait_status_) == 0) {
     return Status::Ok();

@@ -15,6 +15,8 @@
 #include <sstream>
 #include <thread>
 
+#include "common/files.h"
+
 extern char** environ;
 
 namespace pglayout {
@@ -242,7 +244,7 @@ Status RunCommand(const Command& command, const std::string& output_path,
   int wait_status;
   PGLAYOUT_RETURN_IF_ERROR(WaitForChild(pid, &wait_status));
   std::string text;
-  if (!output_path.empty()) (void)ReadWholeFile(output_path, &text);
+  if (!output_path.empty()) (void)ReadTextFile(output_path, &text);
   if (output != nullptr) *output = text;
   if (WIFEXITED(wait_status) && WEXITSTATUS(wait_status) == 0) {
     return Status::Ok();
@@ -271,7 +273,7 @@ Completion RunToCompletion(const Command& command) {
   done.started = true;
   if (WIFEXITED(wait_status)) done.exit_code = WEXITSTATUS(wait_status);
   if (WIFSIGNALED(wait_status)) done.signal = WTERMSIG(wait_status);
-  (void)ReadWholeFile(out, &done.output);
+  (void)ReadTextFile(out, &done.output);
   unlink(out.c_str());
   return done;
 }
@@ -292,17 +294,8 @@ std::string TailOfText(const std::string& text, int lines) {
 
 std::string TailOfFile(const std::string& path, int lines) {
   std::string text;
-  if (!ReadWholeFile(path, &text).ok()) return "";
+  if (!ReadTextFile(path, &text).ok()) return "";
   return TailOfText(text, lines);
-}
-
-Status ReadWholeFile(const std::string& path, std::string* contents) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::FromErrno("cannot read " + path, errno);
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  *contents = buffer.str();
-  return Status::Ok();
 }
 
 }  // namespace pglayout

@@ -90,9 +90,6 @@ std::string TailOfFile(const std::string& path, int lines);
 // The last |lines| lines of |text|.
 std::string TailOfText(const std::string& text, int lines);
 
-// Reads the whole file into *contents.
-Status ReadWholeFile(const std::string& path, std::string* contents);
-
 }  // namespace pglayout
 
 #endif  // PGLAYOUT_TESTING_SUBPROCESS_H_
