@@ -25,6 +25,22 @@ Status QueryValue(SqlSession* session, const std::string& sql,
   return Status::Ok();
 }
 
+Status ReadCheckpointCounts(SqlSession* session, CheckpointCounts* counts) {
+  const char* sql = session->server_version() >= 170000
+                        ? "SELECT num_timed, num_requested FROM "
+                          "pg_catalog.pg_stat_checkpointer"
+                        : "SELECT checkpoints_timed, checkpoints_req FROM "
+                          "pg_catalog.pg_stat_bgwriter";
+  SqlResult result;
+  PGLAYOUT_RETURN_IF_ERROR(session->Execute(sql, {}, &result));
+  if (result.rows.empty() || result.rows[0].size() < 2) {
+    return Status::Internal("no checkpoint statistics row");
+  }
+  counts->timed = std::stoll(result.rows[0][0].value_or("0"));
+  counts->requested = std::stoll(result.rows[0][1].value_or("0"));
+  return Status::Ok();
+}
+
 std::string QuoteIdent(const std::string& name) {
   std::string out = "\"";
   for (char c : name) {

@@ -607,20 +607,6 @@ Status ReadStructureHash(SqlSession* session, uint32_t oid, std::string* hash) {
   return Status::Ok();
 }
 
-Status ReadCheckpointCounters(SqlSession* session, CheckpointCounters* out) {
-  SqlResult r;
-  std::string sql = session->server_version() >= 170000
-                        ? "SELECT num_timed, num_requested FROM "
-                          "pg_catalog.pg_stat_checkpointer"
-                        : "SELECT checkpoints_timed, checkpoints_req FROM "
-                          "pg_catalog.pg_stat_bgwriter";
-  PGLAYOUT_RETURN_IF_ERROR(session->Execute(sql, {}, &r));
-  if (r.rows.empty()) return Status::Internal("no checkpoint statistics row");
-  out->timed = CellInt(r.rows[0], 0);
-  out->requested = CellInt(r.rows[0], 1);
-  return Status::Ok();
-}
-
 const ColumnFacts* TableFacts::FindColumn(const std::string& column) const {
   for (const ColumnFacts& c : columns) {
     if (c.name == column) return &c;

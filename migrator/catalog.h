@@ -62,14 +62,6 @@ Status ReadPreparedLocks(SqlSession* session, uint32_t oid,
 // The structure hash alone (see TableFacts::structure_hash).
 Status ReadStructureHash(SqlSession* session, uint32_t oid, std::string* hash);
 
-// Checkpoint counters since the last reset: pg_stat_checkpointer on 17+,
-// pg_stat_bgwriter before.
-struct CheckpointCounters {
-  int64_t timed = 0;
-  int64_t requested = 0;
-};
-Status ReadCheckpointCounters(SqlSession* session, CheckpointCounters* out);
-
 }  // namespace pglayout::migrator
 
 #endif  // PGLAYOUT_MIGRATOR_CATALOG_H_

@@ -40,6 +40,12 @@ constexpr const char* kSchemaSql[] = {
     " new_value text NOT NULL, state text NOT NULL DEFAULT 'pending',"
     " changed_at timestamptz NOT NULL DEFAULT pg_catalog.now(),"
     " PRIMARY KEY (run_id, kind, name))",
+    // Columns added after the first release: journals written by an older
+    // pglayout gain them here.
+    "ALTER TABLE pglayout.run"
+    " ADD COLUMN IF NOT EXISTS checkpoints_timed_end bigint,"
+    " ADD COLUMN IF NOT EXISTS checkpoints_requested_end bigint",
+    "ALTER TABLE pglayout.step ADD COLUMN IF NOT EXISTS error text",
 };
 
 std::vector<std::string> ArrayCells(const SqlRow& row, size_t i) {
@@ -114,12 +120,16 @@ Status Journal::StartRun(const std::string& plan_hash,
   return Status::Ok();
 }
 
-Status Journal::FinishRun(int64_t run_id, const std::string& state) {
+Status Journal::FinishRun(int64_t run_id, const std::string& state,
+                          const CheckpointCounts& end) {
   SqlResult r;
   return session_->Execute(
-      "UPDATE pglayout.run SET state = $2, finished_at = pg_catalog.now() "
+      "UPDATE pglayout.run SET state = $2, finished_at = pg_catalog.now(), "
+      "checkpoints_timed_end = $3, checkpoints_requested_end = $4 "
       "WHERE run_id = $1",
-      {std::to_string(run_id), state}, &r);
+      {std::to_string(run_id), state, std::to_string(end.timed),
+       std::to_string(end.requested)},
+      &r);
 }
 
 Status Journal::LoadSteps(int64_t run_id,
@@ -157,10 +167,21 @@ Status Journal::SetStep(int64_t run_id, const std::string& key, int step_no,
       "nullif($6, '0')::oid) ON CONFLICT (run_id, step_key) DO UPDATE SET "
       "state = EXCLUDED.state, phase = EXCLUDED.phase, relation_oid = "
       "coalesce(EXCLUDED.relation_oid, s.relation_oid), finished_at = CASE "
-      "WHEN EXCLUDED.state IN ('done', 'aborted') THEN pg_catalog.now() END",
+      "WHEN EXCLUDED.state IN ('done', 'aborted') THEN pg_catalog.now() END, "
+      "error = CASE WHEN EXCLUDED.state = 'done' THEN NULL ELSE s.error END",
       {std::to_string(run_id), key, std::to_string(step_no), state, phase,
        std::to_string(relation_oid)},
       &r);
+}
+
+Status Journal::RecordStepError(int64_t run_id, const std::string& key,
+                                int step_no, const std::string& message) {
+  SqlResult r;
+  return session_->Execute(
+      "INSERT INTO pglayout.step AS s (run_id, step_key, step_no, error) "
+      "VALUES ($1, $2, $3, $4) ON CONFLICT (run_id, step_key) DO UPDATE SET "
+      "error = EXCLUDED.error",
+      {std::to_string(run_id), key, std::to_string(step_no), message}, &r);
 }
 
 Status Journal::RecordBatch(int64_t run_id, const std::string& key,

@@ -2,8 +2,10 @@
 // pglayout) so that a run killed at any instant can be resumed or aborted.
 //
 //   pglayout.run      one row per run: plan hash, state (running, done,
-//                     aborted); a partial unique index allows one running run
-//   pglayout.step     one row per step: state, phase, copy cursor, rows
+//                     aborted), checkpoint counters at start and finish; a
+//                     partial unique index allows one running run
+//   pglayout.step     one row per step: state, phase, copy cursor, rows,
+//                     the error that stopped it last (cleared when done)
 //   pglayout.batch    one row per copy batch: key range, rows, checksums
 //   pglayout.setting  every server setting changed: original, new, state
 //
@@ -67,7 +69,10 @@ class Journal {
   Status StartRun(const std::string& plan_hash, const std::string& plan_text,
                   const std::string& tool_version, int64_t timed,
                   int64_t requested, RunRecord* run);
-  Status FinishRun(int64_t run_id, const std::string& state);
+  // Ends the run with |state| and the checkpoint counters at its end, so
+  // that the checkpoints during the run can be told later.
+  Status FinishRun(int64_t run_id, const std::string& state,
+                   const CheckpointCounts& end);
 
   Status LoadSteps(int64_t run_id, std::map<std::string, StepRecord>* steps);
   // Inserts the step row if missing, then sets state/phase (and oid when
@@ -75,6 +80,11 @@ class Journal {
   Status SetStep(int64_t run_id, const std::string& key, int step_no,
                  const std::string& state, const std::string& phase,
                  uint32_t relation_oid = 0);
+  // Keeps the message of the error that stopped step |key| (creating its
+  // row if the step failed before it started); SetStep(..., "done", ...)
+  // clears it. Runs outside any transaction of the failed step.
+  Status RecordStepError(int64_t run_id, const std::string& key, int step_no,
+                         const std::string& message);
   // Records one copied batch and advances the step's cursor.
   Status RecordBatch(int64_t run_id, const std::string& key, int64_t batch_no,
                      const std::vector<std::string>& lower,

@@ -7,6 +7,7 @@
 // applies the same change to the migrated table and to an untouched twin,
 // and afterwards EXCEPT ALL in both directions must be empty.
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -207,6 +208,33 @@ TEST_P(MigrateTest, TablespacesAndOfflineMoveAreIdempotent) {
                               "', the plan says '" + other + "'"),
             std::string::npos)
       << st.message();
+  // A step that cannot get its lock stops the run; the journal keeps why
+  // (for the report), and the resumed run clears it.
+  Exec(s.get(), "CREATE TABLE busy (id int PRIMARY KEY)");
+  std::unique_ptr<SqlSession> holder;
+  PGLAYOUT_ASSERT_OK(Open(pg, "off", &holder));
+  Exec(holder.get(), "BEGIN; LOCK TABLE busy IN ACCESS SHARE MODE");
+  std::string busy = plan.substr(0, plan.find("[[placement]]")) +
+                     "[[placement]]\nrelation = \"public.busy\"\n"
+                     "strategy = \"move\"\ntablespaces = [\"off ts\"]\n"
+                     "online = false\n";
+  MigrateOptions impatient;
+  impatient.lock_timeout_ms = 20;
+  impatient.lock_deadline_s = 0.5;
+  MigrateReport stopped, resumed;
+  st = MigratePlan(busy, Conninfo(pg, "off"), true, &stopped, impatient);
+  ASSERT_FALSE(st.ok());
+  std::string error_sql =
+      "SELECT coalesce(error, '<none>') FROM pglayout.step WHERE step_key = "
+      "'move:public.busy' AND run_id = " +
+      std::to_string(stopped.run_id);
+  EXPECT_NE(Value(s.get(), error_sql).find("gave up after"), std::string::npos)
+      << st.message();
+  Exec(holder.get(), "COMMIT");
+  PGLAYOUT_ASSERT_OK(
+      MigratePlan(busy, Conninfo(pg, "off"), true, &resumed, impatient));
+  EXPECT_EQ(resumed.run_id, stopped.run_id);
+  EXPECT_EQ(Value(s.get(), error_sql), "<none>");
 }
 
 // ------------------------------ online, under load, killed and resumed --
@@ -829,6 +857,12 @@ TEST_P(MigrateTest, CheckpointGuardKeepsCheckpointsTimed) {
   PGLAYOUT_ASSERT_OK(MigratePlan(
       ts + move("g2"), Conninfo(pg.get(), "postgres"), true, &with, guarded));
   EXPECT_EQ(with.checkpoints_requested, 0);
+  // The journal keeps the counters at both ends of each run.
+  EXPECT_EQ(Value(s.get(),
+                  "SELECT string_agg((checkpoints_requested_end - "
+                  "checkpoints_requested_start)::text, ',' ORDER BY run_id) "
+                  "FROM pglayout.run WHERE state = 'done'"),
+            fmt::format("{},0", without.checkpoints_requested));
   EXPECT_EQ(Value(s.get(), "SHOW max_wal_size"), "32MB");
   EXPECT_EQ(Value(s.get(),
                   "SELECT state FROM pglayout.setting WHERE run_id = "

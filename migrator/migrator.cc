@@ -334,8 +334,8 @@ class Migration {
   Status Apply() {
     if (ChangesSettings()) PGLAYOUT_RETURN_IF_ERROR(AcquireSettingsLock());
     PGLAYOUT_RETURN_IF_ERROR(journal_->EnsureSchema());
-    CheckpointCounters start;
-    PGLAYOUT_RETURN_IF_ERROR(ReadCheckpointCounters(session_.get(), &start));
+    CheckpointCounts start;
+    PGLAYOUT_RETURN_IF_ERROR(ReadCheckpointCounts(session_.get(), &start));
     if (run_.run_id == 0) {
       PGLAYOUT_RETURN_IF_ERROR(journal_->StartRun(
           PlanHash(PlanToToml(plan_)), PlanToToml(plan_), options_.tool_version,
@@ -358,25 +358,38 @@ class Migration {
       record.key = s.key;
       ex_->Failpoint("before-step:" + s.key);
       Status st = RunStep(s, static_cast<int>(i + 1), record);
-      if (!st.ok()) return st;
+      if (!st.ok()) return RecordStepFailure(s, static_cast<int>(i + 1), st);
       ex_->Failpoint("after-step:" + s.key);
     }
-    PGLAYOUT_RETURN_IF_ERROR(ReportCheckpoints());
-    PGLAYOUT_RETURN_IF_ERROR(journal_->FinishRun(run_.run_id, "done"));
+    CheckpointCounts end;
+    PGLAYOUT_RETURN_IF_ERROR(ReadCheckpointCounts(session_.get(), &end));
+    ReportCheckpoints(end);
+    PGLAYOUT_RETURN_IF_ERROR(journal_->FinishRun(run_.run_id, "done", end));
     ex_->Line(fmt::format("run {} done", run_.run_id));
     return Status::Ok();
   }
 
-  Status ReportCheckpoints() {
-    CheckpointCounters now;
-    PGLAYOUT_RETURN_IF_ERROR(ReadCheckpointCounters(session_.get(), &now));
-    report_->checkpoints_timed = now.timed - run_.checkpoints_timed_start;
+  // The journal keeps why the step stopped, for the report and for the
+  // person who resumes; the step's own transaction has rolled back. If
+  // even that fails (the connection is gone), the step's error still
+  // reaches the caller.
+  Status RecordStepFailure(const Step& s, int no, const Status& failure) {
+    Status recorded =
+        journal_->RecordStepError(run_.run_id, s.key, no, failure.message());
+    if (!recorded.ok()) {
+      ex_->Line(fmt::format("could not record the error of step {}: {}", s.key,
+                            recorded.message()));
+    }
+    return failure;
+  }
+
+  void ReportCheckpoints(const CheckpointCounts& end) {
+    report_->checkpoints_timed = end.timed - run_.checkpoints_timed_start;
     report_->checkpoints_requested =
-        now.requested - run_.checkpoints_requested_start;
+        end.requested - run_.checkpoints_requested_start;
     ex_->Line(fmt::format("checkpoints during the run: {} timed, {} requested",
                           report_->checkpoints_timed,
                           report_->checkpoints_requested));
-    return Status::Ok();
   }
 
   Status MarkDone(const Step& s, int no) {
@@ -829,7 +842,9 @@ class Migration {
       locked = true;
       PGLAYOUT_RETURN_IF_ERROR(RestoreSetting(rec, true));
     }
-    PGLAYOUT_RETURN_IF_ERROR(journal_->FinishRun(run_.run_id, "aborted"));
+    CheckpointCounts end;
+    PGLAYOUT_RETURN_IF_ERROR(ReadCheckpointCounts(session_.get(), &end));
+    PGLAYOUT_RETURN_IF_ERROR(journal_->FinishRun(run_.run_id, "aborted", end));
     ex_->Line(
         fmt::format("run {} aborted (created tablespaces and finished "
                     "offline moves are kept)",

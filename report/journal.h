@@ -24,8 +24,10 @@ struct JournalStep {
   std::string status;       // "done", "failed", "running", "pending", ...
   double duration = 0;      // seconds; 0 when not run or unknown
   int64_t rows = 0;         // rows copied; 0 when not a copy
-  uint64_t bytes = 0;       // size of the relation the step wrote, 0 if none
-  std::string error;        // the server's message when status is "failed"
+  // Bytes the step copied (the rows' stored size) when the journal counts
+  // them, else the size of the relation it placed; 0 if none.
+  uint64_t bytes = 0;
+  std::string error;  // what stopped the step when status is "failed"
 };
 
 // A setting the migrator changed: raised for the run only (a guard such
@@ -50,8 +52,8 @@ struct MigrationJournal {
   int64_t checkpoints_timed = 0;
   int64_t checkpoints_requested = 0;
   // True when the counts run from the start of the run until the journal
-  // was read rather than until the run finished (the journal keeps only
-  // the counters at the start).
+  // was read: the run has no end yet (still going, or killed and not yet
+  // resumed), so later checkpoints are counted too.
   bool checkpoints_until_read = false;
   std::vector<JournalStep> steps;
   std::vector<JournalSetting> settings;

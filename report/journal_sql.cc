@@ -28,20 +28,24 @@ class SqlJournalSource : public JournalSource {
   Status Read(MigrationJournal* journal) override {
     PGLAYOUT_RETURN_IF_ERROR(CheckTables());
     MigrationJournal j;
-    int64_t run_id = 0, timed_start = -1, requested_start = -1;
-    PGLAYOUT_RETURN_IF_ERROR(
-        ReadRun(&j, &run_id, &timed_start, &requested_start));
+    int64_t run_id = 0;
+    RunCheckpoints counts;
+    PGLAYOUT_RETURN_IF_ERROR(ReadRun(&j, &run_id, &counts));
     PGLAYOUT_RETURN_IF_ERROR(ReadSteps(run_id, &j));
     PGLAYOUT_RETURN_IF_ERROR(ReadSettings(run_id, &j));
-    if (timed_start >= 0 && requested_start >= 0) {
-      PGLAYOUT_RETURN_IF_ERROR(
-          ReadCheckpoints(timed_start, requested_start, &j));
-    }
+    PGLAYOUT_RETURN_IF_ERROR(CountCheckpoints(counts, &j));
     *journal = std::move(j);
     return Status::Ok();
   }
 
  private:
+  // The run's checkpoint counters; -1 where the journal has none (a run
+  // still going or killed has no end; very old journals have no start).
+  struct RunCheckpoints {
+    CheckpointCounts start{-1, -1};
+    CheckpointCounts end{-1, -1};
+  };
+
   Status Query(const std::string& sql, const std::vector<SqlValue>& params,
                SqlResult* result) {
     Status st = session_->Execute(sql, params, result);
@@ -71,16 +75,20 @@ class SqlJournalSource : public JournalSource {
     return Status::Ok();
   }
 
-  Status ReadRun(MigrationJournal* j, int64_t* run_id, int64_t* timed_start,
-                 int64_t* requested_start) {
+  // Columns added by later versions of the journal are read through
+  // to_jsonb(row), so that journals of every version can be read.
+  Status ReadRun(MigrationJournal* j, int64_t* run_id, RunCheckpoints* counts) {
     SqlResult r;
-    PGLAYOUT_RETURN_IF_ERROR(
-        Query(fmt::format("SELECT run_id, plan_hash, state, {}, {}, "
-                          "coalesce(checkpoints_timed_start, -1), "
-                          "coalesce(checkpoints_requested_start, -1) "
-                          "FROM pglayout.run ORDER BY run_id DESC LIMIT 1",
-                          Timestamp("started_at"), Timestamp("finished_at")),
-              {}, &r));
+    PGLAYOUT_RETURN_IF_ERROR(Query(
+        fmt::format(
+            "SELECT run_id, plan_hash, state, {}, {}, "
+            "coalesce(checkpoints_timed_start, -1), "
+            "coalesce(checkpoints_requested_start, -1), "
+            "coalesce((to_jsonb(r) ->> 'checkpoints_timed_end')::bigint, -1), "
+            "coalesce((to_jsonb(r) ->> 'checkpoints_requested_end')::bigint, "
+            "-1) FROM pglayout.run r ORDER BY run_id DESC LIMIT 1",
+            Timestamp("started_at"), Timestamp("finished_at")),
+        {}, &r));
     if (r.rows.empty()) {
       return Status::NotFound(session_->Describe() +
                               ": the migration journal holds no run");
@@ -92,8 +100,8 @@ class SqlJournalSource : public JournalSource {
     j->status = At(row, 2);
     j->started_at = At(row, 3);
     j->finished_at = At(row, 4);
-    *timed_start = AtInt(row, 5);
-    *requested_start = AtInt(row, 6);
+    counts->start = {AtInt(row, 5), AtInt(row, 6)};
+    counts->end = {AtInt(row, 7), AtInt(row, 8)};
     return Status::Ok();
   }
 
@@ -104,8 +112,11 @@ class SqlJournalSource : public JournalSource {
               "CASE WHEN relation_oid IS NULL THEN '' "
               "ELSE relation_oid::pg_catalog.regclass::text END, "
               "coalesce(extract(epoch FROM finished_at - started_at), 0), "
-              "coalesce(pg_catalog.pg_total_relation_size(relation_oid), 0) "
-              "FROM pglayout.step WHERE run_id = $1 ORDER BY step_no, step_key",
+              "coalesce(pg_catalog.pg_total_relation_size(relation_oid), 0), "
+              "coalesce((to_jsonb(s) ->> 'bytes_copied')::bigint, 0), "
+              "coalesce(to_jsonb(s) ->> 'error', '') "
+              "FROM pglayout.step s WHERE run_id = $1 "
+              "ORDER BY step_no, step_key",
               {std::to_string(run_id)}, &r));
     for (const auto& row : r.rows) {
       JournalStep s;
@@ -118,13 +129,19 @@ class SqlJournalSource : public JournalSource {
         s.relation = key.substr(colon + 1);
       }
       s.status = At(row, 2);
+      s.error = At(row, 10);
+      if (!s.error.empty() && s.status != "done") s.status = "failed";
       std::string phase = At(row, 3), detail = At(row, 4);
       s.description = phase.empty()    ? detail
                       : detail.empty() ? "phase " + phase
                                        : "phase " + phase + ": " + detail;
       s.rows = AtInt(row, 5);
       s.duration = std::max(0.0, AtDouble(row, 7));
-      s.bytes = static_cast<uint64_t>(std::max<int64_t>(0, AtInt(row, 8)));
+      // Bytes the copy wrote when the journal counts them, else the size
+      // of the relation the step placed.
+      int64_t copied = AtInt(row, 9);
+      s.bytes = static_cast<uint64_t>(
+          std::max<int64_t>(0, copied > 0 ? copied : AtInt(row, 8)));
       j->steps.push_back(std::move(s));
     }
     return Status::Ok();
@@ -144,23 +161,25 @@ class SqlJournalSource : public JournalSource {
     return Status::Ok();
   }
 
-  // The journal keeps the counters at the start of the run only.
-  Status ReadCheckpoints(int64_t timed_start, int64_t requested_start,
-                         MigrationJournal* j) {
-    const char* sql = session_->server_version() >= 170000
-                          ? "SELECT num_timed, num_requested FROM "
-                            "pg_catalog.pg_stat_checkpointer"
-                          : "SELECT checkpoints_timed, checkpoints_req FROM "
-                            "pg_catalog.pg_stat_bgwriter";
-    SqlResult r;
-    PGLAYOUT_RETURN_IF_ERROR(Query(sql, {}, &r));
-    if (r.rows.empty()) return Status::Ok();
-    // A statistics reset since the start makes the difference negative.
-    j->checkpoints_timed =
-        std::max<int64_t>(0, AtInt(r.rows[0], 0) - timed_start);
+  // Checkpoints between the run's start and its end; for a run without
+  // an end (still going, or killed), until now, and the page says so.
+  Status CountCheckpoints(const RunCheckpoints& counts, MigrationJournal* j) {
+    if (counts.start.timed < 0 || counts.start.requested < 0) {
+      return Status::Ok();
+    }
+    CheckpointCounts end = counts.end;
+    if (end.timed < 0 || end.requested < 0) {
+      Status st = ReadCheckpointCounts(session_, &end);
+      if (!st.ok()) {
+        return st.WithContext(session_->Describe() +
+                              ": reading the checkpoint statistics");
+      }
+      j->checkpoints_until_read = true;
+    }
+    // A statistics reset during the run makes the difference negative.
+    j->checkpoints_timed = std::max<int64_t>(0, end.timed - counts.start.timed);
     j->checkpoints_requested =
-        std::max<int64_t>(0, AtInt(r.rows[0], 1) - requested_start);
-    j->checkpoints_until_read = !j->finished_at.empty();
+        std::max<int64_t>(0, end.requested - counts.start.requested);
     return Status::Ok();
   }
 

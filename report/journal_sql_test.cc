@@ -49,7 +49,7 @@ class SqlJournal : public PgVersionTest {
     PGLAYOUT_ASSERT_OK(journal.EnsureSchema());
     migrator::RunRecord run;
     PGLAYOUT_ASSERT_OK(
-        journal.StartRun("00ff", "plan text", "0.1.0", 0, 0, &run));
+        journal.StartRun("00ff", "plan text", "0.1.0", 5, 2, &run));
     PGLAYOUT_ASSERT_OK(
         journal.SetStep(run.run_id, "tablespace:hot1", 1, "done", ""));
     PGLAYOUT_ASSERT_OK(
@@ -75,7 +75,19 @@ class SqlJournal : public PgVersionTest {
     PGLAYOUT_ASSERT_OK(journal.RecordOriginal(run.run_id, plan));
     PGLAYOUT_ASSERT_OK(journal.SetSettingState(
         run.run_id, "plan", "effective_io_concurrency", "applied"));
-    PGLAYOUT_ASSERT_OK(journal.FinishRun(run.run_id, "done"));
+    PGLAYOUT_ASSERT_OK(journal.FinishRun(run.run_id, "done", {9, 3}));
+  }
+
+  // A run that is still going (or was killed): started with the server's
+  // current checkpoint counters, never finished.
+  int64_t StartUnfinishedRun(migrator::Journal* journal) {
+    PGLAYOUT_EXPECT_OK(journal->EnsureSchema());
+    CheckpointCounts now;
+    PGLAYOUT_EXPECT_OK(ReadCheckpointCounts(session_.get(), &now));
+    migrator::RunRecord run;
+    PGLAYOUT_EXPECT_OK(journal->StartRun("00ff", "plan text", "0.1.0",
+                                         now.timed, now.requested, &run));
+    return run.run_id;
   }
 
   PgCluster* pg_ = nullptr;
@@ -104,7 +116,10 @@ TEST_P(SqlJournal, ReadsWhatTheMigratorWrote) {
   EXPECT_EQ(j.plan, "plan hash 00ff");
   EXPECT_NE(j.started_at.find(" UTC"), std::string::npos) << j.started_at;
   EXPECT_FALSE(j.finished_at.empty());
-  EXPECT_TRUE(j.checkpoints_until_read);
+  // From the counters kept at the start (5, 2) and the end (9, 3).
+  EXPECT_FALSE(j.checkpoints_until_read);
+  EXPECT_EQ(j.checkpoints_timed, 4);
+  EXPECT_EQ(j.checkpoints_requested, 1);
   ASSERT_EQ(j.steps.size(), 2u);
   EXPECT_EQ(j.steps[0].ordinal, 1);
   EXPECT_EQ(j.steps[0].kind, "tablespace");
@@ -122,6 +137,87 @@ TEST_P(SqlJournal, ReadsWhatTheMigratorWrote) {
   EXPECT_EQ(j.settings[0].value, "64GB");
   EXPECT_EQ(j.settings[0].state, "restored");
   EXPECT_FALSE(j.settings[1].temporary);
+}
+
+TEST_P(SqlJournal, UnfinishedRunCountsCheckpointsUntilRead) {
+  migrator::Journal journal(session_.get());
+  StartUnfinishedRun(&journal);
+  PGLAYOUT_ASSERT_OK(ExecuteSql(session_.get(), "CHECKPOINT"));
+  MigrationJournal j;
+  PGLAYOUT_ASSERT_OK(MakeSqlJournalSource(session_.get())->Read(&j));
+  EXPECT_EQ(j.status, "running");
+  EXPECT_TRUE(j.finished_at.empty());
+  EXPECT_TRUE(j.checkpoints_until_read);
+  EXPECT_GE(j.checkpoints_requested, 1);  // the CHECKPOINT above
+}
+
+TEST_P(SqlJournal, FailedStepCarriesItsErrorUntilDone) {
+  migrator::Journal journal(session_.get());
+  int64_t run = StartUnfinishedRun(&journal);
+  PGLAYOUT_ASSERT_OK(
+      journal.SetStep(run, "move:public.gone", 1, "running", "copy"));
+  PGLAYOUT_ASSERT_OK(journal.RecordStepError(
+      run, "move:public.gone", 1, "canceling statement due to lock timeout"));
+  // A step that failed before the journal knew it.
+  PGLAYOUT_ASSERT_OK(journal.RecordStepError(run, "tablespace:hot9", 2,
+                                             "directory does not exist"));
+  MigrationJournal j;
+  PGLAYOUT_ASSERT_OK(MakeSqlJournalSource(session_.get())->Read(&j));
+  ASSERT_EQ(j.steps.size(), 2u);
+  EXPECT_EQ(j.steps[0].status, "failed");
+  EXPECT_EQ(j.steps[0].error, "canceling statement due to lock timeout");
+  EXPECT_EQ(j.steps[1].kind, "tablespace");
+  EXPECT_EQ(j.steps[1].status, "failed");
+  EXPECT_EQ(j.steps[1].error, "directory does not exist");
+
+  // Resumed and finished: the error is history, not a failure.
+  PGLAYOUT_ASSERT_OK(
+      journal.SetStep(run, "move:public.gone", 1, "done", "done"));
+  PGLAYOUT_ASSERT_OK(MakeSqlJournalSource(session_.get())->Read(&j));
+  EXPECT_EQ(j.steps[0].status, "done");
+  EXPECT_EQ(j.steps[0].error, "");
+}
+
+TEST_P(SqlJournal, ReadsBytesCopiedWhenTheJournalCountsThem) {
+  WriteRun();
+  PGLAYOUT_ASSERT_OK(ExecuteSql(
+      session_.get(),
+      "ALTER TABLE pglayout.step ADD COLUMN IF NOT EXISTS bytes_copied "
+      "bigint; UPDATE pglayout.step SET bytes_copied = 123456 WHERE "
+      "step_key = 'move:public.journal_orders'"));
+  MigrationJournal j;
+  PGLAYOUT_ASSERT_OK(MakeSqlJournalSource(session_.get())->Read(&j));
+  ASSERT_EQ(j.steps.size(), 2u);
+  EXPECT_EQ(j.steps[1].bytes, 123456u);
+}
+
+// A journal written before the end counters and step errors existed reads
+// as a run without an end; EnsureSchema then adds the columns.
+TEST_P(SqlJournal, ReadsAndUpgradesAnOlderJournal) {
+  WriteRun();
+  PGLAYOUT_ASSERT_OK(ExecuteSql(
+      session_.get(),
+      "ALTER TABLE pglayout.run DROP COLUMN checkpoints_timed_end, DROP "
+      "COLUMN checkpoints_requested_end; ALTER TABLE pglayout.step DROP "
+      "COLUMN error"));
+  MigrationJournal j;
+  PGLAYOUT_ASSERT_OK(MakeSqlJournalSource(session_.get())->Read(&j));
+  EXPECT_EQ(j.status, "done");
+  EXPECT_TRUE(j.checkpoints_until_read);
+  ASSERT_EQ(j.steps.size(), 2u);
+  EXPECT_EQ(j.steps[1].status, "done");
+
+  migrator::Journal journal(session_.get());
+  PGLAYOUT_ASSERT_OK(journal.EnsureSchema());
+  SqlValue columns;
+  PGLAYOUT_ASSERT_OK(QueryValue(
+      session_.get(),
+      "SELECT count(*) FROM pg_catalog.pg_attribute WHERE NOT attisdropped "
+      "AND ((attrelid = 'pglayout.run'::regclass AND attname IN "
+      "('checkpoints_timed_end', 'checkpoints_requested_end')) OR (attrelid "
+      "= 'pglayout.step'::regclass AND attname = 'error'))",
+      {}, &columns));
+  EXPECT_EQ(columns.value_or(""), "3");
 }
 
 TEST_P(SqlJournal, ReportCommandShowsTheRun) {

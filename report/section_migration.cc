@@ -108,7 +108,8 @@ void RenderRunCheckpoints(const MigrationJournal& j, Markup* out) {
   if (j.checkpoints_until_read) {
     out->Element("p", {{"class", "note"}},
                  "Counted from the start of the run until this report was "
-                 "written: the journal keeps the counters at the start only.");
+                 "written: the run has not finished (it is still going, or "
+                 "was stopped and not yet resumed).");
   }
   if (j.checkpoints_requested > 0) {
     RenderCallout("warning",
