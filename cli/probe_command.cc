@@ -127,6 +127,7 @@ class ProbeCommand : public Command {
       if (compare_buffered_) {
         PGLAYOUT_RETURN_IF_ERROR(CompareBuffered(t, size, session, &v));
       }
+      WarnIfArrayChanged(t, &v);
       result.volumes.push_back(std::move(v));
       // Without --concurrent the probe file goes now, with its session.
       if (concurrent_) sessions.push_back(std::move(session));
@@ -252,6 +253,17 @@ class ProbeCommand : public Command {
     for (const std::string& note : report.notes)
       spdlog::warn("{}: {}", t.name, note);
     return Status::Ok();
+  }
+
+  // A resync starting or a member dropping out while |t| was probed
+  // spoils its figures: its topology says so.
+  void WarnIfArrayChanged(const Target& t, Volume* v) {
+    Topology& topology = *v->topology;
+    size_t known = topology.warnings.size();
+    probes::RecheckArrayHealth(paths_, t.info.device, &topology);
+    for (size_t i = known; i < topology.warnings.size(); ++i) {
+      spdlog::warn("{}: {}", t.name, topology.warnings[i]);
+    }
   }
 
   // --compare-buffered on the filled probe file of |t|.

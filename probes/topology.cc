@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -124,21 +125,74 @@ void CheckMdHealth(const fs::path& md_node, Topology* t) {
   }
 }
 
+// The start of partition |node| in bytes, and a warning when it is not a
+// multiple of |unit|: every I/O aligned to |unit| then straddles two
+// |straddled|.
+std::optional<std::string> MisalignedStart(const fs::path& node, uint64_t unit,
+                                           const std::string& unit_name,
+                                           const std::string& straddled,
+                                           uint64_t* start) {
+  *start = ReadNumber(node / "start") * 512;  // always 512-byte sectors
+  if (unit == 0 || *start % unit == 0) return std::nullopt;
+  return fmt::format(
+      "{}: starts at byte {}, not a multiple of the {} {}: aligned I/Os "
+      "straddle two {}",
+      node.filename().string(), *start, HumanSize(static_cast<double>(unit)),
+      unit_name, straddled);
+}
+
 // A partition whose start is not a multiple of the stripe chunk (or of the
 // device's minimum I/O size) splits aligned I/Os across two members.
 void CheckPartitionStart(const fs::path& node, Topology* t) {
-  t->partition_start = ReadNumber(node / "start") * 512;  // always sectors
-  uint64_t unit = t->chunk > 0 ? t->chunk
-                               : std::max<uint64_t>(t->minimum_io_size,
-                                                    t->physical_block_size);
-  if (unit == 0 || t->partition_start % unit == 0) return;
+  bool chunked = t->chunk > 0;
+  uint64_t unit =
+      chunked ? t->chunk
+              : std::max<uint64_t>(t->minimum_io_size, t->physical_block_size);
+  auto warning = MisalignedStart(
+      node, unit, chunked ? "chunk" : "minimum I/O size",
+      chunked ? "members" : "physical blocks", &t->partition_start);
+  if (warning) t->warnings.push_back(*warning);
+}
+
+// Members of an array or LV that are partitions: one starting off its
+// disk's physical block (an old 63-sector DOS layout on a 4 KiB disk) turns
+// every chunk written to it into read-modify-write cycles on that disk.
+void CheckMemberPartitions(const fs::path& array, Topology* t) {
+  for (const fs::path& member : Slaves(array)) {
+    if (!IsPartition(member)) continue;
+    fs::path q = WholeDisk(member) / "queue";
+    uint64_t unit = std::max(ReadNumber(q / "minimum_io_size"),
+                             ReadNumber(q / "physical_block_size"));
+    uint64_t start = 0;
+    auto warning = MisalignedStart(member, unit, "physical block size",
+                                   "physical blocks of its disk", &start);
+    if (warning) {
+      t->warnings.push_back(array.filename().string() + " member " + *warning);
+    }
+  }
+}
+
+// The kernel's own verdict for stacked devices (dm, md) that have no
+// partition start to check: alignment_offset is how far the device's start
+// lies from the natural alignment of what is below it.
+void CheckAlignmentOffset(const fs::path& node, Topology* t) {
+  uint64_t offset = ReadNumber(node / "alignment_offset");
+  if (offset == 0) return;
   t->warnings.push_back(fmt::format(
-      "{}: starts at byte {}, not a multiple of the {} {}: aligned I/Os "
-      "straddle two {}",
-      node.filename().string(), t->partition_start,
-      HumanSize(static_cast<double>(unit)),
-      t->chunk > 0 ? "chunk" : "minimum I/O size",
-      t->chunk > 0 ? "members" : "physical blocks"));
+      "{}: alignment_offset = {} bytes: it starts off the physical blocks "
+      "below it, so aligned I/Os straddle two",
+      node.filename().string(), offset));
+}
+
+// The sysfs node of block device |device|; false when the filesystem has
+// no block device behind it.
+bool ResolveNode(const SystemPaths& paths, dev_t device, fs::path* node) {
+  std::error_code ec;
+  *node =
+      fs::canonical(fs::path(paths.sysfs_root) / "dev" / "block" /
+                        fmt::format("{}:{}", ::major(device), ::minor(device)),
+                    ec);
+  return !ec;
 }
 
 // dm: the table is not in sysfs, so the target is inferred: a striped LV
@@ -201,6 +255,8 @@ std::string MergeOptions(const std::string& a, const std::string& b) {
   for (const std::string& o : out) joined += (joined.empty() ? "" : ",") + o;
   return joined;
 }
+
+std::string OrNone(const std::string& s) { return s.empty() ? "none" : s; }
 
 bool IsPathPrefix(const std::string& prefix, const std::string& path) {
   if (prefix == "/") return true;
@@ -286,11 +342,8 @@ Status DiscoverTopology(const SystemPaths& paths, dev_t device,
     t.filesystem = m->fstype;
     t.mount_options = m->options;
   }
-  std::error_code ec;
-  fs::path node = fs::canonical(fs::path(paths.sysfs_root) / "dev" / "block" /
-                                    fmt::format("{}:{}", major, minor),
-                                ec);
-  if (ec) {
+  fs::path node;
+  if (!ResolveNode(paths, device, &node)) {
     *topology = std::move(t);  // no block device behind this filesystem
     return Status::Ok();
   }
@@ -302,8 +355,13 @@ Status DiscoverTopology(const SystemPaths& paths, dev_t device,
     ReadMd(disk, &t);
     CheckMdHealth(disk, &t);
   }
-  if (IsPartition(node)) CheckPartitionStart(node, &t);
   if (fs::exists(node / "dm")) ReadDm(node, &t);
+  if (IsPartition(node)) {
+    CheckPartitionStart(node, &t);
+  } else {
+    CheckAlignmentOffset(node, &t);
+  }
+  CheckMemberPartitions(disk, &t);
   std::set<std::string> leaves;
   std::vector<fs::path> leaf_nodes;
   // A partition of an md array has its members on the array's node.
@@ -319,6 +377,27 @@ Status DiscoverTopology(const SystemPaths& paths, dev_t device,
   t.kind = kinds.size() == 1 ? *kinds.begin() : "mixed";
   *topology = std::move(t);
   return Status::Ok();
+}
+
+void RecheckArrayHealth(const SystemPaths& paths, dev_t device,
+                        Topology* topology) {
+  fs::path node;
+  if (topology->raid_level.empty() || !ResolveNode(paths, device, &node)) {
+    return;
+  }
+  fs::path md = WholeDisk(node) / "md";
+  int degraded = static_cast<int>(ReadNumber(md / "degraded"));
+  std::string sync_action = ReadAttribute(md / "sync_action");
+  if (degraded == topology->degraded && sync_action == topology->sync_action) {
+    return;
+  }
+  topology->warnings.push_back(fmt::format(
+      "{}: changed while it was probed (md/sync_action {} -> {}, md/degraded "
+      "{} -> {}): the figures describe neither state; probe it again",
+      WholeDisk(node).filename().string(), OrNone(topology->sync_action),
+      OrNone(sync_action), topology->degraded, degraded));
+  topology->degraded = degraded;
+  topology->sync_action = sync_action;
 }
 
 void ApplyTopology(const Topology& t, Volume* volume) {

@@ -61,6 +61,13 @@ std::string ClassifyKind(const std::string& disk, const std::string& model,
 Status DiscoverTopology(const SystemPaths& paths, dev_t device,
                         const std::string& path, Topology* topology);
 
+// Reads the md array's health (md/degraded, md/sync_action) under |device|
+// again, after the probe, and adds a warning to |topology| when it changed
+// while the probe ran (a resync started, a member dropped out): such
+// figures describe neither state. No-op for anything but md arrays.
+void RecheckArrayHealth(const SystemPaths& paths, dev_t device,
+                        Topology* topology);
+
 // Sets members, chunk and kind of |volume| from its topology: an md RAID0
 // or a striped dm volume has raid_disks / stripes members of one chunk.
 void ApplyTopology(const Topology& topology, Volume* volume);

@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 #include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
 
 #include "common/units.h"
 
@@ -131,6 +135,57 @@ TEST(Topology, DegradedResyncingArrayAndMisalignedPartitionAreFlagged) {
             std::string::npos)
       << t.warnings[3];
   EXPECT_EQ(t.filesystem, "xfs");
+}
+
+TEST(Topology, MisalignedMemberPartitionIsFlagged) {
+  Topology t = Discover("md_raid0_partition_members", 9, 0, "/pgwal");
+  EXPECT_EQ(t.raid_level, "raid0");
+  EXPECT_EQ(t.members, (std::vector<std::string>{"sda", "sdb"}));
+  // sda1 starts at sector 63 (32256 bytes) on a 4 KiB-sector disk; sdb1 at
+  // 1 MiB is fine, and so is md0 itself (alignment_offset 0).
+  ASSERT_EQ(t.warnings.size(), 1u) << t.warnings.at(1);
+  EXPECT_EQ(t.warnings[0],
+            "md0 member sda1: starts at byte 32256, not a multiple of the 4 "
+            "KiB physical block size: aligned I/Os straddle two physical "
+            "blocks of its disk");
+}
+
+// A copy of a fixture tree that a test may change (symlinks kept).
+std::string CopyFixture(const std::string& name) {
+  namespace fs = std::filesystem;
+  fs::path to = fs::path(::testing::TempDir()) /
+                ("topology_" + name + "_" + std::to_string(getpid()));
+  fs::remove_all(to);
+  fs::copy("probes/testdata/" + name, to,
+           fs::copy_options::recursive | fs::copy_options::copy_symlinks);
+  return to.string();
+}
+
+TEST(Topology, ArrayHealthChangingDuringTheProbeIsFlagged) {
+  std::string root = CopyFixture("md_raid0_partition_members");
+  SystemPaths paths{root + "/sys", root + "/mountinfo"};
+  Topology t;
+  ASSERT_TRUE(DiscoverTopology(paths, makedev(9, 0), "/pgwal", &t).ok());
+  size_t before = t.warnings.size();
+  RecheckArrayHealth(paths, makedev(9, 0), &t);
+  EXPECT_EQ(t.warnings.size(), before) << "nothing changed yet";
+
+  std::ofstream(root + "/sys/block/md0/md/sync_action") << "check\n";
+  RecheckArrayHealth(paths, makedev(9, 0), &t);
+  ASSERT_EQ(t.warnings.size(), before + 1);
+  EXPECT_EQ(t.warnings.back(),
+            "md0: changed while it was probed (md/sync_action idle -> check, "
+            "md/degraded 0 -> 0): the figures describe neither state; probe "
+            "it again");
+  EXPECT_EQ(t.sync_action, "check");
+  std::filesystem::remove_all(root);
+}
+
+TEST(Topology, RecheckIgnoresAnythingButMdArrays) {
+  Topology t = Discover("ebs_nvme", 259, 1, "/mnt/wal/pg_wal");
+  std::vector<std::string> before = t.warnings;
+  RecheckArrayHealth(Fixture("ebs_nvme"), makedev(259, 1), &t);
+  EXPECT_EQ(t.warnings, before);
 }
 
 TEST(Topology, NoBlockDeviceLeavesOnlyTheFilesystem) {
