@@ -31,6 +31,26 @@ std::string CleanLibpqMessage(std::string msg) {
   return msg;
 }
 
+// The SQLSTATE of a libpqxx exception. libpqxx 6.4 throws a few errors
+// without it (transaction rollbacks such as deadlocks and serialization
+// failures, which are not even sql_errors, and 42501), so those are told
+// by their type; the most derived types come first.
+std::string SqlStateOf(const std::exception& e) {
+  if (auto* sql = dynamic_cast<const pqxx::sql_error*>(&e);
+      sql != nullptr && !sql->sqlstate().empty()) {
+    return sql->sqlstate();
+  }
+  if (dynamic_cast<const pqxx::deadlock_detected*>(&e)) return "40P01";
+  if (dynamic_cast<const pqxx::serialization_failure*>(&e)) return "40001";
+  if (dynamic_cast<const pqxx::statement_completion_unknown*>(&e)) {
+    return "40003";
+  }
+  if (dynamic_cast<const pqxx::transaction_rollback*>(&e)) return "40000";
+  if (dynamic_cast<const pqxx::insufficient_privilege*>(&e)) return "42501";
+  if (dynamic_cast<const pqxx::too_many_connections*>(&e)) return "53300";
+  return "";
+}
+
 class PqxxSession : public SqlSession {
  public:
   explicit PqxxSession(std::unique_ptr<pqxx::connection> conn)
@@ -44,17 +64,19 @@ class PqxxSession : public SqlSession {
       pqxx::result r = ExecParams(tx, sql, params);
       Convert(r, result);
       return Status::Ok();
-    } catch (const pqxx::sql_error& e) {
-      last_sqlstate_ = e.sqlstate();
-      return Status::SqlError(fmt::format(
-          "{} (SQLSTATE {})", CleanLibpqMessage(e.what()), e.sqlstate()));
     } catch (const pqxx::broken_connection& e) {
-      last_sqlstate_ = "08006";
+      last_sqlstate_ = SqlStateOf(e);
+      if (last_sqlstate_.empty()) last_sqlstate_ = "08006";
       return Status::Unavailable(fmt::format("lost connection to {}: {}",
                                              description_,
                                              CleanLibpqMessage(e.what())));
     } catch (const std::exception& e) {
-      return Status::SqlError(CleanLibpqMessage(e.what()));
+      last_sqlstate_ = SqlStateOf(e);
+      std::string message = CleanLibpqMessage(e.what());
+      if (!last_sqlstate_.empty()) {
+        message += fmt::format(" (SQLSTATE {})", last_sqlstate_);
+      }
+      return Status::SqlError(message);
     }
   }
 
