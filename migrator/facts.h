@@ -83,6 +83,10 @@ struct TableFacts {
   bool typed = false;            // CREATE TABLE ... OF type
   bool extension_member = false;
   bool system = false;  // in pg_catalog / information_schema
+  // Set by the migrator, not read from the catalog: the placement is
+  // already carried out as planned (a finished hash-partition plan run
+  // again), so there is nothing to check or do.
+  bool placed_as_planned = false;
   std::string owner;
   std::string tablespace;  // "" = database default
   std::string table;       // for an index: its table (quoted-qualified)

@@ -143,8 +143,8 @@ TEST_P(MigrateTest, DryRunChangesNothingAndBadInputsAreRefused) {
           Conninfo(pg, "dry"));
   refused(
       "[[placement]]\nrelation = \"public.nopk\"\nstrategy = \"move\"\n"
-      "tablespaces = [\"pg_default\"]\n",
-      "", "public.nopk: has no primary key", Conninfo(pg, "dry"));
+      "tablespaces = [\"dry_ts\"]\n",
+      ts, "public.nopk: has no primary key", Conninfo(pg, "dry"));
   refused(
       "[[placement]]\nrelation = \"public.gone\"\nstrategy = \"move\"\n"
       "tablespaces = [\"pg_default\"]\n",
@@ -662,6 +662,30 @@ TEST_P(MigrateTest, SwapCarriesForeignKeysPoliciesTriggersAndMovesIndexes) {
             "WHERE inhparent = 'dept'::regclass) FROM pg_class WHERE "
             "oid = 'dept'::regclass"),
       "p:2");
+
+  // The same plan again: every placement is already carried out, so
+  // nothing is copied (no new old copy) and the final check passes.
+  std::string copies_sql =
+      "SELECT count(*) FROM pg_class WHERE relnamespace = "
+      "'pglayout'::regnamespace AND relname LIKE 'old\\_%' AND relkind IN "
+      "('r', 'p')";
+  std::string old_copies = Value(s.get(), copies_sql);
+  MigrateReport again;
+  PGLAYOUT_ASSERT_OK(
+      MigratePlan(plan, Conninfo(pg, "deps"), true, &again, options));
+  std::string lines;
+  for (const std::string& l : again.lines) lines += l + "\n";
+  for (const char* done :
+       {"public.emp: already in tablespace dep_ts as planned: nothing to do",
+        "public.dept: already in 2 hash partitions as planned: nothing to do",
+        "public.task_emp: already in tablespace dep_ts as planned"}) {
+    EXPECT_NE(lines.find(done), std::string::npos) << done << "\n" << lines;
+  }
+  EXPECT_EQ(Value(s.get(), copies_sql), old_copies);
+  EXPECT_EQ(Value(s.get(),
+                  "SELECT relkind::text FROM pg_class WHERE oid = "
+                  "'dept'::regclass"),
+            "p");
 }
 
 TEST_P(MigrateTest, JsonOutputIsParseableForDryRunApplyAndRefusal) {

@@ -272,6 +272,28 @@ class Migration {
             GatherTableFacts(session_.get(), oids_[p.relation], &t));
       }
       tables_[p.relation] = std::move(t);
+      PGLAYOUT_RETURN_IF_ERROR(NoteIfPlacedAsPlanned(p));
+    }
+    return Status::Ok();
+  }
+
+  // A plan run again after it finished finds its relations where it puts
+  // them: a table hash-partitioned with every partition in its planned
+  // tablespace, a relation already in its target (indexes and TOAST too).
+  // Such a placement is done; copying it again would only cost time. Any
+  // other partitioned table is refused by the preflight.
+  Status NoteIfPlacedAsPlanned(const Placement& p) {
+    TableFacts& t = tables_[p.relation];
+    bool partitioned = p.strategy == Strategy::kHashPartition;
+    if (!t.exists || partitioned != (t.kind == 'p')) return Status::Ok();
+    std::vector<std::string> problems;
+    PGLAYOUT_RETURN_IF_ERROR(CheckPlacement(p, &problems));
+    t.placed_as_planned = problems.empty();
+    if (t.placed_as_planned) {
+      ex_->Line(fmt::format(
+          "{}: already {} as planned: nothing to do", p.relation,
+          partitioned ? fmt::format("in {} hash partitions", p.partitions)
+                      : "in tablespace " + p.tablespaces[0]));
     }
     return Status::Ok();
   }

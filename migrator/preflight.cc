@@ -133,6 +133,7 @@ class Checker {
       return;
     }
     const TableFacts& t = it->second;
+    if (t.placed_as_planned) return;
     for (const std::string& gid : t.prepared_xacts) {
       Refuse(p.relation,
              "prepared transaction " + gid +
@@ -243,7 +244,9 @@ class Checker {
   void CheckHashPartition(const Placement& p, const TableFacts& t) {
     const std::string& o = p.relation;
     if (t.kind == 'p') {
-      Refuse(o, "is already partitioned");
+      Refuse(o,
+             "is already partitioned, not as this plan says (its partitions "
+             "are not the plan's, or not in the planned tablespaces)");
       return;
     }
     CheckOnlineCopy(p, t);
@@ -316,6 +319,7 @@ class Checker {
       if (in_.started_relations.count(p.relation)) continue;
       auto it = in_.tables->find(p.relation);
       if (it == in_.tables->end() || !it->second.exists) continue;
+      if (it->second.placed_as_planned) continue;
       for (const auto& [ts, bytes] : BytesPerTablespace(p, it->second)) {
         total += bytes;
       }
@@ -370,6 +374,7 @@ class Checker {
       if (in_.started_relations.count(p.relation)) continue;
       auto it = in_.tables->find(p.relation);
       if (it == in_.tables->end() || !it->second.exists) continue;
+      if (it->second.placed_as_planned) continue;
       for (const auto& [ts, bytes] : BytesPerTablespace(p, it->second)) {
         need[ts] += bytes;
       }

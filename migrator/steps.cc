@@ -166,6 +166,7 @@ void AddPlacementSteps(const Plan& plan, const ServerFacts& server,
     auto it = tables.find(p.relation);
     if (it == tables.end() || !it->second.exists) continue;
     const TableFacts& t = it->second;
+    if (t.placed_as_planned) continue;
     if (p.strategy == Strategy::kMove && (!p.online || t.kind == 'm')) {
       offline->push_back(OfflineMoveStep(p, t, options));
     } else if (p.strategy == Strategy::kMove && t.kind == 'i') {
