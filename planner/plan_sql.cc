@@ -42,6 +42,11 @@ std::string Qualify(const std::string& schema, const std::string& name) {
 }
 
 // A table's schema and name, and its siblings' names in the same schema.
+// How migrate's online engine names the partitioned shadow and the old
+// copy it keeps (migrator/online_sql.cc), with the oid left open.
+constexpr char kShadowName[] = "pglayout_new_<oid>";
+constexpr char kOldName[] = "old_<oid>";
+
 struct TableName {
   std::string schema;
   std::string name;
@@ -100,43 +105,51 @@ void MoveSteps(const Placement& p, const SqlCatalog& catalog,
   }
 }
 
+// The conversion as migrate's online engine runs it, every statement
+// commented out: the shadow and the old copy are named after the table's
+// oid, which only the live catalog knows, and a shadow made by hand would
+// collide with migrate's partitions.
 Status PartitionSteps(const Placement& p, std::vector<SqlStep>* steps) {
   TableName t;
   PGLAYOUT_RETURN_IF_ERROR(SplitQualifiedName(p.relation, &t.schema, &t.name));
-  const std::string parent = t.QuotedSibling("__pglayout_new");
+  const std::string parent = Qualify(t.schema, kShadowName);
   std::vector<std::string> key;
   for (const std::string& column : p.key) key.push_back(QuoteIdent(column));
-  steps->push_back(
-      {fmt::format("{}: {} hash partitions on ({})", p.relation, p.partitions,
-                   fmt::join(p.key, ", ")),
-       fmt::format("CREATE TABLE {} (LIKE {} INCLUDING ALL) PARTITION BY HASH "
-                   "({})",
-                   parent, QuoteQualified(p.relation), fmt::join(key, ", "))});
+  auto online = [&](std::string comment, std::string sql) {
+    steps->push_back({std::move(comment), std::move(sql), true, true});
+  };
+  online(fmt::format("{}: {} hash partitions on ({}), built online by "
+                     "migrate; <oid> is the table's oid, known at run time "
+                     "(`pglayout migrate plan.toml` prints the exact SQL)",
+                     p.relation, p.partitions, fmt::join(p.key, ", ")),
+         fmt::format("CREATE TABLE {} (LIKE {} INCLUDING ALL) PARTITION BY "
+                     "HASH ({})",
+                     parent, QuoteQualified(p.relation), fmt::join(key, ", ")));
   for (int r = 0; r < p.partitions; ++r) {
     const std::string& ts = p.tablespaces[r % p.tablespaces.size()];
     // A partition's indexes go to default_tablespace, not to the
     // partition's: set it so each partition keeps its indexes beside it.
-    steps->push_back({fmt::format("partition {} and its indexes on {}", r, ts),
-                      fmt::format("SET default_tablespace = {}",
-                                  QuoteLiteral(ts == "pg_default" ? "" : ts))});
-    steps->push_back(
-        {fmt::format("remainder {} of {}", r, p.partitions),
-         fmt::format("CREATE TABLE {} PARTITION OF {} FOR VALUES WITH "
-                     "(MODULUS {}, REMAINDER {}) TABLESPACE {}",
-                     t.QuotedSibling(fmt::format("_p{}", r)), parent,
-                     p.partitions, r, QuoteIdent(ts))});
+    online(fmt::format("partition {} and its indexes on {}", r, ts),
+           fmt::format("SET default_tablespace = {}",
+                       QuoteLiteral(ts == "pg_default" ? "" : ts)));
+    online(fmt::format("remainder {} of {}", r, p.partitions),
+           fmt::format("CREATE TABLE {} PARTITION OF {} FOR VALUES WITH "
+                       "(MODULUS {}, REMAINDER {}) TABLESPACE {}",
+                       t.QuotedSibling(fmt::format("_p{}", r)), parent,
+                       p.partitions, r, QuoteIdent(ts)));
   }
-  steps->push_back(
-      {"back to the database's default", "RESET default_tablespace"});
-  steps->push_back(
-      {"online: copy every row with change capture, then swap the names",
-       fmt::format("ALTER TABLE {} RENAME TO {}", QuoteQualified(p.relation),
-                   QuoteIdent(t.Sibling("__pglayout_old"))),
-       true, true});
-  steps->push_back(
-      {"the partitioned table takes the original name",
-       fmt::format("ALTER TABLE {} RENAME TO {}", parent, QuoteIdent(t.name)),
-       true, true});
+  online("back to the database's default", "RESET default_tablespace");
+  online(
+      "copy every row with change capture; then, in one short transaction, "
+      "the old table leaves for schema pglayout (kept until migrate "
+      "--finalize) ...",
+      fmt::format("ALTER TABLE {} RENAME TO {}", QuoteQualified(p.relation),
+                  QuoteIdent(kOldName)));
+  online("", fmt::format("ALTER TABLE {} SET SCHEMA pglayout",
+                         Qualify(t.schema, kOldName)));
+  online(
+      "... and the partitioned table takes its name",
+      fmt::format("ALTER TABLE {} RENAME TO {}", parent, QuoteIdent(t.name)));
   return Status::Ok();
 }
 
@@ -176,12 +189,6 @@ std::string PartitionName(const std::string& table, int remainder) {
   return t.Sibling(fmt::format("_p{}", remainder));
 }
 
-std::string NewParentName(const std::string& table) {
-  TableName t;
-  if (!SplitQualifiedName(table, &t.schema, &t.name).ok()) t.name = table;
-  return t.Sibling("__pglayout_new");
-}
-
 Status PlanSqlSteps(const Plan& plan, const SqlCatalog& catalog,
                     std::vector<SqlStep>* steps) {
   std::vector<SqlStep> out;
@@ -212,15 +219,19 @@ std::string RenderPlanSql(const std::vector<SqlStep>& steps) {
       "with change\n"
       "-- capture, then a short swap) and are shown commented out: running "
       "this file\n"
-      "-- by hand never takes a long lock. [outside a transaction] statements "
-      "cannot\n"
-      "-- run inside BEGIN ... COMMIT.\n";
+      "-- by hand never takes a long lock (nor creates what migrate will "
+      "create).\n"
+      "-- [outside a transaction] statements cannot run inside BEGIN ... "
+      "COMMIT.\n";
   if (steps.empty()) out += "\n-- Nothing to do: the layout stays as it is.\n";
   for (const SqlStep& step : steps) {
-    out += "\n-- " + OneLine(step.comment);
-    if (!step.in_transaction) out += " [outside a transaction]";
-    if (step.needs_restart) out += " [needs a restart]";
-    out += "\n";
+    // A step without a comment continues the one before it.
+    if (!step.comment.empty()) {
+      out += "\n-- " + OneLine(step.comment);
+      if (!step.in_transaction) out += " [outside a transaction]";
+      if (step.needs_restart) out += " [needs a restart]";
+      out += "\n";
+    }
     if (step.online) {
       out += "-- [online] " + OneLine(step.sql) + ";\n";
     } else {

@@ -61,10 +61,9 @@ Status PlanSqlSteps(const Plan& plan, const SqlCatalog& catalog,
 // online step as a commented statement).
 std::string RenderPlanSql(const std::vector<SqlStep>& steps);
 
-// The name of the k-th hash partition of |table| and of the partitioned
-// table built beside it, kept within PostgreSQL's 63-byte identifiers.
+// The name of the k-th hash partition of |table|, kept within PostgreSQL's
+// 63-byte identifiers (the name migrate gives it).
 std::string PartitionName(const std::string& table, int remainder);
-std::string NewParentName(const std::string& table);
 
 }  // namespace pglayout::planner
 

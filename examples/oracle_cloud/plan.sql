@@ -1,8 +1,8 @@
 -- pglayout plan.sql: the statements `pglayout migrate` runs, in order, for review.
 -- Lines marked [online] are done by migrate's online engine (copy with change
 -- capture, then a short swap) and are shown commented out: running this file
--- by hand never takes a long lock. [outside a transaction] statements cannot
--- run inside BEGIN ... COMMIT.
+-- by hand never takes a long lock (nor creates what migrate will create).
+-- [outside a transaction] statements cannot run inside BEGIN ... COMMIT.
 
 -- tablespace on volume sdd [outside a transaction]
 CREATE TABLESPACE "pglayout_sdd" LOCATION '/mnt/sdd';
@@ -34,95 +34,97 @@ CREATE TABLESPACE "pglayout_sdh" LOCATION '/mnt/sdh';
 -- I/O costs and concurrency of volume sdh
 ALTER TABLESPACE "pglayout_sdh" SET ("effective_io_concurrency" = '24', "maintenance_io_concurrency" = '24', "random_page_cost" = '1.1', "seq_page_cost" = '1');
 
--- public.a: 5 hash partitions on (id)
-CREATE TABLE "public"."a__pglayout_new" (LIKE "public"."a" INCLUDING ALL) PARTITION BY HASH ("id");
+-- public.a: 5 hash partitions on (id), built online by migrate; <oid> is the table's oid, known at run time (`pglayout migrate plan.toml` prints the exact SQL)
+-- [online] CREATE TABLE "public"."pglayout_new_<oid>" (LIKE "public"."a" INCLUDING ALL) PARTITION BY HASH ("id");
 
 -- partition 0 and its indexes on pglayout_sdd
-SET default_tablespace = 'pglayout_sdd';
+-- [online] SET default_tablespace = 'pglayout_sdd';
 
 -- remainder 0 of 5
-CREATE TABLE "public"."a_p0" PARTITION OF "public"."a__pglayout_new" FOR VALUES WITH (MODULUS 5, REMAINDER 0) TABLESPACE "pglayout_sdd";
+-- [online] CREATE TABLE "public"."a_p0" PARTITION OF "public"."pglayout_new_<oid>" FOR VALUES WITH (MODULUS 5, REMAINDER 0) TABLESPACE "pglayout_sdd";
 
 -- partition 1 and its indexes on pglayout_sde
-SET default_tablespace = 'pglayout_sde';
+-- [online] SET default_tablespace = 'pglayout_sde';
 
 -- remainder 1 of 5
-CREATE TABLE "public"."a_p1" PARTITION OF "public"."a__pglayout_new" FOR VALUES WITH (MODULUS 5, REMAINDER 1) TABLESPACE "pglayout_sde";
+-- [online] CREATE TABLE "public"."a_p1" PARTITION OF "public"."pglayout_new_<oid>" FOR VALUES WITH (MODULUS 5, REMAINDER 1) TABLESPACE "pglayout_sde";
 
 -- partition 2 and its indexes on pglayout_sdf
-SET default_tablespace = 'pglayout_sdf';
+-- [online] SET default_tablespace = 'pglayout_sdf';
 
 -- remainder 2 of 5
-CREATE TABLE "public"."a_p2" PARTITION OF "public"."a__pglayout_new" FOR VALUES WITH (MODULUS 5, REMAINDER 2) TABLESPACE "pglayout_sdf";
+-- [online] CREATE TABLE "public"."a_p2" PARTITION OF "public"."pglayout_new_<oid>" FOR VALUES WITH (MODULUS 5, REMAINDER 2) TABLESPACE "pglayout_sdf";
 
 -- partition 3 and its indexes on pglayout_sdg
-SET default_tablespace = 'pglayout_sdg';
+-- [online] SET default_tablespace = 'pglayout_sdg';
 
 -- remainder 3 of 5
-CREATE TABLE "public"."a_p3" PARTITION OF "public"."a__pglayout_new" FOR VALUES WITH (MODULUS 5, REMAINDER 3) TABLESPACE "pglayout_sdg";
+-- [online] CREATE TABLE "public"."a_p3" PARTITION OF "public"."pglayout_new_<oid>" FOR VALUES WITH (MODULUS 5, REMAINDER 3) TABLESPACE "pglayout_sdg";
 
 -- partition 4 and its indexes on pglayout_sdh
-SET default_tablespace = 'pglayout_sdh';
+-- [online] SET default_tablespace = 'pglayout_sdh';
 
 -- remainder 4 of 5
-CREATE TABLE "public"."a_p4" PARTITION OF "public"."a__pglayout_new" FOR VALUES WITH (MODULUS 5, REMAINDER 4) TABLESPACE "pglayout_sdh";
+-- [online] CREATE TABLE "public"."a_p4" PARTITION OF "public"."pglayout_new_<oid>" FOR VALUES WITH (MODULUS 5, REMAINDER 4) TABLESPACE "pglayout_sdh";
 
 -- back to the database's default
-RESET default_tablespace;
+-- [online] RESET default_tablespace;
 
--- online: copy every row with change capture, then swap the names
--- [online] ALTER TABLE "public"."a" RENAME TO "a__pglayout_old";
+-- copy every row with change capture; then, in one short transaction, the old table leaves for schema pglayout (kept until migrate --finalize) ...
+-- [online] ALTER TABLE "public"."a" RENAME TO "old_<oid>";
+-- [online] ALTER TABLE "public"."old_<oid>" SET SCHEMA pglayout;
 
--- the partitioned table takes the original name
--- [online] ALTER TABLE "public"."a__pglayout_new" RENAME TO "a";
+-- ... and the partitioned table takes its name
+-- [online] ALTER TABLE "public"."pglayout_new_<oid>" RENAME TO "a";
 
--- public.b: 6 hash partitions on (id)
-CREATE TABLE "public"."b__pglayout_new" (LIKE "public"."b" INCLUDING ALL) PARTITION BY HASH ("id");
+-- public.b: 6 hash partitions on (id), built online by migrate; <oid> is the table's oid, known at run time (`pglayout migrate plan.toml` prints the exact SQL)
+-- [online] CREATE TABLE "public"."pglayout_new_<oid>" (LIKE "public"."b" INCLUDING ALL) PARTITION BY HASH ("id");
 
 -- partition 0 and its indexes on pglayout_sdd
-SET default_tablespace = 'pglayout_sdd';
+-- [online] SET default_tablespace = 'pglayout_sdd';
 
 -- remainder 0 of 6
-CREATE TABLE "public"."b_p0" PARTITION OF "public"."b__pglayout_new" FOR VALUES WITH (MODULUS 6, REMAINDER 0) TABLESPACE "pglayout_sdd";
+-- [online] CREATE TABLE "public"."b_p0" PARTITION OF "public"."pglayout_new_<oid>" FOR VALUES WITH (MODULUS 6, REMAINDER 0) TABLESPACE "pglayout_sdd";
 
 -- partition 1 and its indexes on pglayout_sde
-SET default_tablespace = 'pglayout_sde';
+-- [online] SET default_tablespace = 'pglayout_sde';
 
 -- remainder 1 of 6
-CREATE TABLE "public"."b_p1" PARTITION OF "public"."b__pglayout_new" FOR VALUES WITH (MODULUS 6, REMAINDER 1) TABLESPACE "pglayout_sde";
+-- [online] CREATE TABLE "public"."b_p1" PARTITION OF "public"."pglayout_new_<oid>" FOR VALUES WITH (MODULUS 6, REMAINDER 1) TABLESPACE "pglayout_sde";
 
 -- partition 2 and its indexes on pglayout_sdf
-SET default_tablespace = 'pglayout_sdf';
+-- [online] SET default_tablespace = 'pglayout_sdf';
 
 -- remainder 2 of 6
-CREATE TABLE "public"."b_p2" PARTITION OF "public"."b__pglayout_new" FOR VALUES WITH (MODULUS 6, REMAINDER 2) TABLESPACE "pglayout_sdf";
+-- [online] CREATE TABLE "public"."b_p2" PARTITION OF "public"."pglayout_new_<oid>" FOR VALUES WITH (MODULUS 6, REMAINDER 2) TABLESPACE "pglayout_sdf";
 
 -- partition 3 and its indexes on pglayout_sdg
-SET default_tablespace = 'pglayout_sdg';
+-- [online] SET default_tablespace = 'pglayout_sdg';
 
 -- remainder 3 of 6
-CREATE TABLE "public"."b_p3" PARTITION OF "public"."b__pglayout_new" FOR VALUES WITH (MODULUS 6, REMAINDER 3) TABLESPACE "pglayout_sdg";
+-- [online] CREATE TABLE "public"."b_p3" PARTITION OF "public"."pglayout_new_<oid>" FOR VALUES WITH (MODULUS 6, REMAINDER 3) TABLESPACE "pglayout_sdg";
 
 -- partition 4 and its indexes on pglayout_sdh
-SET default_tablespace = 'pglayout_sdh';
+-- [online] SET default_tablespace = 'pglayout_sdh';
 
 -- remainder 4 of 6
-CREATE TABLE "public"."b_p4" PARTITION OF "public"."b__pglayout_new" FOR VALUES WITH (MODULUS 6, REMAINDER 4) TABLESPACE "pglayout_sdh";
+-- [online] CREATE TABLE "public"."b_p4" PARTITION OF "public"."pglayout_new_<oid>" FOR VALUES WITH (MODULUS 6, REMAINDER 4) TABLESPACE "pglayout_sdh";
 
 -- partition 5 and its indexes on pg_default
-SET default_tablespace = '';
+-- [online] SET default_tablespace = '';
 
 -- remainder 5 of 6
-CREATE TABLE "public"."b_p5" PARTITION OF "public"."b__pglayout_new" FOR VALUES WITH (MODULUS 6, REMAINDER 5) TABLESPACE "pg_default";
+-- [online] CREATE TABLE "public"."b_p5" PARTITION OF "public"."pglayout_new_<oid>" FOR VALUES WITH (MODULUS 6, REMAINDER 5) TABLESPACE "pg_default";
 
 -- back to the database's default
-RESET default_tablespace;
+-- [online] RESET default_tablespace;
 
--- online: copy every row with change capture, then swap the names
--- [online] ALTER TABLE "public"."b" RENAME TO "b__pglayout_old";
+-- copy every row with change capture; then, in one short transaction, the old table leaves for schema pglayout (kept until migrate --finalize) ...
+-- [online] ALTER TABLE "public"."b" RENAME TO "old_<oid>";
+-- [online] ALTER TABLE "public"."old_<oid>" SET SCHEMA pglayout;
 
--- the partitioned table takes the original name
--- [online] ALTER TABLE "public"."b__pglayout_new" RENAME TO "b";
+-- ... and the partitioned table takes its name
+-- [online] ALTER TABLE "public"."pglayout_new_<oid>" RENAME TO "b";
 
 -- max_wal_size was 4GB [outside a transaction]
 ALTER SYSTEM SET "max_wal_size" = '26GB';

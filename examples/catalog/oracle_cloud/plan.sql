@@ -1,8 +1,8 @@
 -- pglayout plan.sql: the statements `pglayout migrate` runs, in order, for review.
 -- Lines marked [online] are done by migrate's online engine (copy with change
 -- capture, then a short swap) and are shown commented out: running this file
--- by hand never takes a long lock. [outside a transaction] statements cannot
--- run inside BEGIN ... COMMIT.
+-- by hand never takes a long lock (nor creates what migrate will create).
+-- [outside a transaction] statements cannot run inside BEGIN ... COMMIT.
 
 -- tablespace on volume data1 [outside a transaction]
 CREATE TABLESPACE "pglayout_data1" LOCATION '/mnt/data1';
@@ -61,89 +61,91 @@ ALTER TABLESPACE "pglayout_data6" SET ("effective_io_concurrency" = '24', "maint
 -- public.products: created on data6: 800 read + 50 write IOPS, 4% of it, 5 GiB
 -- [online] ALTER TABLE "public"."products" SET TABLESPACE "pglayout_data6";
 
--- public.a: 5 hash partitions on (id)
-CREATE TABLE "public"."a__pglayout_new" (LIKE "public"."a" INCLUDING ALL) PARTITION BY HASH ("id");
+-- public.a: 5 hash partitions on (id), built online by migrate; <oid> is the table's oid, known at run time (`pglayout migrate plan.toml` prints the exact SQL)
+-- [online] CREATE TABLE "public"."pglayout_new_<oid>" (LIKE "public"."a" INCLUDING ALL) PARTITION BY HASH ("id");
 
 -- partition 0 and its indexes on pglayout_data1
-SET default_tablespace = 'pglayout_data1';
+-- [online] SET default_tablespace = 'pglayout_data1';
 
 -- remainder 0 of 5
-CREATE TABLE "public"."a_p0" PARTITION OF "public"."a__pglayout_new" FOR VALUES WITH (MODULUS 5, REMAINDER 0) TABLESPACE "pglayout_data1";
+-- [online] CREATE TABLE "public"."a_p0" PARTITION OF "public"."pglayout_new_<oid>" FOR VALUES WITH (MODULUS 5, REMAINDER 0) TABLESPACE "pglayout_data1";
 
 -- partition 1 and its indexes on pglayout_data2
-SET default_tablespace = 'pglayout_data2';
+-- [online] SET default_tablespace = 'pglayout_data2';
 
 -- remainder 1 of 5
-CREATE TABLE "public"."a_p1" PARTITION OF "public"."a__pglayout_new" FOR VALUES WITH (MODULUS 5, REMAINDER 1) TABLESPACE "pglayout_data2";
+-- [online] CREATE TABLE "public"."a_p1" PARTITION OF "public"."pglayout_new_<oid>" FOR VALUES WITH (MODULUS 5, REMAINDER 1) TABLESPACE "pglayout_data2";
 
 -- partition 2 and its indexes on pglayout_data3
-SET default_tablespace = 'pglayout_data3';
+-- [online] SET default_tablespace = 'pglayout_data3';
 
 -- remainder 2 of 5
-CREATE TABLE "public"."a_p2" PARTITION OF "public"."a__pglayout_new" FOR VALUES WITH (MODULUS 5, REMAINDER 2) TABLESPACE "pglayout_data3";
+-- [online] CREATE TABLE "public"."a_p2" PARTITION OF "public"."pglayout_new_<oid>" FOR VALUES WITH (MODULUS 5, REMAINDER 2) TABLESPACE "pglayout_data3";
 
 -- partition 3 and its indexes on pglayout_data4
-SET default_tablespace = 'pglayout_data4';
+-- [online] SET default_tablespace = 'pglayout_data4';
 
 -- remainder 3 of 5
-CREATE TABLE "public"."a_p3" PARTITION OF "public"."a__pglayout_new" FOR VALUES WITH (MODULUS 5, REMAINDER 3) TABLESPACE "pglayout_data4";
+-- [online] CREATE TABLE "public"."a_p3" PARTITION OF "public"."pglayout_new_<oid>" FOR VALUES WITH (MODULUS 5, REMAINDER 3) TABLESPACE "pglayout_data4";
 
 -- partition 4 and its indexes on pglayout_data5
-SET default_tablespace = 'pglayout_data5';
+-- [online] SET default_tablespace = 'pglayout_data5';
 
 -- remainder 4 of 5
-CREATE TABLE "public"."a_p4" PARTITION OF "public"."a__pglayout_new" FOR VALUES WITH (MODULUS 5, REMAINDER 4) TABLESPACE "pglayout_data5";
+-- [online] CREATE TABLE "public"."a_p4" PARTITION OF "public"."pglayout_new_<oid>" FOR VALUES WITH (MODULUS 5, REMAINDER 4) TABLESPACE "pglayout_data5";
 
 -- back to the database's default
-RESET default_tablespace;
+-- [online] RESET default_tablespace;
 
--- online: copy every row with change capture, then swap the names
--- [online] ALTER TABLE "public"."a" RENAME TO "a__pglayout_old";
+-- copy every row with change capture; then, in one short transaction, the old table leaves for schema pglayout (kept until migrate --finalize) ...
+-- [online] ALTER TABLE "public"."a" RENAME TO "old_<oid>";
+-- [online] ALTER TABLE "public"."old_<oid>" SET SCHEMA pglayout;
 
--- the partitioned table takes the original name
--- [online] ALTER TABLE "public"."a__pglayout_new" RENAME TO "a";
+-- ... and the partitioned table takes its name
+-- [online] ALTER TABLE "public"."pglayout_new_<oid>" RENAME TO "a";
 
--- public.b: 5 hash partitions on (id)
-CREATE TABLE "public"."b__pglayout_new" (LIKE "public"."b" INCLUDING ALL) PARTITION BY HASH ("id");
+-- public.b: 5 hash partitions on (id), built online by migrate; <oid> is the table's oid, known at run time (`pglayout migrate plan.toml` prints the exact SQL)
+-- [online] CREATE TABLE "public"."pglayout_new_<oid>" (LIKE "public"."b" INCLUDING ALL) PARTITION BY HASH ("id");
 
 -- partition 0 and its indexes on pglayout_data6
-SET default_tablespace = 'pglayout_data6';
+-- [online] SET default_tablespace = 'pglayout_data6';
 
 -- remainder 0 of 5
-CREATE TABLE "public"."b_p0" PARTITION OF "public"."b__pglayout_new" FOR VALUES WITH (MODULUS 5, REMAINDER 0) TABLESPACE "pglayout_data6";
+-- [online] CREATE TABLE "public"."b_p0" PARTITION OF "public"."pglayout_new_<oid>" FOR VALUES WITH (MODULUS 5, REMAINDER 0) TABLESPACE "pglayout_data6";
 
 -- partition 1 and its indexes on pglayout_data1
-SET default_tablespace = 'pglayout_data1';
+-- [online] SET default_tablespace = 'pglayout_data1';
 
 -- remainder 1 of 5
-CREATE TABLE "public"."b_p1" PARTITION OF "public"."b__pglayout_new" FOR VALUES WITH (MODULUS 5, REMAINDER 1) TABLESPACE "pglayout_data1";
+-- [online] CREATE TABLE "public"."b_p1" PARTITION OF "public"."pglayout_new_<oid>" FOR VALUES WITH (MODULUS 5, REMAINDER 1) TABLESPACE "pglayout_data1";
 
 -- partition 2 and its indexes on pglayout_data2
-SET default_tablespace = 'pglayout_data2';
+-- [online] SET default_tablespace = 'pglayout_data2';
 
 -- remainder 2 of 5
-CREATE TABLE "public"."b_p2" PARTITION OF "public"."b__pglayout_new" FOR VALUES WITH (MODULUS 5, REMAINDER 2) TABLESPACE "pglayout_data2";
+-- [online] CREATE TABLE "public"."b_p2" PARTITION OF "public"."pglayout_new_<oid>" FOR VALUES WITH (MODULUS 5, REMAINDER 2) TABLESPACE "pglayout_data2";
 
 -- partition 3 and its indexes on pglayout_data3
-SET default_tablespace = 'pglayout_data3';
+-- [online] SET default_tablespace = 'pglayout_data3';
 
 -- remainder 3 of 5
-CREATE TABLE "public"."b_p3" PARTITION OF "public"."b__pglayout_new" FOR VALUES WITH (MODULUS 5, REMAINDER 3) TABLESPACE "pglayout_data3";
+-- [online] CREATE TABLE "public"."b_p3" PARTITION OF "public"."pglayout_new_<oid>" FOR VALUES WITH (MODULUS 5, REMAINDER 3) TABLESPACE "pglayout_data3";
 
 -- partition 4 and its indexes on pglayout_data4
-SET default_tablespace = 'pglayout_data4';
+-- [online] SET default_tablespace = 'pglayout_data4';
 
 -- remainder 4 of 5
-CREATE TABLE "public"."b_p4" PARTITION OF "public"."b__pglayout_new" FOR VALUES WITH (MODULUS 5, REMAINDER 4) TABLESPACE "pglayout_data4";
+-- [online] CREATE TABLE "public"."b_p4" PARTITION OF "public"."pglayout_new_<oid>" FOR VALUES WITH (MODULUS 5, REMAINDER 4) TABLESPACE "pglayout_data4";
 
 -- back to the database's default
-RESET default_tablespace;
+-- [online] RESET default_tablespace;
 
--- online: copy every row with change capture, then swap the names
--- [online] ALTER TABLE "public"."b" RENAME TO "b__pglayout_old";
+-- copy every row with change capture; then, in one short transaction, the old table leaves for schema pglayout (kept until migrate --finalize) ...
+-- [online] ALTER TABLE "public"."b" RENAME TO "old_<oid>";
+-- [online] ALTER TABLE "public"."old_<oid>" SET SCHEMA pglayout;
 
--- the partitioned table takes the original name
--- [online] ALTER TABLE "public"."b__pglayout_new" RENAME TO "b";
+-- ... and the partitioned table takes its name
+-- [online] ALTER TABLE "public"."pglayout_new_<oid>" RENAME TO "b";
 
 -- max_wal_size was 4GB [outside a transaction]
 ALTER SYSTEM SET "max_wal_size" = '26GB';

@@ -1,8 +1,8 @@
 -- pglayout plan.sql: the statements `pglayout migrate` runs, in order, for review.
 -- Lines marked [online] are done by migrate's online engine (copy with change
 -- capture, then a short swap) and are shown commented out: running this file
--- by hand never takes a long lock. [outside a transaction] statements cannot
--- run inside BEGIN ... COMMIT.
+-- by hand never takes a long lock (nor creates what migrate will create).
+-- [outside a transaction] statements cannot run inside BEGIN ... COMMIT.
 
 -- tablespace on volume data_stripe [outside a transaction]
 CREATE TABLESPACE "pglayout_data_stripe" LOCATION '/mnt/data_stripe/pg';
