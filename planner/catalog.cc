@@ -25,7 +25,6 @@ constexpr double kSizeBump = 1.25;
 constexpr double kEpsilon = 1e-6;
 // PostgreSQL's default max_wal_size: the least a WAL volume must hold.
 constexpr double kDefaultMaxWalBytes = 1.0 * kGiB;
-constexpr double kDefaultCheckpointTimeout = 300;
 constexpr char kWalName[] = "wal";
 
 double Gib(uint64_t bytes) { return static_cast<double>(bytes) / kGiB; }
@@ -286,10 +285,11 @@ Status CapacitySearch::CheckOptions() const {
 
 Status CapacitySearch::ReadDemand() {
   std::vector<TableDemand> tables;
-  PGLAYOUT_RETURN_IF_ERROR(BuildDemand(
-      workload_, VolumeSet{}, {options_.horizon_seconds}, &tables, &wal_));
+  PGLAYOUT_RETURN_IF_ERROR(BuildDemand(workload_, VolumeSet{},
+                                       DemandOptionsFor(options_, workload_),
+                                       &tables, &wal_));
   for (const TableDemand& t : tables) {
-    data_io_ += t.read_iops + t.write_iops;
+    data_io_ += t.read_iops + t.checkpoint_write_iops;
     data_bytes_ += t.bytes_needed;
     largest_heap_ = std::max(largest_heap_, t.heap_bytes);
   }
@@ -348,12 +348,7 @@ VolumeNeed CapacitySearch::WalNeed() const {
 // checkpoints with a burst margin, within the recovery budget), of which
 // the WAL may use kWalVolumeShare.
 double CapacitySearch::WalBytes() const {
-  double timeout = kDefaultCheckpointTimeout;
-  if (auto text = workload_.Setting("checkpoint_timeout"); text) {
-    if (!ParseDuration(*text, &timeout).ok()) {
-      timeout = kDefaultCheckpointTimeout;
-    }
-  }
+  const double timeout = CheckpointTimeoutSeconds(workload_);
   const double wanted = wal_.bytes_per_second * timeout *
                         (1 + kCheckpointCompletionTarget) * kWalBurstMargin;
   const double budget =
