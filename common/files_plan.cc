@@ -299,6 +299,13 @@ Status ParsePlan(std::string_view text, const std::string& source_name,
                  Plan* out) {
   toml::table root;
   PGLAYOUT_RETURN_IF_ERROR(internal::ParseToml(text, source_name, &root));
+  return internal::PlanFromToml(root, source_name, out);
+}
+
+namespace internal {
+
+Status PlanFromToml(const toml::table& root, const std::string& source_name,
+                    Plan* out) {
   Plan plan;
   KeyReader k(root, source_name, "the plan file");
   const toml::table* header = k.Table("plan");
@@ -327,6 +334,8 @@ Status ParsePlan(std::string_view text, const std::string& source_name,
   *out = std::move(plan);
   return Status::Ok();
 }
+
+}  // namespace internal
 
 std::string PlanToToml(const Plan& plan) {
   TomlWriter w;
