@@ -250,6 +250,8 @@ class CapacitySearch {
   const PlanOptions& options_;
   const CapacityOptions& capacity_;
   double data_io_ = 0;  // reads + writes at the peak, 8 KiB IOPS
+  double backup_bytes_per_second_ = 0;  // --backup-window reads, all tables
+  InstanceLoad instance_load_;          // what the instance moves in all
   uint64_t data_bytes_ = 0;
   uint64_t largest_heap_ = 0;
   WalDemand wal_;
@@ -290,9 +292,11 @@ Status CapacitySearch::ReadDemand() {
                                        &tables, &wal_));
   for (const TableDemand& t : tables) {
     data_io_ += t.read_iops + t.checkpoint_write_iops;
+    backup_bytes_per_second_ += t.backup_bytes_per_second;
     data_bytes_ += t.bytes_needed;
     largest_heap_ = std::max(largest_heap_, t.heap_bytes);
   }
+  instance_load_ = TotalLoad(tables, wal_);
   return Status::Ok();
 }
 
@@ -329,7 +333,10 @@ VolumeNeed CapacitySearch::DataNeed(const Family& f) const {
     need.mbps = wal.mbps;
     bytes += static_cast<double>(wal.bytes);
   }
-  need.mbps += need.iops * kPageSize / 1e6;
+  // Backup reads are sequential: bandwidth, not IOPS.
+  need.mbps += need.iops * kPageSize / 1e6 + backup_bytes_per_second_ /
+                                                 (f.count * target) *
+                                                 f.perf_scale / 1e6;
   need.bytes = static_cast<uint64_t>(std::ceil(bytes));
   return need;
 }
@@ -358,8 +365,7 @@ double CapacitySearch::WalBytes() const {
 }
 
 std::string CapacitySearch::InstanceBlocker() const {
-  const double iops = data_io_ + wal_.commits_per_second;
-  const double mbps = (data_io_ * kPageSize + wal_.bytes_per_second) / 1e6;
+  const auto [iops, mbps] = instance_load_;
   std::vector<std::string> over;
   if (capacity_.instance_cap_iops > 0 && iops > capacity_.instance_cap_iops) {
     over.push_back(

@@ -92,6 +92,17 @@ Status AddDependent(const Relation& r, const Workload& w,
 
 }  // namespace
 
+InstanceLoad TotalLoad(const std::vector<TableDemand>& tables,
+                       const WalDemand& wal) {
+  InstanceLoad load{wal.commits_per_second, wal.bytes_per_second / 1e6};
+  for (const TableDemand& d : tables) {
+    const double pages = d.read_iops + d.checkpoint_write_iops;
+    load.iops += pages;
+    load.mbps += (pages * kPageSize + d.backup_bytes_per_second) / 1e6;
+  }
+  return load;
+}
+
 std::string VolumeOfDirectory(const VolumeSet& volumes,
                               const std::string& directory) {
   const Volume* best = nullptr;

@@ -83,6 +83,16 @@ Status BuildDemand(const Workload& workload, const VolumeSet& volumes,
                    const DemandOptions& options,
                    std::vector<TableDemand>* tables, WalDemand* wal);
 
+// Everything the instance moves at the peak, whichever volume serves it:
+// the tables' reads and checkpoint writes (8 KiB each), the WAL's flushes
+// and bytes, and backup reads (bytes only: large sequential requests).
+struct InstanceLoad {
+  double iops = 0;
+  double mbps = 0;  // 10^6 bytes/s
+};
+InstanceLoad TotalLoad(const std::vector<TableDemand>& tables,
+                       const WalDemand& wal);
+
 // The volume whose path contains |directory| (longest match), or "".
 std::string VolumeOfDirectory(const VolumeSet& volumes,
                               const std::string& directory);

@@ -273,6 +273,7 @@ class Builder {
   // IOPS and bandwidth; one flush still waits for its slowest member, so it
   // does not lower the latency of a lone commit.
   void PlanWalStripe() {
+    wal_single_volume_ = wal_volume_;
     wal_single_util_ = wal_util_;
     if (WalShares() || !opt_.wal_volume.empty() ||
         wal_util_ <= opt_.target_utilization) {
@@ -702,7 +703,8 @@ class Builder {
   // (PlanWalStripe); wal_volume_ is then its first member.
   std::optional<StripeState> wal_stripe_;
   std::string wal_stripe_blocker_;  // why there is none when one was needed
-  double wal_single_util_ = 0;      // the WAL on the best single volume
+  int wal_single_volume_ = 0;       // the best single volume for the WAL
+  double wal_single_util_ = 0;      // the WAL on it
   std::vector<HotRelation> hot_;
   std::vector<PlaceBin> bins_;
   std::vector<int> bin_volume_;  // -1 = the stripe
@@ -1139,7 +1141,7 @@ void Builder::AssembleVerdicts(PlanOutcome* out) {
 
 void Builder::AddWalVerdicts(PlanOutcome* out) {
   std::vector<std::string>& v = out->plan.verdicts;
-  const std::string& best = vs_.volumes[wal_volume_].name;
+  const std::string& best = vs_.volumes[wal_single_volume_].name;
   if (WalShares()) {
     v.push_back(fmt::format(
         "WAL: only one volume ({}), so the WAL shares it with the data", best));
@@ -1237,14 +1239,7 @@ double Builder::GrowthHorizon() const {
 void Builder::AddHostCapVerdicts(PlanOutcome* out) {
   const Host& host = vs_.host;
   if (host.bandwidth_cap_mbps <= 0 && host.iops_cap <= 0) return;
-  // Everything the instance moves at the peak, whichever volume serves it.
-  double iops = wal_.commits_per_second, mbps = wal_.bytes_per_second / 1e6;
-  for (const TableDemand& d : tables_) {
-    iops += d.read_iops + d.checkpoint_write_iops;
-    mbps += ((d.read_iops + d.checkpoint_write_iops) * kPageSize +
-             d.backup_bytes_per_second) /
-            1e6;
-  }
+  const auto [iops, mbps] = TotalLoad(tables_, wal_);
   std::vector<std::string> over, within;
   for (const auto& [needed, cap, unit] :
        {std::tuple{mbps, host.bandwidth_cap_mbps, "MB/s"},
