@@ -46,46 +46,38 @@ class CheckCommand : public Command {
  private:
   Status CheckOne(const std::string& file, Json* parsed) {
     std::string text;
-    FileKind kind;
     PGLAYOUT_RETURN_IF_ERROR(ReadTextFile(file, &text));
-    PGLAYOUT_RETURN_IF_ERROR(DetectFileKind(text, file, &kind));
+    PipelineFile pipeline;  // one parse tells the kind and reads the file
+    PGLAYOUT_RETURN_IF_ERROR(ParsePipelineFile(text, file, &pipeline));
     std::string summary;
     Json body;
-    PGLAYOUT_RETURN_IF_ERROR(
-        ParseAndSummarize(kind, text, file, &summary, &body));
-    *parsed =
-        Json{{"file", file}, {"kind", FileKindName(kind)}, {"content", body}};
+    Describe(pipeline, &summary, &body);
+    *parsed = Json{{"file", file},
+                   {"kind", FileKindName(pipeline.kind)},
+                   {"content", body}};
     if (!json_) {
-      std::cout << fmt::format("{}: {} file, OK\n{}", file, FileKindName(kind),
-                               summary);
+      std::cout << fmt::format("{}: {} file, OK\n{}", file,
+                               FileKindName(pipeline.kind), summary);
     }
     return Status::Ok();
   }
 
-  template <typename Model>
-  static Status Load(Status (*parse)(std::string_view, const std::string&,
-                                     Model*),
-                     const std::string& text, const std::string& file,
-                     std::string* summary, Json* body) {
-    Model model;
-    PGLAYOUT_RETURN_IF_ERROR(parse(text, file, &model));
-    *summary = Summarize(model);
-    *body = ToJson(model);
-    return Status::Ok();
-  }
-
-  static Status ParseAndSummarize(FileKind kind, const std::string& text,
-                                  const std::string& file, std::string* summary,
-                                  Json* body) {
-    switch (kind) {
+  static void Describe(const PipelineFile& f, std::string* summary,
+                       Json* body) {
+    switch (f.kind) {
       case FileKind::kVolumes:
-        return Load<VolumeSet>(ParseVolumes, text, file, summary, body);
+        *summary = Summarize(f.volumes);
+        *body = ToJson(f.volumes);
+        return;
       case FileKind::kWorkload:
-        return Load<Workload>(ParseWorkload, text, file, summary, body);
+        *summary = Summarize(f.workload);
+        *body = ToJson(f.workload);
+        return;
       case FileKind::kPlan:
-        return Load<Plan>(ParsePlan, text, file, summary, body);
+        *summary = Summarize(f.plan);
+        *body = ToJson(f.plan);
+        return;
     }
-    return Status::Internal("unknown file kind");
   }
 
   std::vector<std::string> files_;

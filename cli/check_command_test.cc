@@ -3,25 +3,10 @@
 
 #include <gtest/gtest.h>
 
-#include <fstream>
-
-#include "testing/subprocess.h"
+#include "cli/run_pglayout.h"
 
 namespace pglayout {
 namespace {
-
-Completion RunPglayout(const std::vector<std::string>& args) {
-  Command command;
-  command.argv = {PGLAYOUT_BINARY};
-  command.argv.insert(command.argv.end(), args.begin(), args.end());
-  return RunToCompletion(command);
-}
-
-std::string WriteFile(const std::string& name, const std::string& text) {
-  std::string path = ::testing::TempDir() + "/" + name;
-  std::ofstream(path) << text;
-  return path;
-}
 
 constexpr char kGood[] =
     "[[volume]]\n"
@@ -35,7 +20,7 @@ int CountLines(const std::string& text) {
 }
 
 TEST(CheckCommand, ValidFileExitsZeroWithSummary) {
-  std::string path = WriteFile("good_volumes.toml", kGood);
+  std::string path = WriteTempFile("good_volumes.toml", kGood);
   Completion run = RunPglayout({"check", path});
   EXPECT_EQ(run.exit_code, 0) << run.output;
   EXPECT_NE(run.output.find("volumes file, OK"), std::string::npos)
@@ -56,7 +41,7 @@ TEST_P(CheckBadInput, OneLineErrorNamingPositionAndKeyExitTwo) {
   const BadCase& c = GetParam();
   std::string text = kGood;
   text.replace(text.find(c.from), std::string(c.from).size(), c.to);
-  std::string path = WriteFile(std::string(c.name) + ".toml", text);
+  std::string path = WriteTempFile(std::string(c.name) + ".toml", text);
   Completion run = RunPglayout({"check", path});
   EXPECT_EQ(run.exit_code, 2) << run.output;
   EXPECT_EQ(run.output, "error: " + path + ":" + c.expected + "\n");
@@ -98,7 +83,7 @@ TEST(CheckCommand, UsageErrorsExitTwo) {
 }
 
 TEST(CheckCommand, JsonOutputParsesBack) {
-  std::string path = WriteFile("json_volumes.toml", kGood);
+  std::string path = WriteTempFile("json_volumes.toml", kGood);
   Completion run = RunPglayout({"check", "--json", path});
   ASSERT_EQ(run.exit_code, 0) << run.output;
   EXPECT_NE(run.output.find("\"kind\": \"volumes\""), std::string::npos);

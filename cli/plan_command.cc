@@ -1,5 +1,9 @@
 // pglayout plan --volumes V --workload W [--out-dir DIR]: propose where the
 // data and the WAL should live, with the settings that go with the layout.
+// --growth 20%/year declares the growth over --horizon (instead of the
+// observed one); --backup-window 4h counts a base backup reading the whole
+// database within 4 h at the peak; --instance-cap-mbps/-iops override the
+// volumes file's [host] caps.
 // Writes plan.toml, plan.json, plan.sql and stripe.sh; prints the report
 // (or the plan's JSON with --json).
 //
@@ -77,13 +81,11 @@ class PlanCommand : public Command {
         ->capture_default_str()
         ->needs(catalog);
     app->add_option("--instance-cap-mbps", capacity_.instance_cap_mbps,
-                    "With --catalog: the instance's storage bandwidth cap, "
-                    "MB/s (0 = none)")
-        ->needs(catalog);
+                    "The instance's storage bandwidth cap, MB/s (0 = none; "
+                    "with --volumes, overrides [host] bandwidth_cap_mbps)");
     app->add_option("--instance-cap-iops", capacity_.instance_cap_iops,
-                    "With --catalog: the instance's storage IOPS cap (0 = "
-                    "none)")
-        ->needs(catalog);
+                    "The instance's storage IOPS cap (0 = none; with "
+                    "--volumes, overrides [host] iops_cap)");
     app->add_option("--provider", capacity_.provider,
                     "With --catalog: only this provider's types")
         ->needs(catalog);
@@ -108,6 +110,13 @@ class PlanCommand : public Command {
     app->add_option("--horizon", horizon_,
                     "Project relation growth this far ahead (e.g. 180d)")
         ->capture_default_str();
+    app->add_option("--growth", growth_,
+                    "Declared data growth, compounding, e.g. 20%/year, "
+                    "5%/month, 3%/90d; replaces the observed growth over "
+                    "--horizon");
+    app->add_option("--backup-window", backup_window_,
+                    "A base backup reads the whole database within this "
+                    "window during the peak, e.g. 4h (default: not counted)");
     app->add_option("--recovery-budget", recovery_,
                     "Longest acceptable crash recovery; bounds max_wal_size")
         ->capture_default_str();
@@ -133,6 +142,12 @@ class PlanCommand : public Command {
     VolumeSet volumes;
     PGLAYOUT_RETURN_IF_ERROR(
         AsBadInput(ReadVolumesFile(volumes_path_, &volumes)));
+    if (capacity_.instance_cap_mbps > 0) {
+      volumes.host.bandwidth_cap_mbps = capacity_.instance_cap_mbps;
+    }
+    if (capacity_.instance_cap_iops > 0) {
+      volumes.host.iops_cap = capacity_.instance_cap_iops;
+    }
     planner::PlanOutcome outcome;
     PGLAYOUT_RETURN_IF_ERROR(
         planner::BuildPlan(volumes, workload, options_, &outcome));
@@ -149,6 +164,21 @@ class PlanCommand : public Command {
     PGLAYOUT_RETURN_IF_ERROR(
         ParseDuration(recovery_, &options_.recovery_budget_seconds)
             .WithContext("--recovery-budget"));
+    if (!growth_.empty()) {
+      GrowthRate rate;
+      PGLAYOUT_RETURN_IF_ERROR(
+          ParseGrowthRate(growth_, &rate).WithContext("--growth"));
+      options_.growth = rate;
+    }
+    if (!backup_window_.empty()) {
+      PGLAYOUT_RETURN_IF_ERROR(
+          ParseDuration(backup_window_, &options_.backup_window_seconds)
+              .WithContext("--backup-window"));
+      if (options_.backup_window_seconds <= 0) {
+        return Status::InvalidInput(fmt::format(
+            "--backup-window: '{}' must be longer than zero", backup_window_));
+      }
+    }
     for (const std::string& text : keys_) {
       std::string table;
       std::vector<std::string> columns;
@@ -237,6 +267,8 @@ class PlanCommand : public Command {
   std::string out_dir_ = ".";
   std::string horizon_ = "180d";
   std::string recovery_ = "15min";
+  std::string growth_;         // "" = the observed growth
+  std::string backup_window_;  // "" = no backup counted
   std::vector<std::string> keys_;
   bool json_ = false;
   planner::PlanOptions options_;

@@ -69,10 +69,11 @@ Status WriteTextFile(const std::string& path, std::string_view contents) {
   return Status::Ok();
 }
 
-Status DetectFileKind(std::string_view text, const std::string& source_name,
-                      FileKind* kind) {
-  toml::table root;
-  PGLAYOUT_RETURN_IF_ERROR(internal::ParseToml(text, source_name, &root));
+namespace {
+
+// The kind of a parsed pipeline file, from its top-level tables.
+Status KindOf(const toml::table& root, const std::string& source_name,
+              FileKind* kind) {
   const toml::table* wal = root["wal"].as_table();
   const bool names_wal_volume = wal != nullptr && wal->contains("volume");
   if (root.contains("volume")) {
@@ -90,6 +91,39 @@ Status DetectFileKind(std::string_view text, const std::string& source_name,
                     "[[relation]] (workload) or [[placement]] (plan) tables",
                     source_name));
   }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status DetectFileKind(std::string_view text, const std::string& source_name,
+                      FileKind* kind) {
+  toml::table root;
+  PGLAYOUT_RETURN_IF_ERROR(internal::ParseToml(text, source_name, &root));
+  return KindOf(root, source_name, kind);
+}
+
+Status ParsePipelineFile(std::string_view text, const std::string& source_name,
+                         PipelineFile* out) {
+  toml::table root;
+  PGLAYOUT_RETURN_IF_ERROR(internal::ParseToml(text, source_name, &root));
+  PipelineFile file;
+  PGLAYOUT_RETURN_IF_ERROR(KindOf(root, source_name, &file.kind));
+  switch (file.kind) {
+    case FileKind::kVolumes:
+      PGLAYOUT_RETURN_IF_ERROR(
+          internal::VolumesFromToml(root, source_name, &file.volumes));
+      break;
+    case FileKind::kWorkload:
+      PGLAYOUT_RETURN_IF_ERROR(
+          internal::WorkloadFromToml(root, source_name, &file.workload));
+      break;
+    case FileKind::kPlan:
+      PGLAYOUT_RETURN_IF_ERROR(
+          internal::PlanFromToml(root, source_name, &file.plan));
+      break;
+  }
+  *out = std::move(file);
   return Status::Ok();
 }
 

@@ -36,6 +36,20 @@ Status WriteTextFile(const std::string& path, std::string_view contents);
 Status DetectFileKind(std::string_view text, const std::string& source_name,
                       FileKind* kind);
 
+// A pipeline file of any kind, parsed once: |kind| says which member holds
+// it (the others stay empty).
+struct PipelineFile {
+  FileKind kind = FileKind::kVolumes;
+  VolumeSet volumes;
+  Workload workload;
+  Plan plan;
+};
+
+// Tells the kind as DetectFileKind does and reads the file as the matching
+// Parse* does, from one parse of the TOML text.
+Status ParsePipelineFile(std::string_view text, const std::string& source_name,
+                         PipelineFile* out);
+
 Status ParseVolumes(std::string_view text, const std::string& source_name,
                     VolumeSet* out);
 Status ReadVolumesFile(const std::string& path, VolumeSet* out);

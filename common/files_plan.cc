@@ -138,6 +138,12 @@ Status ReadForecast(const toml::table& table, const std::string& file,
   k.Number("utilization_after", &f->utilization_after);
   k.Number("read_latency_us_before", &f->read_latency_us_before);
   k.Number("read_latency_us_after", &f->read_latency_us_after);
+  k.Number("read_iops", &f->read_iops);
+  k.Number("write_iops", &f->write_iops);
+  k.Number("checkpoint_write_iops", &f->checkpoint_write_iops);
+  k.Number("wal_write_iops", &f->wal_write_iops);
+  k.Number("wal_write_mbps", &f->wal_write_mbps);
+  k.Number("backup_read_mbps", &f->backup_read_mbps);
   return k.Finish();
 }
 
@@ -270,6 +276,12 @@ void WriteExtras(const Plan& plan, TomlWriter* w) {
     w->Number("utilization_after", f.utilization_after);
     w->Number("read_latency_us_before", f.read_latency_us_before);
     w->Number("read_latency_us_after", f.read_latency_us_after);
+    w->NumberIfSet("read_iops", f.read_iops);
+    w->NumberIfSet("write_iops", f.write_iops);
+    w->NumberIfSet("checkpoint_write_iops", f.checkpoint_write_iops);
+    w->NumberIfSet("wal_write_iops", f.wal_write_iops);
+    w->NumberIfSet("wal_write_mbps", f.wal_write_mbps);
+    w->NumberIfSet("backup_read_mbps", f.backup_read_mbps);
   }
   if (!plan.backup_walg.empty()) {
     w->Table("backup.wal-g");
@@ -287,6 +299,13 @@ Status ParsePlan(std::string_view text, const std::string& source_name,
                  Plan* out) {
   toml::table root;
   PGLAYOUT_RETURN_IF_ERROR(internal::ParseToml(text, source_name, &root));
+  return internal::PlanFromToml(root, source_name, out);
+}
+
+namespace internal {
+
+Status PlanFromToml(const toml::table& root, const std::string& source_name,
+                    Plan* out) {
   Plan plan;
   KeyReader k(root, source_name, "the plan file");
   const toml::table* header = k.Table("plan");
@@ -315,6 +334,8 @@ Status ParsePlan(std::string_view text, const std::string& source_name,
   *out = std::move(plan);
   return Status::Ok();
 }
+
+}  // namespace internal
 
 std::string PlanToToml(const Plan& plan) {
   TomlWriter w;

@@ -439,6 +439,29 @@ TEST(DetectFileKind, TellsTheThreeFilesApart) {
   EXPECT_TRUE(DetectFileKind("x = 1\n", "junk.toml", &kind).IsInvalidInput());
 }
 
+// One parse gives both the kind and the model, the same as the Parse* of
+// that kind, and the same errors (file:line:col and key).
+TEST(ParsePipelineFile, KindAndModelFromOneParse) {
+  PipelineFile f;
+  ASSERT_TRUE(ParsePipelineFile(kVolumes, "v", &f).ok());
+  EXPECT_EQ(f.kind, FileKind::kVolumes);
+  VolumeSet volumes;
+  ASSERT_TRUE(ParseVolumes(kVolumes, "v", &volumes).ok());
+  EXPECT_EQ(VolumesToToml(f.volumes), VolumesToToml(volumes));
+  ASSERT_TRUE(ParsePipelineFile(kWorkload, "w", &f).ok());
+  EXPECT_EQ(f.kind, FileKind::kWorkload);
+  EXPECT_FALSE(f.workload.relations.empty());
+  ASSERT_TRUE(ParsePipelineFile(kPlan, "p", &f).ok());
+  EXPECT_EQ(f.kind, FileKind::kPlan);
+  EXPECT_FALSE(f.plan.placements.empty());
+  std::string bad = kVolumes;
+  bad.replace(bad.find("read_iops"), 9, "read_iopz");
+  Status st = ParsePipelineFile(bad, "v.toml", &f);
+  EXPECT_TRUE(st.IsInvalidInput());
+  EXPECT_EQ(st.message(), ParseVolumes(bad, "v.toml", &volumes).message());
+  EXPECT_TRUE(ParsePipelineFile("x = 1\n", "junk", &f).IsInvalidInput());
+}
+
 TEST(TextFiles, WriteIsAtomicAndReadReportsMissingFiles) {
   std::string path = ::testing::TempDir() + "/pglayout_files_test.toml";
   ASSERT_TRUE(WriteTextFile(path, "a = 1\n").ok());

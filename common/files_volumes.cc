@@ -374,6 +374,13 @@ Status ParseVolumes(std::string_view text, const std::string& source_name,
                     VolumeSet* out) {
   toml::table root;
   PGLAYOUT_RETURN_IF_ERROR(internal::ParseToml(text, source_name, &root));
+  return internal::VolumesFromToml(root, source_name, out);
+}
+
+namespace internal {
+
+Status VolumesFromToml(const toml::table& root, const std::string& source_name,
+                       VolumeSet* out) {
   VolumeSet result;
   KeyReader r(root, source_name, "the volumes file");
   if (const toml::table* host = r.Table("host"); host != nullptr) {
@@ -400,6 +407,8 @@ Status ParseVolumes(std::string_view text, const std::string& source_name,
   *out = std::move(result);
   return Status::Ok();
 }
+
+}  // namespace internal
 
 std::string VolumesToToml(const VolumeSet& volumes) {
   TomlWriter w;

@@ -206,6 +206,13 @@ Status ParseWorkload(std::string_view text, const std::string& source_name,
                      Workload* out) {
   toml::table root;
   PGLAYOUT_RETURN_IF_ERROR(internal::ParseToml(text, source_name, &root));
+  return internal::WorkloadFromToml(root, source_name, out);
+}
+
+namespace internal {
+
+Status WorkloadFromToml(const toml::table& root, const std::string& source_name,
+                        Workload* out) {
   Workload w;
   KeyReader k(root, source_name, "the workload file");
   k.StringMap("settings", &w.settings);
@@ -237,6 +244,8 @@ Status ParseWorkload(std::string_view text, const std::string& source_name,
   *out = std::move(w);
   return Status::Ok();
 }
+
+}  // namespace internal
 
 std::string WorkloadToToml(const Workload& w) {
   TomlWriter t;

@@ -183,7 +183,13 @@ Json PlanExtrasJson(const Plan& plan) {
                         {"utilization_before", f.utilization_before},
                         {"utilization_after", f.utilization_after},
                         {"read_latency_us_before", f.read_latency_us_before},
-                        {"read_latency_us_after", f.read_latency_us_after}});
+                        {"read_latency_us_after", f.read_latency_us_after},
+                        {"read_iops", f.read_iops},
+                        {"write_iops", f.write_iops},
+                        {"checkpoint_write_iops", f.checkpoint_write_iops},
+                        {"wal_write_iops", f.wal_write_iops},
+                        {"wal_write_mbps", f.wal_write_mbps},
+                        {"backup_read_mbps", f.backup_read_mbps}});
   }
   return Json{
       {"stripes", stripes},

@@ -309,6 +309,18 @@ struct ForecastEntry {
   double utilization_after = 0;
   double read_latency_us_before = 0;
   double read_latency_us_after = 0;
+  // What makes up utilization_after, at the peak (a stripe member shows its
+  // share of the stripe's): 8 KiB random reads/s; data block writes/s as
+  // the workload gives them; the same writes as the checkpointer issues
+  // them (each block once per checkpoint cycle, spread over
+  // checkpoint_timeout x checkpoint_completion_target), which is what the
+  // utilisation counts; WAL flushes/s and MB/s; sequential backup reads.
+  double read_iops = 0;
+  double write_iops = 0;
+  double checkpoint_write_iops = 0;
+  double wal_write_iops = 0;
+  double wal_write_mbps = 0;
+  double backup_read_mbps = 0;
 };
 
 struct SettingChange {

@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/model.h"
 #include "common/status.h"
 
 namespace pglayout::internal {
@@ -21,6 +22,15 @@ namespace pglayout::internal {
 // Parses |text|; syntax errors become InvalidInput "file:line:col: ...".
 Status ParseToml(std::string_view text, const std::string& file,
                  toml::table* out);
+
+// The readers behind files.h's Parse* functions, on a parsed TOML document
+// (so that a caller that must look at the document first parses it once).
+Status VolumesFromToml(const toml::table& root, const std::string& source_name,
+                       VolumeSet* out);
+Status WorkloadFromToml(const toml::table& root, const std::string& source_name,
+                        Workload* out);
+Status PlanFromToml(const toml::table& root, const std::string& source_name,
+                    Plan* out);
 
 // "file:line:col" of a node or key.
 std::string Position(const std::string& file, const toml::source_region& where);

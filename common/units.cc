@@ -118,6 +118,42 @@ Status ParseDuration(std::string_view text, double* seconds) {
   return Status::Ok();
 }
 
+double GrowthRate::FactorOver(double seconds) const {
+  if (period_seconds <= 0 || fraction <= 0) return 1;
+  return std::pow(1 + fraction, seconds / period_seconds);
+}
+
+Status ParseGrowthRate(std::string_view text, GrowthRate* rate) {
+  auto bad = [&](std::string_view why) {
+    return Status::InvalidInput(
+        fmt::format("'{}' is not a growth rate: {} (write e.g. 20%/year, "
+                    "5%/month, 1%/week, 3%/90d)",
+                    text, why));
+  };
+  const size_t slash = text.find('/');
+  if (slash == std::string_view::npos) return bad("no '/period'");
+  double number = 0;
+  std::string_view unit;
+  if (!SplitNumberAndUnit(text.substr(0, slash), &number, &unit) ||
+      unit != "%") {
+    return bad("the rate must be a percentage");
+  }
+  if (number < 0) return bad("the rate must not be negative");
+  static constexpr std::array<Unit, 4> kPeriods = {{{"year", 365 * 86400.0},
+                                                    {"month", 30 * 86400.0},
+                                                    {"week", 7 * 86400.0},
+                                                    {"day", 86400.0}}};
+  const std::string_view period_text = Trim(text.substr(slash + 1));
+  double period = 0;
+  if (const Unit* named = FindUnit(kPeriods, period_text); named != nullptr) {
+    period = named->factor;
+  } else if (!ParseDuration(period_text, &period).ok() || period <= 0) {
+    return bad(fmt::format("unknown period '{}'", period_text));
+  }
+  *rate = {number / 100, period};
+  return Status::Ok();
+}
+
 std::string FormatSize(uint64_t bytes) {
   static constexpr std::array<Unit, 4> kLargestFirst = {
       {{"TiB", kTiB}, {"GiB", kGiB}, {"MiB", kMiB}, {"KiB", kKiB}}};

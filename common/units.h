@@ -34,6 +34,21 @@ Status ParseSize(std::string_view text, uint64_t* bytes);
 // Parses "300s", "5min", "250ms", "2h", "30" into seconds.
 Status ParseDuration(std::string_view text, double* seconds);
 
+// A declared growth rate: a fraction per period, compounding ("20%/year"
+// is x1.2 after a year, x1.44 after two).
+struct GrowthRate {
+  double fraction = 0;        // per period; 0.2 for "20%"
+  double period_seconds = 0;  // > 0 when parsed
+  // Size multiplier after |seconds|: (1 + fraction) ^ (seconds / period).
+  double FactorOver(double seconds) const;
+};
+
+// Parses "20%/year", "5%/month", "1%/week", "0.5%/day" or a percentage per
+// any duration ParseDuration reads ("3%/90d"). A year is 365 days, a month
+// 30. InvalidInput (quoting |text|) for a missing '%' or '/', an unknown
+// period, or a negative rate.
+Status ParseGrowthRate(std::string_view text, GrowthRate* rate);
+
 // The shortest exact spelling that ParseSize reads back to |bytes|, using
 // IEC units: 644245094400 -> "600GiB", 1536 -> "1536B"... is written
 // "1.5KiB" only when exact to the byte, otherwise plain bytes.

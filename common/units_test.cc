@@ -1,5 +1,6 @@
 #include "common/units.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 namespace pglayout {
@@ -98,6 +99,33 @@ TEST(HumanSize, ThreeSignificantFigures) {
   EXPECT_EQ(HumanSize(0), "0 B");
   EXPECT_EQ(HumanSize(1.5 * kGiB), "1.5 GiB");
   EXPECT_EQ(HumanSize(512 * kKiB), "512 KiB");
+}
+
+TEST(ParseGrowthRate, NamedAndDurationPeriodsCompound) {
+  GrowthRate r;
+  ASSERT_TRUE(ParseGrowthRate("20%/year", &r).ok());
+  EXPECT_DOUBLE_EQ(r.fraction, 0.2);
+  EXPECT_DOUBLE_EQ(r.period_seconds, 365 * 86400.0);
+  // Half a year at 20%/year: sqrt(1.2) = 1.0954...
+  EXPECT_NEAR(r.FactorOver(182.5 * 86400), 1.095445, 1e-6);
+  EXPECT_NEAR(r.FactorOver(2 * 365 * 86400.0), 1.44, 1e-12);
+  ASSERT_TRUE(ParseGrowthRate(" 3% / 90d", &r).ok());
+  EXPECT_DOUBLE_EQ(r.period_seconds, 90 * 86400.0);
+  ASSERT_TRUE(ParseGrowthRate("5%/month", &r).ok());
+  EXPECT_DOUBLE_EQ(r.period_seconds, 30 * 86400.0);
+  EXPECT_DOUBLE_EQ(GrowthRate{}.FactorOver(1e9), 1);
+}
+
+TEST(ParseGrowthRate, RejectsMalformedRatesQuotingThem) {
+  GrowthRate r;
+  for (const char* text : {"20", "20/year", "20%", "20%/fortnight", "-5%/year",
+                           "x%/year", "20%/0d"}) {
+    Status st = ParseGrowthRate(text, &r);
+    EXPECT_TRUE(st.IsInvalidInput()) << text;
+    EXPECT_NE(st.message().find(fmt::format("'{}' is not a growth rate", text)),
+              std::string::npos)
+        << st.message();
+  }
 }
 
 }  // namespace

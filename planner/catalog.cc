@@ -25,7 +25,6 @@ constexpr double kSizeBump = 1.25;
 constexpr double kEpsilon = 1e-6;
 // PostgreSQL's default max_wal_size: the least a WAL volume must hold.
 constexpr double kDefaultMaxWalBytes = 1.0 * kGiB;
-constexpr double kDefaultCheckpointTimeout = 300;
 constexpr char kWalName[] = "wal";
 
 double Gib(uint64_t bytes) { return static_cast<double>(bytes) / kGiB; }
@@ -251,6 +250,8 @@ class CapacitySearch {
   const PlanOptions& options_;
   const CapacityOptions& capacity_;
   double data_io_ = 0;  // reads + writes at the peak, 8 KiB IOPS
+  double backup_bytes_per_second_ = 0;  // --backup-window reads, all tables
+  InstanceLoad instance_load_;          // what the instance moves in all
   uint64_t data_bytes_ = 0;
   uint64_t largest_heap_ = 0;
   WalDemand wal_;
@@ -286,13 +287,16 @@ Status CapacitySearch::CheckOptions() const {
 
 Status CapacitySearch::ReadDemand() {
   std::vector<TableDemand> tables;
-  PGLAYOUT_RETURN_IF_ERROR(BuildDemand(
-      workload_, VolumeSet{}, {options_.horizon_seconds}, &tables, &wal_));
+  PGLAYOUT_RETURN_IF_ERROR(BuildDemand(workload_, VolumeSet{},
+                                       DemandOptionsFor(options_, workload_),
+                                       &tables, &wal_));
   for (const TableDemand& t : tables) {
-    data_io_ += t.read_iops + t.write_iops;
+    data_io_ += t.read_iops + t.checkpoint_write_iops;
+    backup_bytes_per_second_ += t.backup_bytes_per_second;
     data_bytes_ += t.bytes_needed;
     largest_heap_ = std::max(largest_heap_, t.heap_bytes);
   }
+  instance_load_ = TotalLoad(tables, wal_);
   return Status::Ok();
 }
 
@@ -329,7 +333,10 @@ VolumeNeed CapacitySearch::DataNeed(const Family& f) const {
     need.mbps = wal.mbps;
     bytes += static_cast<double>(wal.bytes);
   }
-  need.mbps += need.iops * kPageSize / 1e6;
+  // Backup reads are sequential: bandwidth, not IOPS.
+  need.mbps += need.iops * kPageSize / 1e6 + backup_bytes_per_second_ /
+                                                 (f.count * target) *
+                                                 f.perf_scale / 1e6;
   need.bytes = static_cast<uint64_t>(std::ceil(bytes));
   return need;
 }
@@ -348,12 +355,7 @@ VolumeNeed CapacitySearch::WalNeed() const {
 // checkpoints with a burst margin, within the recovery budget), of which
 // the WAL may use kWalVolumeShare.
 double CapacitySearch::WalBytes() const {
-  double timeout = kDefaultCheckpointTimeout;
-  if (auto text = workload_.Setting("checkpoint_timeout"); text) {
-    if (!ParseDuration(*text, &timeout).ok()) {
-      timeout = kDefaultCheckpointTimeout;
-    }
-  }
+  const double timeout = CheckpointTimeoutSeconds(workload_);
   const double wanted = wal_.bytes_per_second * timeout *
                         (1 + kCheckpointCompletionTarget) * kWalBurstMargin;
   const double budget =
@@ -363,8 +365,7 @@ double CapacitySearch::WalBytes() const {
 }
 
 std::string CapacitySearch::InstanceBlocker() const {
-  const double iops = data_io_ + wal_.commits_per_second;
-  const double mbps = (data_io_ * kPageSize + wal_.bytes_per_second) / 1e6;
+  const auto [iops, mbps] = instance_load_;
   std::vector<std::string> over;
   if (capacity_.instance_cap_iops > 0 && iops > capacity_.instance_cap_iops) {
     over.push_back(

@@ -283,6 +283,27 @@ TEST(PlanCapacity, InstanceCapsAreRespected) {
   EXPECT_NE(plan.verdict.find("Citus"), std::string::npos) << plan.verdict;
 }
 
+// Backup reads count against the instance's bandwidth: 20,000 reads/s are
+// 163.84 MB/s; reading the 40 GiB within 100 s adds 42,949,672,960 / 100 =
+// 429.50 MB/s: 593 MB/s, over a 500 MB/s cap that the reads alone fit.
+TEST(PlanCapacity, BackupReadsCountAgainstTheInstanceCap) {
+  Catalog catalog;
+  catalog.types = {Provisioned()};
+  CapacityOptions capacity;
+  capacity.instance_cap_mbps = 500;
+  EXPECT_TRUE(Plan(catalog, Tables(4, 10, 5000), capacity).found);
+  PlanOptions options;
+  options.backup_window_seconds = 100;
+  CapacityPlan plan;
+  ASSERT_TRUE(
+      PlanCapacity(catalog, Tables(4, 10, 5000), options, capacity, &plan)
+          .ok());
+  EXPECT_FALSE(plan.found);
+  EXPECT_NE(plan.verdict.find("593 MB/s at the peak, the instance allows 500"),
+            std::string::npos)
+      << plan.verdict;
+}
+
 TEST(PlanCapacity, MoreVolumesThanAllowedIsAVerdict) {
   // 4,800 IOPS at 70% need 6,857 IOPS of 3,000-IOPS volumes: three; the
   // limit of three volumes leaves two for data.

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <map>
 
+#include "common/units.h"
+
 namespace pglayout::planner {
 namespace {
 
@@ -24,13 +26,43 @@ std::string Location(const Workload& w, const std::string& tablespace) {
   return "";
 }
 
-uint64_t Growth(const Relation& r, double horizon) {
+uint64_t Growth(const Relation& r, const DemandOptions& o) {
+  if (o.growth) {
+    const double factor = o.growth->FactorOver(o.horizon_seconds);
+    return static_cast<uint64_t>(static_cast<double>(r.size) * (factor - 1));
+  }
   if (r.growth_bytes_per_second <= 0) return 0;
-  return static_cast<uint64_t>(r.growth_bytes_per_second * horizon);
+  return static_cast<uint64_t>(r.growth_bytes_per_second * o.horizon_seconds);
+}
+
+// See the header: a cycle writes each dirtied block once, at most the
+// relation's blocks (unknown size: no cap), within T x cct.
+double CheckpointWriteIops(const Relation& r, const DemandOptions& o) {
+  const double cycle = o.checkpoint_timeout_seconds;
+  if (cycle <= 0 || o.checkpoint_completion_target <= 0) return r.write_iops;
+  double blocks = r.write_iops * cycle;
+  if (r.size > 0) {
+    blocks = std::min(blocks, static_cast<double>(r.size) / kPageSize);
+  }
+  return blocks / (cycle * o.checkpoint_completion_target);
+}
+
+// Adds |r|'s bytes and rates to its table group |d|.
+void AddRelation(const Relation& r, const DemandOptions& o, TableDemand* d) {
+  d->bytes += r.size;
+  d->bytes_needed += r.size + Growth(r, o);
+  d->read_iops += r.read_iops;
+  d->write_iops += r.write_iops;
+  d->checkpoint_write_iops += CheckpointWriteIops(r, o);
+  if (o.backup_window_seconds > 0) {
+    d->backup_bytes_per_second +=
+        static_cast<double>(r.size) / o.backup_window_seconds;
+  }
 }
 
 // Adds an index or TOAST relation to its table's group.
-Status AddDependent(const Relation& r, const Workload& w, double horizon,
+Status AddDependent(const Relation& r, const Workload& w,
+                    const DemandOptions& options,
                     std::map<std::string, TableDemand>* by) {
   if (r.table.empty()) {
     return Status::InvalidInput(fmt::format(
@@ -54,14 +86,22 @@ Status AddDependent(const Relation& r, const Workload& w, double horizon,
   } else {
     d.heap_bytes += r.size;
   }
-  d.bytes += r.size;
-  d.read_iops += r.read_iops;
-  d.write_iops += r.write_iops;
-  d.bytes_needed += r.size + Growth(r, horizon);
+  AddRelation(r, options, &d);
   return Status::Ok();
 }
 
 }  // namespace
+
+InstanceLoad TotalLoad(const std::vector<TableDemand>& tables,
+                       const WalDemand& wal) {
+  InstanceLoad load{wal.commits_per_second, wal.bytes_per_second / 1e6};
+  for (const TableDemand& d : tables) {
+    const double pages = d.read_iops + d.checkpoint_write_iops;
+    load.iops += pages;
+    load.mbps += (pages * kPageSize + d.backup_bytes_per_second) / 1e6;
+  }
+  return load;
+}
 
 std::string VolumeOfDirectory(const VolumeSet& volumes,
                               const std::string& directory) {
@@ -82,10 +122,8 @@ Status BuildDemand(const Workload& workload, const VolumeSet& volumes,
     TableDemand d;
     d.table = r.name;
     d.facts = &r;
-    d.heap_bytes = d.bytes = r.size;
-    d.bytes_needed = r.size + Growth(r, options.horizon_seconds);
-    d.read_iops = r.read_iops;
-    d.write_iops = r.write_iops;
+    d.heap_bytes = r.size;
+    AddRelation(r, options, &d);
     d.tablespace = r.tablespace == "pg_default" ? "" : r.tablespace;
     d.current_volume =
         VolumeOfDirectory(volumes, Location(workload, d.tablespace));
@@ -95,8 +133,7 @@ Status BuildDemand(const Workload& workload, const VolumeSet& volumes,
     if (r.kind != RelationKind::kIndex && r.kind != RelationKind::kToast) {
       continue;
     }
-    PGLAYOUT_RETURN_IF_ERROR(
-        AddDependent(r, workload, options.horizon_seconds, &by_table));
+    PGLAYOUT_RETURN_IF_ERROR(AddDependent(r, workload, options, &by_table));
   }
   tables->clear();
   for (auto& [name, d] : by_table) {

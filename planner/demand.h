@@ -5,16 +5,35 @@
 // group. Rates are the workload's peaks (95th percentile of intervals), not
 // averages: a layout must carry the busy hour. Summing per-table peaks is
 // conservative, since peaks need not coincide.
+//
+// Three demands are modelled apart, because they load a volume differently:
+//  - reads: the relations' random 8 KiB reads at the peak, as given;
+//  - checkpoint writes: a relation's write_iops is the rate it dirties (or
+//    writes) blocks. Whoever writes them (checkpointer, bgwriter, a backend
+//    evicting), a block dirtied again within one checkpoint cycle is written
+//    once per cycle, so a cycle writes at most the relation's blocks; and the
+//    checkpointer spreads a cycle's writes over checkpoint_timeout x
+//    checkpoint_completion_target (BRIEF.md section 2). Per relation:
+//      checkpoint_write_iops = min(write_iops x T, size / 8 KiB) / (T x cct).
+//    A large, evenly updated table is written 1/cct faster than it is
+//    dirtied (the cycle's writes squeezed into cct of it); a small hot one
+//    (pgbench_branches) costs its size per cycle whatever its update rate.
+//    This holds for timed checkpoints, which the plan's max_wal_size keeps.
+//  - backup reads: with a backup window, a base backup reads every byte of
+//    the database sequentially within it: bytes / window per table, on the
+//    volume that holds the table.
 
 #ifndef PGLAYOUT_PLANNER_DEMAND_H_
 #define PGLAYOUT_PLANNER_DEMAND_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "common/model.h"
 #include "common/status.h"
+#include "common/units.h"
 
 namespace pglayout::planner {
 
@@ -27,9 +46,13 @@ struct TableDemand {
   uint64_t bytes = 0;                // with indexes, now
   uint64_t bytes_needed = 0;         // bytes + growth over the horizon
   double read_iops = 0;              // 8 KiB reads/s at the peak
-  double write_iops = 0;             // 8 KiB writes/s at the peak
-  std::string tablespace;            // now; "" = pg_default
-  std::string current_volume;        // volume holding it now; "" = unknown
+  double write_iops = 0;             // 8 KiB writes/s at the peak, as given
+  // The same writes as the volume receives them (see above); what the
+  // placement and the forecast count.
+  double checkpoint_write_iops = 0;
+  double backup_bytes_per_second = 0;  // sequential reads; 0 = no window
+  std::string tablespace;              // now; "" = pg_default
+  std::string current_volume;          // volume holding it now; "" = unknown
 };
 
 struct WalDemand {
@@ -40,6 +63,13 @@ struct WalDemand {
 
 struct DemandOptions {
   double horizon_seconds = 0;  // growth is projected this far ahead
+  // A declared rate (--growth) in place of each relation's observed growth.
+  std::optional<GrowthRate> growth;
+  // The checkpoint cycle T and the spread cct (see above); T = 0 takes the
+  // write_iops as the volume's writes.
+  double checkpoint_timeout_seconds = 0;
+  double checkpoint_completion_target = 0.9;
+  double backup_window_seconds = 0;  // 0 = no backup during the peak
 };
 
 // Groups |workload|'s relations into table demands, sorted by table name,
@@ -52,6 +82,16 @@ struct DemandOptions {
 Status BuildDemand(const Workload& workload, const VolumeSet& volumes,
                    const DemandOptions& options,
                    std::vector<TableDemand>* tables, WalDemand* wal);
+
+// Everything the instance moves at the peak, whichever volume serves it:
+// the tables' reads and checkpoint writes (8 KiB each), the WAL's flushes
+// and bytes, and backup reads (bytes only: large sequential requests).
+struct InstanceLoad {
+  double iops = 0;
+  double mbps = 0;  // 10^6 bytes/s
+};
+InstanceLoad TotalLoad(const std::vector<TableDemand>& tables,
+                       const WalDemand& wal);
 
 // The volume whose path contains |directory| (longest match), or "".
 std::string VolumeOfDirectory(const VolumeSet& volumes,

@@ -142,8 +142,12 @@ std::string DeviceModel::Describe() const {
   return fmt::format("declared figures (M/M/c, c = {:.0f})", parallelism_);
 }
 
-double DeviceModel::Utilization(double read_iops, double write_iops) const {
-  return read_iops / read_capacity_ + write_iops / write_capacity_;
+double DeviceModel::Utilization(double read_iops, double write_iops,
+                                double sequential_read_bytes_per_second) const {
+  const double sequential =
+      read_mbps_ > 0 ? read_mbps_ * 1e6 : read_capacity_ * kPageSize;
+  return read_iops / read_capacity_ + write_iops / write_capacity_ +
+         sequential_read_bytes_per_second / sequential;
 }
 
 double DeviceModel::CurveLatencyUs(double utilization) const {

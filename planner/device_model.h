@@ -6,7 +6,10 @@
 // (a cloud volume capped at 200 MB/s cannot deliver more than 24,414 such
 // pages per second whatever IOPS it is sold with); writes likewise. Reads
 // and writes share the device's time, so utilisation is additive:
-//   u = read_iops / read_capacity + write_iops / write_capacity.
+//   u = read_iops / read_capacity + write_iops / write_capacity
+//       + sequential read bytes/s / sequential read bandwidth
+// (the last for backup reads; the bandwidth is read_mbps, or the random
+// read capacity in 8 KiB pages when no read_mbps is declared).
 //
 // Read latency as a function of utilisation, in this order of preference:
 //  1. Measured curve (probe's [[randread]]): each point gives depth d and
@@ -77,7 +80,8 @@ class DeviceModel {
   std::string Describe() const;
 
   // Fraction of the device's time used by this load (may exceed 1).
-  double Utilization(double read_iops, double write_iops) const;
+  double Utilization(double read_iops, double write_iops,
+                     double sequential_read_bytes_per_second = 0) const;
   // Mean read latency when the device is |utilization| busy.
   double ReadLatencyUs(double utilization) const;
   // Mean commit (write + fdatasync) latency when the WAL stream keeps the

@@ -273,7 +273,8 @@ class Placer {
 }  // namespace
 
 double Load(const PlaceItem& item, const PlaceBin& bin) {
-  return bin.model->Utilization(item.read_iops, item.write_iops);
+  return bin.model->Utilization(item.read_iops, item.write_iops,
+                                item.backup_bytes_per_second);
 }
 
 Status PlaceItems(const std::vector<PlaceItem>& items,

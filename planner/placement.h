@@ -37,9 +37,10 @@ struct PlaceItem {
   int part = 0;    // hash partition number, 0 when whole
   int parts = 1;   // number of hash partitions; 1 = the whole table
   double read_iops = 0;
-  double write_iops = 0;
-  uint64_t bytes = 0;  // needed, growth included
-  int current = -1;    // bin holding it now; -1 = none (new or unknown)
+  double write_iops = 0;  // as the volume receives them (checkpoint writes)
+  double backup_bytes_per_second = 0;  // sequential backup reads
+  uint64_t bytes = 0;                  // needed, growth included
+  int current = -1;  // bin holding it now; -1 = none (new or unknown)
 };
 
 // A volume that can take data (the WAL's volume is not a bin when there is

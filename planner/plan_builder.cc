@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <optional>
+#include <tuple>
 
 #include "common/units.h"
 #include "planner/demand.h"
@@ -53,6 +54,12 @@ struct StripeState {
   std::vector<int> members;  // volume indices
   DeviceModel model;
 };
+
+// The whole of |d| (reads, checkpoint writes, backup reads) on |m|.
+double TableUtilization(const DeviceModel& m, const TableDemand& d) {
+  return m.Utilization(d.read_iops, d.checkpoint_write_iops,
+                       d.backup_bytes_per_second);
+}
 
 double WalUtilization(const DeviceModel& m, const WalDemand& wal) {
   const double bytes_per_second = m.write_mbps() > 0
@@ -115,6 +122,11 @@ class Builder {
       return Status::InvalidInput(fmt::format(
           "--headroom must be a fraction in [0, 1), got {}", opt_.headroom));
     }
+    if (!(opt_.backup_window_seconds >= 0)) {
+      return Status::InvalidInput(
+          fmt::format("--backup-window must not be negative, got {} s",
+                      opt_.backup_window_seconds));
+    }
     return Status::Ok();
   }
 
@@ -127,9 +139,9 @@ class Builder {
       models_.emplace_back();
       PGLAYOUT_RETURN_IF_ERROR(DeviceModel::Build(v, &models_.back()));
     }
-    DemandOptions demand_options{GrowthHorizon()};
+    demand_options_ = DemandOptionsFor(opt_, w_);
     PGLAYOUT_RETURN_IF_ERROR(
-        BuildDemand(w_, vs_, demand_options, &tables_, &wal_));
+        BuildDemand(w_, vs_, demand_options_, &tables_, &wal_));
     version_ = static_cast<int>(std::strtol(
         w_.Setting("server_version_num").value_or("0").c_str(), nullptr, 10));
     live_ = w_.source == "live" || w_.source == "log";
@@ -143,6 +155,7 @@ class Builder {
     PGLAYOUT_RETURN_IF_ERROR(CheckSizes());
     PGLAYOUT_RETURN_IF_ERROR(CheckKeys());
     PGLAYOUT_RETURN_IF_ERROR(ChooseWalVolume());
+    PlanWalStripe();
     parts_.assign(tables_.size(), 1);
     tried_.assign(tables_.size(), false);
     return Status::Ok();
@@ -241,6 +254,73 @@ class Builder {
 
   bool WalShares() const { return models_.size() == 1; }
 
+  bool HoldsWal(int volume) const {
+    return volume == wal_volume_ ||
+           (wal_stripe_ && std::count(wal_stripe_->members.begin(),
+                                      wal_stripe_->members.end(), volume));
+  }
+
+  // The name [wal] volume carries: the WAL's stripe or its volume.
+  std::string WalName() const {
+    return wal_stripe_ ? wal_stripe_->name : vs_.volumes[wal_volume_].name;
+  }
+
+  // The WAL cannot be hash-partitioned: when its stream keeps even the best
+  // volume above the target, the remedy is a stripe (BRIEF.md section 4:
+  // "WAL ... possibly itself a striped LV"). The fewest alike, empty
+  // volumes that carry it within the target, lowest fdatasync latency
+  // first, leaving at least one volume for the data. A stripe adds write
+  // IOPS and bandwidth; one flush still waits for its slowest member, so it
+  // does not lower the latency of a lone commit.
+  void PlanWalStripe() {
+    wal_single_volume_ = wal_volume_;
+    wal_single_util_ = wal_util_;
+    if (WalShares() || !opt_.wal_volume.empty() ||
+        wal_util_ <= opt_.target_utilization) {
+      return;
+    }
+    std::vector<std::vector<int>> groups = AlikeEmptyGroups(true);
+    std::stable_sort(groups.begin(), groups.end(),
+                     [&](const std::vector<int>& a, const std::vector<int>& b) {
+                       return models_[a[0]].sync_write_latency_us() <
+                              models_[b[0]].sync_write_latency_us();
+                     });
+    const size_t most = models_.size() - 1;  // one volume stays for data
+    double widest_util = 0;
+    size_t widest = 0;
+    for (const std::vector<int>& g : groups) {
+      for (size_t k = 2; k <= std::min(g.size(), most); ++k) {
+        std::vector<int> members(g.begin(), g.begin() + k);
+        StripeState stripe = MakeStripe("wal_stripe", members);
+        const double u = WalUtilization(stripe.model, wal_);
+        if (k > widest) {
+          widest = k;
+          widest_util = u;
+        }
+        if (u > opt_.target_utilization) continue;
+        wal_volume_ = members[0];
+        wal_util_ = u;
+        wal_stripe_ = std::move(stripe);
+        return;
+      }
+    }
+    wal_stripe_blocker_ =
+        widest == 0
+            ? "a stripe needs at least two empty, alike volumes besides one "
+              "for the data"
+            : fmt::format(
+                  "even a stripe of {} empty, alike volumes would be "
+                  "{} busy",
+                  widest, Percent(widest_util));
+  }
+
+  StripeState MakeStripe(const std::string& name,
+                         const std::vector<int>& members) const {
+    std::vector<const DeviceModel*> member_models;
+    for (int v : members) member_models.push_back(&models_[v]);
+    return StripeState{name, members, DeviceModel::Stripe(name, member_models)};
+  }
+
   // --------------------------------------------------------- layout --
 
   // Data volumes: every volume but the WAL's (unless it is the only one),
@@ -250,7 +330,7 @@ class Builder {
     bin_volume_.clear();
     for (size_t v = 0; v < models_.size(); ++v) {
       const int vi = static_cast<int>(v);
-      if (vi == wal_volume_ && !WalShares()) continue;
+      if (HoldsWal(vi) && !WalShares()) continue;
       if (stripe_ &&
           std::count(stripe_->members.begin(), stripe_->members.end(), vi)) {
         continue;
@@ -289,7 +369,8 @@ class Builder {
         item.part = p;
         item.parts = k;
         item.read_iops = d.read_iops / k;
-        item.write_iops = d.write_iops / k;
+        item.write_iops = d.checkpoint_write_iops / k;
+        item.backup_bytes_per_second = d.backup_bytes_per_second / k;
         item.bytes = d.bytes_needed / k;
         item.current = k == 1 ? BinOfVolume(VolumeIndex(d.current_volume)) : -1;
         items_.push_back(item);
@@ -322,8 +403,7 @@ class Builder {
   double BestSingle(int t) const {
     double best = 1e300;
     for (const PlaceBin& b : bins_) {
-      best = std::min(best, b.model->Utilization(tables_[t].read_iops,
-                                                 tables_[t].write_iops));
+      best = std::min(best, TableUtilization(*b.model, tables_[t]));
     }
     return best;
   }
@@ -375,21 +455,23 @@ class Builder {
     return Status::Ok();
   }
 
-  // Empty data volumes of the most common kind: what a stripe can be made
-  // of without destroying data.
-  std::vector<int> StripeCandidates(std::string* blocker) const {
+  // Volumes that hold no data (building a stripe destroys what is on its
+  // members), grouped by alike models (a stripe runs at its slowest
+  // member's pace), in volume order. The WAL's volume (or stripe) is left
+  // out unless |with_wal_volume|.
+  std::vector<std::vector<int>> AlikeEmptyGroups(bool with_wal_volume) const {
     std::vector<std::vector<int>> groups;
     for (size_t v = 0; v < models_.size(); ++v) {
       const int vi = static_cast<int>(v);
-      if (vi == wal_volume_ || vi == default_volume_ || current_bytes_[v] > 0) {
-        continue;
-      }
+      if (vi == default_volume_ || current_bytes_[v] > 0) continue;
+      if (HoldsWal(vi) && !(with_wal_volume && vi == wal_volume_)) continue;
       const DeviceModel& m = models_[v];
       auto same = [&](const std::vector<int>& g) {
         const DeviceModel& o = models_[g[0]];
         return o.read_capacity() == m.read_capacity() &&
                o.write_capacity() == m.write_capacity() &&
-               o.capacity_bytes() == m.capacity_bytes();
+               o.capacity_bytes() == m.capacity_bytes() &&
+               o.sync_write_latency_us() == m.sync_write_latency_us();
       };
       auto it = std::find_if(groups.begin(), groups.end(), same);
       if (it == groups.end()) {
@@ -398,6 +480,13 @@ class Builder {
         it->push_back(vi);
       }
     }
+    return groups;
+  }
+
+  // Empty data volumes of the most common kind: what a stripe can be made
+  // of without destroying data.
+  std::vector<int> StripeCandidates(std::string* blocker) const {
+    const std::vector<std::vector<int>> groups = AlikeEmptyGroups(false);
     // The most capable stripe: the largest total read capacity.
     std::vector<int> best;
     double best_capacity = 0;
@@ -507,12 +596,8 @@ class Builder {
   // too hot for one volume, when the stripe carries it within the target.
   Status TryStripe(int t, const std::vector<int>& members, bool must,
                    double before, bool* done) {
-    std::vector<const DeviceModel*> member_models;
-    for (int v : members) member_models.push_back(&models_[v]);
-    stripe_ = StripeState{"data_stripe", members,
-                          DeviceModel::Stripe("data_stripe", member_models)};
-    const double on_stripe =
-        stripe_->model.Utilization(tables_[t].read_iops, tables_[t].write_iops);
+    stripe_ = MakeStripe("data_stripe", members);
+    const double on_stripe = TableUtilization(stripe_->model, tables_[t]);
     if (!Layout().ok()) {
       // The stripe leaves too few bins, e.g. for the partitions of a table
       // split earlier (they need distinct volumes): no stripe, then.
@@ -568,12 +653,26 @@ class Builder {
   void AssembleTablespaces(PlanOutcome* out);
   void AssemblePlacements(PlanOutcome* out);
   void AssembleForecast(PlanOutcome* out);
+  static void ShareAmongMembers(const ForecastEntry& load,
+                                const StripeState& stripe,
+                                std::vector<ForecastEntry>* after);
+  static void AddForecastEntry(const std::string& name,
+                               const DeviceModel& model,
+                               std::optional<double> before,
+                               ForecastEntry after, PlanOutcome* out);
+  std::string WalMemberNames() const;
+  VolumeView StripeView(const StripeState& stripe, const std::string& role,
+                        uint64_t bytes_after) const;
+  Stripe DescribeStripe(const StripeState& state, uint64_t chunk,
+                        const std::string& reason) const;
+  uint64_t WalFreeBytes() const;
   void AssembleBound(PlanOutcome* out);
   void AssembleSettings(PlanOutcome* out);
   void AssembleVerdicts(PlanOutcome* out);
   void AssembleViews(PlanOutcome* out);
   void AssembleStripes(PlanOutcome* out);
   void AddFitVerdicts(PlanOutcome* out);
+  void AddWalVerdicts(PlanOutcome* out);
   void AddHostCapVerdicts(PlanOutcome* out);
   // The horizon over which growth is projected: 0 when the observation was
   // too short to tell (see kMinGrowthObservation).
@@ -590,6 +689,7 @@ class Builder {
   std::vector<DeviceModel> models_;  // per volume
   std::vector<TableDemand> tables_;
   WalDemand wal_;
+  DemandOptions demand_options_;
   int version_ = 0;
   bool live_ = false;
   int default_volume_ = -1;
@@ -599,6 +699,12 @@ class Builder {
   std::vector<int> parts_;               // per table
   std::vector<bool> tried_;              // per table
   std::optional<StripeState> stripe_;
+  // The WAL's own stripe, when no single volume carries the WAL
+  // (PlanWalStripe); wal_volume_ is then its first member.
+  std::optional<StripeState> wal_stripe_;
+  std::string wal_stripe_blocker_;  // why there is none when one was needed
+  int wal_single_volume_ = 0;       // the best single volume for the WAL
+  double wal_single_util_ = 0;      // the WAL on it
   std::vector<HotRelation> hot_;
   std::vector<PlaceBin> bins_;
   std::vector<int> bin_volume_;  // -1 = the stripe
@@ -625,6 +731,14 @@ std::string Builder::WalReason() const {
         "only one volume: the WAL shares {} with the data ({}); commits wait "
         "behind data I/O, so a separate low-latency volume would help",
         m.name(), latency);
+  }
+  if (wal_stripe_) {
+    return fmt::format(
+        "no single volume carries the WAL (the best alone would be {} busy) "
+        "and the WAL cannot be hash-partitioned: a RAID0 stripe of {} ({}); "
+        "alone, so commits never queue behind data I/O; WAL keeps it {} busy",
+        Percent(wal_single_util_), WalMemberNames(), latency,
+        Percent(wal_util_));
   }
   return fmt::format(
       "{} ({}); alone, so commits never queue behind data reads and "
@@ -717,7 +831,7 @@ void Builder::AssemblePlacements(PlanOutcome* out) {
       p.reason = fmt::format(
           "stays on {}: {:.0f} read + {:.0f} write IOPS, {} "
           "of it",
-          BinName(b), d.read_iops, d.write_iops, Percent(load));
+          BinName(b), d.read_iops, d.checkpoint_write_iops, Percent(load));
       if (load >= kShownLoad) plan.placements.push_back(std::move(p));
       ++i;
       continue;
@@ -727,8 +841,8 @@ void Builder::AssemblePlacements(PlanOutcome* out) {
     p.reason =
         fmt::format("{} {}: {:.0f} read + {:.0f} write IOPS, {} of it, {}",
                     unknown ? "created on" : "from " + d.current_volume + " to",
-                    BinName(b), d.read_iops, d.write_iops, Percent(load),
-                    HumanSize(static_cast<double>(d.bytes)));
+                    BinName(b), d.read_iops, d.checkpoint_write_iops,
+                    Percent(load), HumanSize(static_cast<double>(d.bytes)));
     if (!HasRowKey(d)) {
       // The online copy identifies rows by a key; without one, migrate would
       // refuse. The short, locking ALTER TABLE ... SET TABLESPACE remains.
@@ -745,38 +859,94 @@ void Builder::AssemblePlacements(PlanOutcome* out) {
 
 void Builder::AssembleForecast(PlanOutcome* out) {
   const size_t n = vs_.volumes.size();
-  std::vector<double> before(n, 0), after(n, 0);
+  std::vector<double> before(n, 0);
   for (const TableDemand& d : tables_) {
     const int v = VolumeIndex(d.current_volume);
-    if (v >= 0) before[v] += models_[v].Utilization(d.read_iops, d.write_iops);
+    if (v >= 0) before[v] += TableUtilization(models_[v], d);
   }
   // The workload does not say where pg_wal is now, so "before" counts the
   // WAL only where it cannot be anywhere else: on the only volume.
   if (WalShares()) before[0] += wal_util_;
-  std::optional<double> stripe_util;
+  // The load after the plan, per bin, then per volume; a stripe's members
+  // each carry an equal share of it.
+  std::vector<ForecastEntry> bin_load(bins_.size());
+  for (size_t i = 0; i < items_.size(); ++i) {
+    const PlaceItem& item = items_[i];
+    ForecastEntry& e = bin_load[result_.bin_of[i]];
+    e.read_iops += item.read_iops;
+    e.write_iops += tables_[item.table].write_iops / item.parts;
+    e.checkpoint_write_iops += item.write_iops;
+    e.backup_read_mbps += item.backup_bytes_per_second / 1e6;
+  }
+  ForecastEntry wal_load;
+  wal_load.utilization_after = wal_util_;
+  wal_load.wal_write_iops = wal_.commits_per_second;
+  wal_load.wal_write_mbps = wal_.bytes_per_second / 1e6;
   for (size_t b = 0; b < bins_.size(); ++b) {
-    if (bin_volume_[b] >= 0) {
-      after[bin_volume_[b]] = result_.utilization[b];
-    } else {
-      stripe_util = result_.utilization[b];
+    bin_load[b].utilization_after = result_.utilization[b];
+    if (bin_volume_[b] == wal_volume_ && WalShares()) {
+      bin_load[b].wal_write_iops = wal_load.wal_write_iops;
+      bin_load[b].wal_write_mbps = wal_load.wal_write_mbps;
     }
   }
-  if (!WalShares()) after[wal_volume_] = wal_util_;
-  if (stripe_) {
-    for (int v : stripe_->members) after[v] = *stripe_util;
+  std::vector<ForecastEntry> after(n);
+  for (size_t b = 0; b < bins_.size(); ++b) {
+    if (bin_volume_[b] >= 0) after[bin_volume_[b]] = bin_load[b];
   }
-  auto round3 = [](double x) { return std::round(x * 1000) / 1000; };
+  if (!WalShares() && !wal_stripe_) after[wal_volume_] = wal_load;
+  const int stripe_bin = BinOfStripe();
+  if (stripe_) ShareAmongMembers(bin_load[stripe_bin], *stripe_, &after);
+  if (wal_stripe_) ShareAmongMembers(wal_load, *wal_stripe_, &after);
   for (size_t v = 0; v < n; ++v) {
-    out->plan.forecast.push_back(
-        {vs_.volumes[v].name, round3(before[v]), round3(after[v]),
-         std::round(models_[v].ReadLatencyUs(before[v])),
-         std::round(models_[v].ReadLatencyUs(after[v]))});
+    AddForecastEntry(vs_.volumes[v].name, models_[v], before[v], after[v], out);
   }
   if (stripe_) {
-    out->plan.forecast.push_back(
-        {stripe_->name, 0, round3(*stripe_util), 0,
-         std::round(stripe_->model.ReadLatencyUs(*stripe_util))});
+    AddForecastEntry(stripe_->name, stripe_->model, std::nullopt,
+                     bin_load[stripe_bin], out);
   }
+  if (wal_stripe_) {
+    AddForecastEntry(wal_stripe_->name, wal_stripe_->model, std::nullopt,
+                     wal_load, out);
+  }
+}
+
+void Builder::ShareAmongMembers(const ForecastEntry& load,
+                                const StripeState& stripe,
+                                std::vector<ForecastEntry>* after) {
+  const double k = static_cast<double>(stripe.members.size());
+  for (int v : stripe.members) {
+    ForecastEntry& e = (*after)[v];
+    e.utilization_after = load.utilization_after;
+    e.read_iops = load.read_iops / k;
+    e.write_iops = load.write_iops / k;
+    e.checkpoint_write_iops = load.checkpoint_write_iops / k;
+    e.wal_write_iops = load.wal_write_iops / k;
+    e.wal_write_mbps = load.wal_write_mbps / k;
+    e.backup_read_mbps = load.backup_read_mbps / k;
+  }
+}
+
+// Rounded so that plan files stay readable and byte-stable.
+// |before| is nullopt for a stripe, which does not exist before the plan.
+void Builder::AddForecastEntry(const std::string& name,
+                               const DeviceModel& model,
+                               std::optional<double> before,
+                               ForecastEntry after, PlanOutcome* out) {
+  auto round3 = [](double x) { return std::round(x * 1000) / 1000; };
+  auto round1 = [](double x) { return std::round(x * 10) / 10; };
+  after.volume = name;
+  after.utilization_before = round3(before.value_or(0));
+  after.read_latency_us_before =
+      before ? std::round(model.ReadLatencyUs(*before)) : 0;
+  after.read_latency_us_after =
+      std::round(model.ReadLatencyUs(after.utilization_after));
+  after.utilization_after = round3(after.utilization_after);
+  for (double* x : {&after.read_iops, &after.write_iops,
+                    &after.checkpoint_write_iops, &after.wal_write_iops,
+                    &after.wal_write_mbps, &after.backup_read_mbps}) {
+    *x = round1(*x);
+  }
+  out->plan.forecast.push_back(after);
 }
 
 void Builder::AssembleViews(PlanOutcome* out) {
@@ -792,22 +962,31 @@ void Builder::AssembleViews(PlanOutcome* out) {
     if (b >= 0) view.bytes_after = result_.bytes[b];
     const bool member = stripe_ && std::count(stripe_->members.begin(),
                                               stripe_->members.end(), vi);
-    view.role = member              ? "stripe member"
+    view.role = member                        ? "stripe member"
+                : wal_stripe_ && HoldsWal(vi) ? "wal member"
                 : vi == wal_volume_ ? (WalShares() ? "wal+data" : "wal")
                                     : "data";
     out->volumes.push_back(view);
   }
   if (stripe_) {
-    VolumeView view;
-    view.name = stripe_->name;
-    view.model = stripe_->model.Describe();
-    view.read_capacity = stripe_->model.read_capacity();
-    view.write_capacity = stripe_->model.write_capacity();
-    view.capacity = stripe_->model.capacity_bytes();
-    view.bytes_after = result_.bytes[BinOfStripe()];
-    view.role = "stripe";
-    out->volumes.push_back(view);
+    out->volumes.push_back(
+        StripeView(*stripe_, "stripe", result_.bytes[BinOfStripe()]));
   }
+  if (wal_stripe_) out->volumes.push_back(StripeView(*wal_stripe_, "wal", 0));
+}
+
+VolumeView Builder::StripeView(const StripeState& stripe,
+                               const std::string& role,
+                               uint64_t bytes_after) const {
+  VolumeView view;
+  view.name = stripe.name;
+  view.model = stripe.model.Describe();
+  view.read_capacity = stripe.model.read_capacity();
+  view.write_capacity = stripe.model.write_capacity();
+  view.capacity = stripe.model.capacity_bytes();
+  view.bytes_after = bytes_after;
+  view.role = role;
+  return view;
 }
 
 int Builder::BinOfStripe() const {
@@ -859,12 +1038,25 @@ int Builder::BackupMembers() const {
   return bin_volume_[most] >= 0 ? vs_.volumes[bin_volume_[most]].members : 1;
 }
 
-void Builder::AssembleSettings(PlanOutcome* out) {
+// What the WAL may use: a new stripe is empty; a volume has its free bytes
+// (or its capacity) less the data the plan puts on it.
+uint64_t Builder::WalFreeBytes() const {
+  if (wal_stripe_) return wal_stripe_->model.capacity_bytes();
   const Volume& wal = vs_.volumes[wal_volume_];
   uint64_t free = wal.free_bytes > 0 ? wal.free_bytes : wal.capacity;
   const int wal_bin = BinOfVolume(wal_volume_);
   if (wal_bin >= 0) free -= std::min(free, result_.bytes[wal_bin]);
-  CheckpointInput checkpoint{&w_, wal_.bytes_per_second, free,
+  return free;
+}
+
+std::string Builder::WalMemberNames() const {
+  std::vector<std::string> names;
+  for (int v : wal_stripe_->members) names.push_back(vs_.volumes[v].name);
+  return fmt::format("{}", fmt::join(names, ", "));
+}
+
+void Builder::AssembleSettings(PlanOutcome* out) {
+  CheckpointInput checkpoint{&w_, wal_.bytes_per_second, WalFreeBytes(),
                              opt_.recovery_budget_seconds};
   out->plan.settings = RecommendCheckpoints(checkpoint);
   IoInput io;
@@ -882,45 +1074,53 @@ void Builder::AssembleSettings(PlanOutcome* out) {
 }
 
 void Builder::AssembleStripes(PlanOutcome* out) {
-  if (!stripe_) return;
+  if (stripe_) {
+    out->plan.stripes.push_back(DescribeStripe(
+        *stripe_, kStripeChunk,
+        fmt::format("RAID0 of {} alike, empty volumes: {:.0f} read IOPS "
+                    "together; {} chunk keeps each 8 KiB read on one member "
+                    "while large reads span members",
+                    stripe_->members.size(), stripe_->model.read_capacity(),
+                    HumanSize(static_cast<double>(kStripeChunk)))));
+  }
+  if (wal_stripe_) {
+    out->plan.stripes.push_back(DescribeStripe(
+        *wal_stripe_, kWalStripeChunk,
+        fmt::format("RAID0 of {} alike, empty volumes for pg_wal: {:.0f} "
+                    "write IOPS{} together, the WAL at {}; {} chunk so that "
+                    "a group-commit flush of a few hundred KiB spans members",
+                    wal_stripe_->members.size(),
+                    wal_stripe_->model.write_capacity(),
+                    wal_stripe_->model.write_mbps() > 0
+                        ? fmt::format(" and {:.0f} MB/s",
+                                      wal_stripe_->model.write_mbps())
+                        : "",
+                    Percent(wal_util_),
+                    HumanSize(static_cast<double>(kWalStripeChunk)))));
+  }
+}
+
+Stripe Builder::DescribeStripe(const StripeState& state, uint64_t chunk,
+                               const std::string& reason) const {
   Stripe s;
-  s.name = stripe_->name;
-  for (int v : stripe_->members) s.members.push_back(vs_.volumes[v].name);
-  s.chunk = kStripeChunk;
+  s.name = state.name;
+  for (int v : state.members) s.members.push_back(vs_.volumes[v].name);
+  s.chunk = chunk;
   bool local = true;
-  for (int v : stripe_->members) {
+  for (int v : state.members) {
     const std::string& kind = vs_.volumes[v].kind;
     local = local && (kind == "local-nvme" || kind == "aws-instance-store");
   }
   // mdadm for local disks (what managed hosts use for instance NVMe); LVM
   // for network volumes, where a striped LV can later grow by whole stripes.
   s.tool = local ? "mdadm" : "lvm";
-  s.reason = fmt::format(
-      "RAID0 of {} alike, empty volumes: {:.0f} read IOPS together; {} chunk "
-      "keeps each 8 KiB read on one member while large reads span members",
-      s.members.size(), stripe_->model.read_capacity(),
-      HumanSize(static_cast<double>(kStripeChunk)));
-  out->plan.stripes.push_back(s);
+  s.reason = reason;
+  return s;
 }
 
 void Builder::AssembleVerdicts(PlanOutcome* out) {
   std::vector<std::string>& v = out->plan.verdicts;
-  v.push_back(
-      WalShares()
-          ? fmt::format("WAL: only one volume ({}), so the WAL shares "
-                        "it with the data",
-                        vs_.volumes[wal_volume_].name)
-          : fmt::format("WAL: alone on {}, {}", vs_.volumes[wal_volume_].name,
-                        opt_.wal_volume.empty() ? "the lowest fdatasync latency"
-                                                : "the volume sized for it"));
-  if (wal_util_ > opt_.target_utilization) {
-    v.push_back(fmt::format(
-        "WAL: its stream keeps {} {} busy, above the {} target: no single "
-        "volume carries it; stripe two or more low-latency volumes for pg_wal "
-        "(mdadm RAID0 or an LVM striped volume)",
-        vs_.volumes[wal_volume_].name, Percent(wal_util_),
-        Percent(opt_.target_utilization)));
-  }
+  AddWalVerdicts(out);
   for (const HotRelation& h : hot_) {
     v.push_back(fmt::format("{}: {}", h.table, h.why));
   }
@@ -937,6 +1137,38 @@ void Builder::AssembleVerdicts(PlanOutcome* out) {
         "capacity: some volume uses the {} growth headroom; add capacity",
         Percent(opt_.headroom)));
   }
+}
+
+void Builder::AddWalVerdicts(PlanOutcome* out) {
+  std::vector<std::string>& v = out->plan.verdicts;
+  const std::string& best = vs_.volumes[wal_single_volume_].name;
+  if (WalShares()) {
+    v.push_back(fmt::format(
+        "WAL: only one volume ({}), so the WAL shares it with the data", best));
+  } else if (wal_stripe_) {
+    v.push_back(fmt::format(
+        "WAL: no single volume carries it ({} {} busy alone, above the {} "
+        "target) and it cannot be hash-partitioned: a stripe of {} volumes "
+        "({}) carries it at {}; see stripe.sh",
+        best, Percent(wal_single_util_), Percent(opt_.target_utilization),
+        wal_stripe_->members.size(), WalMemberNames(), Percent(wal_util_)));
+  } else {
+    v.push_back(fmt::format("WAL: alone on {}, {}", best,
+                            opt_.wal_volume.empty()
+                                ? "the lowest fdatasync latency"
+                                : "the volume sized for it"));
+  }
+  if (wal_util_ <= opt_.target_utilization) return;
+  // What it would take: volumes like the WAL's, striped, at the target.
+  const int needed =
+      static_cast<int>(std::ceil(wal_single_util_ / opt_.target_utilization));
+  v.push_back(fmt::format(
+      "WAL: its stream keeps {} {} busy, above the {} target: no single "
+      "volume carries it{}; it would need a stripe of about {} volumes like "
+      "{} for pg_wal (mdadm RAID0 or an LVM striped volume)",
+      best, Percent(wal_util_), Percent(opt_.target_utilization),
+      wal_stripe_blocker_.empty() ? "" : ", and here " + wal_stripe_blocker_,
+      std::max(needed, 2), best));
 }
 
 void Builder::AddFitVerdicts(PlanOutcome* out) {
@@ -981,11 +1213,19 @@ void Builder::AddFitVerdicts(PlanOutcome* out) {
   const bool grows = std::any_of(
       w_.relations.begin(), w_.relations.end(),
       [](const Relation& r) { return r.growth_bytes_per_second > 0; });
-  if (grows && GrowthHorizon() < opt_.horizon_seconds) {
+  if (opt_.growth) {
+    out->plan.verdicts.push_back(fmt::format(
+        "growth: declared {:.4g}% per {}, compounding: x{:.3f} over the {} "
+        "horizon, in place of the observed growth",
+        opt_.growth->fraction * 100,
+        FormatDuration(opt_.growth->period_seconds),
+        opt_.growth->FactorOver(opt_.horizon_seconds),
+        FormatDuration(opt_.horizon_seconds)));
+  } else if (grows && GrowthHorizon() < opt_.horizon_seconds) {
     out->plan.verdicts.push_back(fmt::format(
         "growth: not projected: the workload was observed for only {}, too "
-        "short to extrapolate over {} (observe for at least {}, or write "
-        "growth_bytes_per_second by hand)",
+        "short to extrapolate over {} (observe for at least {}, declare a "
+        "rate with --growth, or write growth_bytes_per_second by hand)",
         FormatDuration(std::round(w_.duration)),
         FormatDuration(opt_.horizon_seconds),
         FormatDuration(kMinGrowthObservation)));
@@ -993,37 +1233,41 @@ void Builder::AddFitVerdicts(PlanOutcome* out) {
 }
 
 double Builder::GrowthHorizon() const {
-  const bool too_short = w_.duration > 0 && w_.duration < kMinGrowthObservation;
-  return too_short ? 0 : opt_.horizon_seconds;
+  return demand_options_.horizon_seconds;
 }
 
 void Builder::AddHostCapVerdicts(PlanOutcome* out) {
   const Host& host = vs_.host;
-  double iops = wal_.commits_per_second, mbps = wal_.bytes_per_second / 1e6;
-  for (const TableDemand& d : tables_) {
-    iops += d.read_iops + d.write_iops;
-    mbps += (d.read_iops + d.write_iops) * kPageSize / 1e6;
+  if (host.bandwidth_cap_mbps <= 0 && host.iops_cap <= 0) return;
+  const auto [iops, mbps] = TotalLoad(tables_, wal_);
+  std::vector<std::string> over, within;
+  for (const auto& [needed, cap, unit] :
+       {std::tuple{mbps, host.bandwidth_cap_mbps, "MB/s"},
+        std::tuple{iops, host.iops_cap, "IOPS"}}) {
+    if (cap <= 0) continue;
+    (needed > cap ? over : within)
+        .push_back(fmt::format("{:.0f} {} needed, the instance allows {:.0f}",
+                               needed, unit, cap));
   }
-  if (host.bandwidth_cap_mbps > 0 && mbps > host.bandwidth_cap_mbps) {
-    out->plan.verdicts.push_back(fmt::format(
-        "host: the instance's storage cap, not the volumes, limits it: {:.0f} "
-        "MB/s needed, {:.0f} MB/s allowed; a larger instance, or Citus across "
-        "hosts",
-        mbps, host.bandwidth_cap_mbps));
+  if (over.empty()) {
+    out->plan.verdicts.push_back(
+        fmt::format("host: within the instance's storage caps at the peak: {}",
+                    fmt::join(within, "; ")));
+    return;
   }
-  if (host.iops_cap > 0 && iops > host.iops_cap) {
-    out->plan.verdicts.push_back(fmt::format(
-        "host: {:.0f} IOPS needed, the instance allows {:.0f}; a larger "
-        "instance, or Citus across hosts",
-        iops, host.iops_cap));
-  }
+  out->plan.verdicts.push_back(fmt::format(
+      "host: does not fit the instance: {}; the instance's cap, not the "
+      "volumes, limits it: it would need an instance allowing at least {:.0f} "
+      "MB/s and {:.0f} IOPS, or the hot tables distributed over several "
+      "hosts with Citus",
+      fmt::join(over, "; "), std::ceil(mbps), std::ceil(iops)));
 }
 
 void Builder::Assemble(PlanOutcome* out) {
   Plan& plan = out->plan;
   plan.target_utilization = opt_.target_utilization;
   plan.prefer = opt_.prefer;
-  plan.wal_volume = vs_.volumes[wal_volume_].name;
+  plan.wal_volume = WalName();
   plan.wal_reason = WalReason();
   out->live = live_;
   out->tables = static_cast<int>(tables_.size());
@@ -1045,6 +1289,19 @@ void Builder::Assemble(PlanOutcome* out) {
 }
 
 }  // namespace
+
+DemandOptions DemandOptionsFor(const PlanOptions& options,
+                               const Workload& workload) {
+  DemandOptions d;
+  d.growth = options.growth;
+  const bool too_short = !options.growth && workload.duration > 0 &&
+                         workload.duration < kMinGrowthObservation;
+  d.horizon_seconds = too_short ? 0 : options.horizon_seconds;
+  d.checkpoint_timeout_seconds = CheckpointTimeoutSeconds(workload);
+  d.checkpoint_completion_target = kCheckpointCompletionTarget;
+  d.backup_window_seconds = options.backup_window_seconds;
+  return d;
+}
 
 Status BuildPlan(const VolumeSet& volumes, const Workload& workload,
                  const PlanOptions& options, PlanOutcome* outcome) {

@@ -5,26 +5,35 @@
 //  1. device models (device_model.h) and demand (demand.h);
 //  2. the WAL's volume: the lowest fdatasync latency, alone when another
 //     volume exists (BRIEF.md section 4: commit latency is WAL latency);
+//     when no single volume carries its flushes and bytes at the target,
+//     a stripe of the fewest alike, empty volumes that does ("wal_stripe",
+//     64 KiB chunk; the WAL cannot be hash-partitioned), leaving at least
+//     one volume for the data;
 //  3. placement (placement.h) of table groups on the other volumes; a table
 //     too hot for any one volume at the target, or one that keeps the
 //     busiest volume above it, gets a remedy (remedy.h): hash partitions
 //     (k chosen to minimise the worst utilisation, fewest on ties) or a
 //     stripe of the empty volumes, per --prefer;
-//  4. the bound (bound.h), the forecast per volume before and after, and
-//     the settings (recommend.h);
-//  5. verdicts: plain-language conclusions, including "does not fit" with
-//     what would be needed.
+//  4. the bound (bound.h, which counts reads and writes, not backup reads),
+//     the forecast per volume before and after with the pieces of the load
+//     after (demand.h), and the settings (recommend.h);
+//  5. verdicts: plain-language conclusions, including "does not fit" (the
+//     volumes, or the instance's storage caps in VolumeSet::host) with what
+//     would be needed.
 
 #ifndef PGLAYOUT_PLANNER_PLAN_BUILDER_H_
 #define PGLAYOUT_PLANNER_PLAN_BUILDER_H_
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "common/model.h"
 #include "common/status.h"
+#include "common/units.h"
 #include "planner/bound.h"
+#include "planner/demand.h"
 #include "planner/plan_sql.h"
 #include "planner/recommend.h"
 #include "planner/remedy.h"
@@ -36,6 +45,13 @@ struct PlanOptions {
   std::string prefer = "auto";             // "partition", "stripe" or "auto"
   double headroom = 0.2;                   // fraction of each volume kept free
   double horizon_seconds = 180 * 86400.0;  // growth projected this far
+  // A declared growth rate (--growth), used in place of each relation's
+  // observed growth, and even when the observation was too short to
+  // project it; nullopt = the observed growth.
+  std::optional<GrowthRate> growth;
+  // A base backup reads the whole database within this window during the
+  // peak (--backup-window); 0 = no backup counted.
+  double backup_window_seconds = 0;
   double recovery_budget_seconds = 900;
   // Hash keys given by the user: table -> columns. Default: primary key.
   std::map<std::string, std::vector<std::string>> keys;
@@ -80,6 +96,14 @@ struct PlanOutcome {
   int moves = 0;
   int partitioned = 0;
 };
+
+// The demand options the plan uses for |workload|: the horizon (0 when the
+// growth is observed over less than an hour: it says nothing about months),
+// the declared growth, the workload's checkpoint_timeout with the
+// recommended completion target, and the backup window. Capacity planning
+// (catalog.h) sizes with the same.
+DemandOptions DemandOptionsFor(const PlanOptions& options,
+                               const Workload& workload);
 
 // InvalidInput for bad inputs: no volumes, a relation larger than every
 // volume, a --key naming a missing table or a column outside its primary

@@ -1,12 +1,16 @@
 #include "planner/plan_builder.h"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <gtest/gtest.h>
 
+#include <map>
 #include <set>
 
 #include "common/files.h"
 #include "common/json.h"
 #include "common/units.h"
+#include "planner/demand.h"
 #include "planner/plan_sql.h"
 #include "planner/report.h"
 #include "planner/stripe_script.h"
@@ -27,6 +31,30 @@ Example LoadExample(const std::string& name) {
   st = ReadWorkloadFile(dir + "workload.toml", &e.workload);
   EXPECT_TRUE(st.ok()) << st.ToString();
   return e;
+}
+
+// An example written in the test: volumes.toml and workload.toml texts.
+Example FromText(const std::string& volumes, const std::string& workload) {
+  Example e;
+  Status st = ParseVolumes(volumes, "v.toml", &e.volumes);
+  EXPECT_TRUE(st.ok()) << st.ToString();
+  st = ParseWorkload(workload, "w.toml", &e.workload);
+  EXPECT_TRUE(st.ok()) << st.ToString();
+  return e;
+}
+
+const ForecastEntry* FindForecast(const Plan& plan, const std::string& name) {
+  for (const ForecastEntry& f : plan.forecast) {
+    if (f.volume == name) return &f;
+  }
+  return nullptr;
+}
+
+bool HasVerdict(const Plan& plan, const std::string& text) {
+  for (const std::string& v : plan.verdicts) {
+    if (v.find(text) != std::string::npos) return true;
+  }
+  return false;
 }
 
 PlanOutcome PlanOrDie(const Example& e, PlanOptions options = {}) {
@@ -160,6 +188,25 @@ TEST(StripedNvmeExample, BackupReadsSpanTheStripeWithEveryVcpu) {
   ASSERT_NE(FindSetting(out.plan, "io_combine_limit"), nullptr);
   EXPECT_EQ(FindSetting(out.plan, "io_combine_limit")->value, "1MB");
   EXPECT_NE(FindSetting(out.plan, "io_workers"), nullptr);
+}
+
+// The README's backup in the forecast: 467 GiB = 501,437,423,616 B read
+// within 75 s is 6,685.8 MB/s, 79% of md0's 8,500 MB/s: with the peak's
+// queries (32%) md0 is above the target; within 30 min, 278.6 MB/s.
+TEST(StripedNvmeExample, AFullSpeedBackupAtThePeakIsAboveTheTarget) {
+  Example e = LoadExample("striped_nvme_backup");
+  PlanOptions options;
+  options.backup_window_seconds = 75;
+  PlanOutcome out = PlanOrDie(e, options);
+  const ForecastEntry* md0 = FindForecast(out.plan, "md0");
+  ASSERT_NE(md0, nullptr);
+  EXPECT_DOUBLE_EQ(md0->backup_read_mbps, 6685.8);
+  EXPECT_NEAR(md0->utilization_after, 1.08, 0.005);
+  EXPECT_TRUE(HasVerdict(out.plan, "does not fit at the 70% target: md0 108%"));
+  options.backup_window_seconds = 1800;
+  out = PlanOrDie(e, options);
+  EXPECT_DOUBLE_EQ(FindForecast(out.plan, "md0")->backup_read_mbps, 278.6);
+  EXPECT_NEAR(FindForecast(out.plan, "md0")->utilization_after, 0.32, 0.005);
 }
 
 // ------------------------------------------------------------ properties --
@@ -367,6 +414,294 @@ TEST(BuildPlan, ShortObservationDoesNotProjectGrowth) {
   e.workload.duration = 7200;
   Status st = BuildPlan(e.volumes, e.workload, {}, &out);
   EXPECT_FALSE(st.ok()) << "1 MB/s per table over 180 days does not fit";
+}
+
+// ----------------------------------------------------- the WAL's stripe --
+
+// Three alike, fast-syncing volumes (w1..w3) of 2000 write IOPS and one
+// data volume. 2500 commits/s keep one of them 125% busy; two striped
+// carry 2500 / 4000 = 62.5%, within the 70% target, so k = 2.
+constexpr char kWalVolumes[] = R"(
+[[volume]]
+name = "w1"
+path = "/mnt/w1"
+capacity = "200GB"
+read_iops = 3000
+write_iops = 2000
+write_mbps = 100
+sync_write_latency_us = 400
+[[volume]]
+name = "w2"
+path = "/mnt/w2"
+capacity = "200GB"
+read_iops = 3000
+write_iops = 2000
+write_mbps = 100
+sync_write_latency_us = 400
+[[volume]]
+name = "w3"
+path = "/mnt/w3"
+capacity = "200GB"
+read_iops = 3000
+write_iops = 2000
+write_mbps = 100
+sync_write_latency_us = 400
+[[volume]]
+name = "d1"
+path = "/mnt/d1"
+capacity = "500GB"
+read_iops = 3000
+write_iops = 3000
+sync_write_latency_us = 900
+)";
+
+constexpr char kWalWorkload[] = R"(
+[observation]
+source = "live"
+[settings]
+data_directory = "/mnt/d1/pgdata"
+[wal]
+bytes_per_second = 30000000
+commits_per_second = 2500
+[[relation]]
+name = "public.t"
+size = "10GB"
+read_iops = 500
+write_iops = 100
+primary_key = ["id"]
+)";
+
+TEST(WalStripe, TooHotForOneVolumeGetsTheFewestAlikeVolumes) {
+  Example e = FromText(kWalVolumes, kWalWorkload);
+  PlanOutcome out = PlanOrDie(e);
+  const Plan& plan = out.plan;
+  EXPECT_EQ(plan.wal_volume, "wal_stripe");
+  ASSERT_EQ(plan.stripes.size(), 1u);
+  const Stripe& s = plan.stripes[0];
+  EXPECT_EQ(s.name, "wal_stripe");
+  EXPECT_EQ(s.members, (std::vector<std::string>{"w1", "w2"}));
+  EXPECT_EQ(s.chunk, 64 * kKiB);
+  EXPECT_EQ(s.tool, "lvm");
+  const ForecastEntry* stripe = FindForecast(plan, "wal_stripe");
+  ASSERT_NE(stripe, nullptr);
+  EXPECT_DOUBLE_EQ(stripe->utilization_after, 0.625);
+  EXPECT_DOUBLE_EQ(stripe->wal_write_iops, 2500);
+  EXPECT_DOUBLE_EQ(stripe->wal_write_mbps, 30);
+  const ForecastEntry* w1 = FindForecast(plan, "w1");
+  ASSERT_NE(w1, nullptr);
+  EXPECT_DOUBLE_EQ(w1->utilization_after, 0.625);
+  EXPECT_DOUBLE_EQ(w1->wal_write_iops, 1250);
+  // The WAL still shares with no data: no tablespace on the stripe or its
+  // members, and the data has w3 and d1.
+  for (const TablespaceSpec& ts : plan.tablespaces) {
+    EXPECT_NE(ts.volume, "w1");
+    EXPECT_NE(ts.volume, "w2");
+    EXPECT_NE(ts.volume, "wal_stripe");
+  }
+  std::map<std::string, std::string> roles;
+  for (const VolumeView& v : out.volumes) roles[v.name] = v.role;
+  EXPECT_EQ(roles, (std::map<std::string, std::string>{{"w1", "wal member"},
+                                                       {"w2", "wal member"},
+                                                       {"w3", "data"},
+                                                       {"d1", "data"},
+                                                       {"wal_stripe", "wal"}}));
+  EXPECT_TRUE(HasVerdict(plan, "w1 125% busy alone"));
+  EXPECT_TRUE(HasVerdict(plan,
+                         "a stripe of 2 volumes (w1, w2) carries it "
+                         "at 62%"));
+  const std::string script = StripeScript(plan, e.volumes, "/mnt/d1/pgdata");
+  EXPECT_NE(script.find("# lvcreate --type striped --stripes 2 --stripesize "
+                        "64k"),
+            std::string::npos)
+      << script;
+  EXPECT_NE(
+      script.find("# mv '/mnt/d1/pgdata'/pg_wal '/mnt/wal_stripe/pg_wal'"),
+      std::string::npos)
+      << script;
+  Plan back;  // [wal] volume names the stripe, and the plan validates
+  ASSERT_TRUE(ParsePlan(PlanToToml(plan), "plan.toml", &back).ok());
+  EXPECT_EQ(back.wal_volume, "wal_stripe");
+}
+
+TEST(WalStripe, WithoutAlikeEmptyVolumesSaysWhatItWouldNeed) {
+  std::string volumes = kWalVolumes;
+  // Only w1 is left of the fast volumes: no stripe can be built.
+  for (const char* gone : {"w2", "w3"}) {
+    const size_t at =
+        volumes.find(fmt::format("[[volume]]\nname = \"{}\"", gone));
+    volumes.erase(at, volumes.find("[[volume]]", at + 1) - at);
+  }
+  Example e = FromText(volumes, kWalWorkload);
+  PlanOutcome out = PlanOrDie(e);
+  EXPECT_EQ(out.plan.wal_volume, "w1");
+  EXPECT_TRUE(out.plan.stripes.empty());
+  // 125% / 70% -> 2 volumes like w1.
+  EXPECT_TRUE(HasVerdict(out.plan,
+                         "here a stripe needs at least two empty, alike "
+                         "volumes besides one for the data; it would need a "
+                         "stripe of about 2 volumes like w1"));
+}
+
+// ------------------------------------------- checkpoint and backup demand --
+
+// checkpoint_timeout 10 min, completion target 0.9: a cycle's writes go out
+// within 540 s. public.big (10 GiB = 1,310,720 blocks) dirties 540
+// blocks/s = 324,000 per cycle, all written: 324,000 / 540 = 600 IOPS.
+// public.small (8 MiB = 1,024 blocks) dirties 100/s = 60,000 per cycle, but
+// only its 1,024 blocks are written: 1,024 / 540 = 1.896 IOPS.
+constexpr char kOneDataVolume[] = R"(
+[host]
+bandwidth_cap_mbps = 0
+[[volume]]
+name = "wal"
+path = "/mnt/wal"
+capacity = "100GB"
+read_iops = 3000
+write_iops = 3000
+sync_write_latency_us = 500
+[[volume]]
+name = "data"
+path = "/mnt/data"
+capacity = "2000GB"
+read_iops = 3000
+write_iops = 3000
+read_mbps = 200
+write_mbps = 200
+sync_write_latency_us = 900
+)";
+
+constexpr char kCheckpointWorkload[] = R"(
+[settings]
+data_directory = "/mnt/data/pgdata"
+checkpoint_timeout = "10min"
+[wal]
+bytes_per_second = 14000000
+commits_per_second = 500
+[[relation]]
+name = "public.big"
+size = "10GB"
+read_iops = 1000
+write_iops = 540
+[[relation]]
+name = "public.small"
+size = "8MB"
+read_iops = 0
+write_iops = 100
+)";
+
+TEST(Demand, CheckpointWritesAreSpreadAndCappedAtTheRelationsBlocks) {
+  Example e = FromText(kOneDataVolume, kCheckpointWorkload);
+  std::vector<TableDemand> tables;
+  WalDemand wal;
+  ASSERT_TRUE(BuildDemand(e.workload, e.volumes,
+                          DemandOptionsFor({}, e.workload), &tables, &wal)
+                  .ok());
+  ASSERT_EQ(tables.size(), 2u);
+  EXPECT_EQ(tables[0].table, "public.big");
+  EXPECT_DOUBLE_EQ(tables[0].write_iops, 540);
+  EXPECT_DOUBLE_EQ(tables[0].checkpoint_write_iops, 600);
+  EXPECT_DOUBLE_EQ(tables[1].checkpoint_write_iops, 1024.0 / 540);
+  // The forecast shows the pieces: 540 + 100 written by the workload, 601.9
+  // by the checkpointer; utilisation 1000/3000 + 601.896/3000 = 0.534.
+  PlanOutcome out = PlanOrDie(e);
+  const ForecastEntry* data = FindForecast(out.plan, "data");
+  ASSERT_NE(data, nullptr);
+  EXPECT_DOUBLE_EQ(data->read_iops, 1000);
+  EXPECT_DOUBLE_EQ(data->write_iops, 640);
+  EXPECT_DOUBLE_EQ(data->checkpoint_write_iops, 601.9);
+  EXPECT_DOUBLE_EQ(data->backup_read_mbps, 0);
+  EXPECT_DOUBLE_EQ(data->utilization_after, 0.534);
+  const ForecastEntry* wal_entry = FindForecast(out.plan, "wal");
+  ASSERT_NE(wal_entry, nullptr);
+  EXPECT_DOUBLE_EQ(wal_entry->wal_write_iops, 500);
+  EXPECT_DOUBLE_EQ(wal_entry->wal_write_mbps, 14);
+}
+
+// A backup reading public.big (1000 GiB) within 4 h reads 1,073,741,824,000
+// / 14,400 = 74.565 MB/s from "data" (200 MB/s sequential): 0.3728 of it,
+// on top of 1000 / 3000 = 0.3333 of reads: 0.706, over the 70% target.
+TEST(Demand, BackupWindowAddsSequentialReadsAndCanPushOverTheTarget) {
+  std::string workload = kCheckpointWorkload;
+  workload.replace(workload.find("size = \"10GB\""), 13, "size = \"1000GB\"");
+  workload.replace(workload.find("write_iops = 540"), 16, "write_iops = 0");
+  workload.replace(workload.find("write_iops = 100"), 16, "write_iops = 0");
+  Example e = FromText(kOneDataVolume, workload);
+  PlanOutcome without = PlanOrDie(e);
+  EXPECT_DOUBLE_EQ(FindForecast(without.plan, "data")->utilization_after,
+                   0.333);
+  EXPECT_TRUE(HasVerdict(without.plan, "fits: every data volume"));
+  PlanOptions options;
+  options.backup_window_seconds = 4 * 3600;
+  PlanOutcome out = PlanOrDie(e, options);
+  const ForecastEntry* data = FindForecast(out.plan, "data");
+  ASSERT_NE(data, nullptr);
+  EXPECT_DOUBLE_EQ(data->backup_read_mbps, 74.6);
+  EXPECT_DOUBLE_EQ(data->utilization_after, 0.706);
+  EXPECT_DOUBLE_EQ(data->utilization_before, 0.706);
+  EXPECT_TRUE(HasVerdict(out.plan, "does not fit at the 70% target: data 71%"));
+  options.backup_window_seconds = -1;
+  EXPECT_TRUE(BuildPlan(e.volumes, e.workload, options, &out).IsInvalidInput());
+}
+
+// --------------------------------------------------------- instance caps --
+
+// Every volume fits (data at 53%), but the instance moves 1000 reads x 8 KiB
+// + 601.896 checkpoint writes x 8 KiB + 14 MB/s of WAL = 27.12 MB/s, and
+// 1000 + 601.9 + 500 = 2102 IOPS, over a 20 MB/s cap.
+TEST(HostCaps, EveryVolumeFitsButTheInstanceCapDoesNot) {
+  std::string volumes = kOneDataVolume;
+  volumes.replace(volumes.find("bandwidth_cap_mbps = 0"), 22,
+                  "bandwidth_cap_mbps = 20\niops_cap = 5000");
+  Example e = FromText(volumes, kCheckpointWorkload);
+  PlanOutcome out = PlanOrDie(e);
+  EXPECT_TRUE(HasVerdict(out.plan, "fits: every data volume"));
+  EXPECT_TRUE(HasVerdict(out.plan,
+                         "host: does not fit the instance: 27 MB/s needed, "
+                         "the instance allows 20; the instance's cap, not "
+                         "the volumes, limits it: it would need an instance "
+                         "allowing at least 28 MB/s and 2102 IOPS"))
+      << fmt::format("{}", fmt::join(out.plan.verdicts, "\n"));
+  e.volumes.host.bandwidth_cap_mbps = 30;
+  out = PlanOrDie(e);
+  EXPECT_TRUE(HasVerdict(out.plan,
+                         "host: within the instance's storage caps at the "
+                         "peak: 27 MB/s needed, the instance allows 30; 2102 "
+                         "IOPS needed, the instance allows 5000"))
+      << fmt::format("{}", fmt::join(out.plan.verdicts, "\n"));
+}
+
+// ---------------------------------------------------------------- growth --
+
+// 20%/year over a 365-day horizon: 10 GiB needs 12 GiB, even from a
+// 30-second observation (a declared rate does not extrapolate one).
+TEST(Growth, DeclaredRateCompoundsOverTheHorizon) {
+  Example e = FromText(kOneDataVolume, kCheckpointWorkload);
+  e.workload.duration = 30;
+  PlanOptions options;
+  options.horizon_seconds = 365 * 86400.0;
+  ASSERT_TRUE(ParseGrowthRate("20%/year", &options.growth.emplace()).ok());
+  std::vector<TableDemand> tables;
+  WalDemand wal;
+  ASSERT_TRUE(BuildDemand(e.workload, e.volumes,
+                          DemandOptionsFor(options, e.workload), &tables, &wal)
+                  .ok());
+  EXPECT_NEAR(static_cast<double>(tables[0].bytes_needed), 12.0 * kGiB, 1);
+  EXPECT_NEAR(static_cast<double>(tables[1].bytes_needed), 9.6 * kMiB, 1);
+  PlanOutcome out = PlanOrDie(e, options);
+  EXPECT_TRUE(HasVerdict(out.plan,
+                         "growth: declared 20% per 365d, compounding: x1.200 "
+                         "over the 365d horizon"));
+  // 1000 GiB growing 20%/year for two years needs 1440 GiB: within the
+  // 1600 GiB usable on "data" (2000 GiB less 20% headroom). At 50%/year it
+  // needs 2250 GiB, more than the volume holds, and the error says so.
+  e.workload.relations[0].size = 1000 * kGiB;
+  options.horizon_seconds = 2 * 365 * 86400.0;
+  EXPECT_TRUE(BuildPlan(e.volumes, e.workload, options, &out).ok());
+  options.growth->fraction = 0.5;
+  Status st = BuildPlan(e.volumes, e.workload, options, &out);
+  EXPECT_TRUE(st.IsInvalidInput());
+  EXPECT_NE(st.message().find("the data does not fit"), std::string::npos)
+      << st.message();
 }
 
 }  // namespace

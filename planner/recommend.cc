@@ -41,15 +41,6 @@ double NumberSetting(const Workload& w, const std::string& name,
   return end != text->c_str() ? value : fallback;
 }
 
-double TimeoutSetting(const Workload& w) {
-  std::optional<std::string> text = w.Setting("checkpoint_timeout");
-  double seconds = 0;
-  if (text && ParseDuration(*text, &seconds).ok() && seconds > 0) {
-    return seconds;
-  }
-  return kDefaultCheckpointTimeout;
-}
-
 int Version(const Workload& w) {
   return static_cast<int>(NumberSetting(w, "server_version_num", 0));
 }
@@ -123,7 +114,7 @@ void RecommendMaxWal(const CheckpointInput& in, std::vector<SettingChange>* out,
   const uint64_t current =
       WalSizeSetting(w, "max_wal_size", kDefaultMaxWalSize);
   const double target = kCheckpointCompletionTarget;
-  const double timeout = TimeoutSetting(w);
+  const double timeout = CheckpointTimeoutSeconds(w);
   *chosen = current;
   const WalRate rate = EstimateWalRate(in, current, target);
   if (rate.bytes_per_second <= 0) return;
@@ -265,6 +256,15 @@ void RecommendIoWorkers(const IoInput& in, std::vector<SettingChange>* out) {
 }
 
 }  // namespace
+
+double CheckpointTimeoutSeconds(const Workload& w) {
+  std::optional<std::string> text = w.Setting("checkpoint_timeout");
+  double seconds = 0;
+  if (text && ParseDuration(*text, &seconds).ok() && seconds > 0) {
+    return seconds;
+  }
+  return kDefaultCheckpointTimeout;
+}
 
 std::vector<SettingChange> RecommendCheckpoints(const CheckpointInput& in) {
   std::vector<SettingChange> out;

@@ -45,6 +45,10 @@ inline constexpr double kCheckpointCompletionTarget = 0.9;
 inline constexpr double kWalBurstMargin = 1.2;
 inline constexpr double kWalVolumeShare = 0.6;
 
+// The workload's checkpoint_timeout in seconds, or PostgreSQL's default
+// (5 min) when it is missing or unreadable.
+double CheckpointTimeoutSeconds(const Workload& workload);
+
 struct CheckpointInput {
   const Workload* workload = nullptr;
   double wal_bytes_per_second = 0;  // peak, 0 = unknown

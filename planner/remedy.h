@@ -51,6 +51,12 @@ PartitionCheck CheckHashPartitioning(const Relation& table,
 // largest combined read (io_combine_limit <= 1 MB spans at most two
 // members), small enough that an 8 KiB random read touches one member.
 inline constexpr uint64_t kStripeChunk = 512 * 1024;
+// The chunk of a stripe for pg_wal: WAL is written sequentially in flushes
+// of 8 KiB to a few MiB (group commit, wal_buffers up to 16 MiB); with 64
+// KiB chunks a flush of k x 64 KiB keeps every member busy, where 512 KiB
+// would leave most flushes on one member. LVM's and the Red Hat guide's
+// common stripe size (-I64).
+inline constexpr uint64_t kWalStripeChunk = 64 * 1024;
 
 }  // namespace pglayout::planner
 

@@ -76,6 +76,22 @@ void PlacementSection(const PlanOutcome& o, std::string* out) {
       o.moves, o.partitioned);
 }
 
+// What makes up each volume's load after the plan: the data writes twice,
+// as the workload gives them and as the checkpointer issues them (the
+// latter is what the utilisation counts).
+void LoadSection(const PlanOutcome& o, std::string* out) {
+  *out +=
+      "  load after, per second at the peak: 8 KiB reads, data writes (given "
+      "-> as checkpoints write them), WAL flushes and MB/s, backup MB/s\n";
+  for (const ForecastEntry& f : o.plan.forecast) {
+    *out += fmt::format(
+        "  {:<14} {:>9.0f} rd {:>9.0f} -> {:>9.0f} wr {:>7.0f} WAL {:>6.1f} "
+        "MB/s {:>7.1f} backup MB/s\n",
+        f.volume, f.read_iops, f.write_iops, f.checkpoint_write_iops,
+        f.wal_write_iops, f.wal_write_mbps, f.backup_read_mbps);
+  }
+}
+
 void ForecastSection(const PlanOutcome& o, std::string* out) {
   const double target = o.plan.target_utilization;
   *out +=
@@ -90,6 +106,7 @@ void ForecastSection(const PlanOutcome& o, std::string* out) {
                         f.read_latency_us_after,
                         f.utilization_after > target ? "  ABOVE TARGET" : "");
   }
+  LoadSection(o, out);
   const Bound& b = o.bound;
   *out += fmt::format(
       "  bound: worst volume {} (plan) vs {} (perfect spread); mean read "

@@ -110,27 +110,44 @@ void TablespaceSection(const Plan& plan, std::string* out) {
   }
 }
 
+const Stripe* FindStripe(const Plan& plan, const std::string& name) {
+  for (const Stripe& s : plan.stripes) {
+    if (s.name == name) return &s;
+  }
+  return nullptr;
+}
+
+// Where pg_wal goes: the WAL volume's directory, or the mount point of the
+// WAL's stripe (built above in the file); "" when unknown.
+std::string WalDirectory(const Plan& plan, const VolumeSet& volumes) {
+  if (const Stripe* s = FindStripe(plan, plan.wal_volume); s != nullptr) {
+    return MountPoint(plan, *s);
+  }
+  const Volume* wal = volumes.Find(plan.wal_volume);
+  return wal == nullptr ? "" : wal->path;
+}
+
 void WalSection(const Plan& plan, const VolumeSet& volumes,
                 const std::string& data_directory, std::string* out) {
-  const Volume* wal = volumes.Find(plan.wal_volume);
-  if (wal == nullptr || wal->path.empty()) return;
+  const std::string directory = WalDirectory(plan, volumes);
+  if (directory.empty()) return;
   if (!data_directory.empty() &&
-      VolumeOfDirectory(volumes, data_directory) == wal->name) {
+      VolumeOfDirectory(volumes, data_directory) == plan.wal_volume) {
     return;  // pg_wal is already on that volume
   }
   const std::string data =
       data_directory.empty() ? "$PGDATA" : ShellQuote(data_directory);
-  const std::string target = ShellQuote(wal->path + "/pg_wal");
+  const std::string target = ShellQuote(directory + "/pg_wal");
   *out += fmt::format(
-      "\n# --- WAL on volume {} ({}). Skip if pg_wal is already a link "
+      "\n# --- WAL on {} ({}). Skip if pg_wal is already a link "
       "there.\n"
       "# A new cluster: initdb --waldir={}\n"
       "# An existing one (a short outage):\n"
       "# pg_ctl stop -D {} -m fast\n"
       "# mv {}/pg_wal {} && ln -s {} {}/pg_wal\n"
       "# pg_ctl start -D {}\n",
-      wal->name, plan.wal_reason, target, data, data, target, target, data,
-      data);
+      plan.wal_volume, plan.wal_reason, target, data, data, target, target,
+      data, data);
 }
 
 // Every line but the shebang and "exit 0" is a comment, whatever text a

@@ -101,6 +101,23 @@ TEST(Report, FullScenarioIsWellFormedWithEverySection) {
   EXPECT_EQ(page->Count("//h:meta[@http-equiv='Content-Security-Policy']"), 1);
 }
 
+// A WAL (or tablespace) placed on a stripe shows on its member volumes.
+TEST(Report, StripeMembersShowWhatThePlanPutsOnTheStripe) {
+  Fixture f = Scenario();
+  f.plan.wal_volume = "wal_stripe";
+  f.plan.stripes.push_back({"wal_stripe",
+                            {"wal", "hot5"},
+                            64 * 1024,
+                            "mdadm",
+                            "the WAL is too hot for one volume"});
+  std::string text = ParseOrFail(RenderReport(FullInput(f)))->AllText();
+  EXPECT_TRUE(Contains(text, "WAL on stripe wal_stripe")) << text;
+  EXPECT_TRUE(Contains(text,
+                       "tablespace hot5, WAL on stripe "
+                       "wal_stripe"))
+      << text;
+}
+
 TEST(Report, VolumeChartsCarryKneeStripeAndOperatingPoint) {
   std::string html = RenderReport(FullInput(Scenario()));
   auto page = ParseOrFail(html);

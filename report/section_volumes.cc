@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 
 #include "report/chart.h"
@@ -53,13 +54,29 @@ std::string StripeText(const Volume& v) {
                      width / chunk, Bytes(static_cast<double>(chunk)));
 }
 
-// What the plan puts on this volume: WAL, tablespaces.
+// What the plan puts on volume |name|: WAL, tablespaces.
+std::vector<std::string> RolesOf(const std::string& name, const Plan& plan) {
+  std::vector<std::string> roles;
+  if (plan.wal_volume == name) roles.push_back("WAL");
+  for (const TablespaceSpec& t : plan.tablespaces) {
+    if (t.volume == name) roles.push_back("tablespace " + t.name);
+  }
+  return roles;
+}
+
+// The volume's own roles, then those of each stripe it is a member of
+// (the plan places the WAL or a tablespace on the stripe, not on it).
 std::string PlannedRole(const Volume& v, const Plan* plan) {
   if (plan == nullptr) return "";
-  std::vector<std::string> roles;
-  if (plan->wal_volume == v.name) roles.push_back("WAL");
-  for (const TablespaceSpec& t : plan->tablespaces) {
-    if (t.volume == v.name) roles.push_back("tablespace " + t.name);
+  std::vector<std::string> roles = RolesOf(v.name, *plan);
+  for (const Stripe& s : plan->stripes) {
+    if (std::find(s.members.begin(), s.members.end(), v.name) ==
+        s.members.end()) {
+      continue;
+    }
+    std::vector<std::string> via = RolesOf(s.name, *plan);
+    std::string what = via.empty() ? "" : Join(via, ", ") + " on ";
+    roles.push_back(what + "stripe " + s.name);
   }
   return Join(roles, ", ");
 }

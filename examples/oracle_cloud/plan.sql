@@ -77,44 +77,38 @@ ALTER TABLESPACE "pglayout_sdh" SET ("effective_io_concurrency" = '24', "mainten
 -- ... and the partitioned table takes its name
 -- [online] ALTER TABLE "public"."pglayout_new_<oid>" RENAME TO "a";
 
--- public.b: 6 hash partitions on (id), built online by migrate; <oid> is the table's oid, known at run time (`pglayout migrate plan.toml` prints the exact SQL)
+-- public.b: 5 hash partitions on (id), built online by migrate; <oid> is the table's oid, known at run time (`pglayout migrate plan.toml` prints the exact SQL)
 -- [online] CREATE TABLE "public"."pglayout_new_<oid>" (LIKE "public"."b" INCLUDING ALL) PARTITION BY HASH ("id");
 
 -- partition 0 and its indexes on pglayout_sdd
 -- [online] SET default_tablespace = 'pglayout_sdd';
 
--- remainder 0 of 6
--- [online] CREATE TABLE "public"."b_p0" PARTITION OF "public"."pglayout_new_<oid>" FOR VALUES WITH (MODULUS 6, REMAINDER 0) TABLESPACE "pglayout_sdd";
+-- remainder 0 of 5
+-- [online] CREATE TABLE "public"."b_p0" PARTITION OF "public"."pglayout_new_<oid>" FOR VALUES WITH (MODULUS 5, REMAINDER 0) TABLESPACE "pglayout_sdd";
 
 -- partition 1 and its indexes on pglayout_sde
 -- [online] SET default_tablespace = 'pglayout_sde';
 
--- remainder 1 of 6
--- [online] CREATE TABLE "public"."b_p1" PARTITION OF "public"."pglayout_new_<oid>" FOR VALUES WITH (MODULUS 6, REMAINDER 1) TABLESPACE "pglayout_sde";
+-- remainder 1 of 5
+-- [online] CREATE TABLE "public"."b_p1" PARTITION OF "public"."pglayout_new_<oid>" FOR VALUES WITH (MODULUS 5, REMAINDER 1) TABLESPACE "pglayout_sde";
 
 -- partition 2 and its indexes on pglayout_sdf
 -- [online] SET default_tablespace = 'pglayout_sdf';
 
--- remainder 2 of 6
--- [online] CREATE TABLE "public"."b_p2" PARTITION OF "public"."pglayout_new_<oid>" FOR VALUES WITH (MODULUS 6, REMAINDER 2) TABLESPACE "pglayout_sdf";
+-- remainder 2 of 5
+-- [online] CREATE TABLE "public"."b_p2" PARTITION OF "public"."pglayout_new_<oid>" FOR VALUES WITH (MODULUS 5, REMAINDER 2) TABLESPACE "pglayout_sdf";
 
 -- partition 3 and its indexes on pglayout_sdg
 -- [online] SET default_tablespace = 'pglayout_sdg';
 
--- remainder 3 of 6
--- [online] CREATE TABLE "public"."b_p3" PARTITION OF "public"."pglayout_new_<oid>" FOR VALUES WITH (MODULUS 6, REMAINDER 3) TABLESPACE "pglayout_sdg";
+-- remainder 3 of 5
+-- [online] CREATE TABLE "public"."b_p3" PARTITION OF "public"."pglayout_new_<oid>" FOR VALUES WITH (MODULUS 5, REMAINDER 3) TABLESPACE "pglayout_sdg";
 
 -- partition 4 and its indexes on pglayout_sdh
 -- [online] SET default_tablespace = 'pglayout_sdh';
 
--- remainder 4 of 6
--- [online] CREATE TABLE "public"."b_p4" PARTITION OF "public"."pglayout_new_<oid>" FOR VALUES WITH (MODULUS 6, REMAINDER 4) TABLESPACE "pglayout_sdh";
-
--- partition 5 and its indexes on pg_default
--- [online] SET default_tablespace = '';
-
--- remainder 5 of 6
--- [online] CREATE TABLE "public"."b_p5" PARTITION OF "public"."pglayout_new_<oid>" FOR VALUES WITH (MODULUS 6, REMAINDER 5) TABLESPACE "pg_default";
+-- remainder 4 of 5
+-- [online] CREATE TABLE "public"."b_p4" PARTITION OF "public"."pglayout_new_<oid>" FOR VALUES WITH (MODULUS 5, REMAINDER 4) TABLESPACE "pglayout_sdh";
 
 -- back to the database's default
 -- [online] RESET default_tablespace;

@@ -8,58 +8,58 @@
 CREATE TABLESPACE "pglayout_data1" LOCATION '/mnt/data1';
 
 -- I/O costs and concurrency of volume data1
-ALTER TABLESPACE "pglayout_data1" SET ("effective_io_concurrency" = '24', "maintenance_io_concurrency" = '24', "random_page_cost" = '1.1', "seq_page_cost" = '1');
+ALTER TABLESPACE "pglayout_data1" SET ("effective_io_concurrency" = '23', "maintenance_io_concurrency" = '23', "random_page_cost" = '1.1', "seq_page_cost" = '1');
 
 -- tablespace on volume data2 [outside a transaction]
 CREATE TABLESPACE "pglayout_data2" LOCATION '/mnt/data2';
 
 -- I/O costs and concurrency of volume data2
-ALTER TABLESPACE "pglayout_data2" SET ("effective_io_concurrency" = '24', "maintenance_io_concurrency" = '24', "random_page_cost" = '1.1', "seq_page_cost" = '1');
+ALTER TABLESPACE "pglayout_data2" SET ("effective_io_concurrency" = '23', "maintenance_io_concurrency" = '23', "random_page_cost" = '1.1', "seq_page_cost" = '1');
 
 -- tablespace on volume data3 [outside a transaction]
 CREATE TABLESPACE "pglayout_data3" LOCATION '/mnt/data3';
 
 -- I/O costs and concurrency of volume data3
-ALTER TABLESPACE "pglayout_data3" SET ("effective_io_concurrency" = '24', "maintenance_io_concurrency" = '24', "random_page_cost" = '1.1', "seq_page_cost" = '1');
+ALTER TABLESPACE "pglayout_data3" SET ("effective_io_concurrency" = '23', "maintenance_io_concurrency" = '23', "random_page_cost" = '1.1', "seq_page_cost" = '1');
 
 -- tablespace on volume data4 [outside a transaction]
 CREATE TABLESPACE "pglayout_data4" LOCATION '/mnt/data4';
 
 -- I/O costs and concurrency of volume data4
-ALTER TABLESPACE "pglayout_data4" SET ("effective_io_concurrency" = '24', "maintenance_io_concurrency" = '24', "random_page_cost" = '1.1', "seq_page_cost" = '1');
+ALTER TABLESPACE "pglayout_data4" SET ("effective_io_concurrency" = '23', "maintenance_io_concurrency" = '23', "random_page_cost" = '1.1', "seq_page_cost" = '1');
 
 -- tablespace on volume data5 [outside a transaction]
 CREATE TABLESPACE "pglayout_data5" LOCATION '/mnt/data5';
 
 -- I/O costs and concurrency of volume data5
-ALTER TABLESPACE "pglayout_data5" SET ("effective_io_concurrency" = '24', "maintenance_io_concurrency" = '24', "random_page_cost" = '1.1', "seq_page_cost" = '1');
+ALTER TABLESPACE "pglayout_data5" SET ("effective_io_concurrency" = '23', "maintenance_io_concurrency" = '23', "random_page_cost" = '1.1', "seq_page_cost" = '1');
 
 -- tablespace on volume data6 [outside a transaction]
 CREATE TABLESPACE "pglayout_data6" LOCATION '/mnt/data6';
 
 -- I/O costs and concurrency of volume data6
-ALTER TABLESPACE "pglayout_data6" SET ("effective_io_concurrency" = '24', "maintenance_io_concurrency" = '24', "random_page_cost" = '1.1', "seq_page_cost" = '1');
+ALTER TABLESPACE "pglayout_data6" SET ("effective_io_concurrency" = '23', "maintenance_io_concurrency" = '23', "random_page_cost" = '1.1', "seq_page_cost" = '1');
 
--- public.audit_log: created on data5: 100 read + 300 write IOPS, 2% of it, 25 GiB
+-- public.audit_log: created on data5: 100 read + 333 write IOPS, 2% of it, 25 GiB
 -- [online] ALTER TABLE "public"."audit_log" SET TABLESPACE "pglayout_data5";
 
--- public.c: created on data6: 800 read + 5200 write IOPS, 25% of it, 124 GiB
+-- public.c: created on data6: 800 read + 5778 write IOPS, 28% of it, 124 GiB
 -- [online] ALTER TABLE "public"."c" SET TABLESPACE "pglayout_data6";
 
 -- index public.c_pkey follows its table (built on the online copy)
 -- [online] ALTER INDEX "public"."c_pkey" SET TABLESPACE "pglayout_data6";
 
--- public.customers: created on data6: 2500 read + 500 write IOPS, 13% of it, 40 GiB
+-- public.customers: created on data6: 2500 read + 556 write IOPS, 13% of it, 40 GiB
 -- [online] ALTER TABLE "public"."customers" SET TABLESPACE "pglayout_data6";
 
--- public.invoices: created on data6: 1200 read + 500 write IOPS, 7% of it, 35 GiB
+-- public.invoices: created on data6: 1200 read + 556 write IOPS, 8% of it, 35 GiB
 -- [online] ALTER TABLE "public"."invoices" SET TABLESPACE "pglayout_data6";
 
--- public.orders: created on data6: 2000 read + 800 write IOPS, 12% of it, 60 GiB
+-- public.orders: created on data6: 2000 read + 889 write IOPS, 12% of it, 60 GiB
 -- [online] ALTER TABLE "public"."orders" SET TABLESPACE "pglayout_data6";
 
--- public.products: created on data6: 800 read + 50 write IOPS, 4% of it, 5 GiB
--- [online] ALTER TABLE "public"."products" SET TABLESPACE "pglayout_data6";
+-- public.products: created on data5: 800 read + 56 write IOPS, 4% of it, 5 GiB
+-- [online] ALTER TABLE "public"."products" SET TABLESPACE "pglayout_data5";
 
 -- public.a: 5 hash partitions on (id), built online by migrate; <oid> is the table's oid, known at run time (`pglayout migrate plan.toml` prints the exact SQL)
 -- [online] CREATE TABLE "public"."pglayout_new_<oid>" (LIKE "public"."a" INCLUDING ALL) PARTITION BY HASH ("id");
@@ -157,10 +157,10 @@ ALTER SYSTEM SET "min_wal_size" = '6GB';
 ALTER SYSTEM SET "random_page_cost" = '1.1';
 
 -- effective_io_concurrency was 1 [outside a transaction]
-ALTER SYSTEM SET "effective_io_concurrency" = '24';
+ALTER SYSTEM SET "effective_io_concurrency" = '23';
 
 -- maintenance_io_concurrency was 10 [outside a transaction]
-ALTER SYSTEM SET "maintenance_io_concurrency" = '24';
+ALTER SYSTEM SET "maintenance_io_concurrency" = '23';
 
 -- apply what does not need a restart [outside a transaction]
 SELECT pg_catalog.pg_reload_conf();

@@ -10,20 +10,20 @@ CREATE TABLESPACE "pglayout_data_stripe" LOCATION '/mnt/data_stripe/pg';
 -- I/O costs and concurrency of volume data_stripe
 ALTER TABLESPACE "pglayout_data_stripe" SET ("effective_io_concurrency" = '120', "maintenance_io_concurrency" = '120', "random_page_cost" = '0.28', "seq_page_cost" = '0.25');
 
--- public.a: from sdb to data_stripe: 73000 read + 400 write IOPS, 60% of it, 205 GiB
+-- public.a: from sdb to data_stripe: 73000 read + 444 write IOPS, 60% of it, 205 GiB
 -- [online] ALTER TABLE "public"."a" SET TABLESPACE "pglayout_data_stripe";
 
 -- index public.a_pkey follows its table (built on the online copy)
 -- [online] ALTER INDEX "public"."a_pkey" SET TABLESPACE "pglayout_data_stripe";
 
--- public.invoices: from sdb to data_stripe: 1200 read + 500 write IOPS, 1% of it, 35 GiB
--- [online] ALTER TABLE "public"."invoices" SET TABLESPACE "pglayout_data_stripe";
+-- public.audit_log: from sdb to data_stripe: 100 read + 333 write IOPS, 0% of it, 25 GiB
+-- [online] ALTER TABLE "public"."audit_log" SET TABLESPACE "pglayout_data_stripe";
 
--- public.orders: from sdb to data_stripe: 2000 read + 800 write IOPS, 2% of it, 60 GiB
+-- public.customers: from sdb to data_stripe: 2500 read + 556 write IOPS, 3% of it, 40 GiB
+-- [online] ALTER TABLE "public"."customers" SET TABLESPACE "pglayout_data_stripe";
+
+-- public.orders: from sdb to data_stripe: 2000 read + 889 write IOPS, 2% of it, 60 GiB
 -- [online] ALTER TABLE "public"."orders" SET TABLESPACE "pglayout_data_stripe";
-
--- public.products: from sdb to data_stripe: 800 read + 50 write IOPS, 1% of it, 5 GiB
--- [online] ALTER TABLE "public"."products" SET TABLESPACE "pglayout_data_stripe";
 
 -- max_wal_size was 4GB [outside a transaction]
 ALTER SYSTEM SET "max_wal_size" = '26GB';
