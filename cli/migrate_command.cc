@@ -60,9 +60,16 @@ class MigrateCommand : public Command {
     app->add_flag("--finalize", finalize_,
                   "Drop the old copies kept after swaps");
     app->add_option("--max-rate", options_.max_rate_mbps,
-                    "Copy at most this many MB/s (10^6 bytes); 0 = no limit");
+                    "Copy at most this many MB/s (10^6 bytes), a hard cap "
+                    "whatever the throttle; 0 = no limit");
+    app->add_option("--throttle", throttle_text_,
+                    "adaptive (default): pause between copy batches when the "
+                    "database's commit rate drops below 85% of its rate "
+                    "before the copy, a checkpoint is requested or a replica "
+                    "lags (10 s or 256 MB), and less as they recover; off: "
+                    "copy flat out (up to --max-rate)");
     app->add_option("--batch-rows", options_.batch_rows,
-                    "Rows per copy transaction")
+                    "Rows per copy transaction (default 100000)")
         ->check(CLI::Range(int64_t{100}, int64_t{10000000}));
     app->add_option("--lock-timeout", options_.lock_timeout_ms,
                     "Milliseconds each lock attempt may wait before it is "
@@ -79,8 +86,10 @@ class MigrateCommand : public Command {
                     "Upper bound for the checkpoint guard's max_wal_size "
                     "(e.g. 20GB)");
     app->add_option("--restore-wait", options_.restore_wait_s,
-                    "Seconds to wait for a timed checkpoint before lowering "
-                    "max_wal_size again (default: 1.5 x checkpoint_timeout)");
+                    "Seconds to wait, at most, for the WAL since the last "
+                    "checkpoint to fit the original max_wal_size before "
+                    "restoring it (default: checkpoint_timeout x (1 + "
+                    "checkpoint_completion_target) + 60 s)");
     app->add_flag("--json", json_, "Print the result as JSON");
     app->footer(
         "Without --apply nothing is changed: the preflight runs and the "
@@ -91,6 +100,8 @@ class MigrateCommand : public Command {
   }
 
   Status Run(const CommandContext& context) override {
+    PGLAYOUT_RETURN_IF_ERROR(
+        migrator::ParseThrottleMode(throttle_text_, &options_.throttle));
     Plan plan;
     if (abort_ || finalize_) {
       if (abort_ && finalize_) {
@@ -163,6 +174,7 @@ class MigrateCommand : public Command {
   bool no_guard_ = false;
   bool json_ = false;
   std::string max_wal_size_text_;
+  std::string throttle_text_ = "adaptive";
 };
 
 }  // namespace

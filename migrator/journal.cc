@@ -40,8 +40,11 @@ constexpr const char* kSchemaSql[] = {
     " new_value text NOT NULL, state text NOT NULL DEFAULT 'pending',"
     " changed_at timestamptz NOT NULL DEFAULT pg_catalog.now(),"
     " PRIMARY KEY (run_id, kind, name))",
-    // Columns added after the first release: journals written by an older
-    // pglayout gain them here.
+    // Columns added after the first release: a journal made by an older
+    // version (possibly with a run to resume) is upgraded in place.
+    "ALTER TABLE pglayout.step ADD COLUMN IF NOT EXISTS bytes_copied bigint "
+    "NOT NULL DEFAULT 0",
+    "ALTER TABLE pglayout.batch ADD COLUMN IF NOT EXISTS bytes bigint",
     "ALTER TABLE pglayout.run"
     " ADD COLUMN IF NOT EXISTS checkpoints_timed_end bigint,"
     " ADD COLUMN IF NOT EXISTS checkpoints_requested_end bigint",
@@ -138,8 +141,8 @@ Status Journal::LoadSteps(int64_t run_id,
   SqlResult r;
   PGLAYOUT_RETURN_IF_ERROR(session_->Execute(
       "SELECT step_key, state, phase, coalesce(relation_oid, 0), "
-      "cursor::text, rows_copied, rows_replayed, batches, detail "
-      "FROM pglayout.step WHERE run_id = $1",
+      "cursor::text, rows_copied, rows_replayed, batches, detail, "
+      "bytes_copied FROM pglayout.step WHERE run_id = $1",
       {std::to_string(run_id)}, &r));
   for (const auto& row : r.rows) {
     StepRecord s;
@@ -152,6 +155,7 @@ Status Journal::LoadSteps(int64_t run_id,
     s.rows_replayed = CellInt(row, 6);
     s.batches = CellInt(row, 7);
     s.detail = Cell(row, 8);
+    s.bytes_copied = CellInt(row, 9);
     (*steps)[s.key] = std::move(s);
   }
   return Status::Ok();
@@ -187,20 +191,22 @@ Status Journal::RecordStepError(int64_t run_id, const std::string& key,
 Status Journal::RecordBatch(int64_t run_id, const std::string& key,
                             int64_t batch_no,
                             const std::vector<std::string>& lower,
-                            const std::vector<std::string>& upper,
-                            int64_t rows) {
+                            const std::vector<std::string>& upper, int64_t rows,
+                            int64_t bytes) {
   SqlResult r;
   PGLAYOUT_RETURN_IF_ERROR(session_->Execute(
       "INSERT INTO pglayout.batch (run_id, step_key, batch_no, lower_key, "
-      "upper_key, rows) VALUES ($1, $2, $3, $4::text[], $5::text[], $6)",
+      "upper_key, rows, bytes) VALUES ($1, $2, $3, $4::text[], $5::text[], "
+      "$6, $7)",
       {std::to_string(run_id), key, std::to_string(batch_no), ArrayParam(lower),
-       ArrayParam(upper), std::to_string(rows)},
+       ArrayParam(upper), std::to_string(rows), std::to_string(bytes)},
       &r));
   return session_->Execute(
       "UPDATE pglayout.step SET cursor = coalesce($3::text[], cursor), "
-      "rows_copied = rows_copied + $4, batches = batches + 1 "
-      "WHERE run_id = $1 AND step_key = $2",
-      {std::to_string(run_id), key, ArrayParam(upper), std::to_string(rows)},
+      "rows_copied = rows_copied + $4, bytes_copied = bytes_copied + $5, "
+      "batches = batches + 1 WHERE run_id = $1 AND step_key = $2",
+      {std::to_string(run_id), key, ArrayParam(upper), std::to_string(rows),
+       std::to_string(bytes)},
       &r);
 }
 
@@ -218,7 +224,8 @@ Status Journal::LoadBatches(int64_t run_id, const std::string& key,
   batches->clear();
   SqlResult r;
   PGLAYOUT_RETURN_IF_ERROR(session_->Execute(
-      "SELECT batch_no, lower_key::text, upper_key::text, rows "
+      "SELECT batch_no, lower_key::text, upper_key::text, rows, "
+      "coalesce(bytes, 0) "
       "FROM pglayout.batch WHERE run_id = $1 AND step_key = $2 "
       "ORDER BY batch_no",
       {std::to_string(run_id), key}, &r));
@@ -228,6 +235,7 @@ Status Journal::LoadBatches(int64_t run_id, const std::string& key,
     b.lower = ArrayCells(row, 1);
     b.upper = ArrayCells(row, 2);
     b.rows = CellInt(row, 3);
+    b.bytes = CellInt(row, 4);
     batches->push_back(std::move(b));
   }
   return Status::Ok();

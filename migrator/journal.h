@@ -4,9 +4,13 @@
 //   pglayout.run      one row per run: plan hash, state (running, done,
 //                     aborted), checkpoint counters at start and finish; a
 //                     partial unique index allows one running run
-//   pglayout.step     one row per step: state, phase, copy cursor, rows,
-//                     the error that stopped it last (cleared when done)
-//   pglayout.batch    one row per copy batch: key range, rows, checksums
+//   pglayout.step     one row per step: state, phase, copy cursor, rows
+//                     and bytes copied, the error that stopped it last
+//                     (cleared when done)
+//   pglayout.batch    one row per copy batch: key range, rows, bytes; the
+//                     verification's counts and checksums are stored on
+//                     the last batch of each verified range (which starts
+//                     after the previous verified batch)
 //   pglayout.setting  every server setting changed: original, new, state
 //
 // Each step's work and its journal update commit in the same transaction
@@ -43,7 +47,8 @@ struct StepRecord {
   int64_t rows_copied = 0;
   int64_t rows_replayed = 0;
   int64_t batches = 0;
-  std::string detail;  // free text for people
+  int64_t bytes_copied = 0;  // sum of pg_column_size of the copied rows
+  std::string detail;        // free text for people
 };
 
 struct SettingRecord {
@@ -85,15 +90,18 @@ class Journal {
   // clears it. Runs outside any transaction of the failed step.
   Status RecordStepError(int64_t run_id, const std::string& key, int step_no,
                          const std::string& message);
-  // Records one copied batch and advances the step's cursor.
+  // Records one copied batch (|bytes|: the sum of pg_column_size of its
+  // rows) and advances the step's cursor and totals.
   Status RecordBatch(int64_t run_id, const std::string& key, int64_t batch_no,
                      const std::vector<std::string>& lower,
-                     const std::vector<std::string>& upper, int64_t rows);
+                     const std::vector<std::string>& upper, int64_t rows,
+                     int64_t bytes);
   Status AddReplayed(int64_t run_id, const std::string& key, int64_t rows);
   struct Batch {
     int64_t batch_no = 0;
     std::vector<std::string> lower, upper;
     int64_t rows = 0;
+    int64_t bytes = 0;  // 0 for batches journaled by older versions
   };
   Status LoadBatches(int64_t run_id, const std::string& key,
                      std::vector<Batch>* batches);

@@ -16,6 +16,7 @@
 
 #include "common/files.h"
 #include "common/json.h"
+#include "migrator/journal.h"
 #include "migrator/migrator.h"
 #include "testing/pg_test.h"
 #include "testing/subprocess.h"
@@ -154,6 +155,20 @@ TEST_P(MigrateTest, DryRunChangesNothingAndBadInputsAreRefused) {
           Conninfo(pg, "dry"));
   refused("", ts, "CREATE TABLESPACE needs a superuser; role app is not one",
           Conninfo(pg, "dry", "app"));
+  // A bad --throttle is refused by the binary before it connects (exit 2).
+  std::string plan_path = WriteFile("dry_throttle.toml", ts + hash_t);
+  for (const char* bad : {"bogus", ""}) {
+    BinaryRun run =
+        RunPglayout({"migrate", plan_path, "--dsn", Conninfo(pg, "dry"),
+                     "--apply", "--throttle", bad},
+                    "");
+    EXPECT_EQ(run.exit_code, 2) << run.output;
+    EXPECT_NE(run.output.find("--throttle: '" + std::string(bad) +
+                              "' is not a throttle mode; use adaptive or off"),
+              std::string::npos)
+        << run.output;
+  }
+  EXPECT_EQ(Value(s.get(), "SELECT to_regnamespace('pglayout') IS NULL"), "t");
 }
 
 // ---------------------------------------- tablespaces and offline moves --
@@ -346,9 +361,10 @@ TEST_P(MigrateTest, OnlineUnderLoadSurvivesKill9AtEveryStep) {
   for (const char* failpoint :
        {"after-create-tablespace:ts_a", "guard:journaled",
         "copy-batch:2:before-commit", "copy-batch:3:after-commit",
-        "replay:before-commit", "index:acc_bal:before-commit",
-        "swap:before-commit", "after-swap:partition:public.acc",
-        "copy-batch:1:before-commit", "before-step:settings"}) {
+        "index:acc_pkey:before-commit", "index:acc_bal:before-commit",
+        "replay:before-commit", "swap:before-commit",
+        "after-swap:partition:public.acc", "copy-batch:1:before-commit",
+        "before-step:settings"}) {
     BinaryRun run = RunPglayout(args, failpoint);
     ASSERT_EQ(run.signal, SIGKILL) << failpoint << "\n" << run.output;
   }
@@ -468,6 +484,109 @@ TEST_P(MigrateTest, OnlineUnderLoadSurvivesKill9AtEveryStep) {
                   "SELECT state FROM pglayout.run ORDER BY run_id "
                   "DESC LIMIT 1"),
             "aborted");
+}
+
+// A copy killed while an older pglayout ran it: that version built the
+// shadow's key index before the copy and replayed changes during it, so the
+// shadow may hold rows above the journaled cursor. Resuming with this
+// version must converge with no row lost or duplicated.
+TEST_P(MigrateTest, ResumesACopyStartedByAnOlderVersion) {
+  std::unique_ptr<PgCluster> pg;
+  PGLAYOUT_ASSERT_OK(StartCluster(PgClusterOptions(), &pg));
+  std::unique_ptr<SqlSession> s;
+  PGLAYOUT_ASSERT_OK(Open(pg.get(), "postgres", &s));
+  Exec(s.get(),
+       "CREATE TABLE y (id int PRIMARY KEY, v text);"
+       "INSERT INTO y SELECT g, md5(g::text) FROM generate_series(1, 10000) g;"
+       "CREATE TABLE y_v AS TABLE y");
+  std::string dir;
+  PGLAYOUT_ASSERT_OK(pg->MakeDirectory("ts_y", &dir));
+  std::string plan =
+      WriteFile("y_plan_" + std::string(PgVersionName(version())) + ".toml",
+                "[[tablespace]]\nname = \"ts_y\"\npath = \"" + dir +
+                    "\"\n[[placement]]\nrelation = \"public.y\"\nstrategy = "
+                    "\"move\"\ntablespaces = [\"ts_y\"]\n");
+  std::vector<std::string> args = {
+      "migrate", plan,           "--dsn", Conninfo(pg.get(), "postgres"),
+      "--apply", "--batch-rows", "1000",  "--throttle",
+      "off"};
+  BinaryRun killed = RunPglayout(args, "copy-batch:3:before-commit");
+  ASSERT_EQ(killed.signal, SIGKILL) << killed.output;
+  std::string shadow =
+      "pglayout_new_" + Value(s.get(), "SELECT 'y'::regclass::oid");
+  EXPECT_EQ(Value(s.get(), "SELECT count(*) FROM " + shadow), "2000");
+  EXPECT_EQ(Value(s.get(), "SELECT count(*) FROM pg_index WHERE indrelid = '" +
+                               shadow + "'::regclass"),
+            "0")
+      << "the copy runs into a shadow without indexes";
+  // What the older version would have left: the key index, and rows that
+  // its replay during the copy put above the cursor (key 2000).
+  Exec(s.get(), "ALTER TABLE " + shadow + " ADD CONSTRAINT " + shadow +
+                    "_i0 PRIMARY KEY (id) USING INDEX TABLESPACE ts_y;"
+                    "UPDATE y SET v = 'changed' WHERE id IN (10, 5000, 9000);"
+                    "UPDATE y_v SET v = 'changed' WHERE id IN (10, 5000, 9000);"
+                    "INSERT INTO " +
+                    shadow +
+                    " SELECT * FROM y WHERE id IN (5000, 7000);"
+                    "DELETE FROM pglayout.log_" +
+                    shadow.substr(13) +
+                    " WHERE k1 = 5000;"
+                    "DELETE FROM y WHERE id = 7000; DELETE FROM y_v WHERE id "
+                    "= 7000;");
+  BinaryRun resumed = RunPglayout(args, "");
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.output;
+  EXPECT_NE(resumed.output.find("made by an older pglayout"), std::string::npos)
+      << resumed.output;
+  EXPECT_EQ(Diff(s.get(), "y", "y_v"), "0");
+  EXPECT_EQ(Value(s.get(), "SELECT count(*) FROM y"), "9999");
+  EXPECT_EQ(Value(s.get(),
+                  "SELECT t.spcname FROM pg_class c JOIN pg_tablespace t ON "
+                  "t.oid = c.reltablespace WHERE c.oid = 'y'::regclass"),
+            "ts_y");
+  EXPECT_EQ(Value(s.get(),
+                  "SELECT bytes_copied > 10000 * 40 AND rows_copied >= 9999 "
+                  "FROM pglayout.step WHERE step_key = 'move:public.y'"),
+            "t");
+  EXPECT_EQ(
+      Value(s.get(), "SELECT count(*) FROM pglayout.batch WHERE bytes > 0"),
+      "10");
+  EXPECT_EQ(Value(s.get(),
+                  "SELECT coalesce(array_length(reloptions, 1), 0) FROM "
+                  "pg_class WHERE oid = 'y'::regclass"),
+            "0")
+      << "autovacuum, off on the shadow during the copy, is back";
+}
+
+// A journal made by an older version (without the bytes columns) is
+// upgraded in place.
+TEST_P(MigrateTest, UpgradesAnOlderJournalSchema) {
+  std::unique_ptr<PgCluster> pg;
+  PGLAYOUT_ASSERT_OK(StartCluster(PgClusterOptions(), &pg));
+  std::unique_ptr<SqlSession> s;
+  PGLAYOUT_ASSERT_OK(Open(pg.get(), "postgres", &s));
+  Journal journal(s.get());
+  PGLAYOUT_ASSERT_OK(journal.EnsureSchema());
+  Exec(s.get(),
+       "ALTER TABLE pglayout.step DROP COLUMN bytes_copied;"
+       "ALTER TABLE pglayout.batch DROP COLUMN bytes");
+  PGLAYOUT_ASSERT_OK(journal.EnsureSchema());
+  RunRecord run;
+  PGLAYOUT_ASSERT_OK(journal.StartRun("h", "plan", "0", 0, 0, &run));
+  PGLAYOUT_ASSERT_OK(
+      journal.SetStep(run.run_id, "move:t", 1, "running", "copy", 0));
+  PGLAYOUT_ASSERT_OK(
+      journal.RecordBatch(run.run_id, "move:t", 1, {}, {"5"}, 5, 640));
+  PGLAYOUT_ASSERT_OK(
+      journal.RecordBatch(run.run_id, "move:t", 2, {"5"}, {"9"}, 4, 512));
+  std::map<std::string, StepRecord> steps;
+  PGLAYOUT_ASSERT_OK(journal.LoadSteps(run.run_id, &steps));
+  EXPECT_EQ(steps["move:t"].bytes_copied, 1152);
+  EXPECT_EQ(steps["move:t"].rows_copied, 9);
+  std::vector<Journal::Batch> batches;
+  PGLAYOUT_ASSERT_OK(journal.LoadBatches(run.run_id, "move:t", &batches));
+  ASSERT_EQ(batches.size(), 2u);
+  EXPECT_EQ(batches[1].bytes, 512);
+  EXPECT_EQ(batches[1].lower, std::vector<std::string>{"5"});
 }
 
 // ------------------- what the swap carries over, online index moves, JSON --

@@ -523,14 +523,26 @@ class Migration {
     return MarkDone(s, no);
   }
 
-  // Lowering max_wal_size while WAL since the last checkpoint is above the
-  // lower limit would itself force a checkpoint; wait (bounded) for the
-  // next timed one first.
-  Status WaitForCheckpointRoom(const SettingRecord& rec) {
-    uint64_t limit = 0;
-    if (!ParseSize(rec.original_setting, &limit).ok() || limit == 0) {
-      return Status::Ok();
-    }
+  // Where WAL and the last checkpoint stand (bytes are LSNs as numbers).
+  struct WalPoint {
+    double lsn = 0, redo = 0;
+    double since_start_s = 0;  // of the last checkpoint (it is timed from
+                               // its start)
+  };
+  Status ReadWalPoint(WalPoint* p) {
+    SqlResult r;
+    PGLAYOUT_RETURN_IF_ERROR(session_->Execute(
+        "SELECT pg_catalog.pg_current_wal_lsn() - '0/0'::pg_lsn, redo_lsn - "
+        "'0/0'::pg_lsn, extract(epoch FROM pg_catalog.now() - "
+        "checkpoint_time) FROM pg_catalog.pg_control_checkpoint()",
+        {}, &r));
+    p->lsn = std::strtod(Cell(r.rows.at(0), 0).c_str(), nullptr);
+    p->redo = std::strtod(Cell(r.rows[0], 1).c_str(), nullptr);
+    p->since_start_s = std::strtod(Cell(r.rows[0], 2).c_str(), nullptr);
+    return Status::Ok();
+  }
+
+  Status CheckpointTiming(double* timeout_s, double* completion_target) {
     SqlValue cct, timeout;
     PGLAYOUT_RETURN_IF_ERROR(QueryValue(
         session_.get(),
@@ -540,36 +552,79 @@ class Migration {
                    "SELECT setting FROM pg_catalog.pg_settings WHERE name = "
                    "'checkpoint_timeout'",
                    {}, &timeout));
-    double factor = 1 + std::strtod(cct.value_or("0.9").c_str(), nullptr);
-    double room = static_cast<double>(limit) / factor * 0.8;
-    double max_wait =
-        options_.restore_wait_s >= 0
-            ? options_.restore_wait_s
-            : std::strtod(timeout.value_or("300").c_str(), nullptr) * 1.5;
+    *completion_target = std::strtod(cct.value_or("0.9").c_str(), nullptr);
+    *timeout_s = std::strtod(timeout.value_or("300").c_str(), nullptr);
+    return Status::Ok();
+  }
+
+  // Lowering max_wal_size while the WAL since the last checkpoint (plus
+  // what the foreground writes until the next timed one starts) is above
+  // what the original allows would itself request a checkpoint: wait,
+  // bounded, for a timed checkpoint to complete first (DecideRestore).
+  // Reports honestly when it could not.
+  Status WaitForCheckpointRoom(const SettingRecord& rec) {
+    uint64_t limit = 0;
+    if (!ParseSize(rec.original_setting, &limit).ok() || limit == 0) {
+      return Status::Ok();
+    }
+    double timeout = 300, cct = 0.9;
+    PGLAYOUT_RETURN_IF_ERROR(CheckpointTiming(&timeout, &cct));
+    double max_wait = options_.restore_wait_s >= 0 ? options_.restore_wait_s
+                                                   : timeout * (1 + cct) + 60;
+    WalPoint first, now;
+    PGLAYOUT_RETURN_IF_ERROR(ReadWalPoint(&first));
     Clock::time_point start = Clock::now();
     while (true) {
-      SqlValue distance;
-      PGLAYOUT_RETURN_IF_ERROR(QueryValue(
-          session_.get(),
-          "SELECT pg_catalog.pg_wal_lsn_diff(pg_catalog.pg_current_wal_lsn(), "
-          "redo_lsn) FROM pg_catalog.pg_control_checkpoint()",
-          {}, &distance));
-      double d = std::strtod(distance.value_or("0").c_str(), nullptr);
+      PGLAYOUT_RETURN_IF_ERROR(ReadWalPoint(&now));
       double waited =
           std::chrono::duration<double>(Clock::now() - start).count();
-      if (d < room) return Status::Ok();
+      RestoreCheck check;
+      check.wal_since_redo = now.lsn - now.redo;
+      // Until a few seconds are measured, assume the rate since the last
+      // checkpoint started (it includes the copy: pessimistic).
+      check.wal_rate =
+          waited >= 5 ? (now.lsn - first.lsn) / waited
+                      : check.wal_since_redo / std::max(now.since_start_s, 1.0);
+      check.seconds_to_next_start = timeout - now.since_start_s;
+      check.checkpoint_since_wait = now.redo >= first.lsn;
+      RestoreVerdict verdict = DecideRestore(limit, cct, check);
+      if (verdict == RestoreVerdict::kRestore) {
+        if (waited >= 1) {
+          ex_->Line(fmt::format(
+              "checkpoint guard: waited {:.0f} s until the WAL since the "
+              "last checkpoint fit the original max_wal_size, so that "
+              "restoring it requests no checkpoint",
+              waited));
+        }
+        return Status::Ok();
+      }
+      if (verdict == RestoreVerdict::kCannot) {
+        ex_->Line(fmt::format(
+            "checkpoint guard: a timed checkpoint since the bulk work ended "
+            "did not make room: the workload alone writes about {} of WAL "
+            "per checkpoint cycle ({:.0f} s), above the {} at which "
+            "max_wal_size {} requests a checkpoint (with a 10% margin), so "
+            "it requests checkpoints at that setting with or without "
+            "pglayout. Restoring it now; set a larger max_wal_size in the "
+            "plan's [settings] to avoid them",
+            HumanSize(ProjectedWal(check)), timeout,
+            HumanSize(RequestThreshold(limit, cct)), rec.original_setting));
+        return Status::Ok();
+      }
       if (waited > max_wait) {
         ex_->Line(fmt::format(
-            "max_wal_size restored although {} of WAL is past the last "
-            "checkpoint: expect one requested checkpoint",
-            HumanSize(d)));
+            "checkpoint guard: no timed checkpoint made room within {:.0f} s "
+            "({} of WAL past the last one); restoring max_wal_size anyway: "
+            "expect one requested checkpoint",
+            max_wait, HumanSize(check.wal_since_redo)));
         return Status::Ok();
       }
       ProgressUpdate u;
       u.task = "checkpoint guard";
       u.step = "waiting for a timed checkpoint before lowering max_wal_size";
       u.elapsed_s = waited;
-      u.detail = HumanSize(d) + " of WAL since the last checkpoint";
+      u.detail =
+          HumanSize(check.wal_since_redo) + " of WAL since the last checkpoint";
       progress_->Update(u);
       std::this_thread::sleep_for(std::chrono::seconds(1));
     }
@@ -598,9 +653,23 @@ class Migration {
                        [&](const SettingChange& c) { return c.name == name; });
   }
 
+  // Whether requested checkpoints came during the bulk work or after the
+  // restore shows in the run's lines.
+  Status ReportCheckpointsSoFar() {
+    CheckpointCounts now;
+    PGLAYOUT_RETURN_IF_ERROR(ReadCheckpointCounts(session_.get(), &now));
+    ex_->Line(fmt::format(
+        "checkpoint guard: {} timed, {} requested checkpoints from the start "
+        "of the run until the restore",
+        now.timed - run_.checkpoints_timed_start,
+        now.requested - run_.checkpoints_requested_start));
+    return Status::Ok();
+  }
+
   Status GuardRestore(const Step& s, int no, bool wait) {
     std::vector<SettingRecord> settings;
     PGLAYOUT_RETURN_IF_ERROR(journal_->LoadSettings(run_.run_id, &settings));
+    PGLAYOUT_RETURN_IF_ERROR(ReportCheckpointsSoFar());
     for (const SettingRecord& rec : settings) {
       if (rec.kind != "guard" || rec.state == "restored" ||
           rec.state == "superseded") {

@@ -39,6 +39,7 @@
 #include "common/status.h"
 #include "migrator/preflight.h"
 #include "migrator/steps.h"
+#include "migrator/throttle.h"
 
 namespace pglayout::migrator {
 
@@ -55,12 +56,24 @@ struct MigrateOptions {
   MigrateMode mode = MigrateMode::kRun;
   SessionFactory connect;  // empty = OpenPgSession(conninfo, ...)
 
-  int64_t batch_rows = 20000;    // rows per copy transaction
-  double max_rate_mbps = 0;      // copy throttle, MB/s of 10^6 bytes; 0 = none
-  int lock_timeout_ms = 200;     // per attempt of every lock-taking statement
-  double lock_deadline_s = 120;  // give up retrying a lock after this
-  double lock_wait_s = 15;       // wait for the run lock (a killed run's
-                                 // backend may still hold it for a moment)
+  // Rows per copy transaction. Large batches amortise the per-statement
+  // cost; each holds a snapshot only for its own second or two.
+  int64_t batch_rows = 100000;
+  double max_rate_mbps = 0;  // hard cap on the copy, MB/s of 10^6; 0 = none
+  // Pauses between batches when the foreground suffers (see throttle.h);
+  // --max-rate stays a hard cap on top.
+  ThrottleMode throttle = ThrottleMode::kAdaptive;
+  ThrottleLimits throttle_limits;
+  // Verification compares key ranges of at least this many rows, each in
+  // one REPEATABLE READ snapshot (fewer snapshots, each a few seconds).
+  int64_t verify_range_rows = 1000000;
+  // maintenance_work_mem for the shadow's index builds (SET LOCAL, never
+  // below the server's setting): a 10 M-row key sorts in memory.
+  uint64_t index_work_mem = 512ULL << 20;
+  int lock_timeout_ms = 200;       // per attempt of every lock-taking statement
+  double lock_deadline_s = 120;    // give up retrying a lock after this
+  double lock_wait_s = 15;         // wait for the run lock (a killed run's
+                                   // backend may still hold it for a moment)
   double catchup_timeout_s = 600;  // replay must converge within this
   // Before a swap, wait this long for transactions older than the copy
   // (their snapshots would see an incomplete table after it); then the run
@@ -69,8 +82,14 @@ struct MigrateOptions {
   int64_t switch_threshold = 2000;  // swap once the log is below this
   bool checkpoint_guard = true;
   uint64_t max_wal_size_cap = 0;  // bytes; 0 = no cap
-  double restore_wait_s = -1;     // wait for a checkpoint before lowering
-                                  // max_wal_size; -1 = checkpoint_timeout x 1.5
+  // Wait at most this long (seconds) for WAL since the last checkpoint to
+  // fit the original max_wal_size before restoring it (lowering it earlier
+  // would itself request a checkpoint); -1 = checkpoint_timeout x
+  // (1 + checkpoint_completion_target) + 60 s, time for one whole timed
+  // checkpoint to start and finish after the copy. The wait ends early,
+  // with a line saying so, once a checkpoint shows that the workload alone
+  // outgrows the original setting.
+  double restore_wait_s = -1;
   double offline_rate_mbps = 200;  // for offline lock-time estimates
   double space_margin = 1.2;
   std::string tool_version = "0";

@@ -341,8 +341,12 @@ TEST(BuildSteps, HashPartitionStepPlacesPartitionsAndCapturesAlways) {
            "SET LOCAL default_tablespace = 'a'\n"
            "CREATE TABLE \"public\".\"orders_p0\" PARTITION OF "
            "\"public\".\"pglayout_new_16384\" FOR VALUES WITH (MODULUS 2, "
-           "REMAINDER 0) TABLESPACE \"a\"",
-           "REMAINDER 1) TABLESPACE \"pg_default\"",
+           "REMAINDER 0) WITH (\"autovacuum_enabled\" = 'false') TABLESPACE "
+           "\"a\"",
+           "REMAINDER 1) WITH (\"autovacuum_enabled\" = 'false') TABLESPACE "
+           "\"pg_default\"",
+           // The partitions get the table's autovacuum setting back.
+           "ALTER TABLE \"public\".\"orders_p1\" RESET (autovacuum_enabled)",
            "ENABLE ALWAYS TRIGGER pglayout_capture",
            "BEFORE TRUNCATE ON \"public\".\"orders\"",
            "IS DISTINCT FROM",
@@ -373,6 +377,30 @@ TEST(Guard, RaisesToCoverTheCopyBoundedByFreeWal) {
   EXPECT_EQ(capped.target, 2 * kGiB);
   GuardDecision enough = DecideMaxWalSize(100 * kGiB, kMiB, 0.9, 0, 0);
   EXPECT_FALSE(enough.raise);
+}
+
+TEST(Guard, RestoresOnlyWhenTheNextTimedCheckpointComesFirst) {
+  // 1 GiB with completion target 0.9: requested at about 539 MiB.
+  uint64_t original = kGiB;
+  RestoreCheck check;
+  check.wal_since_redo = 300.0 * kMiB;
+  check.wal_rate = 1.0 * kMiB;
+  check.seconds_to_next_start = 100;  // 400 MiB by then: fine
+  EXPECT_EQ(DecideRestore(original, 0.9, check), RestoreVerdict::kRestore);
+  check.seconds_to_next_start = 250;  // 550 MiB by then: too late
+  EXPECT_EQ(DecideRestore(original, 0.9, check), RestoreVerdict::kWait);
+  check.wal_since_redo = 2.0 * kGiB;  // the copy's WAL is still in the window
+  check.seconds_to_next_start = 0;
+  EXPECT_EQ(DecideRestore(original, 0.9, check), RestoreVerdict::kWait);
+  // A checkpoint completed after the copy and the foreground alone still
+  // outgrows the threshold: waiting longer cannot help.
+  check.wal_since_redo = 600.0 * kMiB;
+  check.checkpoint_since_wait = true;
+  EXPECT_EQ(DecideRestore(original, 0.9, check), RestoreVerdict::kCannot);
+  check.wal_since_redo = 100.0 * kMiB;
+  check.wal_rate = 0.5 * kMiB;
+  check.seconds_to_next_start = 30;
+  EXPECT_EQ(DecideRestore(original, 0.9, check), RestoreVerdict::kRestore);
 }
 
 TEST(Guard, ReadsPgSettingsUnits) {
@@ -407,9 +435,20 @@ TEST(OnlineSql, CompositeKeysUseRowComparisonsAndArrays) {
   EXPECT_NE(copy.find("OVERRIDING SYSTEM VALUE"), std::string::npos);
   EXPECT_EQ(copy.find("\"total\""), std::string::npos)
       << "generated columns are computed, never copied";
-  EXPECT_NE(copy.find("ORDER BY src.\"order id\" DESC, src.\"line\" DESC"),
+  EXPECT_NE(copy.find("ORDER BY ins.\"order id\" DESC, ins.\"line\" DESC"),
             std::string::npos)
       << "the last key must sort as the key type, not as text";
+  EXPECT_EQ(copy.find("ON CONFLICT"), std::string::npos)
+      << "the shadow has no unique index during the copy";
+  EXPECT_NE(copy.find("pg_catalog.pg_column_size(n.*) AS b"), std::string::npos)
+      << "each batch reports the bytes it copied";
+  std::string legacy =
+      CopyBatchSql(t, names, 500, true, CopyMode::kSkipExisting);
+  EXPECT_NE(legacy.find("ON CONFLICT DO NOTHING"), std::string::npos) << legacy;
+  EXPECT_EQ(legacy.find("WHERE (\"order id\""), std::string::npos)
+      << "the first batch has no cursor condition";
+  EXPECT_NE(legacy.find("ORDER BY sized.\"order id\" DESC"), std::string::npos)
+      << legacy;
   ReplaySql r = MakeReplaySql(t, names);
   EXPECT_NE(r.remove.find("(\"order id\", \"line\") IN (SELECT * FROM ROWS "
                           "FROM (pg_catalog.unnest($1::bigint[]), "
@@ -418,6 +457,90 @@ TEST(OnlineSql, CompositeKeysUseRowComparisonsAndArrays) {
       << r.remove;
   EXPECT_NE(names.QualifiedTable().find("\"My \"\"Items\"\"\""),
             std::string::npos);
+}
+
+TEST(OnlineSql, ShadowHasNoIndexUntilTheCopyEndsThenTheKeyFirst) {
+  TableFacts t = Orders();
+  // Listed after the other index, and its tablespace named by
+  // pg_get_constraintdef, which must not follow it to the shadow.
+  std::swap(t.indexes[0], t.indexes[1]);
+  t.indexes[1].constraint_def =
+      "PRIMARY KEY (id) USING INDEX TABLESPACE \"old \"\"ts\"\"\"";
+  t.reloptions = {"autovacuum_enabled=on", "fillfactor=90"};
+  OnlineTarget target;
+  target.tablespaces = {"fast"};
+  OnlineNames names = MakeOnlineNames(t, target);
+  std::string create;
+  for (const std::string& s : ShadowCreateSql(t, target, names, 150000)) {
+    create += s + "\n";
+  }
+  EXPECT_EQ(create.find("PRIMARY KEY"), std::string::npos) << create;
+  EXPECT_NE(create.find("WITH (\"fillfactor\" = '90', \"autovacuum_enabled\" = "
+                        "'false') TABLESPACE \"fast\""),
+            std::string::npos)
+      << "no autovacuum on the shadow while it is copied into: " << create;
+  std::string swap;
+  for (const std::string& s : SwapSql(t, target, names, SwapInputs())) {
+    swap += s + "\n";
+  }
+  EXPECT_NE(swap.find("ALTER TABLE \"public\".\"pglayout_new_16384\" SET "
+                      "(\"autovacuum_enabled\" = 'on')\nALTER INDEX"),
+            std::string::npos)
+      << "the table's own setting comes back before the rename: " << swap;
+  EXPECT_EQ(create.find("INDEX"), std::string::npos) << create;
+  std::vector<ShadowIndex> indexes = ShadowIndexSql(t, target, names);
+  ASSERT_EQ(indexes.size(), 2u);
+  EXPECT_TRUE(indexes[0].row_key);
+  EXPECT_EQ(indexes[0].source, "orders_pkey");
+  EXPECT_EQ(indexes[0].temp_name, "pglayout_new_16384_i1");
+  EXPECT_EQ(indexes[0].sql.at(0), "SET LOCAL default_tablespace = 'fast'");
+  EXPECT_EQ(indexes[0].sql.at(1),
+            "ALTER TABLE \"public\".\"pglayout_new_16384\" ADD CONSTRAINT "
+            "\"pglayout_new_16384_i1\" PRIMARY KEY (id)");
+  EXPECT_FALSE(indexes[1].row_key);
+  EXPECT_EQ(indexes[1].source, "orders_customer");
+  // Partitioned: the key's index ON ONLY the parent, one per partition in
+  // the partition's tablespace, attached.
+  target.partitioned = true;
+  target.partitions = 2;
+  target.tablespaces = {"a", "b"};
+  target.key = {"id"};
+  names = MakeOnlineNames(t, target);
+  std::string pk;
+  std::vector<ShadowIndex> partitioned = ShadowIndexSql(t, target, names);
+  for (const std::string& s : partitioned.at(0).sql) {
+    pk += s + "\n";
+  }
+  for (const char* expected :
+       {"ALTER TABLE ONLY \"public\".\"pglayout_new_16384\" ADD CONSTRAINT "
+        "\"pglayout_new_16384_i1\" PRIMARY KEY (id)\n",
+        "SET LOCAL default_tablespace = 'b'\nALTER TABLE ONLY "
+        "\"public\".\"orders_p1\" ADD CONSTRAINT \"orders_p1_pkey\" PRIMARY "
+        "KEY (id)\n",
+        "ALTER INDEX \"public\".\"pglayout_new_16384_i1\" ATTACH PARTITION "
+        "\"public\".\"orders_p1_pkey\""}) {
+    EXPECT_NE(pk.find(expected), std::string::npos) << expected << "\n" << pk;
+  }
+}
+
+TEST(OnlineSql, VerificationHashesRecordsOrTextAndFitsInBigint) {
+  TableFacts t = Orders();
+  OnlineTarget target;
+  target.tablespaces = {"a"};
+  OnlineNames names = MakeOnlineNames(t, target);
+  std::string record = VerifyChunkSql(t, names, true, false, RowHash::kRecord);
+  EXPECT_NE(record.find("sum(pg_catalog.hash_record_extended(t, 0)) % "
+                        "9223372036854775807"),
+            std::string::npos)
+      << record;
+  EXPECT_NE(record.find("(t.\"id\") > ($1::bigint)"), std::string::npos)
+      << record;
+  EXPECT_EQ(record.find("<="), std::string::npos) << "no upper bound asked";
+  std::string text = VerifyChunkSql(t, names, true, true, RowHash::kText);
+  EXPECT_NE(text.find("pg_catalog.hashtext(t::text)::bigint"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("(t.\"id\") <= ($2::bigint)"), std::string::npos) << text;
 }
 
 TEST(OnlineSql, TruncatesNamesWithoutSplittingCharacters) {

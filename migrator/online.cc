@@ -1,20 +1,26 @@
 // The online copy state machine. Phases, each persisted in pglayout.step:
 //
-//   (none)   -> copy      shadow + log + capture triggers + journal row, one
-//                         transaction: either all exist or none
-//   copy     -> indexes   keyset batches; each batch and its journal row
-//                         (cursor, rows) commit together
-//   indexes  -> catchup   the other indexes, one transaction each, skipped
-//                         when already there
-//   catchup  -> swap      replay until the log is small; verify every key
-//                         range (count + checksum, one snapshot per range)
+//   (none)   -> copy      shadow (no indexes) + log + capture triggers +
+//                         journal row, one transaction: all exist or none
+//   copy     -> indexes   keyset batches of plain INSERT .. SELECT (key
+//                         ranges are disjoint, nothing else writes to the
+//                         shadow: no ON CONFLICT needed); each batch and its
+//                         journal row (cursor, rows, bytes) commit together;
+//                         no replay yet, the log only accumulates
+//   indexes  -> catchup   the row key's index, then the others, one
+//                         transaction each, skipped when already there
+//   catchup  -> swap      replay until the log is small; verify key ranges
+//                         of many batches (count + row hash sums, one
+//                         snapshot per range)
 //   swap     -> swapped   locks, drain, rename swap, journal: one transaction
 //   swapped  -> done      VALIDATE, ANALYZE, drop log and functions
 //
 // Whatever instant the client dies at, the journal and the catalogs agree,
 // and re-running the phase recorded converges: batches are keyed by the
 // cursor committed with them, replay is idempotent, index creation checks
-// the catalog.
+// the catalog. A shadow made by an older version (key index built before
+// the copy, replay during it) is resumed with ON CONFLICT DO NOTHING
+// batches; the phase names are unchanged, so --abort handles both.
 
 #include <fmt/format.h>
 
@@ -27,6 +33,7 @@
 #include "migrator/executor.h"
 #include "migrator/online_sql.h"
 #include "migrator/sql_util.h"
+#include "migrator/throttle.h"
 
 namespace pglayout::migrator {
 namespace {
@@ -97,6 +104,7 @@ class OnlineRun {
     cursor_ = record.cursor;
     batches_ = record.batches;
     rows_copied_ = record.rows_copied;
+    bytes_copied_ = record.bytes_copied;
     if (phase.empty()) {
       PGLAYOUT_RETURN_IF_ERROR(Prepare());
       phase = "copy";
@@ -149,23 +157,90 @@ class OnlineRun {
     return Status::Ok();
   }
 
-  double BytesPerRow() const {
-    double rows = std::max(t_.reltuples, 1.0);
-    return static_cast<double>(t_.heap_size + t_.toast_size) / rows;
+  // One reading of what the adaptive throttle watches.
+  Status SampleServer(ThrottleSample* sample) {
+    CheckpointCounts checkpoints;
+    PGLAYOUT_RETURN_IF_ERROR(
+        ReadCheckpointCounts(ex_->session(), &checkpoints));
+    SqlResult r;
+    PGLAYOUT_RETURN_IF_ERROR(ex_->session()->Execute(
+        "SELECT (SELECT xact_commit FROM pg_catalog.pg_stat_database WHERE "
+        "datname = pg_catalog.current_database()), coalesce((SELECT max("
+        "extract(epoch FROM replay_lag)) FROM pg_catalog.pg_stat_replication), "
+        "0), coalesce((SELECT max(pg_catalog.pg_wal_lsn_diff("
+        "pg_catalog.pg_current_wal_lsn(), replay_lsn)) FROM "
+        "pg_catalog.pg_stat_replication), 0)",
+        {}, &r));
+    sample->at_s = Since(epoch_);
+    sample->xact_commit = CellInt(r.rows.at(0), 0);
+    sample->requested_checkpoints = checkpoints.requested;
+    sample->replica_lag_s = std::strtod(Cell(r.rows[0], 1).c_str(), nullptr);
+    sample->replica_lag_bytes =
+        std::strtod(Cell(r.rows[0], 2).c_str(), nullptr);
+    return Status::Ok();
   }
 
-  // Sleeps so that the copy stays under --max-rate.
-  void Throttle(Clock::time_point start, int64_t rows) const {
-    double rate = ex_->options().max_rate_mbps;
-    if (rate <= 0) return;
-    double due = static_cast<double>(rows) * BytesPerRow() / (rate * 1e6);
-    double ahead = due - Since(start);
-    if (ahead > 0) {
-      std::this_thread::sleep_for(std::chrono::duration<double>(ahead));
+  bool Adaptive() const {
+    return ex_->options().throttle == ThrottleMode::kAdaptive;
+  }
+
+  // The foreground's commit rate just before the copy: the adaptive
+  // throttle's reference.
+  Status SampleBaseline() {
+    if (!Adaptive()) return Status::Ok();
+    ThrottleSample first, second;
+    PGLAYOUT_RETURN_IF_ERROR(SampleServer(&first));
+    std::this_thread::sleep_for(
+        std::chrono::duration<double>(ex_->options().throttle_limits.window_s));
+    PGLAYOUT_RETURN_IF_ERROR(SampleServer(&second));
+    throttle_.SetBaseline(first, second);
+    ex_->Line(fmt::format(
+        "{}: adaptive throttle baseline: {:.0f} commits/s in the database",
+        relation(), throttle_.baseline_tps()));
+    return Status::Ok();
+  }
+
+  // The adaptive throttle's pause after |work_s| seconds of bulk work (0
+  // with --throttle off).
+  Status AdaptivePause(double work_s, double* pause) {
+    *pause = 0;
+    if (!Adaptive()) return Status::Ok();
+    ThrottleSample now;
+    PGLAYOUT_RETURN_IF_ERROR(SampleServer(&now));
+    *pause = throttle_.Next(now, work_s);
+    return Status::Ok();
+  }
+
+  static void Sleep(double seconds) {
+    if (seconds > 0) {
+      std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
     }
   }
 
-  void Report(const std::string& what, Clock::time_point start, int64_t rows) {
+  // The pause before the next copy batch: the adaptive throttle's, and at
+  // least what keeps the copy under --max-rate (a hard cap) since |start|.
+  Status Pause(Clock::time_point start, int64_t bytes, double batch_s) {
+    double pause = 0;
+    PGLAYOUT_RETURN_IF_ERROR(AdaptivePause(batch_s, &pause));
+    double rate = ex_->options().max_rate_mbps;
+    if (rate > 0) {
+      double due = static_cast<double>(bytes) / (rate * 1e6);
+      pause = std::max(pause, due - Since(start));
+    }
+    Sleep(pause);
+    return Status::Ok();
+  }
+
+  std::string ThrottleState() const {
+    std::string state = Adaptive() ? "adaptive " + throttle_.State() : "off";
+    if (ex_->options().max_rate_mbps > 0) {
+      state += fmt::format(", cap {:.0f} MB/s", ex_->options().max_rate_mbps);
+    }
+    return state;
+  }
+
+  void Report(const std::string& what, Clock::time_point start, int64_t rows,
+              int64_t bytes) {
     ProgressUpdate u;
     u.task = "copy " + relation();
     u.step = what;
@@ -176,18 +251,39 @@ class OnlineRun {
     if (rps > 0 && u.fraction < 1) {
       u.eta_s = (total - static_cast<double>(rows_copied_)) / rps;
     }
-    u.detail = fmt::format("{:.0f} rows/s, {:.1f} MB/s", rps,
-                           rps * BytesPerRow() / 1e6);
+    double mbps =
+        u.elapsed_s > 0 ? static_cast<double>(bytes) / 1e6 / u.elapsed_s : 0;
+    u.detail = fmt::format("{:.0f} rows/s, {:.1f} MB/s, throttle {}", rps, mbps,
+                           ThrottleState());
     ex_->progress()->Update(u);
+  }
+
+  // kPlain unless the shadow already has its key index: then it was made by
+  // an older version that built it before the copy and replayed during it.
+  Status ChooseCopyMode(CopyMode* mode) {
+    *mode = CopyMode::kPlain;
+    for (const ShadowIndex& index : ShadowIndexSql(t_, step_.target, names_)) {
+      if (!index.row_key) continue;
+      bool exists = false;
+      PGLAYOUT_RETURN_IF_ERROR(IndexExists(index.temp_name, &exists));
+      if (exists) *mode = CopyMode::kSkipExisting;
+    }
+    if (*mode == CopyMode::kSkipExisting) {
+      ex_->Line(fmt::format(
+          "{}: the shadow was made by an older pglayout (key index built "
+          "before the copy); resuming its copy with ON CONFLICT DO NOTHING",
+          relation()));
+    }
+    return Status::Ok();
   }
 
   // One batch and its journal row in one transaction. *done when the
   // batch was short (the end of the table).
-  Status CopyBatch(bool* done) {
-    std::string sql =
-        CopyBatchSql(t_, names_, ex_->options().batch_rows, cursor_.empty());
+  Status CopyBatch(CopyMode mode, bool* done) {
+    std::string sql = CopyBatchSql(t_, names_, ex_->options().batch_rows,
+                                   cursor_.empty(), mode);
     int64_t batch_no = batches_ + 1;
-    int64_t rows = 0;
+    int64_t rows = 0, bytes = 0;
     std::vector<std::string> last;
     PGLAYOUT_RETURN_IF_ERROR(ex_->Transaction(
         fmt::format("copy-batch:{}", batch_no), [&]() -> Status {
@@ -195,13 +291,14 @@ class OnlineRun {
           PGLAYOUT_RETURN_IF_ERROR(
               ex_->session()->Execute(sql, Params(cursor_), &r));
           rows = r.rows.empty() ? 0 : CellInt(r.rows[0], 0);
+          bytes = rows > 0 ? CellInt(r.rows[0], 1) : 0;
           last.clear();
-          for (size_t i = 1; rows > 0 && i < r.rows[0].size(); ++i) {
+          for (size_t i = 2; rows > 0 && i < r.rows[0].size(); ++i) {
             last.push_back(Cell(r.rows[0], i));
           }
           if (rows > 0) {
             PGLAYOUT_RETURN_IF_ERROR(ex_->journal()->RecordBatch(
-                ex_->run_id(), key(), batch_no, cursor_, last, rows));
+                ex_->run_id(), key(), batch_no, cursor_, last, rows, bytes));
           }
           *done = rows < ex_->options().batch_rows;
           if (!*done) return Status::Ok();
@@ -213,26 +310,35 @@ class OnlineRun {
       batches_ = batch_no;
       cursor_ = last;
       rows_copied_ += rows;
+      bytes_copied_ += bytes;
     }
     return Status::Ok();
   }
 
+  // No replay while copying: the shadow has no index to find keys by yet,
+  // and the capture log only grows by the foreground's changes, which the
+  // catch-up replays once the indexes exist.
   Status Copy() {
+    CopyMode mode = CopyMode::kPlain;
+    PGLAYOUT_RETURN_IF_ERROR(ChooseCopyMode(&mode));
+    PGLAYOUT_RETURN_IF_ERROR(SampleBaseline());
     Clock::time_point start = Clock::now();
-    int64_t rows_at_start = rows_copied_;
+    int64_t rows_at_start = rows_copied_, bytes_at_start = bytes_copied_;
     bool done = false;
     while (!done) {
-      PGLAYOUT_RETURN_IF_ERROR(CopyBatch(&done));
-      // Keep the log short while copying: one bounded replay round.
-      int64_t replayed = 0;
-      PGLAYOUT_RETURN_IF_ERROR(
-          ReplayRound(ex_->options().batch_rows, &replayed));
+      Clock::time_point batch_start = Clock::now();
+      PGLAYOUT_RETURN_IF_ERROR(CopyBatch(mode, &done));
       Report(fmt::format("batch {}", batches_), start,
-             rows_copied_ - rows_at_start);
-      Throttle(start, rows_copied_ - rows_at_start);
+             rows_copied_ - rows_at_start, bytes_copied_ - bytes_at_start);
+      if (!done) {
+        PGLAYOUT_RETURN_IF_ERROR(
+            Pause(start, bytes_copied_ - bytes_at_start, Since(batch_start)));
+      }
     }
-    ex_->Line(fmt::format("{}: copied {} rows in {} batches ({:.1f} s)",
-                          relation(), rows_copied_, batches_, Since(start)));
+    ex_->Line(fmt::format(
+        "{}: copied {} rows ({}) in {} batches ({:.1f} s; throttle {})",
+        relation(), rows_copied_, HumanSize(static_cast<double>(bytes_copied_)),
+        batches_, Since(start), ThrottleState()));
     return Status::Ok();
   }
 
@@ -245,21 +351,48 @@ class OnlineRun {
     return Status::Ok();
   }
 
+  // SET LOCAL maintenance_work_mem for an index build: raised to
+  // index_work_mem, never lowered below the server's setting.
+  Status IndexMemorySql(std::string* sql) {
+    SqlValue kb;
+    PGLAYOUT_RETURN_IF_ERROR(
+        QueryValue(ex_->session(),
+                   "SELECT setting FROM pg_catalog.pg_settings WHERE name = "
+                   "'maintenance_work_mem'",
+                   {}, &kb));
+    uint64_t current = std::strtoull(kb.value_or("0").c_str(), nullptr, 10);
+    uint64_t wanted = ex_->options().index_work_mem / 1024;
+    sql->clear();
+    if (wanted > current) {
+      *sql = fmt::format("SET LOCAL maintenance_work_mem = '{}kB'", wanted);
+    }
+    return Status::Ok();
+  }
+
+  // The row key's index first (replay needs it), then the others; one
+  // transaction each, skipped when a resumed run finds it built.
   Status BuildIndexes() {
-    auto all = ShadowIndexSql(t_, step_.target, names_);
-    size_t n = 0;
-    for (size_t i = 0; i < t_.indexes.size(); ++i) {
-      if (t_.indexes[i].name == t_.row_key_index) continue;
-      const auto& tx = all[n++];
+    std::string memory;
+    PGLAYOUT_RETURN_IF_ERROR(IndexMemorySql(&memory));
+    Clock::time_point start = Clock::now();
+    int built = 0;
+    for (const ShadowIndex& index : ShadowIndexSql(t_, step_.target, names_)) {
       bool exists = false;
-      PGLAYOUT_RETURN_IF_ERROR(IndexExists(names_.TempIndexName(i), &exists));
+      PGLAYOUT_RETURN_IF_ERROR(IndexExists(index.temp_name, &exists));
       if (exists) continue;
-      PGLAYOUT_RETURN_IF_ERROR(ex_->Transaction(
-          "index:" + t_.indexes[i].name, [&]() { return ex_->ExecAll(tx); }));
+      PGLAYOUT_RETURN_IF_ERROR(
+          ex_->Transaction("index:" + index.source, [&]() -> Status {
+            if (!memory.empty()) PGLAYOUT_RETURN_IF_ERROR(ex_->Exec(memory));
+            return ex_->ExecAll(index.sql);
+          }));
+      ++built;
     }
     PGLAYOUT_RETURN_IF_ERROR(ex_->journal()->SetStep(
         ex_->run_id(), key(), step_no_, "running", "catchup"));
-    if (n > 0) ex_->Line(fmt::format("{}: built {} indexes", relation(), n));
+    if (built > 0) {
+      ex_->Line(fmt::format("{}: built {} indexes ({:.1f} s)", relation(),
+                            built, Since(start)));
+    }
     return Status::Ok();
   }
 
@@ -303,11 +436,28 @@ class OnlineRun {
     }
   }
 
+  // kRecord when every column type can be hashed by hash_record_extended
+  // (14+): one row of the source tells (an empty table has nothing to
+  // verify either way).
+  Status ChooseRowHash(RowHash* hash) {
+    *hash = RowHash::kText;
+    if (ex_->session()->server_version() < 140000) return Status::Ok();
+    Status st = ex_->Exec(fmt::format("SELECT {} FROM ONLY {} t LIMIT 1",
+                                      RowHashSql(RowHash::kRecord, "t"),
+                                      names_.QualifiedTable()));
+    if (st.ok()) {
+      *hash = RowHash::kRecord;
+    } else if (ex_->session()->last_sqlstate() != "42883") {
+      return st;
+    }
+    return Status::Ok();
+  }
+
   Status VerifyRange(const std::vector<std::string>& lower,
                      const std::vector<std::string>& upper, int64_t batch_no,
-                     int64_t* rows) {
+                     RowHash hash, int64_t* rows) {
     std::string sql =
-        VerifyChunkSql(t_, names_, !lower.empty(), !upper.empty());
+        VerifyChunkSql(t_, names_, !lower.empty(), !upper.empty(), hash);
     SqlResult r;
     PGLAYOUT_RETURN_IF_ERROR(
         ex_->Exec("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"));
@@ -331,31 +481,47 @@ class OnlineRun {
         ex_->run_id(), key(), batch_no, src_rows, src_sum, new_rows, new_sum);
   }
 
-  // Compares every batch's key range in its own REPEATABLE READ snapshot
-  // while no replay runs; keys with pending log rows are left out because
-  // the swap resynchronises them under its lock.
+  // Compares key ranges of at least verify_range_rows rows (consecutive
+  // batches joined), each in its own REPEATABLE READ snapshot while no
+  // replay runs; keys with pending log rows are left out because the swap
+  // resynchronises them under its lock. Between ranges: the adaptive
+  // throttle's pause and a replay round that keeps the log short.
   Status Verify() {
     std::vector<Journal::Batch> batches;
     PGLAYOUT_RETURN_IF_ERROR(
         ex_->journal()->LoadBatches(ex_->run_id(), key(), &batches));
-    int64_t rows = 0;
+    RowHash hash = RowHash::kText;
+    PGLAYOUT_RETURN_IF_ERROR(ChooseRowHash(&hash));
+    Clock::time_point start = Clock::now();
+    int64_t rows = 0, ranges = 0, in_range = 0;
+    std::vector<std::string> lower;
     for (size_t i = 0; i < batches.size(); ++i) {
-      const Journal::Batch& b = batches[i];
-      PGLAYOUT_RETURN_IF_ERROR(
-          VerifyRange(b.lower, b.upper, b.batch_no, &rows));
-      if (i % 8 == 7) {
-        int64_t n = 0;
-        PGLAYOUT_RETURN_IF_ERROR(ReplayRound(ex_->options().batch_rows, &n));
+      in_range += batches[i].rows;
+      if (in_range < ex_->options().verify_range_rows &&
+          i + 1 < batches.size()) {
+        continue;
       }
+      Clock::time_point range_start = Clock::now();
+      PGLAYOUT_RETURN_IF_ERROR(VerifyRange(lower, batches[i].upper,
+                                           batches[i].batch_no, hash, &rows));
+      // Hashing both sides is bulk work too: the same throttle applies.
+      double pause = 0;
+      PGLAYOUT_RETURN_IF_ERROR(AdaptivePause(Since(range_start), &pause));
+      Sleep(pause);
+      lower = batches[i].upper;
+      in_range = 0;
+      ++ranges;
+      int64_t n = 0;
+      PGLAYOUT_RETURN_IF_ERROR(ReplayRound(ex_->options().batch_rows, &n));
     }
     // Keys above the last batch: rows inserted after the copy passed.
-    std::vector<std::string> last =
-        batches.empty() ? std::vector<std::string>() : batches.back().upper;
-    PGLAYOUT_RETURN_IF_ERROR(VerifyRange(last, {}, 0, &rows));
-    ex_->Line(
-        fmt::format("{}: verified {} key ranges, {} rows: counts and "
-                    "checksums match",
-                    relation(), batches.size() + 1, rows));
+    PGLAYOUT_RETURN_IF_ERROR(VerifyRange(lower, {}, 0, hash, &rows));
+    ex_->Line(fmt::format(
+        "{}: verified {} key ranges, {} rows: counts and checksums ({}) "
+        "match ({:.1f} s)",
+        relation(), ranges + 1, rows,
+        hash == RowHash::kRecord ? "hash_record_extended" : "hashtext of text",
+        Since(start)));
     return Status::Ok();
   }
 
@@ -476,20 +642,49 @@ class OnlineRun {
     }
   }
 
+  // An autovacuum worker on the table or on the shadow (10 M fresh rows
+  // invite one) holds a lock that the swap's ACCESS EXCLUSIVE waits for.
+  // PostgreSQL cancels such a worker for a lock waiter only after
+  // deadlock_timeout (1 s), longer than each of our bounded attempts, so
+  // every attempt would time out until the vacuum ends (minutes on a big
+  // table). Cancel them as PostgreSQL would; never an anti-wraparound one.
+  Status CancelAutovacuum(int64_t* cancelled) {
+    SqlValue n;
+    PGLAYOUT_RETURN_IF_ERROR(QueryValue(
+        ex_->session(),
+        "SELECT count(*) FILTER (WHERE pg_catalog.pg_cancel_backend(a.pid)) "
+        "FROM pg_catalog.pg_stat_activity a WHERE a.backend_type = "
+        "'autovacuum worker' AND a.query NOT LIKE '%to prevent wraparound%' "
+        "AND EXISTS (SELECT FROM pg_catalog.pg_locks l WHERE l.pid = a.pid "
+        "AND l.relation IN (SELECT $1::regclass UNION ALL SELECT "
+        "$2::regclass UNION ALL SELECT inhrelid FROM pg_catalog.pg_inherits "
+        "WHERE inhparent = $2::regclass))",
+        {names_.QualifiedTable(), names_.QualifiedShadow()}, &n));
+    *cancelled += std::strtoll(n.value_or("0").c_str(), nullptr, 10);
+    return Status::Ok();
+  }
+
   Status Swap(const std::string& detail) {
     PGLAYOUT_RETURN_IF_ERROR(RefusePreparedLocks());
     PGLAYOUT_RETURN_IF_ERROR(WaitForOlderTransactions());
     Clock::time_point start = Clock::now();
+    int64_t cancelled = 0;
+    PGLAYOUT_RETURN_IF_ERROR(CancelAutovacuum(&cancelled));
     PGLAYOUT_RETURN_IF_ERROR(ex_->WithLockRetry(
         "swap", [&]() { return SwapOnce(detail); },
         [&]() -> Status {
+          PGLAYOUT_RETURN_IF_ERROR(CancelAutovacuum(&cancelled));
           int64_t n = 0;
           return ReplayRound(ex_->options().batch_rows, &n);
         }));
-    ex_->Line(
-        fmt::format("{}: swapped ({:.2f} s including lock waits); the "
-                    "old table is kept as {}",
-                    relation(), Since(start), names_.QualifiedOld()));
+    ex_->Line(fmt::format(
+        "{}: swapped ({:.2f} s including lock waits{}); the old table is kept "
+        "as {}",
+        relation(), Since(start),
+        cancelled > 0
+            ? fmt::format(", {} autovacuum worker(s) cancelled", cancelled)
+            : "",
+        names_.QualifiedOld()));
     ex_->Failpoint("after-swap:" + key());
     return Status::Ok();
   }
@@ -527,6 +722,9 @@ class OnlineRun {
   std::vector<std::string> cursor_;
   int64_t batches_ = 0;
   int64_t rows_copied_ = 0;
+  int64_t bytes_copied_ = 0;
+  Clock::time_point epoch_ = Clock::now();  // the throttle's clock
+  AdaptiveThrottle throttle_{ex_->options().throttle_limits};
 };
 
 }  // namespace

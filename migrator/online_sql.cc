@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <cstring>
+#include <regex>
+
 #include "common/ddl.h"
 #include "common/sql.h"
 #include "migrator/sql_util.h"
@@ -24,6 +27,16 @@ std::string KeyTuple(const TableFacts& t, const std::string& alias) {
                                   : alias + "." + QuoteIdent(k));
   }
   return "(" + JoinComma(parts) + ")";
+}
+
+// The key columns qualified by |alias|: {n."a", n."b"}.
+std::vector<std::string> KeyColumnsOf(const TableFacts& t,
+                                      const std::string& alias) {
+  std::vector<std::string> out;
+  for (const std::string& k : t.row_key) {
+    out.push_back(alias + "." + QuoteIdent(k));
+  }
+  return out;
 }
 
 // "($1::integer, $2::text)" starting at parameter |first|.
@@ -109,30 +122,41 @@ void AppendColumnSettings(const TableFacts& t, const std::string& shadow,
   }
 }
 
-const IndexFacts* RowKeyIndex(const TableFacts& t, size_t* position) {
-  for (size_t i = 0; i < t.indexes.size(); ++i) {
-    if (t.indexes[i].name == t.row_key_index) {
-      *position = i;
-      return &t.indexes[i];
-    }
-  }
-  return nullptr;
+// Indexes that belong to a constraint (primary key, unique, exclusion) are
+// made with ADD CONSTRAINT so that the swap carries the constraint too.
+bool IsConstraintIndex(const IndexFacts& index) {
+  return index.constraint_type == 'p' || index.constraint_type == 'u' ||
+         index.constraint_type == 'x';
 }
 
-// The row key's index on the shadow, created before the copy: replay looks
-// keys up through it and the copy's ON CONFLICT needs it.
-std::string RowKeyIndexSql(const TableFacts& t, const OnlineNames& names) {
-  size_t pos = 0;
-  const IndexFacts* index = RowKeyIndex(t, &pos);
-  if (!index) return "";
-  std::string temp = QuoteIdent(names.TempIndexName(pos));
-  if (index->constraint_type == 'p') {
-    return fmt::format("ALTER TABLE {} ADD CONSTRAINT {} PRIMARY KEY ({})",
-                       names.QualifiedShadow(), temp,
-                       QuoteIdentList(index->columns));
+// pg_get_constraintdef() names the index's tablespace when it is not the
+// default ("PRIMARY KEY (id) USING INDEX TABLESPACE old"); the shadow's
+// copy goes where default_tablespace says, so that clause is dropped.
+std::string ConstraintDefinition(const IndexFacts& index) {
+  if (index.constraint_def.empty() && index.constraint_type == 'p') {
+    return "PRIMARY KEY (" + QuoteIdentList(index.columns) + ")";
   }
-  return fmt::format("CREATE UNIQUE INDEX {} ON {} {}", temp,
-                     names.QualifiedShadow(), index->using_clause);
+  static const std::regex kTablespace(
+      R"( USING INDEX TABLESPACE ("(?:[^"]|"")*"|[^ "]+))");
+  return std::regex_replace(index.constraint_def, kTablespace, "");
+}
+
+constexpr char kAutovacuumEnabled[] = "autovacuum_enabled";
+
+bool IsAutovacuumOption(const std::string& option) {
+  return option.rfind(std::string(kAutovacuumEnabled) + "=", 0) == 0;
+}
+
+// The table's reloptions with autovacuum off: a vacuum of the growing
+// shadow would compete with the copy and hold a lock that the swap waits
+// for. The swap gives the table's own setting back (AutovacuumRestoreSql).
+std::vector<std::string> ShadowReloptions(const TableFacts& t) {
+  std::vector<std::string> out;
+  for (const std::string& o : t.reloptions) {
+    if (!IsAutovacuumOption(o)) out.push_back(o);
+  }
+  out.push_back(std::string(kAutovacuumEnabled) + "=false");
+  return out;
 }
 
 std::string SetDefaultTablespace(const std::string& ts) {
@@ -147,24 +171,27 @@ std::vector<std::string> PartitionedIndexSql(const IndexFacts& index,
                                              const OnlineNames& names) {
   std::vector<std::string> tx;
   std::string parent = QuoteIdent(names.TempIndexName(pos));
-  bool constraint =
-      index.constraint_type == 'u' || index.constraint_type == 'x';
+  bool constraint = IsConstraintIndex(index);
   const char* unique = index.unique ? "UNIQUE " : "";
   if (constraint) {
     tx.push_back(fmt::format("ALTER TABLE ONLY {} ADD CONSTRAINT {} {}",
                              names.QualifiedShadow(), parent,
-                             index.constraint_def));
+                             ConstraintDefinition(index)));
   } else {
     tx.push_back(fmt::format("CREATE {}INDEX {} ON ONLY {} {}", unique, parent,
                              names.QualifiedShadow(), index.using_clause));
   }
   for (int r = 0; r < target.partitions; ++r) {
-    std::string child = TruncatedName(index.name, fmt::format("_p{}", r));
+    // A primary key's partition indexes get the names PostgreSQL gives
+    // them ("<partition>_pkey"), as when the key is declared on the parent.
+    std::string child = index.constraint_type == 'p'
+                            ? TruncatedName(names.partitions[r], "_pkey")
+                            : TruncatedName(index.name, fmt::format("_p{}", r));
     tx.push_back(SetDefaultTablespace(PartitionTablespace(target, r)));
     if (constraint) {
       tx.push_back(fmt::format("ALTER TABLE ONLY {} ADD CONSTRAINT {} {}",
                                names.QualifiedPartition(r), QuoteIdent(child),
-                               index.constraint_def));
+                               ConstraintDefinition(index)));
     } else {
       tx.push_back(fmt::format("CREATE {}INDEX {} ON {} {}", unique,
                                QuoteIdent(child), names.QualifiedPartition(r),
@@ -182,10 +209,10 @@ std::vector<std::string> PlainIndexSql(const IndexFacts& index, size_t pos,
                                        const OnlineNames& names) {
   std::string temp = QuoteIdent(names.TempIndexName(pos));
   std::vector<std::string> tx = {SetDefaultTablespace(target.tablespaces[0])};
-  if (index.constraint_type == 'u' || index.constraint_type == 'x') {
+  if (IsConstraintIndex(index)) {
     tx.push_back(fmt::format("ALTER TABLE {} ADD CONSTRAINT {} {}",
                              names.QualifiedShadow(), temp,
-                             index.constraint_def));
+                             ConstraintDefinition(index)));
   } else {
     tx.push_back(fmt::format("CREATE {}INDEX {} ON {} {}",
                              index.unique ? "UNIQUE " : "", temp,
@@ -282,13 +309,12 @@ std::vector<std::string> ShadowCreateSql(const TableFacts& t,
   std::vector<std::string> tx;
   std::string shadow = names.QualifiedShadow();
   std::string like = LikeClause(names.QualifiedTable(), server_version);
-  std::string with = WithOptionsClause(t.reloptions, t.toast_reloptions);
+  std::string with = WithOptionsClause(ShadowReloptions(t), t.toast_reloptions);
   if (!target.partitioned) {
     tx.push_back(SetDefaultTablespace(target.tablespaces[0]));
     tx.push_back(fmt::format("CREATE TABLE {} ({}){} TABLESPACE {}", shadow,
                              like, with.empty() ? "" : " " + with,
                              QuoteIdent(target.tablespaces[0])));
-    tx.push_back(RowKeyIndexSql(t, names));
     tx.push_back(
         fmt::format("ALTER TABLE {} OWNER TO {}", shadow, QuoteIdent(t.owner)));
     AppendColumnSettings(t, shadow, &tx);
@@ -296,7 +322,6 @@ std::vector<std::string> ShadowCreateSql(const TableFacts& t,
   }
   tx.push_back(fmt::format("CREATE TABLE {} ({}) PARTITION BY HASH ({})",
                            shadow, like, QuoteIdentList(target.key)));
-  tx.push_back(RowKeyIndexSql(t, names));
   tx.push_back(
       fmt::format("ALTER TABLE {} OWNER TO {}", shadow, QuoteIdent(t.owner)));
   for (int r = 0; r < target.partitions; ++r) {
@@ -315,16 +340,26 @@ std::vector<std::string> ShadowCreateSql(const TableFacts& t,
   return tx;
 }
 
-std::vector<std::vector<std::string>> ShadowIndexSql(const TableFacts& t,
-                                                     const OnlineTarget& target,
-                                                     const OnlineNames& names) {
-  std::vector<std::vector<std::string>> out;
-  for (size_t i = 0; i < t.indexes.size(); ++i) {
+std::vector<ShadowIndex> ShadowIndexSql(const TableFacts& t,
+                                        const OnlineTarget& target,
+                                        const OnlineNames& names) {
+  std::vector<ShadowIndex> out;
+  auto add = [&](size_t i) {
     const IndexFacts& index = t.indexes[i];
-    if (index.name == t.row_key_index) continue;
-    out.push_back(target.partitioned
-                      ? PartitionedIndexSql(index, i, target, names)
-                      : PlainIndexSql(index, i, target, names));
+    ShadowIndex built;
+    built.source = index.name;
+    built.temp_name = names.TempIndexName(i);
+    built.row_key = index.name == t.row_key_index;
+    built.sql = target.partitioned
+                    ? PartitionedIndexSql(index, i, target, names)
+                    : PlainIndexSql(index, i, target, names);
+    out.push_back(std::move(built));
+  };
+  for (size_t i = 0; i < t.indexes.size(); ++i) {
+    if (t.indexes[i].name == t.row_key_index) add(i);
+  }
+  for (size_t i = 0; i < t.indexes.size(); ++i) {
+    if (t.indexes[i].name != t.row_key_index) add(i);
   }
   return out;
 }
@@ -386,23 +421,57 @@ std::vector<std::string> CaptureDropSql(const OnlineNames& names,
   return out;
 }
 
-std::string CopyBatchSql(const TableFacts& t, const OnlineNames& names,
-                         int64_t batch_rows, bool first) {
-  std::string cols = JoinComma(InsertColumns(t));
+namespace {
+
+// "WHERE (k1, k2) > ($1::t1, $2::t2)" after the cursor, "" for the first
+// batch.
+std::string AfterCursor(const TableFacts& t, bool first) {
+  return first ? "" : " WHERE " + KeyTuple(t, "") + " > " + ParamTuple(t, 1);
+}
+
+// The batch's result row from a CTE |rows| that holds the copied rows' key
+// columns and their size "b": (count, bytes, last key as text...). The
+// LEFT JOIN keeps one row when the batch is empty.
+std::string BatchSummary(const TableFacts& t, const std::string& rows) {
   std::vector<std::string> last;
   for (const std::string& k : t.row_key) {
-    last.push_back("src." + QuoteIdent(k) + "::text");
+    last.push_back(rows + "." + QuoteIdent(k) + "::text");
   }
+  return fmt::format(
+      "SELECT (SELECT count(*) FROM {0}), (SELECT coalesce(sum(b), 0) FROM "
+      "{0}), last.* FROM (SELECT 1) AS one LEFT JOIN (SELECT {1} FROM {0} "
+      "ORDER BY {2} LIMIT 1) AS last ON true",
+      rows, JoinComma(last), OrderByKey(t, " DESC", rows));
+}
+
+}  // namespace
+
+std::string CopyBatchSql(const TableFacts& t, const OnlineNames& names,
+                         int64_t batch_rows, bool first, CopyMode mode) {
+  std::string cols = JoinComma(InsertColumns(t));
+  if (mode == CopyMode::kPlain) {
+    // The shadow has no unique index yet and the batches' key ranges are
+    // disjoint: no conflict is possible, so no ON CONFLICT (3x faster).
+    // RETURNING keeps only the key and the size, not the whole row.
+    return fmt::format(
+        "WITH ins AS (INSERT INTO {0} AS n ({1}){2} SELECT {1} FROM ONLY {3}"
+        "{4} ORDER BY {5} LIMIT {6} RETURNING {7}, "
+        "pg_catalog.pg_column_size(n.*) AS b) {8}",
+        names.QualifiedShadow(), cols, Overriding(t), names.QualifiedTable(),
+        AfterCursor(t, first), OrderByKey(t, ""), batch_rows,
+        JoinComma(KeyColumnsOf(t, "n")), BatchSummary(t, "ins"));
+  }
+  // A shadow of an older layout already has its key index and may hold
+  // rows that replay put above the cursor: skip those, count what was read.
   return fmt::format(
       "WITH src AS (SELECT {0} FROM ONLY {1}{2} ORDER BY {3} LIMIT {4}), "
       "ins AS (INSERT INTO {5} ({0}){6} SELECT {0} FROM src "
-      "ON CONFLICT DO NOTHING) "
-      "SELECT (SELECT count(*) FROM src), last.* FROM (SELECT 1) AS one "
-      "LEFT JOIN (SELECT {7} FROM src ORDER BY {8} LIMIT 1) AS last ON true",
-      cols, names.QualifiedTable(),
-      first ? "" : " WHERE " + KeyTuple(t, "") + " > " + ParamTuple(t, 1),
-      OrderByKey(t, ""), batch_rows, names.QualifiedShadow(), Overriding(t),
-      JoinComma(last), OrderByKey(t, " DESC", "src"));
+      "ON CONFLICT DO NOTHING), "
+      "sized AS (SELECT {7}, pg_catalog.pg_column_size(src.*) AS b FROM src) "
+      "{8}",
+      cols, names.QualifiedTable(), AfterCursor(t, first), OrderByKey(t, ""),
+      batch_rows, names.QualifiedShadow(), Overriding(t),
+      JoinComma(KeyColumnsOf(t, "src")), BatchSummary(t, "sized"));
 }
 
 ReplaySql MakeReplaySql(const TableFacts& t, const OnlineNames& names) {
@@ -428,8 +497,15 @@ ReplaySql MakeReplaySql(const TableFacts& t, const OnlineNames& names) {
   return r;
 }
 
+std::string RowHashSql(RowHash hash, const std::string& row) {
+  if (hash == RowHash::kRecord) {
+    return fmt::format("pg_catalog.hash_record_extended({}, 0)", row);
+  }
+  return fmt::format("pg_catalog.hashtext({}::text)::bigint", row);
+}
+
 std::string VerifyChunkSql(const TableFacts& t, const OnlineNames& names,
-                           bool has_lower, bool has_upper) {
+                           bool has_lower, bool has_upper, RowHash hash) {
   std::vector<std::string> conditions;
   int next = 1;
   if (has_lower) {
@@ -454,13 +530,16 @@ std::string VerifyChunkSql(const TableFacts& t, const OnlineNames& names,
   for (size_t i = 0; i < conditions.size(); ++i) {
     where += (i ? " AND " : "") + conditions[i];
   }
-  constexpr const char* kSide =
-      "(SELECT count(*) AS n, coalesce(sum(pg_catalog.hashtext(t::text)::"
-      "bigint), 0) AS h FROM {}{} t WHERE {})";
-  return fmt::format(
-      "SELECT s.n, s.h, d.n, d.h FROM {} s, {} d",
-      fmt::format(fmt::runtime(kSide), "ONLY ", names.QualifiedTable(), where),
-      fmt::format(fmt::runtime(kSide), "", names.QualifiedShadow(), where));
+  // sum(bigint) is numeric (an int128 accumulator): reduce it into bigint.
+  auto side = [&](const char* only, const std::string& table) {
+    return fmt::format(
+        "(SELECT count(*) AS n, coalesce(sum({}) % 9223372036854775807, 0)::"
+        "bigint AS h FROM {}{} t WHERE {})",
+        RowHashSql(hash, "t"), only, table, where);
+  };
+  return fmt::format("SELECT s.n, s.h, d.n, d.h FROM {} s, {} d",
+                     side("ONLY ", names.QualifiedTable()),
+                     side("", names.QualifiedShadow()));
 }
 
 namespace {
@@ -491,6 +570,27 @@ void AppendRetireOld(const TableFacts& t, const OnlineNames& names,
                              QuoteIdent(names.old_name)));
   out->push_back(fmt::format("ALTER TABLE {}.{} SET SCHEMA pglayout", schema,
                              QuoteIdent(names.old_name)));
+}
+
+// The shadow's heaps (the table, or each partition) get the table's own
+// autovacuum setting back (ShadowReloptions turned it off).
+void AppendAutovacuumRestore(const TableFacts& t, const OnlineTarget& target,
+                             const OnlineNames& names,
+                             std::vector<std::string>* out) {
+  std::string restore = fmt::format("RESET ({})", kAutovacuumEnabled);
+  for (const std::string& o : t.reloptions) {
+    if (IsAutovacuumOption(o)) {
+      restore = "SET " + WithOptionsClause({o}, {}).substr(strlen("WITH "));
+    }
+  }
+  std::vector<std::string> heaps;
+  if (!target.partitioned) heaps.push_back(names.QualifiedShadow());
+  for (int r = 0; r < target.partitions && target.partitioned; ++r) {
+    heaps.push_back(names.QualifiedPartition(r));
+  }
+  for (const std::string& heap : heaps) {
+    out->push_back(fmt::format("ALTER TABLE {} {}", heap, restore));
+  }
 }
 
 void AppendNameNew(const TableFacts& t, const OnlineNames& names,
@@ -582,7 +682,6 @@ std::vector<std::string> SwapSql(const TableFacts& t,
                                  const OnlineTarget& target,
                                  const OnlineNames& names,
                                  const SwapInputs& inputs) {
-  (void)target;
   std::vector<std::string> out = {
       "DROP TRIGGER pglayout_capture ON " + names.QualifiedTable(),
       "DROP TRIGGER pglayout_block_truncate ON " + names.QualifiedTable()};
@@ -599,6 +698,7 @@ std::vector<std::string> SwapSql(const TableFacts& t,
     out.push_back(fmt::format("ALTER TABLE {} DROP CONSTRAINT {}",
                               names.QualifiedTable(), QuoteIdent(fk.name)));
   }
+  AppendAutovacuumRestore(t, target, names, &out);
   AppendRetireOld(t, names, &out);
   AppendNameNew(t, names, inputs, &out);
   AppendCarryOver(t, names, &out);

@@ -129,17 +129,22 @@ Step OnlineCopyStep(const Placement& p, const TableFacts& t,
   append(ShadowCreateSql(t, s.target, names, server.version_num));
   append(CaptureCreateSql(t, names, 0));
   s.sql.push_back(
-      fmt::format("-- 2. copy in batches of {} rows, each with "
-                  "its journal row:",
+      fmt::format("-- 2. copy in batches of {} rows into the shadow, which "
+                  "has no index yet, each with its journal row:",
                   options.batch_rows));
   s.sql.push_back(CopyBatchSql(t, names, options.batch_rows, false));
-  s.sql.push_back("-- 3. replay captured keys, repeatedly:");
+  s.sql.push_back("-- 3. the indexes, the row key's first:");
+  for (const ShadowIndex& index : ShadowIndexSql(t, s.target, names)) {
+    append(index.sql);
+  }
+  s.sql.push_back("-- 4. replay captured keys, repeatedly:");
   ReplaySql replay = MakeReplaySql(t, names);
   append({replay.take, replay.remove, replay.insert});
-  s.sql.push_back("-- 4. the other indexes:");
-  for (const auto& tx : ShadowIndexSql(t, s.target, names)) append(tx);
-  s.sql.push_back("-- 5. verify each batch's key range (count + checksum):");
-  s.sql.push_back(VerifyChunkSql(t, names, true, true));
+  s.sql.push_back(
+      "-- 5. verify key ranges of many batches (count + sum of row hashes):");
+  s.sql.push_back(VerifyChunkSql(
+      t, names, true, true,
+      server.version_num >= 140000 ? RowHash::kRecord : RowHash::kText));
   s.sql.push_back(
       "-- 6. swap, one transaction; each lock under lock_timeout, retried "
       "with backoff:");
@@ -295,6 +300,26 @@ uint64_t SettingBytes(const std::string& setting, const std::string& unit) {
     return static_cast<uint64_t>(std::strtod(setting.c_str(), nullptr)) * per;
   }
   return ParseSize(text, &bytes).ok() ? bytes : 0;
+}
+
+double ProjectedWal(const RestoreCheck& check) {
+  return check.wal_since_redo + std::max(check.wal_rate, 0.0) *
+                                    std::max(check.seconds_to_next_start, 0.0);
+}
+
+double RequestThreshold(uint64_t original, double completion_target) {
+  return static_cast<double>(original) /
+         (1.0 + std::clamp(completion_target, 0.0, 1.0));
+}
+
+RestoreVerdict DecideRestore(uint64_t original, double completion_target,
+                             const RestoreCheck& check) {
+  if (ProjectedWal(check) <
+      0.9 * RequestThreshold(original, completion_target)) {
+    return RestoreVerdict::kRestore;
+  }
+  return check.checkpoint_since_wait ? RestoreVerdict::kCannot
+                                     : RestoreVerdict::kWait;
 }
 
 GuardDecision DecideMaxWalSize(uint64_t current, uint64_t bulk_bytes,

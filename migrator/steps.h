@@ -89,6 +89,35 @@ GuardDecision DecideMaxWalSize(uint64_t current, uint64_t bulk_bytes,
                                double completion_target,
                                uint64_t wal_free_bytes, uint64_t cap);
 
+// When the guard may lower max_wal_size back to |original| bytes without
+// that itself requesting a checkpoint. PostgreSQL requests one when the WAL
+// since the redo point of the last checkpoint reaches original / (1 +
+// completion_target); that distance only shrinks when a checkpoint
+// completes, and grows at the foreground's WAL rate until the next timed
+// checkpoint starts. So: restore when the distance projected to the next
+// timed start stays under 90% of that threshold.
+struct RestoreCheck {
+  double wal_since_redo = 0;         // bytes, now
+  double wal_rate = 0;               // bytes/s of the foreground, measured
+  double seconds_to_next_start = 0;  // until the next timed checkpoint
+  // A checkpoint that started after the wait began has completed: the
+  // distance is the foreground's alone, and waiting longer cannot help.
+  bool checkpoint_since_wait = false;
+};
+enum class RestoreVerdict {
+  kRestore,  // safe now
+  kWait,     // wait for the next checkpoint to complete
+  kCannot,   // the foreground alone outgrows the original: restoring will
+             // request checkpoints whenever it happens
+};
+RestoreVerdict DecideRestore(uint64_t original, double completion_target,
+                             const RestoreCheck& check);
+// The WAL past the last checkpoint's redo point when the next timed
+// checkpoint starts, in bytes (what DecideRestore compares).
+double ProjectedWal(const RestoreCheck& check);
+// Where PostgreSQL requests a checkpoint at max_wal_size |original|, bytes.
+double RequestThreshold(uint64_t original, double completion_target);
+
 // Bytes of a setting value as pg_settings reports it (setting + unit):
 // ("1024", "MB") -> 1 GiB. 0 if it does not parse.
 uint64_t SettingBytes(const std::string& setting, const std::string& unit);

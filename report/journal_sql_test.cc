@@ -55,8 +55,9 @@ class SqlJournal : public PgVersionTest {
     PGLAYOUT_ASSERT_OK(
         journal.SetStep(run.run_id, "move:public.journal_orders", 2, "running",
                         "copy", static_cast<uint32_t>(std::stoul(*oid))));
-    PGLAYOUT_ASSERT_OK(journal.RecordBatch(
-        run.run_id, "move:public.journal_orders", 1, {}, {"1000"}, 1000));
+    PGLAYOUT_ASSERT_OK(journal.RecordBatch(run.run_id,
+                                           "move:public.journal_orders", 1, {},
+                                           {"1000"}, 1000, 36000));
     PGLAYOUT_ASSERT_OK(journal.SetStep(run.run_id, "move:public.journal_orders",
                                        2, "done", "swapped"));
     migrator::SettingRecord guard;
@@ -128,7 +129,7 @@ TEST_P(SqlJournal, ReadsWhatTheMigratorWrote) {
   EXPECT_EQ(j.steps[1].relation, "journal_orders");  // regclass, search_path
   EXPECT_EQ(j.steps[1].status, "done");
   EXPECT_EQ(j.steps[1].rows, 1000);
-  EXPECT_GT(j.steps[1].bytes, 8192u);
+  EXPECT_EQ(j.steps[1].bytes, 36000u);  // what the copy wrote
   EXPECT_EQ(j.steps[1].description, "phase swapped");
   ASSERT_EQ(j.settings.size(), 2u);
   EXPECT_EQ(j.settings[0].name, "max_wal_size");
@@ -178,34 +179,23 @@ TEST_P(SqlJournal, FailedStepCarriesItsErrorUntilDone) {
   EXPECT_EQ(j.steps[0].error, "");
 }
 
-TEST_P(SqlJournal, ReadsBytesCopiedWhenTheJournalCountsThem) {
-  WriteRun();
-  PGLAYOUT_ASSERT_OK(ExecuteSql(
-      session_.get(),
-      "ALTER TABLE pglayout.step ADD COLUMN IF NOT EXISTS bytes_copied "
-      "bigint; UPDATE pglayout.step SET bytes_copied = 123456 WHERE "
-      "step_key = 'move:public.journal_orders'"));
-  MigrationJournal j;
-  PGLAYOUT_ASSERT_OK(MakeSqlJournalSource(session_.get())->Read(&j));
-  ASSERT_EQ(j.steps.size(), 2u);
-  EXPECT_EQ(j.steps[1].bytes, 123456u);
-}
-
-// A journal written before the end counters and step errors existed reads
-// as a run without an end; EnsureSchema then adds the columns.
+// A journal written before the end counters, step errors and bytes copied
+// existed reads as a run without an end, with each step's relation size for
+// its bytes; EnsureSchema then adds the columns.
 TEST_P(SqlJournal, ReadsAndUpgradesAnOlderJournal) {
   WriteRun();
   PGLAYOUT_ASSERT_OK(ExecuteSql(
       session_.get(),
       "ALTER TABLE pglayout.run DROP COLUMN checkpoints_timed_end, DROP "
       "COLUMN checkpoints_requested_end; ALTER TABLE pglayout.step DROP "
-      "COLUMN error"));
+      "COLUMN error, DROP COLUMN bytes_copied"));
   MigrationJournal j;
   PGLAYOUT_ASSERT_OK(MakeSqlJournalSource(session_.get())->Read(&j));
   EXPECT_EQ(j.status, "done");
   EXPECT_TRUE(j.checkpoints_until_read);
   ASSERT_EQ(j.steps.size(), 2u);
   EXPECT_EQ(j.steps[1].status, "done");
+  EXPECT_GT(j.steps[1].bytes, 8192u);  // the table's size
 
   migrator::Journal journal(session_.get());
   PGLAYOUT_ASSERT_OK(journal.EnsureSchema());
@@ -215,9 +205,9 @@ TEST_P(SqlJournal, ReadsAndUpgradesAnOlderJournal) {
       "SELECT count(*) FROM pg_catalog.pg_attribute WHERE NOT attisdropped "
       "AND ((attrelid = 'pglayout.run'::regclass AND attname IN "
       "('checkpoints_timed_end', 'checkpoints_requested_end')) OR (attrelid "
-      "= 'pglayout.step'::regclass AND attname = 'error'))",
+      "= 'pglayout.step'::regclass AND attname IN ('error', 'bytes_copied')))",
       {}, &columns));
-  EXPECT_EQ(columns.value_or(""), "3");
+  EXPECT_EQ(columns.value_or(""), "4");
 }
 
 TEST_P(SqlJournal, ReportCommandShowsTheRun) {
