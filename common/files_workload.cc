@@ -243,7 +243,9 @@ std::string WorkloadToToml(const Workload& w) {
   t.Comment(
       "pglayout workload: rates per second at the peak (95th percentile of\n"
       "intervals) unless marked _avg; IOPS are 8 KiB blocks; sizes in powers\n"
-      "of 1024.");
+      "of 1024, all forks of a relation (main, free space map, visibility\n"
+      "map), without its TOAST relation and indexes, which have rows of\n"
+      "their own.");
   t.Table("observation");
   t.Duration("duration", w.duration);
   t.StringIfSet("source", w.source);

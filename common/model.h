@@ -193,8 +193,12 @@ const char* RelationKindName(RelationKind kind);  // "table", "index", ...
 struct Relation {
   std::string name;  // schema-qualified, unquoted: "public.orders"
   RelationKind kind = RelationKind::kTable;
-  std::string table;      // owning table of an index or TOAST relation
-  uint64_t size = 0;      // bytes
+  std::string table;  // owning table of an index or TOAST relation
+  // Bytes on disk of the relation's own storage: every fork (main, free
+  // space map, visibility map; the init fork of unlogged relations), as
+  // they all move with ALTER ... SET TABLESPACE. A table's TOAST relation
+  // and its indexes are relations of their own and not included.
+  uint64_t size = 0;
   double read_iops = 0;   // 8 KiB blocks/s read from outside shared_buffers,
                           // at the peak (95th percentile of intervals)
   double write_iops = 0;  // 8 KiB blocks/s written, peak (estimated)

@@ -70,6 +70,15 @@ std::string CatalogQuery() {
       fmt::arg("filter", kRelationFilter));
 }
 
+// The size of relation c as Relation::size defines it: every fork moves
+// with the tablespace. Not pg_table_size(), which adds the TOAST relation
+// and its index, rows of their own here. Only unlogged relations have an
+// init fork: the CASE spares a lookup per relation.
+constexpr char kSizeSql[] =
+    "pg_relation_size(c.oid, 'main') + pg_relation_size(c.oid, 'fsm') + "
+    "pg_relation_size(c.oid, 'vm') + CASE WHEN c.relpersistence = 'u' "
+    "THEN pg_relation_size(c.oid, 'init') ELSE 0 END";
+
 // The per-relation counters: the functions behind pg_statio_all_tables,
 // pg_statio_all_indexes and pg_stat_all_tables, called directly so one scan
 // of pg_class serves tables and indexes alike. pg_relation_size() takes a
@@ -83,13 +92,13 @@ std::string CountersQuery() {
       "pg_stat_get_tuples_updated(c.oid), "
       "pg_stat_get_tuples_hot_updated(c.oid), "
       "pg_stat_get_tuples_deleted(c.oid), "
-      "CASE WHEN x.relation IS NULL THEN pg_relation_size(c.oid) END "
+      "CASE WHEN x.relation IS NULL THEN {size} END "
       "FROM pg_class c LEFT JOIN (SELECT DISTINCT relation FROM pg_locks "
       "WHERE mode = 'AccessExclusiveLock' AND relation IS NOT NULL "
       "AND database = (SELECT oid FROM pg_database "
       "WHERE datname = current_database())) x ON x.relation = c.oid "
-      "WHERE {}",
-      kRelationFilter);
+      "WHERE {filter}",
+      fmt::arg("size", kSizeSql), fmt::arg("filter", kRelationFilter));
 }
 
 // Checkpoint columns were renamed when they moved to pg_stat_checkpointer

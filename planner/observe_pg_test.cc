@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <functional>
 
 #include "common/files.h"
 #include "planner/log_parser.h"
@@ -41,6 +42,15 @@ PgClusterOptions SmallServer() {
 }
 
 class ObservePgTest : public PgVersionTest {};
+
+// Runs |sql| and returns its single value, or "<error: ...>" so that a
+// failing comparison shows what happened.
+std::string Value(SqlSession* session, const std::string& sql) {
+  SqlValue value;
+  Status st = QueryValue(session, sql, {}, &value);
+  if (!st.ok()) return "<error: " + st.ToString() + ">";
+  return value.value_or("<null>");
+}
 
 TEST_P(ObservePgTest, PgbenchMakesAccountsTheHottestRelation) {
   std::unique_ptr<PgCluster> pg;
@@ -227,6 +237,66 @@ TEST_P(ObservePgTest, AnUnprivilegedRoleCanObserve) {
       << "needs pg_read_all_settings, so it is left out";
   EXPECT_TRUE(result.workload.Setting("max_wal_size").has_value());
   PGLAYOUT_EXPECT_OK(ExecuteSql(admin.get(), "DROP ROLE obs_watcher"));
+}
+
+// Relation::size counts every fork: after VACUUM a table has a free space
+// map and a visibility map beside its main fork. Its TOAST relation and
+// its index keep rows of their own and are not counted in the table's.
+TEST_P(ObservePgTest, SizesCountEveryForkOfEachRelation) {
+  PgCluster* pg;
+  PGLAYOUT_ASSERT_OK(SharedCluster(&pg));
+  std::unique_ptr<SqlSession> admin;
+  PGLAYOUT_ASSERT_OK(pg->Connect(&admin));
+  PGLAYOUT_ASSERT_OK(ExecuteSql(admin.get(), R"sql(
+    DROP SCHEMA IF EXISTS sizes CASCADE;
+    CREATE SCHEMA sizes;
+    CREATE TABLE sizes.t (id int PRIMARY KEY, doc text);
+    ALTER TABLE sizes.t ALTER doc SET STORAGE EXTERNAL;
+    INSERT INTO sizes.t SELECT g, CASE WHEN g <= 300 THEN repeat('x', 3000) END
+      FROM generate_series(1, 20000) g;
+    DELETE FROM sizes.t WHERE id % 2 = 0;
+  )sql"));
+  PGLAYOUT_ASSERT_OK(ExecuteSql(admin.get(), "VACUUM sizes.t"));
+
+  std::unique_ptr<SqlSession> session;
+  PGLAYOUT_ASSERT_OK(OpenPgSession(pg->conninfo(), "observe-test", &session));
+  std::unique_ptr<StatsSource> source;
+  PGLAYOUT_ASSERT_OK(OpenPgStatsSource(session.get(), &source));
+  std::vector<RelationInfo> catalog;
+  PGLAYOUT_ASSERT_OK(source->ReadCatalog(&catalog));
+  Sample sample;
+  bool skipped = true;
+  PGLAYOUT_ASSERT_OK(source->ReadSample(&sample, &skipped));
+  ASSERT_FALSE(skipped);
+  auto size_of = [&](const std::function<bool(const RelationInfo&)>& match) {
+    auto it = std::find_if(catalog.begin(), catalog.end(), match);
+    EXPECT_NE(it, catalog.end());
+    return it == catalog.end() ? std::string("<missing>")
+                               : std::to_string(sample.relations[it->oid].size);
+  };
+
+  // The table: pg_table_size() minus the TOAST relation with its index.
+  std::string table =
+      size_of([](const auto& r) { return r.name == "sizes.t"; });
+  EXPECT_EQ(table, Value(admin.get(),
+                         "SELECT pg_table_size(oid) - "
+                         "pg_total_relation_size(reltoastrelid) "
+                         "FROM pg_class WHERE oid = 'sizes.t'::regclass"));
+  EXPECT_GT(std::stoull(table),
+            std::stoull(Value(admin.get(),
+                              "SELECT pg_relation_size('sizes.t', 'main')")))
+      << "VACUUM made a free space map and a visibility map";
+  // TOAST and the index: all their forks, and nothing else.
+  EXPECT_EQ(size_of([](const auto& r) {
+              return r.kind == RelationKind::kToast && r.table == "sizes.t";
+            }),
+            Value(admin.get(),
+                  "SELECT pg_table_size(reltoastrelid) FROM pg_class "
+                  "WHERE oid = 'sizes.t'::regclass"));
+  EXPECT_EQ(size_of([](const auto& r) { return r.name == "sizes.t_pkey"; }),
+            Value(admin.get(), "SELECT pg_table_size('sizes.t_pkey')"));
+
+  PGLAYOUT_EXPECT_OK(ExecuteSql(admin.get(), "DROP SCHEMA sizes CASCADE"));
 }
 
 PGLAYOUT_INSTANTIATE_PG_VERSIONS(ObservePgTest);
