@@ -259,6 +259,11 @@ struct Workload {
   std::map<std::string, std::string> settings;
   double duration = 0;  // seconds observed; 0 = declared by hand
   std::string source;   // "live", "log", "oracle-segments", "hand"
+  // Observed on a standby (pg_is_in_recovery()): reads are the standby's
+  // own, WAL is the rate replayed from the primary, tuple changes (and so
+  // the write estimates) miss the replayed ones, and checkpoints are
+  // restartpoints. Written as [server] in_recovery = true.
+  bool in_recovery = false;
   // How write_iops was obtained, e.g. "estimated from tuple changes: ...";
   // "" = measured or declared. Written so nobody mistakes an estimate for a
   // measurement.

@@ -11,11 +11,14 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <functional>
+#include <thread>
 
 #include "common/files.h"
 #include "planner/log_parser.h"
 #include "planner/observe.h"
+#include "planner/observe_diagnosis.h"
 #include "testing/pg_test.h"
 
 namespace pglayout {
@@ -50,6 +53,25 @@ std::string Value(SqlSession* session, const std::string& sql) {
   Status st = QueryValue(session, sql, {}, &value);
   if (!st.ok()) return "<error: " + st.ToString() + ">";
   return value.value_or("<null>");
+}
+
+// What observe could have changed on a server: its relations (not their
+// statistics, which autovacuum updates), settings, roles, tablespaces and
+// replication slots. Settings of the calling session are part of it, so
+// compare fingerprints taken by the same session.
+std::string Fingerprint(SqlSession* session) {
+  return Value(session, R"sql(
+    SELECT md5(concat_ws('|',
+      (SELECT string_agg(concat_ws(',', oid, relname, relnamespace,
+         relfilenode, reltablespace, relkind, relpersistence), ';'
+         ORDER BY oid) FROM pg_class),
+      (SELECT string_agg(name || '=' || setting, ';' ORDER BY name)
+         FROM pg_settings),
+      (SELECT string_agg(rolname, ';' ORDER BY rolname) FROM pg_roles),
+      (SELECT string_agg(spcname, ';' ORDER BY spcname) FROM pg_tablespace),
+      (SELECT string_agg(slot_name, ';' ORDER BY slot_name)
+         FROM pg_replication_slots)))
+  )sql");
 }
 
 TEST_P(ObservePgTest, PgbenchMakesAccountsTheHottestRelation) {
@@ -237,6 +259,79 @@ TEST_P(ObservePgTest, AnUnprivilegedRoleCanObserve) {
       << "needs pg_read_all_settings, so it is left out";
   EXPECT_TRUE(result.workload.Setting("max_wal_size").has_value());
   PGLAYOUT_EXPECT_OK(ExecuteSql(admin.get(), "DROP ROLE obs_watcher"));
+}
+
+// A standby under a read load while the primary takes writes: observe on
+// the standby sees the standby's own reads and the WAL it replays, marks
+// the workload as taken in recovery, and changes neither server.
+TEST_P(ObservePgTest, ObservesAStandbyAndChangesNeitherServer) {
+  std::unique_ptr<PgCluster> primary, standby;
+  PGLAYOUT_ASSERT_OK(StartCluster(SmallServer(), &primary));
+  std::string output;
+  PGLAYOUT_ASSERT_OK(
+      primary->RunClient({"pgbench", "-i", "-s", "5", "-q"}, &output));
+  PGLAYOUT_ASSERT_OK(PgCluster::StartStandby(*primary, &standby));
+  std::unique_ptr<SqlSession> on_primary, on_standby;
+  PGLAYOUT_ASSERT_OK(primary->Connect(&on_primary));
+  PGLAYOUT_ASSERT_OK(standby->Connect(&on_standby));
+  // A restartpoint requested on the standby, counted where the observer
+  // must look: pg_stat_checkpointer's restartpoints_req on 17+ (num_requested
+  // stays 0 there), pg_stat_bgwriter's checkpoints_req before. The
+  // checkpointer reports it just after CHECKPOINT returns.
+  PGLAYOUT_ASSERT_OK(ExecuteSql(on_standby.get(), "CHECKPOINT"));
+  const char* requested_sql =
+      version() == PgVersion::k18
+          ? "SELECT restartpoints_req > 0 FROM pg_stat_checkpointer"
+          : "SELECT checkpoints_req > 0 FROM pg_stat_bgwriter";
+  for (int i = 0; i < 100 && Value(on_standby.get(), requested_sql) != "t";
+       ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ASSERT_EQ(Value(on_standby.get(), requested_sql), "t");
+  std::string primary_before = Fingerprint(on_primary.get());
+  std::string standby_before = Fingerprint(on_standby.get());
+
+  std::unique_ptr<BackgroundClient> writes, reads;
+  PGLAYOUT_ASSERT_OK(
+      primary->StartClient({"pgbench", "-n", "-c", "2", "-T", "120"}, &writes));
+  PGLAYOUT_ASSERT_OK(standby->StartClient(
+      {"pgbench", "-n", "-S", "-c", "2", "-T", "120"}, &reads));
+  NullProgress progress;
+  ObserveResult result;
+  Status st =
+      ObserveServer(standby->conninfo(), &progress, SixSeconds(), &result);
+  PGLAYOUT_EXPECT_OK(reads->Stop(&output));
+  PGLAYOUT_EXPECT_OK(writes->Stop(&output));
+  PGLAYOUT_ASSERT_OK(st);
+
+  EXPECT_TRUE(result.server.in_recovery);
+  EXPECT_GE(result.server.checkpoints_since_reset.requested, 1);
+  const Workload& w = result.workload;
+  EXPECT_TRUE(w.in_recovery);
+  const Relation* accounts = w.Find("public.pgbench_accounts");
+  ASSERT_NE(accounts, nullptr);
+  EXPECT_GT(accounts->read_iops, 0) << "pgbench -S on the standby";
+  EXPECT_GT(accounts->size, 50u * 1024 * 1024);
+  EXPECT_EQ(accounts->updates_per_second, 0)
+      << "replayed updates are not the standby's tuple changes";
+  EXPECT_EQ(accounts->primary_key, std::vector<std::string>{"aid"});
+  EXPECT_GT(w.wal_bytes_per_second, 0) << "replay of the primary's pgbench";
+  EXPECT_GT(w.commits_per_second, 0);
+  std::string toml = WorkloadToToml(w);
+  EXPECT_NE(toml.find("[server]\nin_recovery = true\n"), std::string::npos)
+      << toml;
+  Workload back;
+  PGLAYOUT_ASSERT_OK(ParseWorkload(toml, "workload.toml", &back));
+  EXPECT_TRUE(back.in_recovery);
+  std::string diagnosis =
+      FormatDiagnosis(DiagnoseLive(result), result.workload, 5);
+  EXPECT_NE(diagnosis.find("checkpoints on a standby are restartpoints"),
+            std::string::npos)
+      << diagnosis;
+
+  EXPECT_EQ(Value(on_standby.get(), "SELECT pg_is_in_recovery()"), "t");
+  EXPECT_EQ(Fingerprint(on_primary.get()), primary_before);
+  EXPECT_EQ(Fingerprint(on_standby.get()), standby_before);
 }
 
 // Relation::size counts every fork: after VACUUM a table has a free space
