@@ -3,25 +3,12 @@
 
 #include <gtest/gtest.h>
 
-#include <fstream>
+#include <algorithm>
 
-#include "testing/subprocess.h"
+#include "cli/run_pglayout.h"
 
 namespace pglayout {
 namespace {
-
-Completion RunPglayout(const std::vector<std::string>& args) {
-  Command command;
-  command.argv = {PGLAYOUT_BINARY};
-  command.argv.insert(command.argv.end(), args.begin(), args.end());
-  return RunToCompletion(command);
-}
-
-std::string WriteFile(const std::string& name, const std::string& text) {
-  std::string path = ::testing::TempDir() + "/" + name;
-  std::ofstream(path) << text;
-  return path;
-}
 
 constexpr char kGood[] =
     "[[volume]]\n"
