@@ -30,7 +30,9 @@ TEST_P(MigrateStandbyTest, ApplyRefusesAStandby) {
       "CREATE TABLE t AS SELECT g AS id FROM generate_series(1, 100) g;"
       "ALTER TABLE t ADD PRIMARY KEY (id)"));
   PGLAYOUT_ASSERT_OK(PgCluster::StartStandby(*primary, &standby));
-  std::string dir, plan = ::testing::TempDir() + "/standby_plan.toml";
+  // One file per version: ctest may run both at once.
+  std::string dir, plan = ::testing::TempDir() + "/standby_plan_" +
+                          PgVersionName(version()) + ".toml";
   PGLAYOUT_ASSERT_OK(standby->MakeDirectory("ts", &dir));
   PGLAYOUT_ASSERT_OK(
       WriteTextFile(plan, "[[tablespace]]\nname = \"ts\"\npath = \"" + dir +
