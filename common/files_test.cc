@@ -227,6 +227,9 @@ duration = "5min"
 source = "live"
 write_method = "estimated from tuple changes"
 
+[server]
+in_recovery = true
+
 [settings]
 max_wal_size = "1GB"
 checkpoint_completion_target = 0.9
@@ -286,6 +289,7 @@ TEST(WorkloadFile, ReadsAndRoundTrips) {
   EXPECT_EQ(w.relations[1].kind, RelationKind::kIndex);
   EXPECT_EQ(w.relations[1].table, "public.pgbench_accounts");
   EXPECT_EQ(w.write_method, "estimated from tuple changes");
+  EXPECT_TRUE(w.in_recovery);
   ASSERT_EQ(w.io.size(), 1u);
   EXPECT_EQ(w.io[0].backend_type, "checkpointer");
   EXPECT_DOUBLE_EQ(w.io[0].writes_per_second, 120.5);
@@ -296,6 +300,7 @@ TEST(WorkloadFile, ReadsAndRoundTrips) {
   EXPECT_EQ(WorkloadToToml(back), text);
   EXPECT_EQ(ToJson(back).dump(), ToJson(w).dump());
   EXPECT_EQ(back.write_method, w.write_method);
+  EXPECT_TRUE(back.in_recovery);
   ASSERT_EQ(back.io.size(), 1u);
   EXPECT_DOUBLE_EQ(back.io[0].fsyncs_per_second, 2);
 }

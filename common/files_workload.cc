@@ -107,6 +107,13 @@ Status ReadObservation(const toml::table& table, const std::string& file,
   return k.Finish();
 }
 
+Status ReadServer(const toml::table& table, const std::string& file,
+                  Workload* w) {
+  KeyReader k(table, file, "[server]");
+  k.Bool("in_recovery", &w->in_recovery);
+  return k.Finish();
+}
+
 Status ReadTablespaces(const std::vector<const toml::table*>& tables,
                        const std::string& file,
                        std::vector<TablespaceInfo>* out) {
@@ -217,6 +224,7 @@ Status WorkloadFromToml(const toml::table& root, const std::string& source_name,
   KeyReader k(root, source_name, "the workload file");
   k.StringMap("settings", &w.settings);
   const toml::table* observation = k.Table("observation");
+  const toml::table* server = k.Table("server");
   const toml::table* wal = k.Table("wal");
   const toml::table* checkpoints = k.Table("checkpoints");
   std::vector<const toml::table*> tablespaces = k.Tables("tablespace");
@@ -226,6 +234,7 @@ Status WorkloadFromToml(const toml::table& root, const std::string& source_name,
   if (observation) {
     PGLAYOUT_RETURN_IF_ERROR(ReadObservation(*observation, source_name, &w));
   }
+  if (server) PGLAYOUT_RETURN_IF_ERROR(ReadServer(*server, source_name, &w));
   if (wal) PGLAYOUT_RETURN_IF_ERROR(ReadWal(*wal, source_name, &w));
   if (checkpoints) {
     PGLAYOUT_RETURN_IF_ERROR(
@@ -252,11 +261,17 @@ std::string WorkloadToToml(const Workload& w) {
   t.Comment(
       "pglayout workload: rates per second at the peak (95th percentile of\n"
       "intervals) unless marked _avg; IOPS are 8 KiB blocks; sizes in powers\n"
-      "of 1024.");
+      "of 1024, all forks of a relation (main, free space map, visibility\n"
+      "map), without its TOAST relation and indexes, which have rows of\n"
+      "their own.");
   t.Table("observation");
   t.Duration("duration", w.duration);
   t.StringIfSet("source", w.source);
   t.StringIfSet("write_method", w.write_method);
+  if (w.in_recovery) {
+    t.Table("server");
+    t.Bool("in_recovery", true);
+  }
   t.Table("settings");
   t.StringMapEntries(w.settings);
   t.Table("wal");

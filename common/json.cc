@@ -237,6 +237,7 @@ Json ToJson(const Workload& w) {
                {{"duration", w.duration},
                 {"source", w.source},
                 {"write_method", w.write_method}}},
+              {"server", {{"in_recovery", w.in_recovery}}},
               {"settings", w.settings},
               {"wal",
                {{"bytes_per_second", w.wal_bytes_per_second},

@@ -193,8 +193,12 @@ const char* RelationKindName(RelationKind kind);  // "table", "index", ...
 struct Relation {
   std::string name;  // schema-qualified, unquoted: "public.orders"
   RelationKind kind = RelationKind::kTable;
-  std::string table;      // owning table of an index or TOAST relation
-  uint64_t size = 0;      // bytes
+  std::string table;  // owning table of an index or TOAST relation
+  // Bytes on disk of the relation's own storage: every fork (main, free
+  // space map, visibility map; the init fork of unlogged relations), as
+  // they all move with ALTER ... SET TABLESPACE. A table's TOAST relation
+  // and its indexes are relations of their own and not included.
+  uint64_t size = 0;
   double read_iops = 0;   // 8 KiB blocks/s read from outside shared_buffers,
                           // at the peak (95th percentile of intervals)
   double write_iops = 0;  // 8 KiB blocks/s written, peak (estimated)
@@ -255,6 +259,11 @@ struct Workload {
   std::map<std::string, std::string> settings;
   double duration = 0;  // seconds observed; 0 = declared by hand
   std::string source;   // "live", "log", "oracle-segments", "hand"
+  // Observed on a standby (pg_is_in_recovery()): reads are the standby's
+  // own, WAL is the rate replayed from the primary, tuple changes (and so
+  // the write estimates) miss the replayed ones, and checkpoints are
+  // restartpoints. Written as [server] in_recovery = true.
+  bool in_recovery = false;
   // How write_iops was obtained, e.g. "estimated from tuple changes: ...";
   // "" = measured or declared. Written so nobody mistakes an estimate for a
   // measurement.

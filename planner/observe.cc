@@ -185,6 +185,7 @@ Status Observe(StatsSource* source, ObserveClock* clock, ProgressSink* progress,
                                        &data.samples, &out.skipped_samples));
   PGLAYOUT_RETURN_IF_ERROR(source->ReadCatalog(&data.catalog));
   out.workload.source = "live";
+  out.workload.in_recovery = out.server.in_recovery;
   out.workload.settings = out.server.settings;
   out.workload.tablespaces = out.server.tablespaces;
   PGLAYOUT_RETURN_IF_ERROR(

@@ -25,9 +25,11 @@ namespace pglayout {
 
 // What is read once per observation.
 struct ServerInfo {
-  int version_num = 0;       // server_version_num, e.g. 150020
-  bool in_recovery = false;  // a standby: WAL rate is the replay rate
-  std::string description;   // "host:port/db as user", never a password
+  int version_num = 0;  // server_version_num, e.g. 150020
+  // A standby: the WAL rate is the replay rate (pg_last_wal_replay_lsn(),
+  // pg_current_wal_lsn() fails there) and checkpoints are restartpoints.
+  bool in_recovery = false;
+  std::string description;  // "host:port/db as user", never a password
   std::map<std::string, std::string> settings;  // as Workload::settings
   std::vector<TablespaceInfo> tablespaces;
   // Cumulative checkpoint counters since the last reset of the view, for

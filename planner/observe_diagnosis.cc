@@ -27,9 +27,11 @@ std::string Percent(double share) {
   return fmt::format("{:.0f}%", share * 100);
 }
 
-std::string CheckpointLine(const char* when, int64_t timed, int64_t requested) {
+// |what| is "checkpoints", or "restartpoints" on a standby.
+std::string CheckpointLine(const char* what, const char* when, int64_t timed,
+                           int64_t requested) {
   double share = RequestedShare(timed, requested);
-  std::string line = fmt::format("checkpoints {}: {} timed, {} requested", when,
+  std::string line = fmt::format("{} {}: {} timed, {} requested", what, when,
                                  timed, requested);
   if (share >= 0) line += fmt::format(" ({} requested)", Percent(share));
   return line;
@@ -120,6 +122,22 @@ void AddServerLine(const ObserveResult& r, std::vector<std::string>* out) {
       r.rates.commits_per_second));
 }
 
+// What differs on a standby, so that nobody plans a primary's volumes from
+// it without knowing.
+void AddStandbyNote(const ServerInfo& s, std::vector<std::string>* out) {
+  if (!s.in_recovery) return;
+  out->push_back(fmt::format(
+      "observed on a standby (in recovery): WAL is the rate replayed from the "
+      "primary; checkpoints on a standby are restartpoints, which can only "
+      "happen where the primary wrote a checkpoint into the WAL ({}); reads "
+      "are the standby's own, but replayed changes do not count as tuple "
+      "changes, so write rates are underestimated: observe the primary for "
+      "them",
+      s.version_num >= 170000
+          ? "pg_stat_checkpointer's restartpoints_timed and restartpoints_req"
+          : "pg_stat_bgwriter counts them as checkpoints"));
+}
+
 void AddWriteEstimate(const ServerRates& rates, std::vector<std::string>* out) {
   std::string line = fmt::format(
       "write rates are estimated from tuple changes ({:.0f} blocks/s in all, "
@@ -150,11 +168,15 @@ std::vector<std::string> DiagnoseLive(const ObserveResult& r) {
   std::vector<std::string> out;
   const Workload& w = r.workload;
   AddServerLine(r, &out);
+  AddStandbyNote(r.server, &out);
+  const char* what = r.server.in_recovery ? "restartpoints" : "checkpoints";
   const Checkpoints& c = r.rates.checkpoints;
-  out.push_back(CheckpointLine("during the observation", c.timed, c.requested));
+  out.push_back(
+      CheckpointLine(what, "during the observation", c.timed, c.requested));
   const CheckpointCounters& total = r.server.checkpoints_since_reset;
   out.push_back(
-      CheckpointLine(("since " + (r.server.checkpoints_reset_at.empty()
+      CheckpointLine(what,
+                     ("since " + (r.server.checkpoints_reset_at.empty()
                                       ? std::string("the last statistics reset")
                                       : r.server.checkpoints_reset_at))
                          .c_str(),
@@ -184,7 +206,7 @@ std::vector<std::string> DiagnoseLog(const CheckpointLogReport& report,
       "{} checkpoint message(s) in {} file(s), {} lines, spanning {}",
       report.events.size(), report.files, report.lines,
       FormatDuration(std::round(report.Span()))));
-  out.push_back(CheckpointLine("in the log", w.checkpoints.timed,
+  out.push_back(CheckpointLine("checkpoints", "in the log", w.checkpoints.timed,
                                w.checkpoints.requested));
   if (report.WalTriggered() > 0) {
     out.push_back(fmt::format(

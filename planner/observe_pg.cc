@@ -70,6 +70,15 @@ std::string CatalogQuery() {
       fmt::arg("filter", kRelationFilter));
 }
 
+// The size of relation c as Relation::size defines it: every fork moves
+// with the tablespace. Not pg_table_size(), which adds the TOAST relation
+// and its index, rows of their own here. Only unlogged relations have an
+// init fork: the CASE spares a lookup per relation.
+constexpr char kSizeSql[] =
+    "pg_relation_size(c.oid, 'main') + pg_relation_size(c.oid, 'fsm') + "
+    "pg_relation_size(c.oid, 'vm') + CASE WHEN c.relpersistence = 'u' "
+    "THEN pg_relation_size(c.oid, 'init') ELSE 0 END";
+
 // The per-relation counters: the functions behind pg_statio_all_tables,
 // pg_statio_all_indexes and pg_stat_all_tables, called directly so one scan
 // of pg_class serves tables and indexes alike. pg_relation_size() takes a
@@ -83,21 +92,27 @@ std::string CountersQuery() {
       "pg_stat_get_tuples_updated(c.oid), "
       "pg_stat_get_tuples_hot_updated(c.oid), "
       "pg_stat_get_tuples_deleted(c.oid), "
-      "CASE WHEN x.relation IS NULL THEN pg_relation_size(c.oid) END "
+      "CASE WHEN x.relation IS NULL THEN {size} END "
       "FROM pg_class c LEFT JOIN (SELECT DISTINCT relation FROM pg_locks "
       "WHERE mode = 'AccessExclusiveLock' AND relation IS NOT NULL "
       "AND database = (SELECT oid FROM pg_database "
       "WHERE datname = current_database())) x ON x.relation = c.oid "
-      "WHERE {}",
-      kRelationFilter);
+      "WHERE {filter}",
+      fmt::arg("size", kSizeSql), fmt::arg("filter", kRelationFilter));
 }
 
 // Checkpoint columns were renamed when they moved to pg_stat_checkpointer
-// in 17 (commit 96f0526); the order of the columns is the same.
-std::string CheckpointQuery(int version) {
+// in 17 (commit 96f0526), which also counts a standby's restartpoints apart
+// from checkpoints: on a standby those are the ones that happen. Before 17
+// pg_stat_bgwriter counts restartpoints as checkpoints. The order of the
+// columns is the same.
+std::string CheckpointQuery(int version, bool in_recovery) {
   if (version >= 170000) {
-    return "SELECT num_timed, num_requested, write_time, sync_time, "
-           "buffers_written, stats_reset FROM pg_stat_checkpointer";
+    return fmt::format(
+        "SELECT {}, write_time, sync_time, buffers_written, stats_reset "
+        "FROM pg_stat_checkpointer",
+        in_recovery ? "restartpoints_timed, restartpoints_req"
+                    : "num_timed, num_requested");
   }
   return "SELECT checkpoints_timed, checkpoints_req, checkpoint_write_time, "
          "checkpoint_sync_time, buffers_checkpoint, stats_reset "
@@ -233,7 +248,8 @@ class PgStatsSource : public StatsSource {
     PGLAYOUT_RETURN_IF_ERROR(ReadSettings(&info->settings));
     PGLAYOUT_RETURN_IF_ERROR(ReadTablespaces(&info->tablespaces));
     SqlResult r;
-    PGLAYOUT_RETURN_IF_ERROR(Run(CheckpointQuery(info->version_num), {}, &r));
+    PGLAYOUT_RETURN_IF_ERROR(
+        Run(CheckpointQuery(info->version_num, in_recovery_), {}, &r));
     if (!r.rows.empty()) {
       ParseCheckpoints(r.rows[0], &info->checkpoints_since_reset);
       info->checkpoints_reset_at = ToText(r.rows[0][5]);
@@ -382,7 +398,8 @@ class PgStatsSource : public StatsSource {
     s.wal_lsn = ToDouble(r.rows[0][1]);
     s.commits = ToInt(r.rows[0][2]);
     s.buffers_clean = ToInt(r.rows[0][3]);
-    PGLAYOUT_RETURN_IF_ERROR(Run(CheckpointQuery(version), {}, &r));
+    PGLAYOUT_RETURN_IF_ERROR(
+        Run(CheckpointQuery(version, in_recovery_), {}, &r));
     if (!r.rows.empty()) ParseCheckpoints(r.rows[0], &s.checkpoints);
     if (version >= 140000) {
       PGLAYOUT_RETURN_IF_ERROR(Run(kWalQuery, {}, &r));

@@ -2,7 +2,9 @@
 //
 // Version-specific SQL: checkpoints from pg_stat_checkpointer on 17+ and
 // pg_stat_bgwriter before; pg_stat_wal on 14+; pg_stat_io on 16+. Servers
-// before 12 are refused.
+// before 12 are refused. On a standby the WAL position is the replay
+// position and, on 17+, the checkpoint counters are the restartpoint ones.
+// Relation sizes count every fork (Relation::size).
 //
 // Read-only by construction: the session is switched to
 // default_transaction_read_only and each sample is one READ ONLY

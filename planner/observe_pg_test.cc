@@ -11,10 +11,14 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
+#include <functional>
+#include <thread>
 
 #include "common/files.h"
 #include "planner/log_parser.h"
 #include "planner/observe.h"
+#include "planner/observe_diagnosis.h"
 #include "testing/pg_test.h"
 
 namespace pglayout {
@@ -41,6 +45,34 @@ PgClusterOptions SmallServer() {
 }
 
 class ObservePgTest : public PgVersionTest {};
+
+// Runs |sql| and returns its single value, or "<error: ...>" so that a
+// failing comparison shows what happened.
+std::string Value(SqlSession* session, const std::string& sql) {
+  SqlValue value;
+  Status st = QueryValue(session, sql, {}, &value);
+  if (!st.ok()) return "<error: " + st.ToString() + ">";
+  return value.value_or("<null>");
+}
+
+// What observe could have changed on a server: its relations (not their
+// statistics, which autovacuum updates), settings, roles, tablespaces and
+// replication slots. Settings of the calling session are part of it, so
+// compare fingerprints taken by the same session.
+std::string Fingerprint(SqlSession* session) {
+  return Value(session, R"sql(
+    SELECT md5(concat_ws('|',
+      (SELECT string_agg(concat_ws(',', oid, relname, relnamespace,
+         relfilenode, reltablespace, relkind, relpersistence), ';'
+         ORDER BY oid) FROM pg_class),
+      (SELECT string_agg(name || '=' || setting, ';' ORDER BY name)
+         FROM pg_settings),
+      (SELECT string_agg(rolname, ';' ORDER BY rolname) FROM pg_roles),
+      (SELECT string_agg(spcname, ';' ORDER BY spcname) FROM pg_tablespace),
+      (SELECT string_agg(slot_name, ';' ORDER BY slot_name)
+         FROM pg_replication_slots)))
+  )sql");
+}
 
 TEST_P(ObservePgTest, PgbenchMakesAccountsTheHottestRelation) {
   std::unique_ptr<PgCluster> pg;
@@ -227,6 +259,139 @@ TEST_P(ObservePgTest, AnUnprivilegedRoleCanObserve) {
       << "needs pg_read_all_settings, so it is left out";
   EXPECT_TRUE(result.workload.Setting("max_wal_size").has_value());
   PGLAYOUT_EXPECT_OK(ExecuteSql(admin.get(), "DROP ROLE obs_watcher"));
+}
+
+// A standby under a read load while the primary takes writes: observe on
+// the standby sees the standby's own reads and the WAL it replays, marks
+// the workload as taken in recovery, and changes neither server.
+TEST_P(ObservePgTest, ObservesAStandbyAndChangesNeitherServer) {
+  std::unique_ptr<PgCluster> primary, standby;
+  PGLAYOUT_ASSERT_OK(StartCluster(SmallServer(), &primary));
+  std::string output;
+  PGLAYOUT_ASSERT_OK(
+      primary->RunClient({"pgbench", "-i", "-s", "5", "-q"}, &output));
+  PGLAYOUT_ASSERT_OK(PgCluster::StartStandby(*primary, &standby));
+  std::unique_ptr<SqlSession> on_primary, on_standby;
+  PGLAYOUT_ASSERT_OK(primary->Connect(&on_primary));
+  PGLAYOUT_ASSERT_OK(standby->Connect(&on_standby));
+  // A restartpoint requested on the standby, counted where the observer
+  // must look: pg_stat_checkpointer's restartpoints_req on 17+ (num_requested
+  // stays 0 there), pg_stat_bgwriter's checkpoints_req before. The
+  // checkpointer reports it just after CHECKPOINT returns.
+  PGLAYOUT_ASSERT_OK(ExecuteSql(on_standby.get(), "CHECKPOINT"));
+  const char* requested_sql =
+      version() == PgVersion::k18
+          ? "SELECT restartpoints_req > 0 FROM pg_stat_checkpointer"
+          : "SELECT checkpoints_req > 0 FROM pg_stat_bgwriter";
+  for (int i = 0; i < 100 && Value(on_standby.get(), requested_sql) != "t";
+       ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ASSERT_EQ(Value(on_standby.get(), requested_sql), "t");
+  std::string primary_before = Fingerprint(on_primary.get());
+  std::string standby_before = Fingerprint(on_standby.get());
+
+  std::unique_ptr<BackgroundClient> writes, reads;
+  PGLAYOUT_ASSERT_OK(
+      primary->StartClient({"pgbench", "-n", "-c", "2", "-T", "120"}, &writes));
+  PGLAYOUT_ASSERT_OK(standby->StartClient(
+      {"pgbench", "-n", "-S", "-c", "2", "-T", "120"}, &reads));
+  NullProgress progress;
+  ObserveResult result;
+  Status st =
+      ObserveServer(standby->conninfo(), &progress, SixSeconds(), &result);
+  PGLAYOUT_EXPECT_OK(reads->Stop(&output));
+  PGLAYOUT_EXPECT_OK(writes->Stop(&output));
+  PGLAYOUT_ASSERT_OK(st);
+
+  EXPECT_TRUE(result.server.in_recovery);
+  EXPECT_GE(result.server.checkpoints_since_reset.requested, 1);
+  const Workload& w = result.workload;
+  EXPECT_TRUE(w.in_recovery);
+  const Relation* accounts = w.Find("public.pgbench_accounts");
+  ASSERT_NE(accounts, nullptr);
+  EXPECT_GT(accounts->read_iops, 0) << "pgbench -S on the standby";
+  EXPECT_GT(accounts->size, 50u * 1024 * 1024);
+  EXPECT_EQ(accounts->updates_per_second, 0)
+      << "replayed updates are not the standby's tuple changes";
+  EXPECT_EQ(accounts->primary_key, std::vector<std::string>{"aid"});
+  EXPECT_GT(w.wal_bytes_per_second, 0) << "replay of the primary's pgbench";
+  EXPECT_GT(w.commits_per_second, 0);
+  std::string toml = WorkloadToToml(w);
+  EXPECT_NE(toml.find("[server]\nin_recovery = true\n"), std::string::npos)
+      << toml;
+  Workload back;
+  PGLAYOUT_ASSERT_OK(ParseWorkload(toml, "workload.toml", &back));
+  EXPECT_TRUE(back.in_recovery);
+  std::string diagnosis =
+      FormatDiagnosis(DiagnoseLive(result), result.workload, 5);
+  EXPECT_NE(diagnosis.find("checkpoints on a standby are restartpoints"),
+            std::string::npos)
+      << diagnosis;
+
+  EXPECT_EQ(Value(on_standby.get(), "SELECT pg_is_in_recovery()"), "t");
+  EXPECT_EQ(Fingerprint(on_primary.get()), primary_before);
+  EXPECT_EQ(Fingerprint(on_standby.get()), standby_before);
+}
+
+// Relation::size counts every fork: after VACUUM a table has a free space
+// map and a visibility map beside its main fork. Its TOAST relation and
+// its index keep rows of their own and are not counted in the table's.
+TEST_P(ObservePgTest, SizesCountEveryForkOfEachRelation) {
+  PgCluster* pg;
+  PGLAYOUT_ASSERT_OK(SharedCluster(&pg));
+  std::unique_ptr<SqlSession> admin;
+  PGLAYOUT_ASSERT_OK(pg->Connect(&admin));
+  PGLAYOUT_ASSERT_OK(ExecuteSql(admin.get(), R"sql(
+    DROP SCHEMA IF EXISTS sizes CASCADE;
+    CREATE SCHEMA sizes;
+    CREATE TABLE sizes.t (id int PRIMARY KEY, doc text);
+    ALTER TABLE sizes.t ALTER doc SET STORAGE EXTERNAL;
+    INSERT INTO sizes.t SELECT g, CASE WHEN g <= 300 THEN repeat('x', 3000) END
+      FROM generate_series(1, 20000) g;
+    DELETE FROM sizes.t WHERE id % 2 = 0;
+  )sql"));
+  PGLAYOUT_ASSERT_OK(ExecuteSql(admin.get(), "VACUUM sizes.t"));
+
+  std::unique_ptr<SqlSession> session;
+  PGLAYOUT_ASSERT_OK(OpenPgSession(pg->conninfo(), "observe-test", &session));
+  std::unique_ptr<StatsSource> source;
+  PGLAYOUT_ASSERT_OK(OpenPgStatsSource(session.get(), &source));
+  std::vector<RelationInfo> catalog;
+  PGLAYOUT_ASSERT_OK(source->ReadCatalog(&catalog));
+  Sample sample;
+  bool skipped = true;
+  PGLAYOUT_ASSERT_OK(source->ReadSample(&sample, &skipped));
+  ASSERT_FALSE(skipped);
+  auto size_of = [&](const std::function<bool(const RelationInfo&)>& match) {
+    auto it = std::find_if(catalog.begin(), catalog.end(), match);
+    EXPECT_NE(it, catalog.end());
+    return it == catalog.end() ? std::string("<missing>")
+                               : std::to_string(sample.relations[it->oid].size);
+  };
+
+  // The table: pg_table_size() minus the TOAST relation with its index.
+  std::string table =
+      size_of([](const auto& r) { return r.name == "sizes.t"; });
+  EXPECT_EQ(table, Value(admin.get(),
+                         "SELECT pg_table_size(oid) - "
+                         "pg_total_relation_size(reltoastrelid) "
+                         "FROM pg_class WHERE oid = 'sizes.t'::regclass"));
+  EXPECT_GT(std::stoull(table),
+            std::stoull(Value(admin.get(),
+                              "SELECT pg_relation_size('sizes.t', 'main')")))
+      << "VACUUM made a free space map and a visibility map";
+  // TOAST and the index: all their forks, and nothing else.
+  EXPECT_EQ(size_of([](const auto& r) {
+              return r.kind == RelationKind::kToast && r.table == "sizes.t";
+            }),
+            Value(admin.get(),
+                  "SELECT pg_table_size(reltoastrelid) FROM pg_class "
+                  "WHERE oid = 'sizes.t'::regclass"));
+  EXPECT_EQ(size_of([](const auto& r) { return r.name == "sizes.t_pkey"; }),
+            Value(admin.get(), "SELECT pg_table_size('sizes.t_pkey')"));
+
+  PGLAYOUT_EXPECT_OK(ExecuteSql(admin.get(), "DROP SCHEMA sizes CASCADE"));
 }
 
 PGLAYOUT_INSTANTIATE_PG_VERSIONS(ObservePgTest);

@@ -7,6 +7,7 @@
 
 #include <map>
 
+#include "common/files.h"
 #include "common/sql.h"
 #include "planner/observe_diagnosis.h"
 #include "planner/observe_pg.h"
@@ -51,6 +52,7 @@ class ScriptedSource : public StatsSource {
     info->tablespaces = {{"pg_default", ""}, {"fast", "/mnt/nvme/pg"}};
     info->checkpoints_since_reset.timed = 10;
     info->checkpoints_since_reset.requested = 5;
+    info->in_recovery = in_recovery;
     return Status::Ok();
   }
 
@@ -92,6 +94,7 @@ class ScriptedSource : public StatsSource {
 
   int samples_read = 0;
   int skip_sample = -1;
+  bool in_recovery = false;
   std::vector<std::string> facts_for;
 
  private:
@@ -375,6 +378,48 @@ TEST(PgStatsSource, StandbysUseTheReplayPosition) {
   ASSERT_TRUE(source->ReadSample(&sample, &skipped).ok());
   EXPECT_TRUE(session.Ran("pg_last_wal_replay_lsn()"));
   EXPECT_FALSE(session.Ran("pg_current_wal_lsn()"));
+  EXPECT_FALSE(session.Ran("restartpoints")) << "15 counts them as checkpoints";
+}
+
+// From 17 a standby's checkpoints are restartpoints, counted apart.
+TEST(PgStatsSource, Pg17StandbysCountRestartpoints) {
+  FakeSession session(180000);
+  AnswerSample(&session);
+  session.answers["pg_is_in_recovery()"] = {{"t"}};
+  session.answers["restartpoints_timed, restartpoints_req"] = {
+      {"6", "2", "1", "1", "50", "2024-01-03"}};
+  std::unique_ptr<StatsSource> source;
+  ASSERT_TRUE(OpenPgStatsSource(&session, &source).ok());
+  ServerInfo info;
+  ASSERT_TRUE(source->ReadServer(&info).ok());
+  EXPECT_EQ(info.checkpoints_since_reset.timed, 6);
+  Sample sample;
+  bool skipped;
+  ASSERT_TRUE(source->ReadSample(&sample, &skipped).ok());
+  EXPECT_EQ(sample.server.checkpoints.requested, 2);
+  EXPECT_FALSE(session.Ran("num_timed"));
+}
+
+TEST(Diagnosis, AStandbySaysCheckpointsAreRestartpoints) {
+  FakeClock clock;
+  ScriptedSource source(&clock);
+  source.in_recovery = true;
+  NullProgress progress;
+  ObserveResult result;
+  ASSERT_TRUE(Observe(&source, &clock, &progress, ShortRun(), &result).ok());
+  EXPECT_TRUE(result.workload.in_recovery);
+  std::string text = FormatDiagnosis(DiagnoseLive(result), result.workload, 3);
+  EXPECT_NE(text.find("checkpoints on a standby are restartpoints"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("restartpoints during the observation: 0 timed, 1 "
+                      "requested"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("write rates are underestimated"), std::string::npos);
+  EXPECT_NE(
+      WorkloadToToml(result.workload).find("[server]\nin_recovery = true"),
+      std::string::npos);
 }
 
 }  // namespace

@@ -45,7 +45,7 @@ struct RelationCounters {
   int64_t tuples_updated = 0;
   int64_t tuples_hot_updated = 0;
   int64_t tuples_deleted = 0;
-  uint64_t size = 0;  // bytes of the main fork, at the sample's time
+  uint64_t size = 0;  // bytes of all forks (Relation::size), at the sample
 };
 
 // Cumulative checkpoint counters (pg_stat_checkpointer on 17+,

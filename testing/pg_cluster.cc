@@ -13,10 +13,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -38,6 +40,9 @@ constexpr int kPgCtlWaitSeconds = 30;
 constexpr int kConnectWaitSeconds = 10;
 constexpr int kLogTailLines = 25;
 constexpr char kHarnessConf[] = "pglayout_harness.conf";
+constexpr int kStreamingWaitSeconds = 30;
+constexpr int kReplayWaitSeconds = 60;
+constexpr int kSlotDropWaitSeconds = 10;
 
 // Runs detached with the read end of a pipe as stdin; $1 = root directory,
 // $2 = data directory. See "Cleanup" in pg_cluster.h. The postmaster's
@@ -206,6 +211,153 @@ Status CheckRelativeName(const std::string& name) {
   return Status::Ok();
 }
 
+// ---------------------------------------------------------------------------
+// Base backups for standbys
+
+// What pg_basebackup leaves out of a copy (basebackup.c): files that only
+// make sense for the running primary, and directories whose contents the
+// standby rebuilds (copied empty). Of pg_wal only the subdirectories are
+// copied: the standby streams the WAL, but pg_wal/archive_status must exist.
+bool IsSkippedFile(const std::string& name) {
+  static const char* const kNames[] = {
+      "postmaster.pid",   "postmaster.opts",     "backup_label",
+      "tablespace_map",   "backup_manifest",     "postgresql.auto.conf.tmp",
+      "current_logfiles", "current_logfiles.tmp"};
+  for (const char* skipped : kNames) {
+    if (name == skipped) return true;
+  }
+  return name.rfind("pg_internal.init", 0) == 0 ||
+         name.rfind("pgsql_tmp", 0) == 0;
+}
+
+bool IsCopiedEmpty(const std::string& relative_dir) {
+  static const char* const kDirs[] = {
+      "pg_replslot",  "pg_dynshmem", "pg_notify",  "pg_serial",
+      "pg_snapshots", "pg_stat_tmp", "pg_subtrans"};
+  for (const char* dir : kDirs) {
+    if (relative_dir == dir) return true;
+  }
+  return false;
+}
+
+Status ChownTo(const ServerAccount& account, const fs::path& path) {
+  if (account.switch_user && lchown(path.c_str(), account.uid, account.gid)) {
+    return Status::FromErrno("chown " + path.string() + " to postgres", errno);
+  }
+  return Status::Ok();
+}
+
+// Copies the directory |from| into the new directory |to| while the server
+// writes to it: a file that vanishes meanwhile (a recycled temporary file)
+// is skipped, torn pages are repaired by WAL replay from the backup's start
+// (full-page writes are forced during a backup). |relative| is |from|
+// below the data directory ("" at the top); |files_too| is false inside
+// pg_wal.
+Status MakeServerDirectory(const ServerAccount& account, const fs::path& dir) {
+  if (mkdir(dir.c_str(), 0700) != 0) {
+    return Status::FromErrno("mkdir " + dir.string(), errno);
+  }
+  return ChownTo(account, dir);
+}
+
+Status CopyTree(const fs::path& from, const fs::path& to,
+                const std::string& relative, bool files_too,
+                const ServerAccount& account) {
+  PGLAYOUT_RETURN_IF_ERROR(MakeServerDirectory(account, to));
+  std::error_code ec;
+  for (fs::directory_iterator it(from, ec), end; !ec && it != end;
+       it.increment(ec)) {
+    std::string name = it->path().filename().string();
+    std::string child = relative.empty() ? name : relative + "/" + name;
+    fs::path target = to / name;
+    fs::file_status status = it->symlink_status(ec);
+    if (ec) {
+      if (ec == std::errc::no_such_file_or_directory) continue;
+      break;
+    }
+    if (fs::is_directory(status)) {
+      PGLAYOUT_RETURN_IF_ERROR(IsCopiedEmpty(child)
+                                   ? MakeServerDirectory(account, target)
+                                   : CopyTree(it->path(), target, child,
+                                              files_too && child != "pg_wal",
+                                              account));
+      continue;
+    }
+    if (!files_too || IsSkippedFile(name)) continue;
+    if (fs::is_symlink(status)) {
+      fs::copy_symlink(it->path(), target, ec);
+    } else {
+      fs::copy_file(it->path(), target, ec);
+    }
+    if (ec == std::errc::no_such_file_or_directory) continue;
+    if (ec) break;
+    PGLAYOUT_RETURN_IF_ERROR(ChownTo(account, target));
+  }
+  // A directory that vanished (a temporary one) is copied as empty.
+  if (ec && ec != std::errc::no_such_file_or_directory) {
+    return Status::IoError("copying " + from.string() + " to " + to.string() +
+                           ": " + ec.message());
+  }
+  return Status::Ok();
+}
+
+// Writes a file of the standby's data directory, owned by the server
+// account.
+Status WriteServerFile(const ServerAccount& account, const std::string& path,
+                       const std::string& text) {
+  PGLAYOUT_RETURN_IF_ERROR(WriteTextFile(path, text));
+  return ChownTo(account, path);
+}
+
+// The streaming-replication prerequisites on the primary, named so that a
+// test author knows which setting to change.
+Status CheckCanReplicate(SqlSession* primary, int port) {
+  SqlResult r;
+  PGLAYOUT_RETURN_IF_ERROR(
+      primary->Execute("SELECT current_setting('wal_level'), "
+                       "current_setting('max_wal_senders')::int, "
+                       "(SELECT string_agg(spcname, ', ') FROM pg_tablespace "
+                       "WHERE spcname NOT IN ('pg_default', 'pg_global'))",
+                       {}, &r));
+  std::string where = "primary on port " + std::to_string(port) + ": ";
+  if (r.rows.at(0)[0].value_or("") == "minimal") {
+    return Status::InvalidInput(where +
+                                "wal_level = minimal cannot feed a standby; "
+                                "use replica (the default)");
+  }
+  if (r.rows[0][1].value_or("0") == "0") {
+    return Status::InvalidInput(where +
+                                "max_wal_senders = 0 cannot feed a standby");
+  }
+  if (r.rows[0][2]) {
+    return Status::InvalidInput(
+        where + "has tablespaces (" + *r.rows[0][2] +
+        "): a standby on the same host would share their directories");
+  }
+  return Status::Ok();
+}
+
+// A replication slot name, unique on this host: [a-z0-9_] only.
+std::string NextSlotName() {
+  static std::atomic<int> counter{0};
+  return "pglayout_standby_" + std::to_string(getpid()) + "_" +
+         std::to_string(counter++);
+}
+
+// Polls |condition| every 100 ms until it returns true or fails, for at
+// most |seconds|; *reached stays false on timeout.
+Status PollUntil(int seconds, const std::function<Status(bool*)>& condition,
+                 bool* reached) {
+  auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
+  while (true) {
+    PGLAYOUT_RETURN_IF_ERROR(condition(reached));
+    if (*reached || std::chrono::steady_clock::now() >= deadline) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 const char* PgVersionName(PgVersion version) {
@@ -250,7 +402,7 @@ Status PgCluster::Start(PgVersion version, const PgClusterOptions& options,
   PGLAYOUT_RETURN_IF_ERROR(FindPgBinDir(version, &bin_dir));
   // From here on, the destructor of |c| undoes whatever was done.
   std::unique_ptr<PgCluster> c(new PgCluster(version, bin_dir, options));
-  PGLAYOUT_RETURN_IF_ERROR(c->CreateRoot());
+  PGLAYOUT_RETURN_IF_ERROR(c->CreateRoot(""));
   PGLAYOUT_RETURN_IF_ERROR(c->StartWatchdog());
   PGLAYOUT_RETURN_IF_ERROR(c->InitDb());
   PGLAYOUT_RETURN_IF_ERROR(c->StartServer());
@@ -258,11 +410,46 @@ Status PgCluster::Start(PgVersion version, const PgClusterOptions& options,
   return Status::Ok();
 }
 
+Status PgCluster::StartStandby(const PgCluster& primary,
+                               std::unique_ptr<PgCluster>* standby) {
+  if (primary.is_standby()) {
+    return Status::InvalidInput("the cluster on port " +
+                                std::to_string(primary.port_) +
+                                " is a standby itself");
+  }
+  std::unique_ptr<SqlSession> session;
+  PGLAYOUT_RETURN_IF_ERROR(primary.Connect(&session));
+  PGLAYOUT_RETURN_IF_ERROR(CheckCanReplicate(session.get(), primary.port_));
+  std::string slot = NextSlotName();
+  PgClusterOptions options = primary.options_;
+  options.settings["primary_conninfo"] =
+      primary.conninfo_ + " application_name=" + slot;
+  options.settings["primary_slot_name"] = slot;
+  options.settings["hot_standby"] = "on";
+  options.settings["hot_standby_feedback"] = "on";
+  // From here on, the destructor of |c| undoes whatever was done, the slot
+  // on the primary included.
+  std::unique_ptr<PgCluster> c(
+      new PgCluster(primary.version_, primary.bin_dir_, std::move(options)));
+  c->primary_conninfo_ = primary.conninfo_;
+  c->slot_name_ = slot;
+  PGLAYOUT_RETURN_IF_ERROR(c->CreateRoot("standby-"));
+  PGLAYOUT_RETURN_IF_ERROR(c->StartWatchdog());
+  PGLAYOUT_RETURN_IF_ERROR(c->CopyFromPrimary(session.get(), primary.data_dir_)
+                               .WithContext("base backup of the primary on "
+                                            "port " +
+                                            std::to_string(primary.port_)));
+  PGLAYOUT_RETURN_IF_ERROR(c->StartServer());
+  PGLAYOUT_RETURN_IF_ERROR(c->WaitForStreaming());
+  *standby = std::move(c);
+  return Status::Ok();
+}
+
 PgCluster::~PgCluster() { Destroy(); }
 
-Status PgCluster::CreateRoot() {
-  std::string name =
-      std::string("/tmp/pglayout-") + PgVersionName(version_) + "-XXXXXX";
+Status PgCluster::CreateRoot(const std::string& role) {
+  std::string name = std::string("/tmp/pglayout-") + PgVersionName(version_) +
+                     "-" + role + "XXXXXX";
   if (mkdtemp(name.data()) == nullptr) {
     return Status::FromErrno("mkdtemp " + name, errno);
   }
@@ -461,6 +648,132 @@ Status PgCluster::Restart(StopMode mode) {
   return StartServerOnce();
 }
 
+// The slot comes first so that the primary keeps all WAL from the backup's
+// start until the standby streams. pg_backup_stop's label tells the
+// standby where replay must start and when the copy is consistent.
+Status PgCluster::CopyFromPrimary(SqlSession* primary,
+                                  const std::string& primary_data) {
+  ServerAccount account;
+  PGLAYOUT_RETURN_IF_ERROR(GetServerAccount(&account));
+  SqlResult r;
+  PGLAYOUT_RETURN_IF_ERROR(
+      primary->Execute("SELECT pg_create_physical_replication_slot($1, true)",
+                       {slot_name_}, &r));
+  PGLAYOUT_RETURN_IF_ERROR(primary->Execute("SELECT pg_backup_start($1, true)",
+                                            {"pglayout standby"}, &r));
+  // On failure the backup ends with |primary|'s session.
+  PGLAYOUT_RETURN_IF_ERROR(
+      CopyTree(primary_data, data_dir_, "", true, account));
+  PGLAYOUT_RETURN_IF_ERROR(primary->Execute(
+      "SELECT labelfile, spcmapfile FROM pg_backup_stop(false)", {}, &r));
+  PGLAYOUT_RETURN_IF_ERROR(WriteServerFile(account, data_dir_ + "/backup_label",
+                                           r.rows.at(0)[0].value_or("")));
+  return WriteServerFile(account, data_dir_ + "/standby.signal", "");
+}
+
+Status PgCluster::ConnectPrimary(std::unique_ptr<SqlSession>* session) const {
+  return OpenPgSession(primary_conninfo_, "pglayout-test", session);
+}
+
+Status PgCluster::WaitForStreaming() {
+  std::unique_ptr<SqlSession> primary, standby;
+  PGLAYOUT_RETURN_IF_ERROR(ConnectPrimary(&primary));
+  PGLAYOUT_RETURN_IF_ERROR(Connect(&standby));
+  std::string state = "(no walsender)";
+  bool streaming = false;
+  PGLAYOUT_RETURN_IF_ERROR(PollUntil(
+      kStreamingWaitSeconds,
+      [&](bool* done) {
+        SqlResult r;
+        PGLAYOUT_RETURN_IF_ERROR(primary->Execute(
+            "SELECT state FROM pg_stat_replication WHERE application_name = $1",
+            {slot_name_}, &r));
+        if (!r.rows.empty()) state = r.rows[0][0].value_or("(null)");
+        *done = state == "streaming";
+        return Status::Ok();
+      },
+      &streaming));
+  SqlValue in_recovery;
+  PGLAYOUT_RETURN_IF_ERROR(QueryValue(
+      standby.get(), "SELECT pg_is_in_recovery()", {}, &in_recovery));
+  if (streaming && in_recovery.value_or("") == "t") return Status::Ok();
+  return ServerError(
+      "standby is not streaming from the primary",
+      Status::Unavailable("after " + std::to_string(kStreamingWaitSeconds) +
+                          " s the primary's pg_stat_replication state for " +
+                          slot_name_ + " is " + state +
+                          ", pg_is_in_recovery() on the standby is " +
+                          in_recovery.value_or("(null)")));
+}
+
+Status PgCluster::WaitForReplay() {
+  if (!is_standby()) {
+    return Status::InvalidInput("WaitForReplay: the cluster on port " +
+                                std::to_string(port_) + " is not a standby");
+  }
+  std::unique_ptr<SqlSession> primary, standby;
+  PGLAYOUT_RETURN_IF_ERROR(ConnectPrimary(&primary));
+  PGLAYOUT_RETURN_IF_ERROR(Connect(&standby));
+  SqlValue target, replayed;
+  PGLAYOUT_RETURN_IF_ERROR(QueryValue(
+      primary.get(), "SELECT pg_current_wal_lsn()::text", {}, &target));
+  bool caught_up = false;
+  PGLAYOUT_RETURN_IF_ERROR(PollUntil(
+      kReplayWaitSeconds,
+      [&](bool* done) {
+        SqlResult r;
+        PGLAYOUT_RETURN_IF_ERROR(
+            standby->Execute("SELECT pg_last_wal_replay_lsn()::text, "
+                             "pg_last_wal_replay_lsn() >= $1::pg_lsn",
+                             {target}, &r));
+        replayed = r.rows.at(0)[0];
+        *done = r.rows[0][1].value_or("") == "t";
+        return Status::Ok();
+      },
+      &caught_up));
+  if (caught_up) return Status::Ok();
+  return ServerError(
+      "standby does not catch up",
+      Status::Unavailable(
+          "after " + std::to_string(kReplayWaitSeconds) +
+          " s it has replayed up to " + replayed.value_or("(null)") +
+          ", the primary had written up to " + target.value_or("(null)")));
+}
+
+// The slot stays active until the walsender notices that the standby is
+// gone, so the drop is retried for a while. Only a reachable primary that
+// keeps the slot is worth a message: a primary already destroyed took the
+// slot with it.
+void PgCluster::DropSlot() {
+  std::unique_ptr<SqlSession> primary;
+  if (!ConnectPrimary(&primary).ok()) return;
+  bool dropped = false;
+  Status s = PollUntil(
+      kSlotDropWaitSeconds,
+      [&](bool* done) {
+        SqlResult r;
+        PGLAYOUT_RETURN_IF_ERROR(primary->Execute(
+            "SELECT pg_drop_replication_slot(slot_name) "
+            "FROM pg_replication_slots WHERE slot_name = $1 AND NOT active",
+            {slot_name_}, &r));
+        SqlValue left;
+        PGLAYOUT_RETURN_IF_ERROR(QueryValue(
+            primary.get(),
+            "SELECT count(*) FROM pg_replication_slots WHERE slot_name = $1",
+            {slot_name_}, &left));
+        *done = left.value_or("") == "0";
+        return Status::Ok();
+      },
+      &dropped);
+  if (!s.ok() || !dropped) {
+    fprintf(stderr,
+            "pglayout test harness: cannot drop replication slot %s on the "
+            "primary: %s\n",
+            slot_name_.c_str(),
+            s.ok() ? "it stays active" : s.ToString().c_str());
+  }
+}
+
 Status PgCluster::MakeDirectory(const std::string& name, std::string* path) {
   PGLAYOUT_RETURN_IF_ERROR(CheckRelativeName(name));
   fs::path current(root_dir_);
@@ -523,6 +836,7 @@ void PgCluster::Destroy() {
     fprintf(stderr, "pglayout test harness: cannot remove %s: %s\n",
             root_dir_.c_str(), ec.message().c_str());
   }
+  if (is_standby()) DropSlot();
   if (watchdog_fd_ >= 0) {
     ssize_t ignored = write(watchdog_fd_, "done", 4);
     (void)ignored;

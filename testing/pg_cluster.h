@@ -35,6 +35,14 @@
 // handler in the test process: a handler could not remove directories
 // safely and would not help against SIGKILL.
 //
+// Standbys. PgCluster::StartStandby makes a streaming-replication standby
+// of a running cluster: its own directory (/tmp/pglayout-pg15-standby-*),
+// port, socket directory and watchdog, so it is cleaned up like any other
+// cluster. The copy is a base backup through the SQL functions
+// pg_backup_start/pg_backup_stop rather than pg_basebackup: the
+// PostgreSQL 18 package carries no pg_basebackup, and Debian's 15 refuses
+// servers newer than itself.
+//
 // Threading: a PgCluster may be used from one thread at a time; different
 // clusters are independent. A forked child (gtest death tests) never stops
 // or removes its parent's clusters.
@@ -94,6 +102,23 @@ class PgCluster {
   static Status Start(PgVersion version, const PgClusterOptions& options,
                       std::unique_ptr<PgCluster>* cluster);
 
+  // Starts a hot standby of |primary|, which must be running and not be a
+  // standby itself, and waits until it streams WAL from it (the primary's
+  // pg_stat_replication says "streaming", then pg_is_in_recovery() on the
+  // standby; 30 s at most, else Unavailable with the standby's log tail).
+  // The standby has the primary's settings plus primary_conninfo,
+  // primary_slot_name and hot_standby_feedback = on (queries on the
+  // standby are never cancelled by the primary's vacuum). It replicates
+  // through a physical slot it creates on the primary, so the primary keeps
+  // the WAL it needs; the slot is dropped when the standby is destroyed.
+  // InvalidInput, naming the setting, when the primary has
+  // wal_level = minimal, max_wal_senders = 0, or tablespaces: a standby on
+  // the same host would share their directories. For the same reason the
+  // primary must not create tablespaces while a standby runs. The primary
+  // should outlive the standby (otherwise the slot is simply not dropped).
+  static Status StartStandby(const PgCluster& primary,
+                             std::unique_ptr<PgCluster>* standby);
+
   // Stops the server and removes the cluster's directory. Failures are
   // printed to stderr (a destructor cannot return them).
   ~PgCluster();
@@ -110,6 +135,8 @@ class PgCluster {
   const std::string& bin_dir() const { return bin_dir_; }
   const std::string& log_path() const { return log_path_; }
   pid_t postmaster_pid() const { return postmaster_pid_; }
+  // True for a cluster made by StartStandby.
+  bool is_standby() const { return !slot_name_.empty(); }
 
   // Opens a session as the superuser on database "postgres", with
   // application_name "pglayout-test".
@@ -136,10 +163,16 @@ class PgCluster {
   // the same settings (after kImmediate it runs crash recovery first).
   Status Restart(StopMode mode);
 
+  // On a standby: waits until it has replayed all the WAL the primary had
+  // written when called (pg_current_wal_lsn() there), e.g. so that tables
+  // just created on the primary are visible. 60 s at most, else Unavailable
+  // naming both positions. InvalidInput on a primary.
+  Status WaitForReplay();
+
  private:
   PgCluster(PgVersion version, std::string bin_dir, PgClusterOptions options);
 
-  Status CreateRoot();
+  Status CreateRoot(const std::string& role);
   Status StartWatchdog();
   Status InitDb();
   Status WriteConfig();
@@ -151,6 +184,12 @@ class PgCluster {
   void StopServerHard();
   void Destroy();
   Status ServerError(const std::string& what, const Status& cause) const;
+  // Standby only: the base backup into data_dir_ through |primary|, a
+  // superuser session on the primary.
+  Status CopyFromPrimary(SqlSession* primary, const std::string& primary_data);
+  Status WaitForStreaming();
+  Status ConnectPrimary(std::unique_ptr<SqlSession>* session) const;
+  void DropSlot();
 
   const PgVersion version_;
   const std::string bin_dir_;
@@ -166,6 +205,9 @@ class PgCluster {
   pid_t watchdog_pid_ = -1;
   int watchdog_fd_ = -1;  // write end of the watchdog's pipe
   int next_output_ = 0;   // numbers the files that capture command output
+  // Set on a standby only.
+  std::string primary_conninfo_;
+  std::string slot_name_;  // also its application_name on the primary
 };
 
 // A client program started by PgCluster::StartClient.

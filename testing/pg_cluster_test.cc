@@ -17,8 +17,11 @@
 #include <fstream>
 #include <functional>
 #include <iterator>
+#include <sstream>
 #include <string>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include "common/sql.h"
 #include "testing/pg_test.h"
@@ -213,6 +216,53 @@ TEST_P(PgClusterTest, DestructorStopsServerAndRemovesFiles) {
   EXPECT_TRUE(WaitFor([&] { return !ProcessExists(postmaster); }, 5000));
 }
 
+TEST_P(PgClusterTest, StandbyStreamsReplaysAndIsRemoved) {
+  std::unique_ptr<PgCluster> primary, standby;
+  PGLAYOUT_ASSERT_OK(StartCluster({}, &primary));
+  std::unique_ptr<SqlSession> on_primary, on_standby;
+  PGLAYOUT_ASSERT_OK(primary->Connect(&on_primary));
+  PGLAYOUT_ASSERT_OK(ExecuteSql(on_primary.get(),
+                                "CREATE TABLE before_copy AS SELECT 1 AS a"));
+  PGLAYOUT_ASSERT_OK(PgCluster::StartStandby(*primary, &standby));
+  EXPECT_TRUE(standby->is_standby());
+  EXPECT_FALSE(primary->is_standby());
+  EXPECT_NE(standby->port(), primary->port());
+  EXPECT_EQ(standby->version(), version());
+  EXPECT_EQ(
+      standby->root_dir().rfind(std::string("/tmp/pglayout-") +
+                                    PgVersionName(version()) + "-standby-",
+                                0),
+      0u)
+      << standby->root_dir();
+
+  PGLAYOUT_ASSERT_OK(standby->Connect(&on_standby));
+  EXPECT_EQ(Value(on_standby.get(), "SELECT pg_is_in_recovery()"), "t");
+  EXPECT_EQ(Value(on_standby.get(), "SELECT a FROM before_copy"), "1");
+  EXPECT_EQ(Value(on_primary.get(),
+                  "SELECT state FROM pg_stat_replication "
+                  "JOIN pg_replication_slots ON active_pid = pid"),
+            "streaming");
+  // Changes on the primary arrive; the standby itself refuses to write.
+  PGLAYOUT_ASSERT_OK(
+      ExecuteSql(on_primary.get(), "CREATE TABLE after_copy AS SELECT 2 AS b"));
+  PGLAYOUT_ASSERT_OK(standby->WaitForReplay());
+  EXPECT_EQ(Value(on_standby.get(), "SELECT b FROM after_copy"), "2");
+  EXPECT_FALSE(ExecuteSql(on_standby.get(), "CREATE TABLE no (a int)").ok());
+  EXPECT_EQ(on_standby->last_sqlstate(), "25006");
+  EXPECT_TRUE(primary->WaitForReplay().IsInvalidInput());
+
+  // Destroying the standby stops it, removes its files and its slot.
+  std::string root = standby->root_dir();
+  pid_t postmaster = standby->postmaster_pid();
+  on_standby.reset();
+  standby.reset();
+  EXPECT_FALSE(fs::exists(root)) << root;
+  EXPECT_TRUE(WaitFor([&] { return !ProcessExists(postmaster); }, 5000));
+  EXPECT_EQ(
+      Value(on_primary.get(), "SELECT count(*) FROM pg_replication_slots"),
+      "0");
+}
+
 PGLAYOUT_INSTANTIATE_PG_VERSIONS(PgClusterTest);
 
 // Tests that need no particular server version.
@@ -269,21 +319,21 @@ TEST(PgHarnessTest, BadSettingNameIsRejected) {
   EXPECT_TRUE(PgCluster::Start(PgVersion::k15, options, &pg).IsInvalidInput());
 }
 
-// The process that started a cluster dies without running any destructor
-// (as on a ctest timeout or Ctrl-C): the watchdog must stop the server and
-// remove its files.
-TEST(PgHarnessTest, KilledProcessLeavesNoServerOrFilesBehind) {
+// Runs |start| in a child process, which then dies of SIGKILL without
+// running any destructor (as on a ctest timeout or Ctrl-C), and returns
+// the clusters it had started as (postmaster PID, root directory) pairs.
+// |start| appends "PID ROOT " for each cluster it keeps alive.
+std::vector<std::pair<pid_t, std::string>> StartInChildAndKillIt(
+    const std::function<Status(std::string*)>& start) {
   int fds[2];
-  ASSERT_EQ(pipe(fds), 0);
+  EXPECT_EQ(pipe(fds), 0);
   pid_t child = fork();
-  ASSERT_GE(child, 0);
+  EXPECT_GE(child, 0);
   if (child == 0) {
     close(fds[0]);
-    std::unique_ptr<PgCluster> pg;
-    Status s = PgCluster::Start(PgVersion::k15, {}, &pg);
-    std::string report =
-        s.ok() ? std::to_string(pg->postmaster_pid()) + " " + pg->root_dir()
-               : "error " + s.ToString();
+    std::string report;
+    Status s = start(&report);
+    if (!s.ok()) report = "error " + s.ToString();
     ssize_t ignored = write(fds[1], report.data(), report.size());
     (void)ignored;
     raise(SIGKILL);
@@ -296,18 +346,72 @@ TEST(PgHarnessTest, KilledProcessLeavesNoServerOrFilesBehind) {
     report.append(buffer, n);
   close(fds[0]);
   int wait_status;
-  ASSERT_EQ(waitpid(child, &wait_status, 0), child);
-  ASSERT_TRUE(WIFSIGNALED(wait_status));
-  ASSERT_EQ(report.rfind("error", 0), std::string::npos) << report;
+  EXPECT_EQ(waitpid(child, &wait_status, 0), child);
+  EXPECT_TRUE(WIFSIGNALED(wait_status));
+  EXPECT_EQ(report.rfind("error", 0), std::string::npos) << report;
+  std::vector<std::pair<pid_t, std::string>> clusters;
+  std::istringstream in(report);
+  pid_t pid;
+  std::string root;
+  while (in >> pid >> root) clusters.emplace_back(pid, root);
+  return clusters;
+}
 
-  size_t space = report.find(' ');
-  pid_t postmaster = std::stoi(report.substr(0, space));
-  std::string root = report.substr(space + 1);
-  ASSERT_EQ(root.rfind("/tmp/pglayout-pg15-", 0), 0u) << root;
-  EXPECT_TRUE(WaitFor([&] { return !ProcessExists(postmaster); }, 15000))
-      << "postmaster " << postmaster << " still runs";
-  EXPECT_TRUE(WaitFor([&] { return !fs::exists(root); }, 15000))
-      << root << " still exists";
+std::string Describe(const PgCluster& pg) {
+  return std::to_string(pg.postmaster_pid()) + " " + pg.root_dir() + " ";
+}
+
+// The watchdogs must stop every server and remove its files.
+void ExpectCleanedUp(const std::vector<std::pair<pid_t, std::string>>& all) {
+  for (const auto& [postmaster, root] : all) {
+    EXPECT_TRUE(WaitFor([&] { return !ProcessExists(postmaster); }, 15000))
+        << "postmaster " << postmaster << " still runs";
+    EXPECT_TRUE(WaitFor([&] { return !fs::exists(root); }, 15000))
+        << root << " still exists";
+  }
+}
+
+TEST(PgHarnessTest, KilledProcessLeavesNoServerOrFilesBehind) {
+  auto clusters = StartInChildAndKillIt([](std::string* report) {
+    // Leaked on purpose: the process dies without destructors anyway.
+    std::unique_ptr<PgCluster> pg;
+    PGLAYOUT_RETURN_IF_ERROR(PgCluster::Start(PgVersion::k15, {}, &pg));
+    *report = Describe(*pg);
+    pg.release();
+    return Status::Ok();
+  });
+  ASSERT_EQ(clusters.size(), 1u);
+  EXPECT_EQ(clusters[0].second.rfind("/tmp/pglayout-pg15-", 0), 0u)
+      << clusters[0].second;
+  ExpectCleanedUp(clusters);
+}
+
+TEST(PgHarnessTest, KilledProcessLeavesNoStandbyBehind) {
+  auto clusters = StartInChildAndKillIt([](std::string* report) {
+    std::unique_ptr<PgCluster> primary, standby;
+    PGLAYOUT_RETURN_IF_ERROR(PgCluster::Start(PgVersion::k15, {}, &primary));
+    PGLAYOUT_RETURN_IF_ERROR(PgCluster::StartStandby(*primary, &standby));
+    *report = Describe(*primary) + Describe(*standby);
+    primary.release();
+    standby.release();
+    return Status::Ok();
+  });
+  ASSERT_EQ(clusters.size(), 2u);
+  EXPECT_EQ(clusters[1].second.rfind("/tmp/pglayout-pg15-standby-", 0), 0u)
+      << clusters[1].second;
+  ExpectCleanedUp(clusters);
+}
+
+TEST(PgHarnessTest, StandbyNeedsAPrimaryThatCanFeedIt) {
+  PgClusterOptions options;
+  options.settings = {{"wal_level", "minimal"}, {"max_wal_senders", "0"}};
+  std::unique_ptr<PgCluster> primary, standby;
+  PGLAYOUT_ASSERT_OK(PgCluster::Start(PgVersion::k15, options, &primary));
+  Status s = PgCluster::StartStandby(*primary, &standby);
+  EXPECT_TRUE(s.IsInvalidInput()) << s.ToString();
+  EXPECT_NE(s.message().find("wal_level = minimal"), std::string::npos)
+      << s.ToString();
+  EXPECT_EQ(standby, nullptr);
 }
 
 }  // namespace

@@ -1,0 +1,64 @@
+// `pglayout migrate --apply` against a real streaming standby on
+// PostgreSQL 15 and 18 (issue 6, bad input "a replica"): the preflight
+// refuses before anything is written. The rule itself is unit-tested with
+// hand-made facts (migrator_test.cc, Preflight.RefusesAReplica).
+
+#include <gtest/gtest.h>
+
+#include "common/files.h"
+#include "testing/pg_test.h"
+#include "testing/subprocess.h"
+
+namespace pglayout::migrator {
+namespace {
+
+std::string Value(SqlSession* s, const std::string& sql) {
+  SqlValue v;
+  Status st = QueryValue(s, sql, {}, &v);
+  return st.ok() ? v.value_or("<null>") : "<error: " + st.ToString() + ">";
+}
+
+class MigrateStandbyTest : public PgVersionTest {};
+
+TEST_P(MigrateStandbyTest, ApplyRefusesAStandby) {
+  std::unique_ptr<PgCluster> primary, standby;
+  PGLAYOUT_ASSERT_OK(StartCluster({}, &primary));
+  std::unique_ptr<SqlSession> on_primary;
+  PGLAYOUT_ASSERT_OK(primary->Connect(&on_primary));
+  PGLAYOUT_ASSERT_OK(ExecuteSql(
+      on_primary.get(),
+      "CREATE TABLE t AS SELECT g AS id FROM generate_series(1, 100) g;"
+      "ALTER TABLE t ADD PRIMARY KEY (id)"));
+  PGLAYOUT_ASSERT_OK(PgCluster::StartStandby(*primary, &standby));
+  // One file per version: ctest may run both at once.
+  std::string dir, plan = ::testing::TempDir() + "/standby_plan_" +
+                          PgVersionName(version()) + ".toml";
+  PGLAYOUT_ASSERT_OK(standby->MakeDirectory("ts", &dir));
+  PGLAYOUT_ASSERT_OK(
+      WriteTextFile(plan, "[[tablespace]]\nname = \"ts\"\npath = \"" + dir +
+                              "\"\n[[placement]]\nrelation = \"public.t\"\n"
+                              "strategy = \"move\"\ntablespaces = [\"ts\"]\n"));
+
+  Command c;
+  c.argv = {PGLAYOUT_BINARY, "migrate",           plan,
+            "--dsn",         standby->conninfo(), "--apply"};
+  Completion run = RunToCompletion(c);
+  EXPECT_EQ(run.exit_code, 2) << run.output;
+  EXPECT_NE(run.output.find("server: the server is in recovery (a standby); "
+                            "run against the primary"),
+            std::string::npos)
+      << run.output;
+  // Nothing reached the primary, where the standby's changes would have
+  // come from.
+  EXPECT_EQ(
+      Value(on_primary.get(), "SELECT to_regnamespace('pglayout') IS NULL"),
+      "t");
+  EXPECT_EQ(Value(on_primary.get(),
+                  "SELECT count(*) FROM pg_tablespace WHERE spcname = 'ts'"),
+            "0");
+}
+
+PGLAYOUT_INSTANTIATE_PG_VERSIONS(MigrateStandbyTest);
+
+}  // namespace
+}  // namespace pglayout::migrator
