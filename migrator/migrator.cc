@@ -282,7 +282,11 @@ class Migration {
   // tablespace, a relation already in its target (indexes and TOAST too).
   // Such a placement is done; copying it again would only cost time. Any
   // other partitioned table is refused by the preflight.
+  // Only a new run: a resumed one finishes what its journal started (a
+  // swapped table is in place, but its clean-up is still to do) and keeps
+  // its step numbers.
   Status NoteIfPlacedAsPlanned(const Placement& p) {
+    if (report_->resumed) return Status::Ok();
     TableFacts& t = tables_[p.relation];
     bool partitioned = p.strategy == Strategy::kHashPartition;
     if (!t.exists || partitioned != (t.kind == 'p')) return Status::Ok();

@@ -124,10 +124,10 @@ class SqlJournalSource : public JournalSource {
       std::string key = At(row, 1);
       size_t colon = key.find(':');
       s.kind = key.substr(0, colon);
-      s.relation = At(row, 6);
-      if (s.relation.empty() && colon != std::string::npos) {
-        s.relation = key.substr(colon + 1);
-      }
+      // The step key names the relation as the plan does; the journaled
+      // oid names the old copy once an online step has swapped.
+      s.relation =
+          colon != std::string::npos ? key.substr(colon + 1) : At(row, 6);
       s.status = At(row, 2);
       s.error = At(row, 10);
       if (!s.error.empty() && s.status != "done") s.status = "failed";

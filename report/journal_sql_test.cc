@@ -126,7 +126,7 @@ TEST_P(SqlJournal, ReadsWhatTheMigratorWrote) {
   EXPECT_EQ(j.steps[0].kind, "tablespace");
   EXPECT_EQ(j.steps[0].relation, "hot1");
   EXPECT_EQ(j.steps[1].kind, "move");
-  EXPECT_EQ(j.steps[1].relation, "journal_orders");  // regclass, search_path
+  EXPECT_EQ(j.steps[1].relation, "public.journal_orders");  // as planned
   EXPECT_EQ(j.steps[1].status, "done");
   EXPECT_EQ(j.steps[1].rows, 1000);
   EXPECT_EQ(j.steps[1].bytes, 36000u);  // what the copy wrote
