@@ -312,8 +312,10 @@ class Checker {
     return "";
   }
 
-  uint64_t BulkBytes() const {
-    uint64_t total = 0;
+  // Bytes each target tablespace receives from the placements this run
+  // still has to copy (not started, not already in place).
+  std::map<std::string, uint64_t> BytesToCopy() const {
+    std::map<std::string, uint64_t> need;
     for (const Placement& p : in_.plan->placements) {
       if (p.strategy == Strategy::kStay) continue;
       if (in_.started_relations.count(p.relation)) continue;
@@ -321,9 +323,15 @@ class Checker {
       if (it == in_.tables->end() || !it->second.exists) continue;
       if (it->second.placed_as_planned) continue;
       for (const auto& [ts, bytes] : BytesPerTablespace(p, it->second)) {
-        total += bytes;
+        need[ts] += bytes;
       }
     }
+    return need;
+  }
+
+  uint64_t BulkBytes() const {
+    uint64_t total = 0;
+    for (const auto& [ts, bytes] : BytesToCopy()) total += bytes;
     return total;
   }
 
@@ -368,18 +376,7 @@ class Checker {
   }
 
   void CheckFreeSpace() {
-    std::map<std::string, uint64_t> need;
-    for (const Placement& p : in_.plan->placements) {
-      if (p.strategy == Strategy::kStay) continue;
-      if (in_.started_relations.count(p.relation)) continue;
-      auto it = in_.tables->find(p.relation);
-      if (it == in_.tables->end() || !it->second.exists) continue;
-      if (it->second.placed_as_planned) continue;
-      for (const auto& [ts, bytes] : BytesPerTablespace(p, it->second)) {
-        need[ts] += bytes;
-      }
-    }
-    for (const auto& [ts, bytes] : need) {
+    for (const auto& [ts, bytes] : BytesToCopy()) {
       uint64_t required = static_cast<uint64_t>(bytes * in_.space_margin);
       std::string dir = DirectoryOf(ts);
       auto free = in_.free_bytes.find(dir);

@@ -181,13 +181,6 @@ TEST(Topology, ArrayHealthChangingDuringTheProbeIsFlagged) {
   std::filesystem::remove_all(root);
 }
 
-TEST(Topology, RecheckIgnoresAnythingButMdArrays) {
-  Topology t = Discover("ebs_nvme", 259, 1, "/mnt/wal/pg_wal");
-  std::vector<std::string> before = t.warnings;
-  RecheckArrayHealth(Fixture("ebs_nvme"), makedev(259, 1), &t);
-  EXPECT_EQ(t.warnings, before);
-}
-
 TEST(Topology, NoBlockDeviceLeavesOnlyTheFilesystem) {
   Topology t = Discover("virtio_partitions", 0, 23, "/dev/shm/x");
   EXPECT_EQ(t.device, "");

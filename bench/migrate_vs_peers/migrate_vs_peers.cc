@@ -128,27 +128,6 @@ Status Value(SqlSession* session, const std::string& sql, std::string* out) {
   return Status::Ok();
 }
 
-struct Checkpoints {
-  int64_t requested = 0;
-  int64_t timed = 0;
-};
-
-// PostgreSQL 15: pg_stat_bgwriter (16 too; 17+ moved them to
-// pg_stat_checkpointer). Each call is its own transaction, so the stats
-// snapshot is fresh.
-Status ReadCheckpoints(SqlSession* admin, Checkpoints* c) {
-  SqlResult r;
-  PGLAYOUT_RETURN_IF_ERROR(
-      admin->Execute("SELECT checkpoints_req, checkpoints_timed FROM "
-                     "pg_catalog.pg_stat_bgwriter",
-                     {}, &r));
-  c->requested =
-      std::strtoll(r.rows.at(0).at(0).value_or("0").c_str(), nullptr, 10);
-  c->timed =
-      std::strtoll(r.rows.at(0).at(1).value_or("0").c_str(), nullptr, 10);
-  return Status::Ok();
-}
-
 // Bytes of WAL written since the server started (an LSN as a number).
 Status WalPosition(SqlSession* admin, double* bytes) {
   std::string v;
@@ -501,14 +480,14 @@ class Bench {
          "--progress-timestamp", kRunDb},
         &bench));
     SleepFor(config_.warmup_s);
-    Checkpoints c0, c1, c2;
+    CheckpointCounts c0, c1, c2;
     double wal0 = 0, wal1 = 0, wal2 = 0;
-    PGLAYOUT_RETURN_IF_ERROR(ReadCheckpoints(admin_.get(), &c0));
+    PGLAYOUT_RETURN_IF_ERROR(ReadCheckpointCounts(admin_.get(), &c0));
     PGLAYOUT_RETURN_IF_ERROR(WalPosition(admin_.get(), &wal0));
     double base_from = Now();
     SleepFor(config_.baseline_s);
     double base_to = Now();
-    PGLAYOUT_RETURN_IF_ERROR(ReadCheckpoints(admin_.get(), &c1));
+    PGLAYOUT_RETURN_IF_ERROR(ReadCheckpointCounts(admin_.get(), &c1));
     PGLAYOUT_RETURN_IF_ERROR(WalPosition(admin_.get(), &wal1));
 
     double start = Now(), work_end = 0;
@@ -516,7 +495,7 @@ class Bench {
     double end = Now();
     if (st.ok()) st = WalPosition(admin_.get(), &wal2);
     SleepFor(config_.tail_s);
-    PGLAYOUT_RETURN_IF_ERROR(ReadCheckpoints(admin_.get(), &c2));
+    PGLAYOUT_RETURN_IF_ERROR(ReadCheckpointCounts(admin_.get(), &c2));
     std::string output;
     Status stopped = bench->Stop(&output);
     PGLAYOUT_RETURN_IF_ERROR(st);
