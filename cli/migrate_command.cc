@@ -71,6 +71,12 @@ class MigrateCommand : public Command {
     app->add_option("--batch-rows", options_.batch_rows,
                     "Rows per copy transaction (default 100000)")
         ->check(CLI::Range(int64_t{100}, int64_t{10000000}));
+    app->add_option("--copy-order", copy_order_,
+                    "blocks (default): copy ranges of heap blocks in disk "
+                    "order (PostgreSQL 14+; 12 and 13 copy by key); key: "
+                    "copy in key order through the key index, which reads "
+                    "only live rows (a heap that is mostly dead space)")
+        ->check(CLI::IsMember({"blocks", "key"}));
     app->add_option("--lock-timeout", options_.lock_timeout_ms,
                     "Milliseconds each lock attempt may wait before it is "
                     "retried with backoff")
@@ -102,6 +108,7 @@ class MigrateCommand : public Command {
   Status Run(const CommandContext& context) override {
     PGLAYOUT_RETURN_IF_ERROR(
         migrator::ParseThrottleMode(throttle_text_, &options_.throttle));
+    options_.copy_by_blocks = copy_order_ == "blocks";
     Plan plan;
     if (abort_ || finalize_) {
       if (abort_ && finalize_) {
@@ -175,6 +182,7 @@ class MigrateCommand : public Command {
   bool json_ = false;
   std::string max_wal_size_text_;
   std::string throttle_text_ = "adaptive";
+  std::string copy_order_ = "blocks";
 };
 
 }  // namespace

@@ -191,6 +191,31 @@ Status ReadRelOptions(SqlSession* s, uint32_t oid, TableFacts* t) {
   return Status::Ok();
 }
 
+// The default hash operator class of the column's type (of a domain's base
+// type), or of a type it is binary-coercible to (varchar -> text); its
+// support function 2 is the extended (seeded, 64-bit) hash. Names are
+// spelled schema-qualified from the catalogs: regtype would print bpchar as
+// "character", which as a cast target means character(1).
+constexpr char kColumnHashSql[] =
+    "SELECT a.attname, coalesce(h.fn, ''), coalesce(h.intype, '') FROM "
+    "pg_catalog.pg_attribute a JOIN pg_catalog.pg_type ty ON ty.oid = "
+    "a.atttypid CROSS JOIN LATERAL (SELECT CASE WHEN ty.typtype = 'd' THEN "
+    "ty.typbasetype ELSE ty.oid END AS base) b LEFT JOIN LATERAL (SELECT "
+    "pg_catalog.format('%I.%I', pn.nspname, pr.proname) AS fn, "
+    "pg_catalog.format('%I.%I', tn.nspname, it.typname) AS intype FROM "
+    "pg_catalog.pg_opclass c JOIN pg_catalog.pg_am m ON m.oid = c.opcmethod "
+    "AND m.amname = 'hash' JOIN pg_catalog.pg_amproc p ON p.amprocfamily = "
+    "c.opcfamily AND p.amprocnum = 2 AND p.amproclefttype = c.opcintype AND "
+    "p.amprocrighttype = c.opcintype JOIN pg_catalog.pg_proc pr ON pr.oid = "
+    "p.amproc JOIN pg_catalog.pg_namespace pn ON pn.oid = pr.pronamespace "
+    "JOIN pg_catalog.pg_type it ON it.oid = c.opcintype JOIN "
+    "pg_catalog.pg_namespace tn ON tn.oid = it.typnamespace WHERE "
+    "c.opcdefault AND (c.opcintype = b.base OR c.opcintype IN (SELECT "
+    "k.casttarget FROM pg_catalog.pg_cast k WHERE k.castsource = b.base AND "
+    "k.castmethod = 'b')) ORDER BY c.opcintype = b.base DESC LIMIT 1) h ON "
+    "true WHERE a.attrelid = $1::oid AND a.attnum > 0 AND "
+    "NOT a.attisdropped ORDER BY a.attnum";
+
 Status ReadColumns(SqlSession* s, uint32_t oid, TableFacts* t) {
   SqlResult r;
   PGLAYOUT_RETURN_IF_ERROR(s->Execute(
@@ -209,6 +234,13 @@ Status ReadColumns(SqlSession* s, uint32_t oid, TableFacts* t) {
     c.generated = CellChar(row, 4);
     c.stat_target = static_cast<int>(CellInt(row, 5));
     t->columns.push_back(std::move(c));
+  }
+  SqlResult hashes;
+  PGLAYOUT_RETURN_IF_ERROR(
+      s->Execute(kColumnHashSql, {std::to_string(oid)}, &hashes));
+  for (size_t i = 0; i < hashes.rows.size() && i < t->columns.size(); ++i) {
+    t->columns[i].hash_function = Cell(hashes.rows[i], 1);
+    t->columns[i].hash_input_type = Cell(hashes.rows[i], 2);
   }
   SqlResult opts;
   PGLAYOUT_RETURN_IF_ERROR(s->Execute(

@@ -28,6 +28,12 @@ struct ColumnFacts {
   char generated = 0;                // 's' stored, 'v' virtual (18), 0 none
   int stat_target = -1;              // -1 = default
   std::vector<std::string> options;  // attoptions: "n_distinct=-1"
+  // The extended hash function of the type's default hash operator class
+  // and the type it takes, both schema-qualified
+  // ("pg_catalog.hashint4extended", "pg_catalog.int4"); empty when the type has
+  // none (json, point).
+  std::string hash_function;
+  std::string hash_input_type;
 };
 
 struct IndexFacts {

@@ -49,6 +49,14 @@ constexpr const char* kSchemaSql[] = {
     " ADD COLUMN IF NOT EXISTS checkpoints_timed_end bigint,"
     " ADD COLUMN IF NOT EXISTS checkpoints_requested_end bigint",
     "ALTER TABLE pglayout.step ADD COLUMN IF NOT EXISTS error text",
+    // The last verification of each online step (batch.src_rows .. new_sum
+    // held the key range checks of older versions).
+    "CREATE TABLE IF NOT EXISTS pglayout.verification ("
+    " run_id bigint NOT NULL, step_key text NOT NULL,"
+    " src_rows bigint NOT NULL, src_sum bigint NOT NULL,"
+    " new_rows bigint NOT NULL, new_sum bigint NOT NULL,"
+    " verified_at timestamptz NOT NULL DEFAULT pg_catalog.now(),"
+    " PRIMARY KEY (run_id, step_key))",
 };
 
 std::vector<std::string> ArrayCells(const SqlRow& row, size_t i) {
@@ -242,17 +250,19 @@ Status Journal::LoadBatches(int64_t run_id, const std::string& key,
 }
 
 Status Journal::RecordVerification(int64_t run_id, const std::string& key,
-                                   int64_t batch_no, int64_t src_rows,
-                                   int64_t src_sum, int64_t new_rows,
-                                   int64_t new_sum) {
+                                   int64_t src_rows, int64_t src_sum,
+                                   int64_t new_rows, int64_t new_sum) {
   SqlResult r;
   return session_->Execute(
-      "UPDATE pglayout.batch SET src_rows = $4, src_sum = $5, new_rows = $6, "
-      "new_sum = $7, verified_at = pg_catalog.now() "
-      "WHERE run_id = $1 AND step_key = $2 AND batch_no = $3",
-      {std::to_string(run_id), key, std::to_string(batch_no),
-       std::to_string(src_rows), std::to_string(src_sum),
-       std::to_string(new_rows), std::to_string(new_sum)},
+      "INSERT INTO pglayout.verification (run_id, step_key, src_rows, "
+      "src_sum, new_rows, new_sum) VALUES ($1, $2, $3, $4, $5, $6) ON "
+      "CONFLICT (run_id, step_key) DO UPDATE SET src_rows = "
+      "EXCLUDED.src_rows, src_sum = EXCLUDED.src_sum, new_rows = "
+      "EXCLUDED.new_rows, new_sum = EXCLUDED.new_sum, verified_at = "
+      "pg_catalog.now()",
+      {std::to_string(run_id), key, std::to_string(src_rows),
+       std::to_string(src_sum), std::to_string(new_rows),
+       std::to_string(new_sum)},
       &r);
 }
 

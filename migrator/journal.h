@@ -105,9 +105,12 @@ class Journal {
   };
   Status LoadBatches(int64_t run_id, const std::string& key,
                      std::vector<Batch>* batches);
+  // A step's verification: rows and checksums of the source and the
+  // shadow (online_sql.h VerifySumSql); a resumed run overwrites what an
+  // earlier attempt recorded.
   Status RecordVerification(int64_t run_id, const std::string& key,
-                            int64_t batch_no, int64_t src_rows, int64_t src_sum,
-                            int64_t new_rows, int64_t new_sum);
+                            int64_t src_rows, int64_t src_sum, int64_t new_rows,
+                            int64_t new_sum);
 
   // Settings. RecordOriginal keeps the first record of (run, kind, name):
   // a resumed run must not mistake its own raised value for the original.

@@ -313,6 +313,7 @@ class Migration {
 
   StepOptions StepOptionsFor() const {
     StepOptions o;
+    o.copy_by_blocks = options_.copy_by_blocks;
     o.offline_rate_mbps = options_.offline_rate_mbps;
     o.batch_rows = options_.batch_rows;
     o.checkpoint_guard = options_.checkpoint_guard;

@@ -64,8 +64,13 @@ struct MigrateOptions {
   // --max-rate stays a hard cap on top.
   ThrottleMode throttle = ThrottleMode::kAdaptive;
   ThrottleLimits throttle_limits;
-  // Verification compares key ranges of at least this many rows, each in
-  // one REPEATABLE READ snapshot (fewer snapshots, each a few seconds).
+  // How a new online copy reads the table (a resumed one keeps its way):
+  // by ranges of heap blocks in disk order (14+; 12 and 13 always go by
+  // key), or in key order through the key index, which skips the dead
+  // space of a very bloated heap.
+  bool copy_by_blocks = true;
+  // Verification reads each side in chunks of about this many rows, with
+  // the throttle's pauses between them, all in one snapshot.
   int64_t verify_range_rows = 1000000;
   // maintenance_work_mem for the shadow's index builds (SET LOCAL, never
   // below the server's setting): a 10 M-row key sorts in memory.

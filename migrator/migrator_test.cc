@@ -42,9 +42,33 @@ TableFacts Orders() {
   t.heap_size = 800 * kMiB;
   t.index_size = 200 * kMiB;
   t.reltuples = 1e6;
-  t.columns = {{"id", "bigint", true, 0, 0, -1, {}},
-               {"customer", "integer", true, 0, 0, -1, {}},
-               {"email", "text", false, 0, 0, -1, {}}};
+  t.columns = {{"id",
+                "bigint",
+                true,
+                0,
+                0,
+                -1,
+                {},
+                "pg_catalog.hashint8extended",
+                "pg_catalog.int8"},
+               {"customer",
+                "integer",
+                true,
+                0,
+                0,
+                -1,
+                {},
+                "pg_catalog.hashint4extended",
+                "pg_catalog.int4"},
+               {"email",
+                "text",
+                false,
+                0,
+                0,
+                -1,
+                {},
+                "pg_catalog.hashtextextended",
+                "pg_catalog.text"}};
   IndexFacts pk;
   pk.name = "orders_pkey";
   pk.unique = pk.primary = true;
@@ -414,10 +438,35 @@ TEST(Guard, ReadsPgSettingsUnits) {
 TableFacts Composite() {
   TableFacts t = Orders();
   t.name = "My \"Items\"";
-  t.columns = {{"order id", "bigint", true, 0, 0, -1, {}},
-               {"line", "integer", true, 0, 0, -1, {}},
-               {"n", "integer", false, 'a', 0, -1, {}},
-               {"total", "numeric", false, 0, 's', -1, {}}};
+  t.columns = {{"order id",
+                "bigint",
+                true,
+                0,
+                0,
+                -1,
+                {},
+                "pg_catalog.hashint8extended",
+                "pg_catalog.int8"},
+               {"line",
+                "integer",
+                true,
+                0,
+                0,
+                -1,
+                {},
+                "pg_catalog.hashint4extended",
+                "pg_catalog.int4"},
+               {"n",
+                "integer",
+                false,
+                'a',
+                0,
+                -1,
+                {},
+                "pg_catalog.hashint4extended",
+                "pg_catalog.int4"},
+               // A type without a hash function (json, point) has none.
+               {"total", "numeric", false, 0, 's', -1, {}, "", ""}};
   t.row_key = {"order id", "line"};
   return t;
 }
@@ -523,24 +572,72 @@ TEST(OnlineSql, ShadowHasNoIndexUntilTheCopyEndsThenTheKeyFirst) {
   }
 }
 
-TEST(OnlineSql, VerificationHashesRecordsOrTextAndFitsInBigint) {
-  TableFacts t = Orders();
+TEST(OnlineSql, VerificationHashesEachColumnByItsType) {
+  TableFacts t = Composite();
   OnlineTarget target;
   target.tablespaces = {"a"};
   OnlineNames names = MakeOnlineNames(t, target);
-  std::string record = VerifyChunkSql(t, names, true, false, RowHash::kRecord);
-  EXPECT_NE(record.find("sum(pg_catalog.hash_record_extended(t, 0)) % "
-                        "9223372036854775807"),
+  std::string sql =
+      VerifySumSql(t, names, "ONLY src", VerifyScope::kBlockRange);
+  EXPECT_EQ(
+      sql,
+      "SELECT count(*), (COALESCE(sum("
+      // Each column by its type's function, its own seed, NULL-safe; a
+      // type without a hash function by its text form.
+      "COALESCE(pg_catalog.hashint8extended(t.\"order id\"::pg_catalog.int8, "
+      "1), 1) # COALESCE(pg_catalog.hashint4extended(t.\"line\"::pg_catalog."
+      "int4, 2), 2) # COALESCE(pg_catalog.hashint4extended(t.\"n\"::"
+      "pg_catalog.int4, 3), 3) # COALESCE(pg_catalog.hashtextextended(t."
+      "\"total\"::pg_catalog.text, 4), 4)), 0) % 9223372036854775807)::bigint "
+      "FROM ONLY src t WHERE t.ctid >= $1::pg_catalog.tid AND t.ctid < "
+      "$2::pg_catalog.tid");
+  std::string logged =
+      VerifySumSql(t, names, "shadow", VerifyScope::kLoggedKeys, true);
+  EXPECT_EQ(logged.find("hashint"), std::string::npos)
+      << "text form asked for every column\n"
+      << logged;
+  EXPECT_NE(logged.find("FROM shadow t WHERE (t.\"order id\", t.\"line\") IN "
+                        "(SELECT k1, k2 FROM pglayout.log_16384)"),
             std::string::npos)
-      << record;
-  EXPECT_NE(record.find("(t.\"id\") > ($1::bigint)"), std::string::npos)
-      << record;
-  EXPECT_EQ(record.find("<="), std::string::npos) << "no upper bound asked";
-  std::string text = VerifyChunkSql(t, names, true, true, RowHash::kText);
-  EXPECT_NE(text.find("pg_catalog.hashtext(t::text)::bigint"),
-            std::string::npos)
-      << text;
-  EXPECT_NE(text.find("(t.\"id\") <= ($2::bigint)"), std::string::npos) << text;
+      << logged;
+  EXPECT_EQ(VerifySumSql(t, names, "shadow", VerifyScope::kAll).find("WHERE"),
+            std::string::npos);
+  std::string diff = DifferingKeysSql(t, names, 5);
+  for (const char* expected :
+       {"SELECT DISTINCT d.\"order id\"::text, d.\"line\"::text FROM ((",
+        "FROM ONLY \"public\".\"My \"\"Items\"\"\" t WHERE NOT (t.\"order "
+        "id\", t.\"line\") IN (SELECT k1, k2 FROM pglayout.log_16384) EXCEPT "
+        "ALL SELECT t.\"order id\", t.\"line\", ",
+        ") UNION ALL (", ")) d LIMIT 5"}) {
+    EXPECT_NE(diff.find(expected), std::string::npos) << expected << "\n"
+                                                      << diff;
+  }
+}
+
+TEST(OnlineSql, BlockRangeCopyReadsTidsAndSetsAsideLoggedKeys) {
+  TableFacts t = Composite();
+  OnlineTarget target;
+  target.tablespaces = {"a"};
+  OnlineNames names = MakeOnlineNames(t, target);
+  // The stored generated column is left to the shadow; identity ALWAYS
+  // needs OVERRIDING.
+  EXPECT_EQ(CopyTidRangeSql(t, names),
+            "INSERT INTO \"public\".\"pglayout_new_16384\" (\"order id\", "
+            "\"line\", \"n\") OVERRIDING SYSTEM VALUE SELECT \"order id\", "
+            "\"line\", \"n\" FROM ONLY \"public\".\"My \"\"Items\"\"\" t "
+            "WHERE t.ctid >= $1::pg_catalog.tid AND t.ctid < "
+            "$2::pg_catalog.tid");
+  EXPECT_EQ(DropLoggedKeysSql(t, names),
+            "DELETE FROM \"public\".\"pglayout_new_16384\" s WHERE "
+            "(s.\"order id\", s.\"line\") IN (SELECT k1, k2 FROM "
+            "pglayout.log_16384)");
+  int64_t block = -1;
+  EXPECT_EQ(BlockTid(163935), "(163935,0)");
+  ASSERT_TRUE(ParseBlockTid("(163935,0)", &block));
+  EXPECT_EQ(block, 163935);
+  EXPECT_FALSE(ParseBlockTid("163935", &block)) << "a key cursor";
+  EXPECT_FALSE(ParseBlockTid("(1,5)", &block)) << "not a block's first tid";
+  EXPECT_FALSE(ParseBlockTid("(99999999999,0)", &block)) << "too large";
 }
 
 TEST(OnlineSql, TruncatesNamesWithoutSplittingCharacters) {

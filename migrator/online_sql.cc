@@ -497,49 +497,106 @@ ReplaySql MakeReplaySql(const TableFacts& t, const OnlineNames& names) {
   return r;
 }
 
-std::string RowHashSql(RowHash hash, const std::string& row) {
-  if (hash == RowHash::kRecord) {
-    return fmt::format("pg_catalog.hash_record_extended({}, 0)", row);
-  }
-  return fmt::format("pg_catalog.hashtext({}::text)::bigint", row);
+std::string CopyTidRangeSql(const TableFacts& t, const OnlineNames& names) {
+  std::string cols = JoinComma(InsertColumns(t));
+  return fmt::format(
+      "INSERT INTO {0} ({1}){2} SELECT {1} FROM ONLY {3} t WHERE t.ctid >= "
+      "$1::pg_catalog.tid AND t.ctid < $2::pg_catalog.tid",
+      names.QualifiedShadow(), cols, Overriding(t), names.QualifiedTable());
 }
 
-std::string VerifyChunkSql(const TableFacts& t, const OnlineNames& names,
-                           bool has_lower, bool has_upper, RowHash hash) {
-  std::vector<std::string> conditions;
-  int next = 1;
-  if (has_lower) {
-    conditions.push_back(KeyTuple(t, "t") + " > " + ParamTuple(t, next));
-    next += static_cast<int>(t.row_key.size());
+std::string BlockTid(int64_t block) { return fmt::format("({},0)", block); }
+
+bool ParseBlockTid(const std::string& tid, int64_t* block) {
+  static const std::regex kTid(R"(\((\d{1,10}),0\))");
+  std::smatch m;
+  if (!std::regex_match(tid, m, kTid)) return false;
+  *block = std::stoll(m[1].str());
+  return true;
+}
+
+namespace {
+
+// The hash of one column of |alias|: never NULL (a NULL hashes to |seed|),
+// and |seed| differs per column, so values swapped between columns change
+// the row's hash.
+std::string ColumnHashExpr(const ColumnFacts& c, int seed,
+                           const std::string& alias, bool text_form) {
+  std::string column = alias + "." + QuoteIdent(c.name);
+  std::string call =
+      text_form || c.hash_function.empty()
+          ? fmt::format("pg_catalog.hashtextextended({}::pg_catalog.text, {})",
+                        column, seed)
+          : fmt::format("{}({}::{}, {})", c.hash_function, column,
+                        c.hash_input_type, seed);
+  return fmt::format("COALESCE({}, {})", call, seed);
+}
+
+}  // namespace
+
+namespace {
+
+std::string RowHashExpr(const TableFacts& t, const std::string& alias,
+                        bool text_form_only) {
+  std::string out;
+  for (size_t i = 0; i < t.columns.size(); ++i) {
+    out +=
+        (i ? " # " : "") + ColumnHashExpr(t.columns[i], static_cast<int>(i) + 1,
+                                          alias, text_form_only);
   }
-  if (has_upper) {
-    conditions.push_back(KeyTuple(t, "t") + " <= " + ParamTuple(t, next));
-  }
-  std::vector<std::string> match;
-  for (size_t i = 0; i < t.row_key.size(); ++i) {
-    match.push_back(
-        fmt::format("l.k{} = t.{}", i + 1, QuoteIdent(t.row_key[i])));
-  }
-  std::string pending_join;
-  for (size_t i = 0; i < match.size(); ++i) {
-    pending_join += (i ? " AND " : "") + match[i];
-  }
-  conditions.push_back(fmt::format("NOT EXISTS (SELECT 1 FROM {} l WHERE {})",
-                                   names.log, pending_join));
+  return out.empty() ? "0" : out;
+}
+
+// (key columns of |alias|) IN (the log's keys).
+std::string KeyIsLogged(const TableFacts& t, const OnlineNames& names,
+                        const std::string& alias) {
+  return fmt::format("{} IN (SELECT {} FROM {})", KeyTuple(t, alias),
+                     LogKeyColumns(t), names.log);
+}
+
+}  // namespace
+
+std::string DropLoggedKeysSql(const TableFacts& t, const OnlineNames& names) {
+  return fmt::format("DELETE FROM {} s WHERE {}", names.QualifiedShadow(),
+                     KeyIsLogged(t, names, "s"));
+}
+
+std::string VerifySumSql(const TableFacts& t, const OnlineNames& names,
+                         const std::string& relation, VerifyScope scope,
+                         bool text_form_only) {
   std::string where;
-  for (size_t i = 0; i < conditions.size(); ++i) {
-    where += (i ? " AND " : "") + conditions[i];
+  if (scope == VerifyScope::kBlockRange) {
+    where =
+        " WHERE t.ctid >= $1::pg_catalog.tid AND t.ctid < "
+        "$2::pg_catalog.tid";
+  } else if (scope == VerifyScope::kLoggedKeys) {
+    where = " WHERE " + KeyIsLogged(t, names, "t");
   }
   // sum(bigint) is numeric (an int128 accumulator): reduce it into bigint.
-  auto side = [&](const char* only, const std::string& table) {
-    return fmt::format(
-        "(SELECT count(*) AS n, coalesce(sum({}) % 9223372036854775807, 0)::"
-        "bigint AS h FROM {}{} t WHERE {})",
-        RowHashSql(hash, "t"), only, table, where);
+  return fmt::format(
+      "SELECT count(*), (COALESCE(sum({}), 0) % 9223372036854775807)::bigint "
+      "FROM {} t{}",
+      RowHashExpr(t, "t", text_form_only), relation, where);
+}
+
+std::string DifferingKeysSql(const TableFacts& t, const OnlineNames& names,
+                             int limit, bool text_form_only) {
+  auto side = [&](const std::string& relation) {
+    return fmt::format("SELECT {}, {} AS h FROM {} t WHERE NOT {}",
+                       JoinComma(KeyColumnsOf(t, "t")),
+                       RowHashExpr(t, "t", text_form_only), relation,
+                       KeyIsLogged(t, names, "t"));
   };
-  return fmt::format("SELECT s.n, s.h, d.n, d.h FROM {} s, {} d",
-                     side("ONLY ", names.QualifiedTable()),
-                     side("", names.QualifiedShadow()));
+  std::string source = side("ONLY " + names.QualifiedTable());
+  std::string shadow = side(names.QualifiedShadow());
+  std::vector<std::string> key_text;
+  for (const std::string& k : t.row_key) {
+    key_text.push_back("d." + QuoteIdent(k) + "::text");
+  }
+  return fmt::format(
+      "SELECT DISTINCT {0} FROM (({1} EXCEPT ALL {2}) UNION ALL ({2} EXCEPT "
+      "ALL {1})) d LIMIT {3}",
+      JoinComma(key_text), source, shadow, limit);
 }
 
 namespace {

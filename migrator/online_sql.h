@@ -1,10 +1,10 @@
 // SQL of the online copy: a shadow table (plain in the target tablespace,
 // or hash-partitioned with each partition and its indexes in its planned
 // tablespace), a capture trigger that logs the row key of every change into
-// a log table, keyset-batched copy into the shadow while it has no index
-// (as pg_repack does: 3x faster than upserting into an indexed shadow),
-// then the indexes, idempotent replay, range verification, and the
-// statements of the swap.
+// a log table, a batched copy into the shadow while it has no index (as
+// pg_repack does: 3x faster than upserting into an indexed shadow), then
+// the indexes, idempotent replay, verification, and the statements of the
+// swap.
 //
 // Why keys and not row images: replay re-reads the *current* row of every
 // logged key from the source and replaces the shadow's row (delete, then
@@ -103,21 +103,43 @@ std::vector<std::string> CaptureCreateSql(const TableFacts& t,
 std::vector<std::string> CaptureDropSql(const OnlineNames& names,
                                         bool source_exists);
 
-// How a copy batch inserts. kPlain: a plain INSERT .. SELECT into a shadow
-// without indexes; correct because the batches' key ranges are disjoint and
-// nothing else writes to the shadow during the copy (replay starts after
-// the indexes). kSkipExisting: ON CONFLICT DO NOTHING, for a shadow made by
-// an older version, which had the key index from the start and replayed
-// during the copy (so rows above the cursor may already be there).
-enum class CopyMode { kPlain, kSkipExisting };
+// How a copy batch inserts. kTidRange (PostgreSQL 14+, a new copy): the
+// rows of a range of heap blocks, read by a TID Range Scan in the order
+// they lie on disk whatever the key order, inserted plainly into a shadow
+// without indexes. A row that an UPDATE moves from a block not yet copied
+// to one already copied is read twice, but that UPDATE logged its key, and
+// DropLoggedKeysSql removes every logged key from the shadow before the key
+// index is built (replay brings them back). kPlain: keyset batches in key
+// order (12 and 13, which have no TID Range Scan, and copies started by an
+// older version); the key ranges are disjoint, so no conflict either.
+// kSkipExisting: ON CONFLICT DO NOTHING, for a shadow made by an older
+// version, which had the key index from the start and replayed during the
+// copy (so rows above the cursor may already be there).
+enum class CopyMode { kPlain, kSkipExisting, kTidRange };
 
-// One copy batch: inserts up to |batch_rows| rows with a key above the
-// cursor ($1..$n, text) and returns one row: (rows read, bytes copied as
-// the sum of pg_column_size of the rows, last key as text columns...).
-// With |first| the cursor condition is left out.
+// One keyset copy batch (kPlain, kSkipExisting): inserts up to
+// |batch_rows| rows with a key above the cursor ($1..$n, text) and returns
+// one row: (rows read, bytes copied as the sum of pg_column_size of the
+// rows, last key as text columns...). With |first| the cursor condition is
+// left out.
 std::string CopyBatchSql(const TableFacts& t, const OnlineNames& names,
                          int64_t batch_rows, bool first,
                          CopyMode mode = CopyMode::kPlain);
+
+// One kTidRange copy batch: inserts the rows of the source's heap blocks
+// [$1, $2) (tids as text, "(n,0)"); the row count is the statement's.
+std::string CopyTidRangeSql(const TableFacts& t, const OnlineNames& names);
+
+// "(n,0)": the first tuple id of heap block n, the cursor of kTidRange.
+std::string BlockTid(int64_t block);
+// The block of such a tid; false if |tid| is not one (a key cursor).
+bool ParseBlockTid(const std::string& tid, int64_t* block);
+
+// Deletes from the shadow every row whose key has a log row: rows a
+// kTidRange copy may have read twice, all of which replay re-copies.
+// Harmless at any time before replay starts (replay resynchronises every
+// logged key); needed before the key index is built.
+std::string DropLoggedKeysSql(const TableFacts& t, const OnlineNames& names);
 
 // Replay, three statements in one transaction:
 //   take:   deletes up to $1 log rows and returns (log rows, distinct keys,
@@ -131,24 +153,33 @@ struct ReplaySql {
 };
 ReplaySql MakeReplaySql(const TableFacts& t, const OnlineNames& names);
 
-// How verification hashes a row. kRecord: hash_record_extended(row, 0)
-// (PostgreSQL 14+), which hashes the column values without converting them
-// to text; it fails (42883) for a column type without an extended hash
-// function (json, point, xml, ...), hence kText: hashtext(row::text).
-enum class RowHash { kRecord, kText };
+// Verification hashes each column with the extended hash function of its
+// type (ColumnFacts::hash_function: hashint4extended, hashtextextended,
+// ...), called directly: twice as fast as hash_record_extended on the whole
+// row, and available on 12+. Types without one (json, point, ...), and
+// every column with |text_form_only|, hash their text form.
+//
+// What one verification statement reads of |relation| (the source with
+// ONLY, or the shadow). Keys with log rows are left out of the comparison
+// (they are resynchronised under the swap lock); rather than testing every
+// row against the log, the sums over all rows are taken and the sums over
+// the logged keys (found through the key index) subtracted.
+enum class VerifyScope {
+  kAll,         // every row
+  kBlockRange,  // the rows in heap blocks [$1, $2) (tids as text), 14+
+  kLoggedKeys,  // the rows whose keys have log rows
+};
 
-// The row hash expression of |row| (an alias of a whole row), a bigint.
-std::string RowHashSql(RowHash hash, const std::string& row);
+// One row: (rows, sum of row hashes reduced modulo 2^63-1 into bigint).
+std::string VerifySumSql(const TableFacts& t, const OnlineNames& names,
+                         const std::string& relation, VerifyScope scope,
+                         bool text_form_only = false);
 
-// count(*) and the sum of the row hashes (reduced into bigint) over a key
-// range of the source and of the shadow, leaving out keys that still have
-// log rows (they are resynchronised under the swap lock). $1..$n = lower
-// bound (exclusive) and $n+1..$2n = upper bound (inclusive), text;
-// |has_lower|/|has_upper| leave the missing bounds out. Returns (src_rows,
-// src_sum, new_rows, new_sum).
-std::string VerifyChunkSql(const TableFacts& t, const OnlineNames& names,
-                           bool has_lower, bool has_upper,
-                           RowHash hash = RowHash::kRecord);
+// Up to |limit| keys (as text) whose rows differ between the source and the
+// shadow or exist on one side only, leaving out logged keys: the
+// diagnosis after a failed verification.
+std::string DifferingKeysSql(const TableFacts& t, const OnlineNames& names,
+                             int limit, bool text_form_only = false);
 
 // What the swap needs beyond the facts: read inside the swap transaction.
 struct SwapInputs {

@@ -128,23 +128,41 @@ Step OnlineCopyStep(const Placement& p, const TableFacts& t,
   s.sql.push_back("-- 1. shadow table and change capture, one transaction:");
   append(ShadowCreateSql(t, s.target, names, server.version_num));
   append(CaptureCreateSql(t, names, 0));
+  bool by_blocks = options.copy_by_blocks && server.version_num >= 140000;
+  if (by_blocks) {
+    s.sql.push_back(fmt::format(
+        "-- 2. copy ranges of heap blocks (about {} rows each) into the "
+        "shadow, which has no index yet, each with its journal row:",
+        options.batch_rows));
+    s.sql.push_back(CopyTidRangeSql(t, names));
+  } else {
+    s.sql.push_back(
+        fmt::format("-- 2. copy in key order, batches of {} rows, into the "
+                    "shadow, which has no index yet, each with its journal "
+                    "row:",
+                    options.batch_rows));
+    s.sql.push_back(CopyBatchSql(t, names, options.batch_rows, false));
+  }
   s.sql.push_back(
-      fmt::format("-- 2. copy in batches of {} rows into the shadow, which "
-                  "has no index yet, each with its journal row:",
-                  options.batch_rows));
-  s.sql.push_back(CopyBatchSql(t, names, options.batch_rows, false));
-  s.sql.push_back("-- 3. the indexes, the row key's first:");
+      "-- 3. set aside rows whose keys changed during the copy, then the "
+      "indexes, the row key's first:");
+  s.sql.push_back(DropLoggedKeysSql(t, names));
   for (const ShadowIndex& index : ShadowIndexSql(t, s.target, names)) {
     append(index.sql);
   }
   s.sql.push_back("-- 4. replay captured keys, repeatedly:");
   ReplaySql replay = MakeReplaySql(t, names);
   append({replay.take, replay.remove, replay.insert});
+  s.sql.push_back(fmt::format(
+      "-- 5. verify in one snapshot: count + sum of row hashes of the source "
+      "and of the copy{}, less those of the logged keys:",
+      by_blocks ? ", block range by block range" : ""));
+  VerifyScope scope = by_blocks ? VerifyScope::kBlockRange : VerifyScope::kAll;
   s.sql.push_back(
-      "-- 5. verify key ranges of many batches (count + sum of row hashes):");
-  s.sql.push_back(VerifyChunkSql(
-      t, names, true, true,
-      server.version_num >= 140000 ? RowHash::kRecord : RowHash::kText));
+      VerifySumSql(t, names, "ONLY " + names.QualifiedTable(), scope));
+  s.sql.push_back(VerifySumSql(t, names, names.QualifiedShadow(), scope));
+  s.sql.push_back(VerifySumSql(t, names, "ONLY " + names.QualifiedTable(),
+                               VerifyScope::kLoggedKeys));
   s.sql.push_back(
       "-- 6. swap, one transaction; each lock under lock_timeout, retried "
       "with backoff:");

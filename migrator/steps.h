@@ -61,6 +61,7 @@ struct Step {
 struct StepOptions {
   double offline_rate_mbps = 200;  // assumed copy rate for lock estimates
   int64_t batch_rows = 20000;
+  bool copy_by_blocks = true;  // MigrateOptions::copy_by_blocks
   bool checkpoint_guard = true;
   uint64_t max_wal_size_cap = 0;  // 0 = no cap beyond free WAL space
   uint64_t wal_free_bytes = 0;    // 0 = unknown
