@@ -192,10 +192,15 @@ Status ReadRelOptions(SqlSession* s, uint32_t oid, TableFacts* t) {
 }
 
 // The default hash operator class of the column's type (of a domain's base
-// type), or of a type it is binary-coercible to (varchar -> text); its
+// type), or else of the preferred type of its category if it is
+// binary-coercible to it (varchar -> text; not bpchar, which ignores
+// trailing spaces; anything else hashes its text form); its
 // support function 2 is the extended (seeded, 64-bit) hash. Names are
 // spelled schema-qualified from the catalogs: regtype would print bpchar as
-// "character", which as a cast target means character(1).
+// "character", which as a cast target means character(1). The cast is a
+// join, not a correlated IN subquery: PostgreSQL 18.4 plans that as a
+// hashed subplan although it depends on the column, and found no cast for
+// varchar.
 constexpr char kColumnHashSql[] =
     "SELECT a.attname, coalesce(h.fn, ''), coalesce(h.intype, '') FROM "
     "pg_catalog.pg_attribute a JOIN pg_catalog.pg_type ty ON ty.oid = "
@@ -209,10 +214,11 @@ constexpr char kColumnHashSql[] =
     "p.amprocrighttype = c.opcintype JOIN pg_catalog.pg_proc pr ON pr.oid = "
     "p.amproc JOIN pg_catalog.pg_namespace pn ON pn.oid = pr.pronamespace "
     "JOIN pg_catalog.pg_type it ON it.oid = c.opcintype JOIN "
-    "pg_catalog.pg_namespace tn ON tn.oid = it.typnamespace WHERE "
-    "c.opcdefault AND (c.opcintype = b.base OR c.opcintype IN (SELECT "
-    "k.casttarget FROM pg_catalog.pg_cast k WHERE k.castsource = b.base AND "
-    "k.castmethod = 'b')) ORDER BY c.opcintype = b.base DESC LIMIT 1) h ON "
+    "pg_catalog.pg_namespace tn ON tn.oid = it.typnamespace LEFT JOIN "
+    "pg_catalog.pg_cast k ON k.castsource = b.base AND k.casttarget = "
+    "c.opcintype AND k.castmethod = 'b' WHERE c.opcdefault AND (c.opcintype "
+    "= b.base OR (it.typispreferred AND k.oid IS NOT NULL)) ORDER BY "
+    "c.opcintype = b.base DESC LIMIT 1) h ON "
     "true WHERE a.attrelid = $1::oid AND a.attnum > 0 AND "
     "NOT a.attisdropped ORDER BY a.attnum";
 

@@ -5,6 +5,8 @@
 #define PGLAYOUT_MIGRATOR_EXECUTOR_H_
 
 #include <functional>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -12,6 +14,7 @@
 #include "common/sql.h"
 #include "migrator/journal.h"
 #include "migrator/migrator.h"
+#include "migrator/throttle.h"
 
 namespace pglayout::migrator {
 
@@ -32,6 +35,12 @@ class Executor {
   int64_t run_id() const { return run_id_; }
   void set_run_id(int64_t id) { run_id_ = id; }
 
+  // Opens another session to the same database, hardened like the run's
+  // own and tagged "pglayout-migrate/run<N>/<role>" (a resumed run finds
+  // its leftovers by that name): for work beside the main session.
+  Status OpenSideSession(const std::string& role,
+                         std::unique_ptr<SqlSession>* out) const;
+
   // Runs |sql| in autocommit (or inside the caller's transaction).
   Status Exec(const std::string& sql);
   Status ExecAll(const std::vector<std::string>& sql);
@@ -51,6 +60,18 @@ class Executor {
                        const std::function<Status()>& body,
                        const std::function<Status()>& between = nullptr);
 
+  // A reading of the throttle's signals from the start of the run, before
+  // any bulk work: the first online copy's baseline starts there. Handed
+  // out once.
+  void set_quiet_sample(const ThrottleSample& sample) {
+    quiet_sample_ = sample;
+  }
+  std::optional<ThrottleSample> TakeQuietSample() {
+    std::optional<ThrottleSample> sample = quiet_sample_;
+    quiet_sample_.reset();
+    return sample;
+  }
+
   void Failpoint(const std::string& name) const {
     if (options_.failpoint) options_.failpoint(name);
   }
@@ -64,7 +85,13 @@ class Executor {
   MigrateReport* report_;
   int64_t run_id_ = 0;
   std::string failed_sqlstate_;  // of the last failed Transaction()
+  std::optional<ThrottleSample> quiet_sample_;
 };
+
+// The adaptive throttle's clock (seconds, monotonic) and one reading of
+// the signals it watches (throttle.h), at that clock.
+double ThrottleClockSeconds();
+Status SampleThrottleSignals(Executor* ex, ThrottleSample* sample);
 
 // Runs (or resumes) one online move / hash-partition conversion; |step_no|
 // orders the journal rows. On return OK the table is swapped and the

@@ -16,8 +16,10 @@
 
 #include "common/files.h"
 #include "common/json.h"
+#include "migrator/catalog.h"
 #include "migrator/journal.h"
 #include "migrator/migrator.h"
+#include "migrator/sql_util.h"
 #include "testing/pg_test.h"
 #include "testing/subprocess.h"
 
@@ -591,10 +593,30 @@ TEST_P(MigrateTest, BlockCopySetsAsideMovedRowsAndVerificationCatchesDamage) {
   Exec(s.get(), "VACUUM ANALYZE t");
   Exec(s.get(),
        "CREATE TABLE t_v AS TABLE t;"
-       "CREATE TABLE u (id int PRIMARY KEY, v text);"
-       "INSERT INTO u SELECT g, md5(g::text) FROM generate_series(1, 5000) g;"
-       "ANALYZE u");
+       "CREATE TABLE u (id int PRIMARY KEY, v text, j json);"
+       "INSERT INTO u SELECT g, md5(g::text), '{}' FROM generate_series(1, "
+       "5000) g;"
+       "ANALYZE u;"
+       "CREATE TABLE h (id int PRIMARY KEY, v text, c varchar(20), b "
+       "char(30), j json, p point)");
   std::string u_oid = Value(s.get(), "SELECT 'u'::regclass::oid");
+  // Verification hashes each column by its type's hash function (varchar
+  // by text's, char(n) by bpchar's, never cast to a one-character char);
+  // json and point have none and hash their text form.
+  TableFacts facts;
+  PGLAYOUT_ASSERT_OK(GatherTableFacts(
+      s.get(), std::stoul(Value(s.get(), "SELECT 'h'::regclass::oid")),
+      &facts));
+  std::vector<std::string> hashes;
+  for (const ColumnFacts& c : facts.columns) {
+    hashes.push_back(c.name + ":" + c.hash_function + "(" + c.hash_input_type +
+                     ")");
+  }
+  EXPECT_EQ(JoinComma(hashes),
+            "id:pg_catalog.hashint4extended(pg_catalog.int4), "
+            "v:pg_catalog.hashtextextended(pg_catalog.text), "
+            "c:pg_catalog.hashtextextended(pg_catalog.text), "
+            "b:pg_catalog.hashbpcharextended(pg_catalog.bpchar), j:(), p:()");
   std::string dir;
   PGLAYOUT_ASSERT_OK(pg->MakeDirectory("blocks_ts", &dir));
   std::string tablespace =
@@ -641,7 +663,7 @@ TEST_P(MigrateTest, BlockCopySetsAsideMovedRowsAndVerificationCatchesDamage) {
     if (name != "before-verify:move:public.u") return;
     std::string shadow = "pglayout_new_" + u_oid;
     Exec(side.get(), "UPDATE " + shadow +
-                         " SET v = 'damaged' WHERE id = 42;"
+                         " SET j = '{\"a\": 1}' WHERE id = 42;"
                          "DELETE FROM " +
                          shadow + " WHERE id = 4242");
   };
@@ -667,7 +689,8 @@ TEST_P(MigrateTest, BlockCopySetsAsideMovedRowsAndVerificationCatchesDamage) {
   EXPECT_EQ(Value(s.get(),
                   "SELECT to_regclass('pglayout_new_" + u_oid + "') IS NULL"),
             "t");
-  EXPECT_EQ(Value(s.get(), "SELECT count(*) FROM u WHERE v = 'damaged'"), "0");
+  EXPECT_EQ(Value(s.get(), "SELECT count(*) FROM u WHERE j::text <> '{}'"),
+            "0");
 }
 
 // A journal made by an older version (without the bytes columns) is

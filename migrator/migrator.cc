@@ -21,6 +21,21 @@ namespace pglayout::migrator {
 
 // ---------------------------------------------------------------- Executor --
 
+namespace {
+constexpr char kAppName[] = "pglayout-migrate";
+}  // namespace
+
+namespace {}  // namespace
+
+Status Executor::OpenSideSession(const std::string& role,
+                                 std::unique_ptr<SqlSession>* out) const {
+  std::string app = fmt::format("{}/run{}/{}", kAppName, run_id_, role);
+  PGLAYOUT_RETURN_IF_ERROR(options_.connect
+                               ? options_.connect(app, out)
+                               : OpenPgSession(options_.conninfo, app, out));
+  return HardenSession(out->get());
+}
+
 Status Executor::Exec(const std::string& sql) {
   SqlResult r;
   return session_->Execute(sql, {}, &r);
@@ -84,7 +99,6 @@ Status Executor::WithLockRetry(const std::string& name,
 namespace {
 
 using Clock = std::chrono::steady_clock;
-constexpr char kAppName[] = "pglayout-migrate";
 
 std::string PlacementKey(const Placement& p) {
   return (p.strategy == Strategy::kHashPartition ? "partition:" : "move:") +
@@ -110,6 +124,12 @@ class Migration {
     if (options_.mode == MigrateMode::kAbort) return Abort();
     if (options_.mode == MigrateMode::kFinalize) return Finalize();
     PGLAYOUT_RETURN_IF_ERROR(CheckActiveRun());
+    if (options_.apply && options_.throttle == ThrottleMode::kAdaptive) {
+      // The throttle's baseline starts here: preflight is no bulk work.
+      ThrottleSample quiet;
+      PGLAYOUT_RETURN_IF_ERROR(SampleThrottleSignals(ex_.get(), &quiet));
+      ex_->set_quiet_sample(quiet);
+    }
     PGLAYOUT_RETURN_IF_ERROR(Gather());
     PGLAYOUT_RETURN_IF_ERROR(RunPreflightChecks());
     report_->steps = BuildSteps(plan_, server_, tables_, StepOptionsFor());

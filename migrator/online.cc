@@ -183,45 +183,42 @@ class OnlineRun {
     return Status::Ok();
   }
 
-  // One reading of what the adaptive throttle watches.
+  // A transaction of bulk work (copy batch, index build, replay round)
+  // that does not wait for its commit to be flushed: the WAL writer flushes
+  // it within moments, and should the server crash first, the work and its
+  // journal row are lost together and the resumed run does them again.
+  // Saves a WAL flush wait per batch behind the foreground's commits.
+  Status BulkTransaction(const std::string& name,
+                         const std::function<Status()>& body) {
+    return ex_->Transaction(name, [&]() -> Status {
+      PGLAYOUT_RETURN_IF_ERROR(ex_->Exec("SET LOCAL synchronous_commit = off"));
+      return body();
+    });
+  }
+
   Status SampleServer(ThrottleSample* sample) {
-    // Inside the verification's transaction the statistics views would
-    // answer from the transaction's first reading (stats_fetch_consistency).
-    PGLAYOUT_RETURN_IF_ERROR(
-        ex_->Exec("SELECT pg_catalog.pg_stat_clear_snapshot()"));
-    CheckpointCounts checkpoints;
-    PGLAYOUT_RETURN_IF_ERROR(
-        ReadCheckpointCounts(ex_->session(), &checkpoints));
-    SqlResult r;
-    PGLAYOUT_RETURN_IF_ERROR(ex_->session()->Execute(
-        "SELECT (SELECT xact_commit FROM pg_catalog.pg_stat_database WHERE "
-        "datname = pg_catalog.current_database()), coalesce((SELECT max("
-        "extract(epoch FROM replay_lag)) FROM pg_catalog.pg_stat_replication), "
-        "0), coalesce((SELECT max(pg_catalog.pg_wal_lsn_diff("
-        "pg_catalog.pg_current_wal_lsn(), replay_lsn)) FROM "
-        "pg_catalog.pg_stat_replication), 0)",
-        {}, &r));
-    sample->at_s = Since(epoch_);
-    sample->xact_commit = CellInt(r.rows.at(0), 0);
-    sample->requested_checkpoints = checkpoints.requested;
-    sample->replica_lag_s = std::strtod(Cell(r.rows[0], 1).c_str(), nullptr);
-    sample->replica_lag_bytes =
-        std::strtod(Cell(r.rows[0], 2).c_str(), nullptr);
-    return Status::Ok();
+    return SampleThrottleSignals(ex_, sample);
   }
 
   bool Adaptive() const {
     return ex_->options().throttle == ThrottleMode::kAdaptive;
   }
 
-  // The foreground's commit rate just before the copy: the adaptive
-  // throttle's reference.
+  // The foreground's commit rate just before the copy, over at least one
+  // throttle window: the adaptive throttle's reference. The first copy of
+  // a run measures from the run's start (preflight and set-up are no bulk
+  // work), so it waits only for what is left of the window.
   Status SampleBaseline() {
     if (!Adaptive()) return Status::Ok();
     ThrottleSample first, second;
-    PGLAYOUT_RETURN_IF_ERROR(SampleServer(&first));
-    std::this_thread::sleep_for(
-        std::chrono::duration<double>(ex_->options().throttle_limits.window_s));
+    std::optional<ThrottleSample> quiet = ex_->TakeQuietSample();
+    if (quiet) {
+      first = *quiet;
+    } else {
+      PGLAYOUT_RETURN_IF_ERROR(SampleServer(&first));
+    }
+    Sleep(ex_->options().throttle_limits.window_s -
+          (ThrottleClockSeconds() - first.at_s));
     PGLAYOUT_RETURN_IF_ERROR(SampleServer(&second));
     throttle_.SetBaseline(first, second);
     ex_->Line(fmt::format(
@@ -315,7 +312,7 @@ class OnlineRun {
     int64_t batch_no = batches_ + 1;
     int64_t rows = 0, bytes = 0;
     std::vector<std::string> last;
-    PGLAYOUT_RETURN_IF_ERROR(ex_->Transaction(
+    PGLAYOUT_RETURN_IF_ERROR(BulkTransaction(
         fmt::format("copy-batch:{}", batch_no), [&]() -> Status {
           SqlResult r;
           PGLAYOUT_RETURN_IF_ERROR(
@@ -386,7 +383,7 @@ class OnlineRun {
     int64_t batch_no = batches_ + 1;
     int64_t rows = 0, bytes = (hi - lo) * heap.block_size;
     *done = hi >= heap.total;
-    PGLAYOUT_RETURN_IF_ERROR(ex_->Transaction(
+    PGLAYOUT_RETURN_IF_ERROR(BulkTransaction(
         fmt::format("copy-batch:{}", batch_no), [&]() -> Status {
           if (hi > lo) {
             SqlResult r;
@@ -462,9 +459,11 @@ class OnlineRun {
     return Status::Ok();
   }
 
-  // SET LOCAL maintenance_work_mem for an index build: raised to
-  // index_work_mem, never lowered below the server's setting.
-  Status IndexMemorySql(std::string* sql) {
+  // SET LOCAL for the index builds: maintenance_work_mem raised to
+  // index_work_mem (never lowered below the server's setting), and with
+  // the adaptive throttle no parallel workers: it cannot pause a CREATE
+  // INDEX, and its workers would take every core from the foreground.
+  Status IndexSettingsSql(std::vector<std::string>* sql) {
     SqlValue kb;
     PGLAYOUT_RETURN_IF_ERROR(
         QueryValue(ex_->session(),
@@ -475,7 +474,11 @@ class OnlineRun {
     uint64_t wanted = ex_->options().index_work_mem / 1024;
     sql->clear();
     if (wanted > current) {
-      *sql = fmt::format("SET LOCAL maintenance_work_mem = '{}kB'", wanted);
+      sql->push_back(
+          fmt::format("SET LOCAL maintenance_work_mem = '{}kB'", wanted));
+    }
+    if (Adaptive()) {
+      sql->push_back("SET LOCAL max_parallel_maintenance_workers = 0");
     }
     return Status::Ok();
   }
@@ -486,8 +489,8 @@ class OnlineRun {
   // block-range copy may hold two versions of such a row, and replay
   // re-copies them all anyway.
   Status BuildIndexes() {
-    std::string memory;
-    PGLAYOUT_RETURN_IF_ERROR(IndexMemorySql(&memory));
+    std::vector<std::string> settings;
+    PGLAYOUT_RETURN_IF_ERROR(IndexSettingsSql(&settings));
     Clock::time_point start = Clock::now();
     int built = 0;
     for (const ShadowIndex& index : ShadowIndexSql(t_, step_.target, names_)) {
@@ -496,14 +499,14 @@ class OnlineRun {
       if (exists) continue;
       int64_t dropped = 0;
       PGLAYOUT_RETURN_IF_ERROR(
-          ex_->Transaction("index:" + index.source, [&]() -> Status {
+          BulkTransaction("index:" + index.source, [&]() -> Status {
             if (index.row_key) {
               SqlResult r;
               PGLAYOUT_RETURN_IF_ERROR(ex_->session()->Execute(
                   DropLoggedKeysSql(t_, names_), {}, &r));
               dropped = r.affected_rows;
             }
-            if (!memory.empty()) PGLAYOUT_RETURN_IF_ERROR(ex_->Exec(memory));
+            PGLAYOUT_RETURN_IF_ERROR(ex_->ExecAll(settings));
             return ex_->ExecAll(index.sql);
           }));
       if (dropped > 0) {
@@ -526,7 +529,7 @@ class OnlineRun {
   // One replay transaction: take up to |limit| log rows, resync their keys.
   Status ReplayRound(int64_t limit, int64_t* log_rows) {
     ReplaySql sql = MakeReplaySql(t_, names_);
-    return ex_->Transaction("replay", [&]() -> Status {
+    return BulkTransaction("replay", [&]() -> Status {
       return ReplayInTransaction(sql, limit, log_rows);
     });
   }
@@ -605,43 +608,92 @@ class OnlineRun {
     return Status::Ok();
   }
 
-  // One side's rows and checksum over |side_sql|, minus those of its
-  // logged keys: |chunk| blocks at a time with the throttle's pause between
-  // chunks (14+), or in one statement.
-  Status SumSide(const std::string& side_sql, const std::string& what,
-                 int64_t blocks, int64_t chunk, bool text_form, SideSum* out) {
-    bool ranged = ex_->session()->server_version() >= 140000;
+  // Between two verification chunks: progress, and the throttle's pause.
+  using AfterChunk = std::function<Status(double fraction, double chunk_s)>;
+
+  // One side's rows and checksum over |side_sql| on |session|, minus those
+  // of its logged keys: |chunk| blocks at a time (14+), |after| running
+  // between chunks, or in one statement.
+  Status SumSide(SqlSession* session, const std::string& side_sql,
+                 int64_t blocks, int64_t chunk, bool text_form,
+                 const AfterChunk& after, SideSum* out) const {
+    bool ranged = session->server_version() >= 140000;
     std::string sql = VerifySumSql(
         t_, names_, side_sql,
         ranged ? VerifyScope::kBlockRange : VerifyScope::kAll, text_form);
-    Clock::time_point start = Clock::now();
     for (int64_t lo = 0; lo < blocks || (lo == 0 && !ranged); lo += chunk) {
       Clock::time_point chunk_start = Clock::now();
       SqlResult r;
       std::vector<SqlValue> params;
       if (ranged) params = {BlockTid(lo), BlockTid(lo + chunk)};
-      PGLAYOUT_RETURN_IF_ERROR(ex_->session()->Execute(sql, params, &r));
+      PGLAYOUT_RETURN_IF_ERROR(session->Execute(sql, params, &r));
       out->Add(r.rows.at(0), +1);
       if (!ranged) break;
-      ProgressUpdate u;
-      u.task = "verify " + relation();
-      u.step = what;
-      u.fraction = std::min(
-          1.0, static_cast<double>(lo + chunk) / static_cast<double>(blocks));
-      u.elapsed_s = Since(start);
-      u.detail = fmt::format("throttle {}", ThrottleState());
-      ex_->progress()->Update(u);
-      // Hashing both sides is bulk work too: the same throttle applies.
-      double pause = 0;
-      PGLAYOUT_RETURN_IF_ERROR(AdaptivePause(Since(chunk_start), &pause));
-      Sleep(pause);
+      if (after) {
+        PGLAYOUT_RETURN_IF_ERROR(
+            after(std::min(1.0, static_cast<double>(lo + chunk) /
+                                    static_cast<double>(blocks)),
+                  Since(chunk_start)));
+      }
     }
     SqlResult logged;
-    PGLAYOUT_RETURN_IF_ERROR(ex_->session()->Execute(
+    PGLAYOUT_RETURN_IF_ERROR(session->Execute(
         VerifySumSql(t_, names_, side_sql, VerifyScope::kLoggedKeys, text_form),
         {}, &logged));
     out->Add(logged.rows.at(0), -1);
     return Status::Ok();
+  }
+
+  // Progress for |what|, then the throttle's pause: hashing is bulk work
+  // too.
+  AfterChunk ProgressAndPause(const std::string& what) {
+    Clock::time_point start = Clock::now();
+    return [this, what, start](double fraction, double chunk_s) -> Status {
+      ProgressUpdate u;
+      u.task = "verify " + relation();
+      u.step = what;
+      u.fraction = fraction;
+      u.elapsed_s = Since(start);
+      u.detail = fmt::format("throttle {}", ThrottleState());
+      ex_->progress()->Update(u);
+      double pause = 0;
+      PGLAYOUT_RETURN_IF_ERROR(AdaptivePause(chunk_s, &pause));
+      Sleep(pause);
+      return Status::Ok();
+    };
+  }
+
+  // With the throttle off the copy's side is hashed at the same time on a
+  // second session that shares the main session's snapshot
+  // (pg_export_snapshot), which halves the verification's time on two
+  // cores. The adaptive throttle hashes one side after the other, pausing.
+  Status SumSidesSideBySide(int64_t source_blocks, int64_t shadow_blocks,
+                            int64_t chunk, bool text_form, SideSum* source,
+                            SideSum* shadow) {
+    SqlValue snapshot;
+    PGLAYOUT_RETURN_IF_ERROR(
+        QueryValue(ex_->session(), "SELECT pg_catalog.pg_export_snapshot()", {},
+                   &snapshot));
+    std::unique_ptr<SqlSession> side;
+    PGLAYOUT_RETURN_IF_ERROR(ex_->OpenSideSession("verify", &side));
+    PGLAYOUT_RETURN_IF_ERROR(ExecuteSql(
+        side.get(), "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"));
+    PGLAYOUT_RETURN_IF_ERROR(ExecuteSql(
+        side.get(),
+        "SET TRANSACTION SNAPSHOT " + QuoteLiteral(snapshot.value_or(""))));
+    PGLAYOUT_RETURN_IF_ERROR(ExecuteSql(side.get(), "SET LOCAL jit = off"));
+    Status side_status;
+    std::thread worker([&]() {
+      side_status = SumSide(side.get(), names_.QualifiedShadow(), shadow_blocks,
+                            chunk, text_form, nullptr, shadow);
+    });
+    Status st = SumSide(ex_->session(), "ONLY " + names_.QualifiedTable(),
+                        source_blocks, chunk, text_form,
+                        ProgressAndPause("source and copy"), source);
+    worker.join();
+    (void)ExecuteSql(side.get(), side_status.ok() ? "COMMIT" : "ROLLBACK");
+    PGLAYOUT_RETURN_IF_ERROR(st);
+    return side_status;
   }
 
   Status SumBothSides(bool text_form, SideSum* source, SideSum* shadow) {
@@ -658,11 +710,15 @@ class OnlineRun {
         1, static_cast<int64_t>(
                static_cast<double>(ex_->options().verify_range_rows) /
                std::max(rows_per_block, 1.0)));
-    PGLAYOUT_RETURN_IF_ERROR(SumSide("ONLY " + names_.QualifiedTable(),
-                                     "source", source_blocks, chunk, text_form,
-                                     source));
-    return SumSide(names_.QualifiedShadow(), "copy", shadow_blocks, chunk,
-                   text_form, shadow);
+    if (!Adaptive() && ex_->session()->server_version() >= 140000) {
+      return SumSidesSideBySide(source_blocks, shadow_blocks, chunk, text_form,
+                                source, shadow);
+    }
+    PGLAYOUT_RETURN_IF_ERROR(SumSide(
+        ex_->session(), "ONLY " + names_.QualifiedTable(), source_blocks, chunk,
+        text_form, ProgressAndPause("source"), source));
+    return SumSide(ex_->session(), names_.QualifiedShadow(), shadow_blocks,
+                   chunk, text_form, ProgressAndPause("copy"), shadow);
   }
 
   // Up to 5 keys whose rows differ, for the error message.
@@ -917,11 +973,38 @@ class OnlineRun {
   int64_t batches_ = 0;
   int64_t rows_copied_ = 0;
   int64_t bytes_copied_ = 0;
-  Clock::time_point epoch_ = Clock::now();  // the throttle's clock
   AdaptiveThrottle throttle_{ex_->options().throttle_limits};
 };
 
 }  // namespace
+
+double ThrottleClockSeconds() {
+  return std::chrono::duration<double>(Clock::now().time_since_epoch()).count();
+}
+
+Status SampleThrottleSignals(Executor* ex, ThrottleSample* sample) {
+  // Inside the verification's transaction the statistics views would
+  // answer from the transaction's first reading (stats_fetch_consistency).
+  PGLAYOUT_RETURN_IF_ERROR(
+      ex->Exec("SELECT pg_catalog.pg_stat_clear_snapshot()"));
+  CheckpointCounts checkpoints;
+  PGLAYOUT_RETURN_IF_ERROR(ReadCheckpointCounts(ex->session(), &checkpoints));
+  SqlResult r;
+  PGLAYOUT_RETURN_IF_ERROR(ex->session()->Execute(
+      "SELECT (SELECT xact_commit FROM pg_catalog.pg_stat_database WHERE "
+      "datname = pg_catalog.current_database()), coalesce((SELECT max("
+      "extract(epoch FROM replay_lag)) FROM pg_catalog.pg_stat_replication), "
+      "0), coalesce((SELECT max(pg_catalog.pg_wal_lsn_diff("
+      "pg_catalog.pg_current_wal_lsn(), replay_lsn)) FROM "
+      "pg_catalog.pg_stat_replication), 0)",
+      {}, &r));
+  sample->at_s = ThrottleClockSeconds();
+  sample->xact_commit = CellInt(r.rows.at(0), 0);
+  sample->requested_checkpoints = checkpoints.requested;
+  sample->replica_lag_s = std::strtod(Cell(r.rows[0], 1).c_str(), nullptr);
+  sample->replica_lag_bytes = std::strtod(Cell(r.rows[0], 2).c_str(), nullptr);
+  return Status::Ok();
+}
 
 Status RunOnlineCopy(Executor* ex, const Step& step, int step_no,
                      const StepRecord& record, uint32_t oid) {

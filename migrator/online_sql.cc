@@ -384,7 +384,6 @@ std::vector<std::string> CaptureCreateSql(const TableFacts& t,
       fmt::format("CREATE TABLE {} (id bigint GENERATED ALWAYS AS IDENTITY "
                   "PRIMARY KEY, {})",
                   names.log, JoinComma(key_defs)),
-      fmt::format("CREATE INDEX ON {} ({})", names.log, LogKeyColumns(t)),
       fmt::format("CREATE FUNCTION {}() RETURNS trigger LANGUAGE plpgsql "
                   "SECURITY DEFINER SET search_path = pg_catalog, pg_temp "
                   "AS {}",

@@ -4,7 +4,8 @@
 //
 // Signals, all sampled by the caller (online.cc) from the server:
 //   - the foreground's commit rate (pg_stat_database.xact_commit of the
-//     database) against a baseline sampled just before the copy;
+//     database) against a baseline from the start of the run (or of the
+//     step) until the copy, at least one window long;
 //   - requested checkpoints (pg_stat_checkpointer on 17+, pg_stat_bgwriter
 //     before): any new one means the copy's WAL outruns the checkpoint
 //     guard;
