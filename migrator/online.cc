@@ -3,14 +3,13 @@
 //   (none)   -> copy      shadow (no indexes) + log + capture triggers +
 //                         journal row, one transaction: all exist or none
 //   copy     -> indexes   batches of plain INSERT .. SELECT: ranges of heap
-//                         blocks in disk order (14+), or keyset batches in
-//                         key order (12, 13, --copy-order key); each batch
-//                         and its journal row (cursor, rows, bytes) commit
-//                         together; no replay yet, the log only accumulates
-//   indexes  -> catchup   rows of logged keys set aside (a block copy may
-//                         have read them twice), then the row key's index,
-//                         then the others, one transaction each, skipped
-//                         when already there
+//                         blocks in disk order without the logged keys
+//                         (14+), or keyset batches in key order (12, 13,
+//                         --copy-order key); each batch and its journal row
+//                         (cursor, rows, bytes) commit together; no replay
+//                         yet, the log only accumulates
+//   indexes  -> catchup   the row key's index, then the others, one
+//                         transaction each, skipped when already there
 //   catchup  -> swap      replay until the log is small; verify both sides
 //                         in one snapshot (count + sum of per-column
 //                         hashes, less the logged keys)
@@ -285,8 +284,10 @@ class OnlineRun {
     ex_->progress()->Update(u);
   }
 
-  // kPlain unless the shadow already has its key index: then it was made by
-  // an older version that built it before the copy and replayed during it.
+  // kTidRange or kPlain, as the step's detail recorded when the copy began;
+  // kSkipExisting if the shadow already has its key index: then it was made
+  // by an older version that built it before the copy and replayed during
+  // it.
   Status ChooseCopyMode(CopyMode* mode) {
     *mode = by_blocks_ ? CopyMode::kTidRange : CopyMode::kPlain;
     for (const ShadowIndex& index : ShadowIndexSql(t_, step_.target, names_)) {
@@ -484,10 +485,7 @@ class OnlineRun {
   }
 
   // The row key's index first (replay needs it), then the others; one
-  // transaction each, skipped when a resumed run finds it built. The key
-  // index's transaction first deletes the rows whose keys are logged: a
-  // block-range copy may hold two versions of such a row, and replay
-  // re-copies them all anyway.
+  // transaction each, skipped when a resumed run finds it built.
   Status BuildIndexes() {
     std::vector<std::string> settings;
     PGLAYOUT_RETURN_IF_ERROR(IndexSettingsSql(&settings));
@@ -497,24 +495,11 @@ class OnlineRun {
       bool exists = false;
       PGLAYOUT_RETURN_IF_ERROR(IndexExists(index.temp_name, &exists));
       if (exists) continue;
-      int64_t dropped = 0;
       PGLAYOUT_RETURN_IF_ERROR(
           BulkTransaction("index:" + index.source, [&]() -> Status {
-            if (index.row_key) {
-              SqlResult r;
-              PGLAYOUT_RETURN_IF_ERROR(ex_->session()->Execute(
-                  DropLoggedKeysSql(t_, names_), {}, &r));
-              dropped = r.affected_rows;
-            }
             PGLAYOUT_RETURN_IF_ERROR(ex_->ExecAll(settings));
             return ex_->ExecAll(index.sql);
           }));
-      if (dropped > 0) {
-        ex_->Line(fmt::format(
-            "{}: set aside {} copied rows whose keys changed during the copy "
-            "(replay copies them again)",
-            relation(), dropped));
-      }
       ++built;
     }
     PGLAYOUT_RETURN_IF_ERROR(ex_->journal()->SetStep(

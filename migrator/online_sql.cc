@@ -496,14 +496,6 @@ ReplaySql MakeReplaySql(const TableFacts& t, const OnlineNames& names) {
   return r;
 }
 
-std::string CopyTidRangeSql(const TableFacts& t, const OnlineNames& names) {
-  std::string cols = JoinComma(InsertColumns(t));
-  return fmt::format(
-      "INSERT INTO {0} ({1}){2} SELECT {1} FROM ONLY {3} t WHERE t.ctid >= "
-      "$1::pg_catalog.tid AND t.ctid < $2::pg_catalog.tid",
-      names.QualifiedShadow(), cols, Overriding(t), names.QualifiedTable());
-}
-
 std::string BlockTid(int64_t block) { return fmt::format("({},0)", block); }
 
 bool ParseBlockTid(const std::string& tid, int64_t* block) {
@@ -555,9 +547,16 @@ std::string KeyIsLogged(const TableFacts& t, const OnlineNames& names,
 
 }  // namespace
 
-std::string DropLoggedKeysSql(const TableFacts& t, const OnlineNames& names) {
-  return fmt::format("DELETE FROM {} s WHERE {}", names.QualifiedShadow(),
-                     KeyIsLogged(t, names, "s"));
+std::string CopyTidRangeSql(const TableFacts& t, const OnlineNames& names) {
+  std::vector<std::string> cols = InsertColumns(t);
+  std::vector<std::string> source_cols;
+  for (const std::string& c : cols) source_cols.push_back("t." + c);
+  return fmt::format(
+      "INSERT INTO {0} ({1}){2} SELECT {3} FROM ONLY {4} t WHERE t.ctid >= "
+      "$1::pg_catalog.tid AND t.ctid < $2::pg_catalog.tid AND NOT {5}",
+      names.QualifiedShadow(), JoinComma(cols), Overriding(t),
+      JoinComma(source_cols), names.QualifiedTable(),
+      KeyIsLogged(t, names, "t"));
 }
 
 std::string VerifySumSql(const TableFacts& t, const OnlineNames& names,

@@ -106,11 +106,12 @@ std::vector<std::string> CaptureDropSql(const OnlineNames& names,
 // How a copy batch inserts. kTidRange (PostgreSQL 14+, a new copy): the
 // rows of a range of heap blocks, read by a TID Range Scan in the order
 // they lie on disk whatever the key order, inserted plainly into a shadow
-// without indexes. A row that an UPDATE moves from a block not yet copied
-// to one already copied is read twice, but that UPDATE logged its key, and
-// DropLoggedKeysSql removes every logged key from the shadow before the key
-// index is built (replay brings them back). kPlain: keyset batches in key
-// order (12 and 13, which have no TID Range Scan, and copies started by an
+// without indexes, leaving out keys that already have log rows (replay
+// copies those). That also keeps a row from being read twice: an UPDATE
+// that moves it from a block already copied to one not yet copied logs its
+// key in the same commit, so the later batch, which sees the new version,
+// sees the log row too. kPlain: keyset batches in key order (12 and 13,
+// which have no TID Range Scan, --copy-order key, and copies started by an
 // older version); the key ranges are disjoint, so no conflict either.
 // kSkipExisting: ON CONFLICT DO NOTHING, for a shadow made by an older
 // version, which had the key index from the start and replayed during the
@@ -127,19 +128,14 @@ std::string CopyBatchSql(const TableFacts& t, const OnlineNames& names,
                          CopyMode mode = CopyMode::kPlain);
 
 // One kTidRange copy batch: inserts the rows of the source's heap blocks
-// [$1, $2) (tids as text, "(n,0)"); the row count is the statement's.
+// [$1, $2) (tids as text, "(n,0)") whose keys have no log row; the row
+// count is the statement's.
 std::string CopyTidRangeSql(const TableFacts& t, const OnlineNames& names);
 
 // "(n,0)": the first tuple id of heap block n, the cursor of kTidRange.
 std::string BlockTid(int64_t block);
 // The block of such a tid; false if |tid| is not one (a key cursor).
 bool ParseBlockTid(const std::string& tid, int64_t* block);
-
-// Deletes from the shadow every row whose key has a log row: rows a
-// kTidRange copy may have read twice, all of which replay re-copies.
-// Harmless at any time before replay starts (replay resynchronises every
-// logged key); needed before the key index is built.
-std::string DropLoggedKeysSql(const TableFacts& t, const OnlineNames& names);
 
 // Replay, three statements in one transaction:
 //   take:   deletes up to $1 log rows and returns (log rows, distinct keys,

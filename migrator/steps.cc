@@ -143,10 +143,7 @@ Step OnlineCopyStep(const Placement& p, const TableFacts& t,
                     options.batch_rows));
     s.sql.push_back(CopyBatchSql(t, names, options.batch_rows, false));
   }
-  s.sql.push_back(
-      "-- 3. set aside rows whose keys changed during the copy, then the "
-      "indexes, the row key's first:");
-  s.sql.push_back(DropLoggedKeysSql(t, names));
+  s.sql.push_back("-- 3. the indexes, the row key's first:");
   for (const ShadowIndex& index : ShadowIndexSql(t, s.target, names)) {
     append(index.sql);
   }
