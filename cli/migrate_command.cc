@@ -66,9 +66,8 @@ class MigrateCommand : public Command {
                     "adaptive (default): pause between copy batches when the "
                     "database's commit rate drops below 85% of its rate "
                     "before the copy, a checkpoint is requested or a replica "
-                    "lags (10 s or 256 MB), and less as they recover; it "
-                    "starts at half speed on a busy server; off: copy and "
-                    "verify flat out (up to --max-rate)");
+                    "lags (10 s or 256 MB), and less as they recover; off: "
+                    "copy flat out (up to --max-rate)");
     app->add_option("--batch-rows", options_.batch_rows,
                     "Rows per copy transaction (default 100000)")
         ->check(CLI::Range(int64_t{100}, int64_t{10000000}));

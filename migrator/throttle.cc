@@ -40,9 +40,6 @@ void AdaptiveThrottle::SetBaseline(const ThrottleSample& first,
                                    const ThrottleSample& second) {
   baseline_tps_ = Rate(first, second);
   window_start_ = second;
-  factor_ = baseline_tps_ >= limits_.min_baseline_tps
-                ? std::min(limits_.busy_start_factor, limits_.max_pause_factor)
-                : 0;
 }
 
 std::string AdaptiveThrottle::Pressure(const ThrottleSample& now, double ratio,

@@ -14,9 +14,11 @@
 // The decision is pure (no clock, no server): samples carry their own time,
 // so tests feed made-up samples. The pause after a batch is
 // pause_factor x the batch's duration, so the copy runs a duty cycle of
-// 1 / (1 + pause_factor). It starts at busy_start_factor on a busy server,
-// doubles under pressure (at least to 0.25), halves once every signal is
-// healthy again (0 below 0.05), and holds in between (hysteresis). Decisions
+// 1 / (1 + pause_factor). The factor doubles under pressure (at least to
+// 0.25), halves once every signal is healthy again (0 below 0.05), and holds
+// in between (hysteresis). It starts at 0: starting slower on a busy server
+// was tried and doubled the copy's time, which grows the log that replay
+// must catch up with, for no better commit rate overall. Decisions
 // are taken at most once per window, because the cumulative statistics are
 // flushed by busy backends about once a second: a shorter window would mostly
 // measure flush jitter.
@@ -60,12 +62,6 @@ struct ThrottleLimits {
   double max_lag_s = 10;
   double max_lag_bytes = 256.0 * 1024 * 1024;
   double max_pause_factor = 4;  // the copy never drops below 1/5 speed
-  // The pause factor a copy starts at when the foreground is busy (its
-  // baseline at least min_baseline_tps): half speed, since a bulk copy on a
-  // busy server costs it about half its commits at full speed, and the
-  // first decision comes only a window later. It halves from there while
-  // the foreground keeps its pace. An idle foreground starts flat out.
-  double busy_start_factor = 1;
 };
 
 class AdaptiveThrottle {

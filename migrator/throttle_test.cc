@@ -17,27 +17,11 @@ ThrottleSample At(double s, int64_t commits, int64_t requested = 0) {
   return x;
 }
 
-// Baseline 1000 commits/s over [0, 5], starting flat out.
+// Baseline 1000 commits/s over [0, 5].
 AdaptiveThrottle Started() {
-  ThrottleLimits limits;
-  limits.busy_start_factor = 0;
-  AdaptiveThrottle t(limits);
+  AdaptiveThrottle t;
   t.SetBaseline(At(0, 0), At(5, 5000));
   return t;
-}
-
-TEST(AdaptiveThrottle, StartsAtHalfSpeedOnABusyServerFlatOutOnAnIdleOne) {
-  AdaptiveThrottle busy;
-  busy.SetBaseline(At(0, 0), At(5, 5000));
-  EXPECT_DOUBLE_EQ(busy.pause_factor(), 1.0);
-  EXPECT_EQ(busy.State(), "pause 1.00x (measuring)");
-  EXPECT_DOUBLE_EQ(busy.Next(At(7, 7000), 2.0), 2.0) << "no decision yet";
-  // The foreground kept its pace (0.98): halves.
-  EXPECT_DOUBLE_EQ(busy.Next(At(10, 9900), 2.0), 1.0);
-  AdaptiveThrottle idle;
-  idle.SetBaseline(At(0, 0), At(5, 50));  // 10 commits/s: our own
-  EXPECT_EQ(idle.pause_factor(), 0);
-  EXPECT_EQ(idle.Next(At(7, 70), 2.0), 0);
 }
 
 TEST(AdaptiveThrottle, RunsFlatOutWhileTheForegroundKeepsItsPace) {
