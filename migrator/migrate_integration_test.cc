@@ -101,8 +101,7 @@ TEST_P(MigrateTest, DryRunChangesNothingAndBadInputsAreRefused) {
   PGLAYOUT_ASSERT_OK(SharedCluster(&pg));
   std::unique_ptr<SqlSession> admin, s;
   PGLAYOUT_ASSERT_OK(pg->Connect(&admin));
-  Exec(admin.get(), "DROP DATABASE IF EXISTS dry");
-  Exec(admin.get(), "CREATE DATABASE dry");
+  PGLAYOUT_ASSERT_OK(RecreateDatabase(pg, "dry"));
   PGLAYOUT_ASSERT_OK(Open(pg, "dry", &s));
   Exec(s.get(),
        "CREATE TABLE t (id int PRIMARY KEY, email text UNIQUE, v text);"
@@ -189,8 +188,7 @@ TEST_P(MigrateTest, TablespacesAndOfflineMoveAreIdempotent) {
   PGLAYOUT_ASSERT_OK(SharedCluster(&pg));
   std::unique_ptr<SqlSession> admin, s;
   PGLAYOUT_ASSERT_OK(pg->Connect(&admin));
-  Exec(admin.get(), "DROP DATABASE IF EXISTS off");
-  Exec(admin.get(), "CREATE DATABASE off");
+  PGLAYOUT_ASSERT_OK(RecreateDatabase(pg, "off"));
   PGLAYOUT_ASSERT_OK(Open(pg, "off", &s));
   Exec(s.get(),
        "CREATE TABLE \"Mixed Case\" (id int PRIMARY KEY, doc text);"

@@ -445,7 +445,9 @@ class OnlineRun {
         relation(), rows_copied_, HumanSize(static_cast<double>(bytes_copied_)),
         batches_,
         mode == CopyMode::kTidRange
-            ? fmt::format(" of {} heap blocks", heap.per_batch)
+            ? fmt::format(" of {} heap blocks; keys changed meanwhile "
+                          "come by replay",
+                          heap.per_batch)
             : std::string(" in key order"),
         Since(start), ThrottleState()));
     return Status::Ok();
