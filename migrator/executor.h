@@ -89,7 +89,9 @@ class Executor {
 };
 
 // The adaptive throttle's clock (seconds, monotonic) and one reading of
-// the signals it watches (throttle.h), at that clock.
+// the signals it watches (throttle.h), at that clock. Call it outside a
+// transaction: inside one the statistics views keep answering from the
+// transaction's first reading (stats_fetch_consistency).
 double ThrottleClockSeconds();
 Status SampleThrottleSignals(Executor* ex, ThrottleSample* sample);
 

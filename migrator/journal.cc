@@ -227,28 +227,6 @@ Status Journal::AddReplayed(int64_t run_id, const std::string& key,
       {std::to_string(run_id), key, std::to_string(rows)}, &r);
 }
 
-Status Journal::LoadBatches(int64_t run_id, const std::string& key,
-                            std::vector<Batch>* batches) {
-  batches->clear();
-  SqlResult r;
-  PGLAYOUT_RETURN_IF_ERROR(session_->Execute(
-      "SELECT batch_no, lower_key::text, upper_key::text, rows, "
-      "coalesce(bytes, 0) "
-      "FROM pglayout.batch WHERE run_id = $1 AND step_key = $2 "
-      "ORDER BY batch_no",
-      {std::to_string(run_id), key}, &r));
-  for (const auto& row : r.rows) {
-    Batch b;
-    b.batch_no = CellInt(row, 0);
-    b.lower = ArrayCells(row, 1);
-    b.upper = ArrayCells(row, 2);
-    b.rows = CellInt(row, 3);
-    b.bytes = CellInt(row, 4);
-    batches->push_back(std::move(b));
-  }
-  return Status::Ok();
-}
-
 Status Journal::RecordVerification(int64_t run_id, const std::string& key,
                                    int64_t src_rows, int64_t src_sum,
                                    int64_t new_rows, int64_t new_sum) {

@@ -97,14 +97,6 @@ class Journal {
                      const std::vector<std::string>& upper, int64_t rows,
                      int64_t bytes);
   Status AddReplayed(int64_t run_id, const std::string& key, int64_t rows);
-  struct Batch {
-    int64_t batch_no = 0;
-    std::vector<std::string> lower, upper;
-    int64_t rows = 0;
-    int64_t bytes = 0;  // 0 for batches journaled by older versions
-  };
-  Status LoadBatches(int64_t run_id, const std::string& key,
-                     std::vector<Batch>* batches);
   // A step's verification: rows and checksums of the source and the
   // shadow (online_sql.h VerifySumSql); a resumed run overwrites what an
   // earlier attempt recorded.

@@ -22,17 +22,22 @@ namespace pglayout::migrator {
 // ---------------------------------------------------------------- Executor --
 
 namespace {
-constexpr char kAppName[] = "pglayout-migrate";
-}  // namespace
 
-namespace {}  // namespace
+constexpr char kAppName[] = "pglayout-migrate";
+
+// A session as the options say (their factory, or libpq), tagged |app|.
+Status Connect(const MigrateOptions& options, const std::string& app,
+               std::unique_ptr<SqlSession>* out) {
+  if (options.connect) return options.connect(app, out);
+  return OpenPgSession(options.conninfo, app, out);
+}
+
+}  // namespace
 
 Status Executor::OpenSideSession(const std::string& role,
                                  std::unique_ptr<SqlSession>* out) const {
-  std::string app = fmt::format("{}/run{}/{}", kAppName, run_id_, role);
-  PGLAYOUT_RETURN_IF_ERROR(options_.connect
-                               ? options_.connect(app, out)
-                               : OpenPgSession(options_.conninfo, app, out));
+  PGLAYOUT_RETURN_IF_ERROR(Connect(
+      options_, fmt::format("{}/run{}/{}", kAppName, run_id_, role), out));
   return HardenSession(out->get());
 }
 
@@ -141,9 +146,8 @@ class Migration {
   // ------------------------------------------------------------ set-up --
 
   Status Connect() {
-    std::string app = std::string(kAppName) + "/main";
-    if (options_.connect) return options_.connect(app, &session_);
-    return OpenPgSession(options_.conninfo, app, &session_);
+    return migrator::Connect(options_, std::string(kAppName) + "/main",
+                             &session_);
   }
 
   // Before HardenSession: an unqualified name in a hand-written plan means

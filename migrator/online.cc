@@ -195,10 +195,6 @@ class OnlineRun {
     });
   }
 
-  Status SampleServer(ThrottleSample* sample) {
-    return SampleThrottleSignals(ex_, sample);
-  }
-
   bool Adaptive() const {
     return ex_->options().throttle == ThrottleMode::kAdaptive;
   }
@@ -214,11 +210,11 @@ class OnlineRun {
     if (quiet) {
       first = *quiet;
     } else {
-      PGLAYOUT_RETURN_IF_ERROR(SampleServer(&first));
+      PGLAYOUT_RETURN_IF_ERROR(SampleThrottleSignals(ex_, &first));
     }
     Sleep(ex_->options().throttle_limits.window_s -
           (ThrottleClockSeconds() - first.at_s));
-    PGLAYOUT_RETURN_IF_ERROR(SampleServer(&second));
+    PGLAYOUT_RETURN_IF_ERROR(SampleThrottleSignals(ex_, &second));
     throttle_.SetBaseline(first, second);
     ex_->Line(fmt::format(
         "{}: adaptive throttle baseline: {:.0f} commits/s in the database",
@@ -232,7 +228,7 @@ class OnlineRun {
     *pause = 0;
     if (!Adaptive()) return Status::Ok();
     ThrottleSample now;
-    PGLAYOUT_RETURN_IF_ERROR(SampleServer(&now));
+    PGLAYOUT_RETURN_IF_ERROR(SampleThrottleSignals(ex_, &now));
     *pause = throttle_.Next(now, work_s);
     return Status::Ok();
   }
@@ -359,15 +355,20 @@ class OnlineRun {
         {std::to_string(oid_)}, &r));
     heap->total = CellInt(r.rows.at(0), 0);
     heap->block_size = CellInt(r.rows[0], 1);
-    // reltuples is -1 for a table never vacuumed or analyzed (14+).
-    double rows_per_block =
-        t_.reltuples > 0 && heap->total > 0
-            ? t_.reltuples / static_cast<double>(heap->total)
-            : 50.0;
-    heap->per_batch = std::max<int64_t>(
-        1, static_cast<int64_t>(static_cast<double>(batch_rows) /
-                                std::max(rows_per_block, 1.0)));
+    heap->per_batch = BlocksHolding(batch_rows, heap->total);
     return Status::Ok();
+  }
+
+  // About how many of the source's |blocks| heap blocks hold |rows| rows
+  // (at least 1). reltuples is -1 for a table never vacuumed or analyzed
+  // (14+): then 50 rows a block.
+  int64_t BlocksHolding(int64_t rows, int64_t blocks) const {
+    double rows_per_block = t_.reltuples > 0 && blocks > 0
+                                ? t_.reltuples / static_cast<double>(blocks)
+                                : 50.0;
+    return std::max<int64_t>(
+        1, static_cast<int64_t>(static_cast<double>(rows) /
+                                std::max(rows_per_block, 1.0)));
   }
 
   // One block-range batch and its journal row (the cursor moves even when
@@ -687,14 +688,8 @@ class OnlineRun {
     PGLAYOUT_RETURN_IF_ERROR(ex_->Exec("SET LOCAL jit = off"));
     int64_t source_blocks = 0, shadow_blocks = 0;
     PGLAYOUT_RETURN_IF_ERROR(ReadVerifyExtent(&source_blocks, &shadow_blocks));
-    double rows_per_block =
-        t_.reltuples > 0 && source_blocks > 0
-            ? t_.reltuples / static_cast<double>(source_blocks)
-            : 50.0;
-    int64_t chunk = std::max<int64_t>(
-        1, static_cast<int64_t>(
-               static_cast<double>(ex_->options().verify_range_rows) /
-               std::max(rows_per_block, 1.0)));
+    int64_t chunk =
+        BlocksHolding(ex_->options().verify_range_rows, source_blocks);
     if (ex_->session()->server_version() >= 140000) {
       return SumSidesSideBySide(source_blocks, shadow_blocks, chunk, text_form,
                                 source, shadow);
@@ -968,10 +963,6 @@ double ThrottleClockSeconds() {
 }
 
 Status SampleThrottleSignals(Executor* ex, ThrottleSample* sample) {
-  // Inside the verification's transaction the statistics views would
-  // answer from the transaction's first reading (stats_fetch_consistency).
-  PGLAYOUT_RETURN_IF_ERROR(
-      ex->Exec("SELECT pg_catalog.pg_stat_clear_snapshot()"));
   CheckpointCounts checkpoints;
   PGLAYOUT_RETURN_IF_ERROR(ReadCheckpointCounts(ex->session(), &checkpoints));
   SqlResult r;
