@@ -63,11 +63,24 @@ class MigrateCommand : public Command {
                     "Copy at most this many MB/s (10^6 bytes), a hard cap "
                     "whatever the throttle; 0 = no limit");
     app->add_option("--throttle", throttle_text_,
-                    "adaptive (default): pause between copy batches when the "
-                    "database's commit rate drops below 85% of its rate "
-                    "before the copy, a checkpoint is requested or a replica "
-                    "lags (10 s or 256 MB), and less as they recover; off: "
-                    "copy flat out (up to --max-rate)");
+                    "adaptive (default): pause between copy batches so that "
+                    "the database keeps --keep-pace of the pace it had "
+                    "before the copy (write transactions/s, or commits/s "
+                    "if it mostly reads), and copy at half the duty at once "
+                    "when a checkpoint is requested or a replica lags (10 s "
+                    "or 256 MB); off: copy flat out (up to --max-rate)");
+    app->add_option("--keep-pace", options_.throttle_limits.target_ratio,
+                    "Share of the foreground's pace the adaptive throttle "
+                    "keeps (default 0.9); lower copies faster")
+        ->check([](const std::string& text) -> std::string {
+          char* end = nullptr;
+          double share = std::strtod(text.c_str(), &end);
+          if (end != text.c_str() && *end == '\0' && share >= 0.5 &&
+              share <= 0.99) {
+            return "";
+          }
+          return "'" + text + "' is not a share between 0.5 and 0.99";
+        });
     app->add_option("--batch-rows", options_.batch_rows,
                     "Rows per copy transaction (default 100000)")
         ->check(CLI::Range(int64_t{100}, int64_t{10000000}));

@@ -6,7 +6,6 @@
 
 #include <functional>
 #include <memory>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -60,18 +59,6 @@ class Executor {
                        const std::function<Status()>& body,
                        const std::function<Status()>& between = nullptr);
 
-  // A reading of the throttle's signals from the start of the run, before
-  // any bulk work: the first online copy's baseline starts there. Handed
-  // out once.
-  void set_quiet_sample(const ThrottleSample& sample) {
-    quiet_sample_ = sample;
-  }
-  std::optional<ThrottleSample> TakeQuietSample() {
-    std::optional<ThrottleSample> sample = quiet_sample_;
-    quiet_sample_.reset();
-    return sample;
-  }
-
   void Failpoint(const std::string& name) const {
     if (options_.failpoint) options_.failpoint(name);
   }
@@ -85,7 +72,6 @@ class Executor {
   MigrateReport* report_;
   int64_t run_id_ = 0;
   std::string failed_sqlstate_;  // of the last failed Transaction()
-  std::optional<ThrottleSample> quiet_sample_;
 };
 
 // The adaptive throttle's clock (seconds, monotonic) and one reading of

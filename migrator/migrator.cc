@@ -129,12 +129,6 @@ class Migration {
     if (options_.mode == MigrateMode::kAbort) return Abort();
     if (options_.mode == MigrateMode::kFinalize) return Finalize();
     PGLAYOUT_RETURN_IF_ERROR(CheckActiveRun());
-    if (options_.apply && options_.throttle == ThrottleMode::kAdaptive) {
-      // The throttle's baseline starts here: preflight is no bulk work.
-      ThrottleSample quiet;
-      PGLAYOUT_RETURN_IF_ERROR(SampleThrottleSignals(ex_.get(), &quiet));
-      ex_->set_quiet_sample(quiet);
-    }
     PGLAYOUT_RETURN_IF_ERROR(Gather());
     PGLAYOUT_RETURN_IF_ERROR(RunPreflightChecks());
     report_->steps = BuildSteps(plan_, server_, tables_, StepOptionsFor());

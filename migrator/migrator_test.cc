@@ -626,8 +626,9 @@ TEST(OnlineSql, BlockRangeCopyReadsTidsWithoutLoggedKeys) {
             "\"line\", \"n\") OVERRIDING SYSTEM VALUE SELECT t.\"order id\", "
             "t.\"line\", t.\"n\" FROM ONLY \"public\".\"My \"\"Items\"\"\" t "
             "WHERE t.ctid >= $1::pg_catalog.tid AND t.ctid < "
-            "$2::pg_catalog.tid AND NOT (t.\"order id\", t.\"line\") IN "
-            "(SELECT k1, k2 FROM pglayout.log_16384)");
+            "$2::pg_catalog.tid AND NOT EXISTS (SELECT FROM "
+            "pglayout.log_16384 l WHERE l.k1 = t.\"order id\" AND l.k2 = "
+            "t.\"line\")");
   int64_t block = -1;
   EXPECT_EQ(BlockTid(163935), "(163935,0)");
   ASSERT_TRUE(ParseBlockTid("(163935,0)", &block));

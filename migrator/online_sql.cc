@@ -545,6 +545,23 @@ std::string KeyIsLogged(const TableFacts& t, const OnlineNames& names,
                      LogKeyColumns(t), names.log);
 }
 
+// No row of the log has the key of |alias|. NOT EXISTS, not NOT IN: a NOT
+// IN is hashed only while the log fits in work_mem; past that (a long copy
+// under a busy foreground: 500,000 keys at the default 4MB) it rescans the
+// log for every row, and one batch ran for a quarter of an hour. The anti
+// join hashes the log in batches whatever its size. Keys are never NULL
+// (a primary key), so both mean the same.
+std::string KeyNotLogged(const TableFacts& t, const OnlineNames& names,
+                         const std::string& alias) {
+  std::vector<std::string> match;
+  for (size_t i = 0; i < t.row_key.size(); ++i) {
+    match.push_back(
+        fmt::format("l.k{} = {}.{}", i + 1, alias, QuoteIdent(t.row_key[i])));
+  }
+  return fmt::format("NOT EXISTS (SELECT FROM {} l WHERE {})", names.log,
+                     Join(match, " AND "));
+}
+
 }  // namespace
 
 std::string CopyTidRangeSql(const TableFacts& t, const OnlineNames& names) {
@@ -553,10 +570,10 @@ std::string CopyTidRangeSql(const TableFacts& t, const OnlineNames& names) {
   for (const std::string& c : cols) source_cols.push_back("t." + c);
   return fmt::format(
       "INSERT INTO {0} ({1}){2} SELECT {3} FROM ONLY {4} t WHERE t.ctid >= "
-      "$1::pg_catalog.tid AND t.ctid < $2::pg_catalog.tid AND NOT {5}",
+      "$1::pg_catalog.tid AND t.ctid < $2::pg_catalog.tid AND {5}",
       names.QualifiedShadow(), JoinComma(cols), Overriding(t),
       JoinComma(source_cols), names.QualifiedTable(),
-      KeyIsLogged(t, names, "t"));
+      KeyNotLogged(t, names, "t"));
 }
 
 std::string VerifySumSql(const TableFacts& t, const OnlineNames& names,

@@ -72,13 +72,18 @@ std::vector<SqlValue> ParseArrayLiteral(const std::string& text) {
   return out;
 }
 
-std::string JoinComma(const std::vector<std::string>& items) {
+std::string Join(const std::vector<std::string>& items,
+                 const std::string& separator) {
   std::string out;
   for (size_t i = 0; i < items.size(); ++i) {
-    if (i) out += ", ";
+    if (i) out += separator;
     out += items[i];
   }
   return out;
+}
+
+std::string JoinComma(const std::vector<std::string>& items) {
+  return Join(items, ", ");
 }
 
 std::string QuoteIdentList(const std::vector<std::string>& names) {

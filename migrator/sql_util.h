@@ -29,6 +29,9 @@ std::string TextArrayLiteral(const std::vector<std::string>& values);
 // ({a,"b c",NULL}); NULL elements become std::nullopt.
 std::vector<SqlValue> ParseArrayLiteral(const std::string& text);
 
+// The pieces with |separator| between them.
+std::string Join(const std::vector<std::string>& items,
+                 const std::string& separator);
 // "a, b, c" from already-quoted pieces.
 std::string JoinComma(const std::vector<std::string>& items);
 // Each name through QuoteIdent, joined by ", ".

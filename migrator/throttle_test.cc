@@ -5,93 +5,157 @@
 
 #include <gtest/gtest.h>
 
+#include <vector>
+
 namespace pglayout::migrator {
 namespace {
 
-// A sample at |s| seconds with the database's cumulative commit count.
-ThrottleSample At(double s, int64_t commits, int64_t requested = 0) {
+// A sample at |s| seconds with the database's cumulative commit count and
+// completed transaction ids.
+ThrottleSample At(double s, int64_t commits, int64_t xids,
+                  int64_t requested = 0) {
   ThrottleSample x;
   x.at_s = s;
   x.xact_commit = commits;
+  x.completed_xids = xids;
   x.requested_checkpoints = requested;
   return x;
 }
 
-// Baseline 1000 commits/s over [0, 5].
+// A write-heavy foreground at 1000 transactions/s over [0, 5].
 AdaptiveThrottle Started() {
   AdaptiveThrottle t;
-  t.SetBaseline(At(0, 0), At(5, 5000));
+  t.SetBaseline(At(0, 0, 0), At(5, 5000, 5000));
   return t;
 }
 
-TEST(AdaptiveThrottle, RunsFlatOutWhileTheForegroundKeepsItsPace) {
+TEST(AdaptiveThrottle, StartsABusyForegroundAtTheDutyThePriorCallsFor) {
   AdaptiveThrottle t = Started();
   EXPECT_DOUBLE_EQ(t.baseline_tps(), 1000);
-  EXPECT_EQ(t.Next(At(10, 9900), 2.0), 0);
-  EXPECT_EQ(t.pause_factor(), 0);
-  EXPECT_EQ(t.State(), "pause 0.00x (commits 0.98 of baseline)");
+  EXPECT_STREQ(t.measure(), "writes");
+  // The prior (full duty costs half the pace) calls for 1/5 duty to keep
+  // 90%: a pause of 4x the batch until the first 2 s window is measured.
+  EXPECT_DOUBLE_EQ(t.Next(At(6, 6000, 6000), 0.5), 2.0);
+  EXPECT_EQ(t.State(), "pause 4.00x (measuring)");
 }
 
-TEST(AdaptiveThrottle, BacksOffWhenCommitsDropAndRecoversWithHysteresis) {
+TEST(AdaptiveThrottle, PicksTheDutyThatLeavesTheForegroundItsTarget) {
   AdaptiveThrottle t = Started();
-  // 600/s = 0.6 of baseline: pause a quarter of the batch's time.
-  EXPECT_DOUBLE_EQ(t.Next(At(10, 8000), 2.0), 0.5);
-  EXPECT_EQ(t.State(), "pause 0.25x (commits 0.60 of baseline)");
-  // Still low: doubles.
-  EXPECT_DOUBLE_EQ(t.Next(At(15, 11000), 2.0), 1.0);
-  // 0.88: between the levels, holds.
-  EXPECT_DOUBLE_EQ(t.Next(At(20, 15400), 2.0), 1.0);
-  // Healthy (0.95): halves, then drops to 0 below 0.05.
-  EXPECT_DOUBLE_EQ(t.Next(At(25, 20150), 2.0), 0.5);
-  t.Next(At(30, 24900), 2.0);
-  EXPECT_DOUBLE_EQ(t.pause_factor(), 0.125);
-  t.Next(At(35, 29650), 2.0);
-  EXPECT_DOUBLE_EQ(t.pause_factor(), 0.0625);
-  EXPECT_EQ(t.Next(At(40, 34400), 2.0), 0);
+  // 1 s of work in 2 s, and the foreground kept 45%: with the prior (0.5 s
+  // lost in 1 s) 1.6 s lost in 2 s of copying, 0.8 per unit of duty, so
+  // 0.1 / 0.8 = 1/8 duty keeps 90%: pause 7x the batch.
+  EXPECT_DOUBLE_EQ(t.Next(At(7, 7000, 5900), 1.0), 7.0);
+  EXPECT_EQ(t.State(), "pause 7.00x (writes 0.45 of baseline)");
+  // At 1/8 duty it lost what the estimate predicts (10%): holds.
+  EXPECT_DOUBLE_EQ(t.Next(At(9, 9000, 7700), 0.25), 1.75);
+  EXPECT_EQ(t.State(), "pause 7.00x (writes 0.90 of baseline)");
 }
 
-TEST(AdaptiveThrottle, DecidesOncePerWindowNotOnFlushJitter) {
+TEST(AdaptiveThrottle, SpeedsUpAtMostTwofoldPerWindowWhileNothingIsLost) {
   AdaptiveThrottle t = Started();
-  // 1 s after the baseline commits look stalled (stats not flushed yet):
-  // no decision before the window of 5 s has passed.
-  EXPECT_EQ(t.Next(At(6, 5000), 1.0), 0);
-  EXPECT_EQ(t.State(), "pause 0.00x (measuring)");
-  EXPECT_EQ(t.Next(At(10, 9800), 1.0), 0);
-}
-
-TEST(AdaptiveThrottle, IsCappedAtTheMaximumPause) {
-  AdaptiveThrottle t = Started();
-  double s = 5;
-  int64_t commits = 5000;
-  for (int i = 0; i < 10; ++i) {
-    s += 5;
-    commits += 1000;  // 200/s
-    t.Next(At(s, commits), 1.0);
+  double s = 5, duty = 0.2;
+  int64_t xids = 5000;
+  for (int window = 1; window <= 5; ++window) {
+    s += 2;
+    xids += 2000;  // the foreground keeps its full pace
+    t.Next(At(s, xids, xids), 2 * duty);
+    double next = 1 / (1 + t.pause_factor());
+    EXPECT_GT(next, duty) << "window " << window;
+    EXPECT_LE(next, 2 * duty) << "window " << window;
+    duty = next;
   }
-  EXPECT_DOUBLE_EQ(t.pause_factor(), ThrottleLimits().max_pause_factor);
+  // The prior's half second lost is outweighed after five windows.
+  EXPECT_DOUBLE_EQ(t.pause_factor(), 0);
 }
 
-TEST(AdaptiveThrottle, RequestedCheckpointsAndReplicaLagArePressure) {
+TEST(AdaptiveThrottle, NeverDropsBelowATenthOfFullSpeed) {
   AdaptiveThrottle t = Started();
-  EXPECT_DOUBLE_EQ(t.Next(At(10, 10000, 1), 4.0), 1.0);
-  EXPECT_EQ(t.State(), "pause 0.25x (1 requested checkpoint(s))");
-  ThrottleSample lagging = At(15, 15000, 1);
-  lagging.replica_lag_s = 30;
-  EXPECT_DOUBLE_EQ(t.Next(lagging, 4.0), 2.0);
-  EXPECT_EQ(t.State(), "pause 0.50x (replica lag 30.0 s, 0 MB)");
-  ThrottleSample behind = At(20, 20000, 1);
-  behind.replica_lag_bytes = 1e9;
-  t.Next(behind, 4.0);
-  EXPECT_DOUBLE_EQ(t.pause_factor(), 1.0);
-  // Everything healthy again: no new checkpoint since the last window.
-  t.Next(At(25, 25000, 1), 4.0);
-  EXPECT_DOUBLE_EQ(t.pause_factor(), 0.5);
+  // 80% lost at half duty: about 1 per unit, 1/10 duty or less.
+  t.Next(At(7, 7000, 5400), 1.0);
+  EXPECT_DOUBLE_EQ(t.pause_factor(), ThrottleLimits().max_pause_factor);
+  EXPECT_DOUBLE_EQ(t.pause_factor(), 9);
 }
 
-TEST(AdaptiveThrottle, IgnoresTheCommitRateOfAnIdleDatabase) {
+TEST(AdaptiveThrottle, RequestedCheckpointsAndReplicaLagHalveTheDuty) {
   AdaptiveThrottle t;
-  t.SetBaseline(At(0, 0), At(5, 10));  // 2 commits/s: our own statements
-  EXPECT_EQ(t.Next(At(10, 10), 3.0), 0);
+  t.SetBaseline(At(0, 0, 0), At(5, 10, 10));  // idle: flat out, 5 s windows
+  t.Next(At(10, 20, 20, 1), 1.0);
+  EXPECT_DOUBLE_EQ(t.pause_factor(), 1);  // 1 -> 1/2 duty
+  EXPECT_EQ(t.State(), "pause 1.00x (1 requested checkpoint(s))");
+  ThrottleSample lagging = At(15, 30, 30, 1);
+  lagging.replica_lag_s = 30;
+  t.Next(lagging, 1.0);
+  EXPECT_DOUBLE_EQ(t.pause_factor(), 3);
+  EXPECT_EQ(t.State(), "pause 3.00x (replica lag 30.0 s, 0 MB)");
+  ThrottleSample behind = At(20, 40, 40, 1);
+  behind.replica_lag_bytes = 1e9;
+  t.Next(behind, 1.0);
+  EXPECT_DOUBLE_EQ(t.pause_factor(), 7);
+  // Healthy again (no new checkpoint since the last window): doubles.
+  t.Next(At(25, 50, 50, 1), 1.0);
+  EXPECT_DOUBLE_EQ(t.pause_factor(), 3);
+}
+
+TEST(AdaptiveThrottle, ReadMostlyForegroundIsJudgedOnCommitsOverLongerWindows) {
+  AdaptiveThrottle t;
+  // 1000 commits/s of which 100/s wrote: writes do not stand for the pace.
+  t.SetBaseline(At(0, 0, 0), At(5, 5000, 500));
+  EXPECT_STREQ(t.measure(), "commits");
+  EXPECT_DOUBLE_EQ(t.baseline_tps(), 1000);
+  // 2 s later commits look stalled (statistics not flushed yet): no
+  // decision before the 5 s window has passed.
+  EXPECT_DOUBLE_EQ(t.Next(At(7, 5000, 700), 1.0), 4.0);
+  EXPECT_EQ(t.State(), "pause 4.00x (measuring)");
+  // 5 s at 54%, 2.5 s of work in it: (0.5 + 2.3) s lost in 3.5 s, 0.8 per
+  // unit of duty, 1/8 duty.
+  t.Next(At(10, 7700, 800), 1.5);
+  EXPECT_DOUBLE_EQ(t.pause_factor(), 7);
+  EXPECT_EQ(t.State(), "pause 7.00x (commits 0.54 of baseline)");
+}
+
+TEST(AdaptiveThrottle, JudgesTheBatchesByThePausesAroundThemNotTheBaseline) {
+  AdaptiveThrottle t = Started();  // 1000/s before the copy, pause 4x
+  // The foreground has slowed to 700/s on its own (a checkpoint cycle,
+  // say), and to 630/s while a batch runs: the copy costs 10%, not 37%.
+  double s = 5;
+  int64_t xids = 5000;
+  std::vector<double> pauses;
+  for (int batch = 0; batch < 3; ++batch) {
+    t.BatchStarting(At(s, xids, xids));
+    s += 0.2;
+    xids += 126;  // 630/s for 0.2 s
+    pauses.push_back(t.Next(At(s, xids, xids), 0.2));
+    s += 0.8;
+    xids += 560;  // 700/s for 0.8 s
+  }
+  // The window closes after the third batch (2.2 s): 0.6 s of copying at
+  // 0.9 of the pauses' pace plus the prior is (0.5 + 0.06) s lost in 1.6 s,
+  // 0.35 per unit of duty, so 0.1 / 0.35 = 2/7 duty: pause 2.5x.
+  EXPECT_DOUBLE_EQ(pauses[0], 0.8);
+  EXPECT_DOUBLE_EQ(pauses[1], 0.8);
+  EXPECT_NEAR(pauses[2], 0.5, 1e-9);
+  EXPECT_EQ(t.State(),
+            "pause 2.50x (writes while copying 0.90 of the pauses')");
+}
+
+TEST(AdaptiveThrottle, WorkItDidNotPaceIsNoPause) {
+  AdaptiveThrottle t = Started();
+  t.BatchStarting(At(5, 5000, 5000));
+  EXPECT_DOUBLE_EQ(t.Next(At(5.2, 5200, 5200), 0.2), 0.8);
+  // An index build for 10 s, the foreground at half its pace meanwhile;
+  // then a 2 s replay round at the same half pace. Taken for a pause, the
+  // build would make the round look free.
+  t.OtherWorkDone();
+  t.BatchStarting(At(15.2, 10200, 10200));
+  t.Next(At(17.2, 11200, 11200), 2.0);
+  EXPECT_EQ(t.State(), "pause 4.00x (writes 0.50 of baseline)");
+}
+
+TEST(AdaptiveThrottle, CopiesFlatOutBesideAnIdleDatabase) {
+  AdaptiveThrottle t;
+  t.SetBaseline(At(0, 0, 0), At(5, 10, 10));  // 2/s: our own statements
+  EXPECT_EQ(t.Next(At(6, 12, 12), 1.0), 0);
+  EXPECT_EQ(t.Next(At(10, 20, 20), 3.0), 0);
   EXPECT_EQ(t.State(), "pause 0.00x (foreground idle)");
 }
 

@@ -70,6 +70,7 @@ TEST(ReportCommand, PlanJsonGivesTheSamePlanSection) {
   };
   EXPECT_EQ(plan_section(ReadPage(from_json)),
             plan_section(ReadPage(from_toml)));
+  unlink(json.c_str());
 }
 
 TEST(ReportCommand, OnlyTheGivenSectionsAppear) {
@@ -106,6 +107,8 @@ TEST(ReportCommand, BadFileNamesFileLineAndKey) {
   EXPECT_EQ(run.exit_code, 2);
   EXPECT_TRUE(Contains(run.output, "error: " + json + ": not JSON"))
       << run.output;
+  unlink(bad.c_str());
+  unlink(json.c_str());
 }
 
 TEST(ReportCommand, OutputIsRequired) {
