@@ -93,17 +93,24 @@ BinaryRun RunPglayout(const std::vector<std::string>& args,
   return RunToCompletion(c);
 }
 
-class MigrateTest : public PgVersionTest {};
+class MigrateTest : public PgVersionTest {
+ protected:
+  // The shared server, a fresh database |db| on it and a session there.
+  Status FreshDatabase(const std::string& db, PgCluster** pg,
+                       std::unique_ptr<SqlSession>* s) const {
+    PGLAYOUT_RETURN_IF_ERROR(SharedCluster(pg));
+    PGLAYOUT_RETURN_IF_ERROR(RecreateDatabase(*pg, db));
+    return Open(*pg, db, s);
+  }
+};
 
 // ---------------------------------------------------- dry run + refusals --
 
 TEST_P(MigrateTest, DryRunChangesNothingAndBadInputsAreRefused) {
   PgCluster* pg;
-  PGLAYOUT_ASSERT_OK(SharedCluster(&pg));
   std::unique_ptr<SqlSession> admin, s;
+  PGLAYOUT_ASSERT_OK(FreshDatabase("dry", &pg, &s));
   PGLAYOUT_ASSERT_OK(pg->Connect(&admin));
-  PGLAYOUT_ASSERT_OK(RecreateDatabase(pg, "dry"));
-  PGLAYOUT_ASSERT_OK(Open(pg, "dry", &s));
   Exec(s.get(),
        "CREATE TABLE t (id int PRIMARY KEY, email text UNIQUE, v text);"
        "CREATE TABLE nopk (a int, b text);"
@@ -195,11 +202,9 @@ TEST_P(MigrateTest, DryRunChangesNothingAndBadInputsAreRefused) {
 
 TEST_P(MigrateTest, TablespacesAndOfflineMoveAreIdempotent) {
   PgCluster* pg;
-  PGLAYOUT_ASSERT_OK(SharedCluster(&pg));
   std::unique_ptr<SqlSession> admin, s;
+  PGLAYOUT_ASSERT_OK(FreshDatabase("off", &pg, &s));
   PGLAYOUT_ASSERT_OK(pg->Connect(&admin));
-  PGLAYOUT_ASSERT_OK(RecreateDatabase(pg, "off"));
-  PGLAYOUT_ASSERT_OK(Open(pg, "off", &s));
   Exec(s.get(),
        "CREATE TABLE \"Mixed Case\" (id int PRIMARY KEY, doc text);"
        "INSERT INTO \"Mixed Case\" SELECT g, repeat(md5(g::text), 200) "
@@ -592,10 +597,8 @@ bool HasLine(const MigrateReport& report, const std::string& text) {
 // a copy damaged behind pglayout's back is refused, naming the keys.
 TEST_P(MigrateTest, BlockCopyReadsMovedRowsOnceAndVerificationCatchesDamage) {
   PgCluster* pg;
-  PGLAYOUT_ASSERT_OK(SharedCluster(&pg));
   std::unique_ptr<SqlSession> s, side;
-  PGLAYOUT_ASSERT_OK(RecreateDatabase(pg, "blocks"));
-  PGLAYOUT_ASSERT_OK(Open(pg, "blocks", &s));
+  PGLAYOUT_ASSERT_OK(FreshDatabase("blocks", &pg, &s));
   PGLAYOUT_ASSERT_OK(Open(pg, "blocks", &side));
   // Full pages, except free space in the second half of the heap: an
   // UPDATE of a row in the first blocks puts the new version there.
@@ -715,10 +718,8 @@ TEST_P(MigrateTest, BlockCopyReadsMovedRowsOnceAndVerificationCatchesDamage) {
 // table under pgbench ran for a quarter of an hour.
 TEST_P(MigrateTest, CopyLeavesOutLoggedKeysByAnAntiJoinPastWorkMem) {
   PgCluster* pg;
-  PGLAYOUT_ASSERT_OK(SharedCluster(&pg));
   std::unique_ptr<SqlSession> s;
-  PGLAYOUT_ASSERT_OK(RecreateDatabase(pg, "antijoin"));
-  PGLAYOUT_ASSERT_OK(Open(pg, "antijoin", &s));
+  PGLAYOUT_ASSERT_OK(FreshDatabase("antijoin", &pg, &s));
   Exec(s.get(),
        "CREATE TABLE a (x int, y int, v text, PRIMARY KEY (x, y));"
        "INSERT INTO a SELECT g, g % 7, 'v' FROM generate_series(1, 20000) g;"
@@ -889,10 +890,8 @@ void DuringCopy(SqlSession* s) {
 
 TEST_P(MigrateTest, SwapCarriesForeignKeysPoliciesTriggersAndMovesIndexes) {
   PgCluster* pg;
-  PGLAYOUT_ASSERT_OK(SharedCluster(&pg));
   std::unique_ptr<SqlSession> s, side;
-  PGLAYOUT_ASSERT_OK(RecreateDatabase(pg, "deps"));
-  PGLAYOUT_ASSERT_OK(Open(pg, "deps", &s));
+  PGLAYOUT_ASSERT_OK(FreshDatabase("deps", &pg, &s));
   PGLAYOUT_ASSERT_OK(Open(pg, "deps", &side));
   SetUpDependents(s.get());
   std::string policies = Value(s.get(), kPoliciesSql);
