@@ -429,7 +429,13 @@ class OnlineRun {
       PGLAYOUT_RETURN_IF_ERROR(
           ReadHeapBlocks(ex_->options().batch_rows, &heap));
     }
-    PGLAYOUT_RETURN_IF_ERROR(SampleBaseline());
+    // A copy of one batch is over before a baseline could tell anything.
+    bool one_batch =
+        mode == CopyMode::kTidRange
+            ? heap.total <= heap.per_batch
+            : t_.reltuples >= 0 &&
+                  t_.reltuples < static_cast<double>(ex_->options().batch_rows);
+    if (!one_batch) PGLAYOUT_RETURN_IF_ERROR(SampleBaseline());
     Clock::time_point start = Clock::now();
     int64_t rows_at_start = rows_copied_, bytes_at_start = bytes_copied_;
     bool done = false;
@@ -449,9 +455,9 @@ class OnlineRun {
       }
     }
     ex_->Line(fmt::format(
-        "{}: copied {} rows ({}) in {} batches{} ({:.1f} s; throttle {})",
+        "{}: copied {} rows ({}) in {} {}{} ({:.1f} s; throttle {})",
         relation(), rows_copied_, HumanSize(static_cast<double>(bytes_copied_)),
-        batches_,
+        batches_, batches_ == 1 ? "batch" : "batches",
         mode == CopyMode::kTidRange
             ? fmt::format(" of {} heap blocks; keys changed meanwhile "
                           "come by replay",
