@@ -63,12 +63,14 @@ class MigrateCommand : public Command {
                     "Copy at most this many MB/s (10^6 bytes), a hard cap "
                     "whatever the throttle; 0 = no limit");
     app->add_option("--throttle", throttle_text_,
-                    "adaptive (default): pause between copy batches so that "
-                    "the database keeps --keep-pace of the pace it had "
-                    "before the copy (write transactions/s, or commits/s "
-                    "if it mostly reads), and copy at half the duty at once "
-                    "when a checkpoint is requested or a replica lags (10 s "
-                    "or 256 MB); off: copy flat out (up to --max-rate)");
+                    "adaptive (default): pause between copy and replay "
+                    "batches so that the database keeps --keep-pace of its "
+                    "pace (write transactions/s while a batch runs against "
+                    "the pauses around it; commits/s against the 5 s before "
+                    "the copy if it mostly reads), and halve the copy's duty "
+                    "at once when a checkpoint is requested or a replica "
+                    "lags (10 s or 256 MB); off: copy flat out (up to "
+                    "--max-rate)");
     app->add_option("--keep-pace", options_.throttle_limits.target_ratio,
                     "Share of the foreground's pace the adaptive throttle "
                     "keeps (default 0.9); lower copies faster")

@@ -59,6 +59,11 @@ double Since(Clock::time_point start) {
 
 constexpr char kCopyByBlocks[] = "copy=blocks";
 
+// The first transaction id not yet completed: exact at any instant, unlike
+// the commit counts of the statistics views.
+constexpr char kCompletedXidsSql[] =
+    "pg_catalog.txid_snapshot_xmax(pg_catalog.txid_current_snapshot())";
+
 // step.detail: structure hash, schema, table, and kCopyByBlocks when the
 // copy goes by heap block ranges (one per line). Fixed when the shadow is
 // made, so a resumed run copies the way it started (a run started by an
@@ -219,12 +224,15 @@ class OnlineRun {
   }
 
   // Tells the adaptive throttle a batch starts now, which ends the pause
-  // before it (nothing with --throttle off).
+  // before it (nothing with --throttle off). One query: the pause only
+  // needs the completed transactions, the rest is read after the batch.
   Status MarkBatchStart() {
     if (!Adaptive()) return Status::Ok();
-    ThrottleSample now;
-    PGLAYOUT_RETURN_IF_ERROR(SampleThrottleSignals(ex_, &now));
-    throttle_.BatchStarting(now);
+    SqlValue xids;
+    PGLAYOUT_RETURN_IF_ERROR(QueryValue(
+        ex_->session(), std::string("SELECT ") + kCompletedXidsSql, {}, &xids));
+    throttle_.BatchStarting(ThrottleClockSeconds(),
+                            xids ? std::stoll(*xids) : 0);
     return Status::Ok();
   }
 
@@ -623,8 +631,8 @@ class OnlineRun {
     return Status::Ok();
   }
 
-  // Between two verification chunks: progress, and the throttle's pause.
-  using AfterChunk = std::function<Status(double fraction, double chunk_s)>;
+  // Between two verification chunks: progress (|fraction| of the side).
+  using AfterChunk = std::function<Status(double fraction)>;
 
   // One side's rows and checksum over |side_sql| on |session|, minus those
   // of its logged keys: |chunk| blocks at a time (14+), |after| running
@@ -637,7 +645,6 @@ class OnlineRun {
         t_, names_, side_sql,
         ranged ? VerifyScope::kBlockRange : VerifyScope::kAll, text_form);
     for (int64_t lo = 0; lo < blocks || (lo == 0 && !ranged); lo += chunk) {
-      Clock::time_point chunk_start = Clock::now();
       SqlResult r;
       std::vector<SqlValue> params;
       if (ranged) params = {BlockTid(lo), BlockTid(lo + chunk)};
@@ -647,8 +654,7 @@ class OnlineRun {
       if (after) {
         PGLAYOUT_RETURN_IF_ERROR(
             after(std::min(1.0, static_cast<double>(lo + chunk) /
-                                    static_cast<double>(blocks)),
-                  Since(chunk_start)));
+                                    static_cast<double>(blocks))));
       }
     }
     SqlResult logged;
@@ -666,7 +672,7 @@ class OnlineRun {
   // paused verification).
   AfterChunk Progress(const std::string& what) {
     Clock::time_point start = Clock::now();
-    return [this, what, start](double fraction, double) -> Status {
+    return [this, what, start](double fraction) -> Status {
       ProgressUpdate u;
       u.task = "verify " + relation();
       u.step = what;
@@ -995,13 +1001,14 @@ Status SampleThrottleSignals(Executor* ex, ThrottleSample* sample) {
   SqlResult r;
   PGLAYOUT_RETURN_IF_ERROR(ex->session()->Execute(
       "SELECT (SELECT xact_commit FROM pg_catalog.pg_stat_database WHERE "
-      "datname = pg_catalog.current_database()), "
-      "pg_catalog.txid_snapshot_xmax(pg_catalog.txid_current_snapshot()), "
-      "coalesce((SELECT max("
-      "extract(epoch FROM replay_lag)) FROM pg_catalog.pg_stat_replication), "
-      "0), coalesce((SELECT max(pg_catalog.pg_wal_lsn_diff("
-      "pg_catalog.pg_current_wal_lsn(), replay_lsn)) FROM "
-      "pg_catalog.pg_stat_replication), 0)",
+      "datname = pg_catalog.current_database()), " +
+          std::string(kCompletedXidsSql) +
+          ", coalesce((SELECT max("
+          "extract(epoch FROM replay_lag)) FROM "
+          "pg_catalog.pg_stat_replication), "
+          "0), coalesce((SELECT max(pg_catalog.pg_wal_lsn_diff("
+          "pg_catalog.pg_current_wal_lsn(), replay_lsn)) FROM "
+          "pg_catalog.pg_stat_replication), 0)",
       {}, &r));
   sample->at_s = ThrottleClockSeconds();
   sample->xact_commit = CellInt(r.rows.at(0), 0);

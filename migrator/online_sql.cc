@@ -597,10 +597,10 @@ std::string VerifySumSql(const TableFacts& t, const OnlineNames& names,
 std::string DifferingKeysSql(const TableFacts& t, const OnlineNames& names,
                              int limit, bool text_form_only) {
   auto side = [&](const std::string& relation) {
-    return fmt::format("SELECT {}, {} AS h FROM {} t WHERE NOT {}",
+    return fmt::format("SELECT {}, {} AS h FROM {} t WHERE {}",
                        JoinComma(KeyColumnsOf(t, "t")),
                        RowHashExpr(t, "t", text_form_only), relation,
-                       KeyIsLogged(t, names, "t"));
+                       KeyNotLogged(t, names, "t"));
   };
   std::string source = side("ONLY " + names.QualifiedTable());
   std::string shadow = side(names.QualifiedShadow());

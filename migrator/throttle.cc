@@ -92,13 +92,12 @@ std::string AdaptiveThrottle::HardPressure(const ThrottleSample& now) const {
   return "";
 }
 
-void AdaptiveThrottle::BatchStarting(const ThrottleSample& now) {
+void AdaptiveThrottle::BatchStarting(double at_s, int64_t completed_xids) {
   if (batch_end_) {
-    pause_s_ += now.at_s - batch_end_->at_s;
-    pause_writes_ += now.completed_xids - batch_end_->completed_xids;
+    pause_s_ += at_s - batch_end_->at_s;
+    pause_writes_ += completed_xids - batch_end_->completed_xids;
   }
-  batch_start_ = now;
-  if (!window_start_) window_start_ = now;
+  batch_start_ = Mark{at_s, completed_xids};
 }
 
 void AdaptiveThrottle::OtherWorkDone() {
@@ -108,7 +107,7 @@ void AdaptiveThrottle::OtherWorkDone() {
 }
 
 void AdaptiveThrottle::ResetWindow() {
-  work_in_window_s_ = copy_s_ = pause_s_ = 0;
+  copy_s_ = pause_s_ = 0;
   copy_writes_ = pause_writes_ = 0;
 }
 
@@ -128,7 +127,7 @@ void AdaptiveThrottle::Weigh(const ThrottleSample& now, double elapsed) {
   }
   last_ratio_ = PaceRatio(now);
   if (last_ratio_ < 0) return;
-  double duty_run = std::clamp(work_in_window_s_ / elapsed, 0.01, 1.0);
+  double duty_run = std::clamp(copy_s_ / elapsed, 0.01, 1.0);
   lost_ += std::max(0.0, 1 - last_ratio_) * elapsed;
   duty_time_ += duty_run * elapsed;
 }
@@ -143,13 +142,14 @@ double AdaptiveThrottle::NextDuty() const {
 
 double AdaptiveThrottle::Next(const ThrottleSample& now, double batch_s) {
   if (!window_start_) window_start_ = now;
-  work_in_window_s_ += std::max(batch_s, 0.0);
   if (batch_start_) {
     copy_s_ += now.at_s - batch_start_->at_s;
     copy_writes_ += now.completed_xids - batch_start_->completed_xids;
+  } else {
+    copy_s_ += std::max(batch_s, 0.0);
   }
   batch_start_.reset();
-  batch_end_ = now;
+  batch_end_ = Mark{now.at_s, now.completed_xids};
   double elapsed = now.at_s - window_start_->at_s;
   if (elapsed >= Window()) {
     last_reason_ = HardPressure(now);

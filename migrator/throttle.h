@@ -94,9 +94,10 @@ class AdaptiveThrottle {
   // second also starts the first decision window).
   void SetBaseline(const ThrottleSample& first, const ThrottleSample& second);
 
-  // Called just before each batch with a fresh sample: it ends the pause
-  // before the batch, whose pace is the reference the batch is judged by.
-  void BatchStarting(const ThrottleSample& now);
+  // Called just before each batch with the clock and the completed
+  // transaction ids: it ends the pause before the batch, whose pace is the
+  // reference the batch is judged by.
+  void BatchStarting(double at_s, int64_t completed_xids);
 
   // Bulk work the throttle did not pace (an index build, a verification)
   // ran since the last batch: that time was no pause, and the next window
@@ -135,10 +136,14 @@ class AdaptiveThrottle {
   bool use_writes_ = false;
   double baseline_tps_ = 0;
   std::optional<ThrottleSample> window_start_;
-  double work_in_window_s_ = 0;
-  // The current window's batches and pauses, measured by the samples
-  // around each batch (writes only: commits are flushed too late).
-  std::optional<ThrottleSample> batch_start_, batch_end_;
+  // The clock and the completed transaction ids at a batch's start or end.
+  struct Mark {
+    double at_s;
+    int64_t completed_xids;
+  };
+  // The current window's batches (their time from BatchStarting to Next,
+  // or what Next was told without a start) and the pauses between them.
+  std::optional<Mark> batch_start_, batch_end_;
   double copy_s_ = 0, pause_s_ = 0;
   int64_t copy_writes_ = 0, pause_writes_ = 0;
   bool paired_ = false;  // last_ratio_ is the paired one

@@ -121,7 +121,7 @@ TEST(AdaptiveThrottle, JudgesTheBatchesByThePausesAroundThemNotTheBaseline) {
   int64_t xids = 5000;
   std::vector<double> pauses;
   for (int batch = 0; batch < 3; ++batch) {
-    t.BatchStarting(At(s, xids, xids));
+    t.BatchStarting(s, xids);
     s += 0.2;
     xids += 126;  // 630/s for 0.2 s
     pauses.push_back(t.Next(At(s, xids, xids), 0.2));
@@ -140,15 +140,20 @@ TEST(AdaptiveThrottle, JudgesTheBatchesByThePausesAroundThemNotTheBaseline) {
 
 TEST(AdaptiveThrottle, WorkItDidNotPaceIsNoPause) {
   AdaptiveThrottle t = Started();
-  t.BatchStarting(At(5, 5000, 5000));
+  t.BatchStarting(5, 5000);
   EXPECT_DOUBLE_EQ(t.Next(At(5.2, 5200, 5200), 0.2), 0.8);
-  // An index build for 10 s, the foreground at half its pace meanwhile;
-  // then a 2 s replay round at the same half pace. Taken for a pause, the
-  // build would make the round look free.
+  // An index build for 10 s, the foreground at half its pace meanwhile.
   t.OtherWorkDone();
-  t.BatchStarting(At(15.2, 10200, 10200));
-  t.Next(At(17.2, 11200, 11200), 2.0);
-  EXPECT_EQ(t.State(), "pause 4.00x (writes 0.50 of baseline)");
+  // Two 2 s replay rounds at half pace around an 8 s pause at full pace.
+  t.BatchStarting(15.2, 10200);
+  EXPECT_DOUBLE_EQ(t.Next(At(17.2, 11200, 11200), 2.0), 8.0);
+  t.BatchStarting(25.2, 19200);
+  t.Next(At(27.2, 20200, 20200), 2.0);
+  // Judged by the pause alone: 0.50, the duty stays 1/5. Had the build
+  // counted as a pause, the first round would have been judged against its
+  // half pace, looked free, and the duty would have doubled.
+  EXPECT_EQ(t.State(),
+            "pause 4.00x (writes while copying 0.50 of the pauses')");
 }
 
 TEST(AdaptiveThrottle, CopiesFlatOutBesideAnIdleDatabase) {
