@@ -1,4 +1,4 @@
-// The libpqxx adapter against real PostgreSQL 15 and 18: every server
+// The libpqxx adapter against real PostgreSQL 12, 15 and 18: every server
 // error reaches the caller with its SQLSTATE, including those libpqxx 6.4
 // throws without one (the migrator retries on 40P01 and 55P03).
 
@@ -97,7 +97,7 @@ TEST_P(PqxxSessionTest, DeadlockHasItsState) {
   Exec(a_.get(), "DROP TABLE pqxx_d1, pqxx_d2");
 }
 
-PGLAYOUT_INSTANTIATE_PG_VERSIONS(PqxxSessionTest);
+PGLAYOUT_INSTANTIATE_PG_VERSIONS_FROM_12(PqxxSessionTest);
 
 }  // namespace
 }  // namespace pglayout

@@ -211,4 +211,8 @@ std::string FormatDuration(double seconds) {
   return fmt::format("{}s", seconds);
 }
 
+std::string CountOf(int64_t n, const char* one, const char* many) {
+  return fmt::format("{} {}", n, n == 1 ? one : many);
+}
+
 }  // namespace pglayout

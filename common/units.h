@@ -65,6 +65,9 @@ std::string HumanSize(double bytes);
 // "250ms", "1.5s".
 std::string FormatDuration(double seconds);
 
+// "1 batch", "3 batches", "0 batches": |n| and the word for that many.
+std::string CountOf(int64_t n, const char* one, const char* many);
+
 }  // namespace pglayout
 
 #endif  // PGLAYOUT_COMMON_UNITS_H_

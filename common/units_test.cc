@@ -95,6 +95,12 @@ TEST(FormatDuration, RoundTripsExactly) {
   }
 }
 
+TEST(CountOf, PicksTheWordForTheCount) {
+  EXPECT_EQ(CountOf(1, "batch", "batches"), "1 batch");
+  EXPECT_EQ(CountOf(0, "batch", "batches"), "0 batches");
+  EXPECT_EQ(CountOf(12, "index", "indexes"), "12 indexes");
+}
+
 TEST(HumanSize, ThreeSignificantFigures) {
   EXPECT_EQ(HumanSize(0), "0 B");
   EXPECT_EQ(HumanSize(1.5 * kGiB), "1.5 GiB");

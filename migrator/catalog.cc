@@ -541,14 +541,19 @@ Status ResolveRelation(SqlSession* session, const std::string& name,
 }
 
 // Slots and archiving keep WAL that the copies' WAL adds to (research D2).
+// PostgreSQL 12 has neither a slot's wal_status nor max_slot_wal_keep_size
+// (13+): its slots keep WAL without limit.
 Status ReadWalRetention(SqlSession* s, ServerFacts* f) {
+  const bool slot_limits = s->server_version() >= 130000;
   SqlResult r;
   PGLAYOUT_RETURN_IF_ERROR(s->Execute(
-      "SELECT slot_name, active, coalesce(wal_status, ''), CASE WHEN "
-      "pg_catalog.pg_is_in_recovery() OR restart_lsn IS NULL THEN 0 ELSE "
-      "pg_catalog.pg_wal_lsn_diff(pg_catalog.pg_current_wal_lsn(), "
-      "restart_lsn)::bigint END FROM pg_catalog.pg_replication_slots ORDER BY "
-      "1",
+      fmt::format("SELECT slot_name, active, {}, CASE WHEN ",
+                  slot_limits ? "coalesce(wal_status, '')" : "''") +
+          "pg_catalog.pg_is_in_recovery() OR restart_lsn IS NULL THEN 0 ELSE "
+          "pg_catalog.pg_wal_lsn_diff(pg_catalog.pg_current_wal_lsn(), "
+          "restart_lsn)::bigint END FROM pg_catalog.pg_replication_slots ORDER "
+          "BY "
+          "1",
       {}, &r));
   for (const auto& row : r.rows) {
     f->replication_slots.push_back(
@@ -557,9 +562,12 @@ Status ReadWalRetention(SqlSession* s, ServerFacts* f) {
   }
   SqlResult a;
   PGLAYOUT_RETURN_IF_ERROR(s->Execute(
-      "SELECT pg_catalog.current_setting('max_slot_wal_keep_size'), "
-      "coalesce((SELECT last_failed_time > coalesce(last_archived_time, "
-      "'-infinity') FROM pg_catalog.pg_stat_archiver), false)",
+      fmt::format("SELECT {}, ",
+                  slot_limits
+                      ? "pg_catalog.current_setting('max_slot_wal_keep_size')"
+                      : "'-1'") +
+          "coalesce((SELECT last_failed_time > coalesce(last_archived_time, "
+          "'-infinity') FROM pg_catalog.pg_stat_archiver), false)",
       {}, &a));
   if (!a.rows.empty()) {
     uint64_t bytes = 0;

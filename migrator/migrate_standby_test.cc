@@ -1,5 +1,5 @@
 // `pglayout migrate --apply` against a real streaming standby on
-// PostgreSQL 15 and 18 (issue 6, bad input "a replica"): the preflight
+// PostgreSQL 12, 15 and 18 (issue 6, bad input "a replica"): the preflight
 // refuses before anything is written. The rule itself is unit-tested with
 // hand-made facts (migrator_test.cc, Preflight.RefusesAReplica).
 
@@ -58,7 +58,7 @@ TEST_P(MigrateStandbyTest, ApplyRefusesAStandby) {
             "0");
 }
 
-PGLAYOUT_INSTANTIATE_PG_VERSIONS(MigrateStandbyTest);
+PGLAYOUT_INSTANTIATE_PG_VERSIONS_FROM_12(MigrateStandbyTest);
 
 }  // namespace
 }  // namespace pglayout::migrator

@@ -217,6 +217,7 @@ class OnlineRun {
     Sleep(ex_->options().throttle_limits.window_s);
     PGLAYOUT_RETURN_IF_ERROR(SampleThrottleSignals(ex_, &second));
     throttle_.SetBaseline(first, second);
+    baseline_sampled_ = true;
     ex_->Line(fmt::format(
         "{}: adaptive throttle baseline: {:.0f} {}/s in the database",
         relation(), throttle_.baseline_tps(), throttle_.measure()));
@@ -268,7 +269,9 @@ class OnlineRun {
   }
 
   std::string ThrottleState() const {
-    std::string state = Adaptive() ? "adaptive " + throttle_.State() : "off";
+    std::string state = !Adaptive()         ? "off"
+                        : baseline_sampled_ ? "adaptive " + throttle_.State()
+                                            : "adaptive (one batch: no pause)";
     if (ex_->options().max_rate_mbps > 0) {
       state += fmt::format(", cap {:.0f} MB/s", ex_->options().max_rate_mbps);
     }
@@ -463,13 +466,14 @@ class OnlineRun {
       }
     }
     ex_->Line(fmt::format(
-        "{}: copied {} rows ({}) in {} {}{} ({:.1f} s; throttle {})",
-        relation(), rows_copied_, HumanSize(static_cast<double>(bytes_copied_)),
-        batches_, batches_ == 1 ? "batch" : "batches",
+        "{}: copied {} ({}) in {}{} ({:.1f} s; throttle {})", relation(),
+        CountOf(rows_copied_, "row", "rows"),
+        HumanSize(static_cast<double>(bytes_copied_)),
+        CountOf(batches_, "batch", "batches"),
         mode == CopyMode::kTidRange
-            ? fmt::format(" of {} heap blocks; keys changed meanwhile "
-                          "come by replay",
-                          heap.per_batch)
+            ? fmt::format(" of {}; keys changed meanwhile come by replay",
+                          CountOf(std::min(heap.per_batch, heap.total),
+                                  "heap block", "heap blocks"))
             : std::string(" in key order"),
         Since(start), ThrottleState()));
     return Status::Ok();
@@ -529,8 +533,8 @@ class OnlineRun {
     PGLAYOUT_RETURN_IF_ERROR(ex_->journal()->SetStep(
         ex_->run_id(), key(), step_no_, "running", "catchup"));
     if (built > 0) {
-      ex_->Line(fmt::format("{}: built {} indexes ({:.1f} s)", relation(),
-                            built, Since(start)));
+      ex_->Line(fmt::format("{}: built {} ({:.1f} s)", relation(),
+                            CountOf(built, "index", "indexes"), Since(start)));
     }
     return Status::Ok();
   }
@@ -984,6 +988,9 @@ class OnlineRun {
   bool by_blocks_ = false;  // the copy reads heap block ranges
   std::vector<std::string> cursor_;
   int64_t batches_ = 0;
+  // The adaptive throttle has its baseline (a copy of one batch goes
+  // without).
+  bool baseline_sampled_ = false;
   int64_t rows_copied_ = 0;
   int64_t bytes_copied_ = 0;
   AdaptiveThrottle throttle_{ex_->options().throttle_limits};

@@ -1,4 +1,4 @@
-// `pglayout observe` against real PostgreSQL 15 and 18 servers: pgbench
+// `pglayout observe` against real PostgreSQL 12, 15 and 18 servers: pgbench
 // load, a bulk insert against a small max_wal_size, the server's own log,
 // the migrator's facts, read-only enforcement and connection failures.
 // Observations are short (6 s at 1 s intervals) to keep the suite quick.
@@ -394,7 +394,7 @@ TEST_P(ObservePgTest, SizesCountEveryForkOfEachRelation) {
   PGLAYOUT_EXPECT_OK(ExecuteSql(admin.get(), "DROP SCHEMA sizes CASCADE"));
 }
 
-PGLAYOUT_INSTANTIATE_PG_VERSIONS(ObservePgTest);
+PGLAYOUT_INSTANTIATE_PG_VERSIONS_FROM_12(ObservePgTest);
 
 // A TCP port nobody listens on (bound, then released).
 int UnusedPort() {

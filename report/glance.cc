@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "common/units.h"
 #include "report/format.h"
 #include "report/sections.h"
 
@@ -21,9 +22,9 @@ void AddVolumes(const VolumeSet& set, std::vector<Tile>* tiles) {
   double capacity = 0;
   for (const Volume& v : set.volumes)
     capacity += static_cast<double>(v.capacity);
-  tiles->push_back({fmt::format("{} volume{}", set.volumes.size(),
-                                set.volumes.size() == 1 ? "" : "s"),
-                    Bytes(capacity) + " in all"});
+  tiles->push_back(
+      {CountOf(static_cast<int64_t>(set.volumes.size()), "volume", "volumes"),
+       Bytes(capacity) + " in all"});
 }
 
 void AddWorkload(const Workload& w, std::vector<Tile>* tiles) {
@@ -65,10 +66,10 @@ void AddPlan(const Plan& p, std::vector<Tile>* tiles) {
   for (const Placement& pl : p.placements) {
     if (pl.strategy != Strategy::kStay) ++moved;
   }
-  tiles->push_back(
-      {fmt::format("{} relation{}", moved, moved == 1 ? "" : "s"),
-       fmt::format("moved or partitioned, {} setting change{}",
-                   p.settings.size(), p.settings.size() == 1 ? "" : "s")});
+  tiles->push_back({CountOf(moved, "relation", "relations"),
+                    "moved or partitioned, " +
+                        CountOf(static_cast<int64_t>(p.settings.size()),
+                                "setting change", "setting changes")});
 }
 
 void AddJournal(const MigrationJournal& j, std::vector<Tile>* tiles) {
@@ -78,7 +79,7 @@ void AddJournal(const MigrationJournal& j, std::vector<Tile>* tiles) {
   }
   std::string value = OrDash(j.status);
   if (failed > 0) {
-    value += fmt::format(", {} step{} failed", failed, failed == 1 ? "" : "s");
+    value += ", " + CountOf(failed, "step", "steps") + " failed";
   }
   tiles->push_back(
       {value, fmt::format("migration run {}: {} steps", j.run, j.steps.size()),

