@@ -102,6 +102,15 @@ class MigrateTest : public PgVersionTest {
     PGLAYOUT_RETURN_IF_ERROR(RecreateDatabase(*pg, db));
     return Open(*pg, db, s);
   }
+
+  // A private server with |options| (for tests that change its settings
+  // or restart it) and a session on its postgres database.
+  Status PrivateServer(const PgClusterOptions& options,
+                       std::unique_ptr<PgCluster>* pg,
+                       std::unique_ptr<SqlSession>* s) const {
+    PGLAYOUT_RETURN_IF_ERROR(StartCluster(options, pg));
+    return Open(pg->get(), "postgres", s);
+  }
 };
 
 // ---------------------------------------------------- dry run + refusals --
@@ -519,9 +528,8 @@ TEST_P(MigrateTest, OnlineUnderLoadSurvivesKill9AtEveryStep) {
 // version must converge with no row lost or duplicated.
 TEST_P(MigrateTest, ResumesACopyStartedByAnOlderVersion) {
   std::unique_ptr<PgCluster> pg;
-  PGLAYOUT_ASSERT_OK(StartCluster(PgClusterOptions(), &pg));
   std::unique_ptr<SqlSession> s;
-  PGLAYOUT_ASSERT_OK(Open(pg.get(), "postgres", &s));
+  PGLAYOUT_ASSERT_OK(PrivateServer(PgClusterOptions(), &pg, &s));
   Exec(s.get(),
        "CREATE TABLE y (id int PRIMARY KEY, v text);"
        "INSERT INTO y SELECT g, md5(g::text) FROM generate_series(1, 10000) g;"
@@ -773,9 +781,8 @@ TEST_P(MigrateTest, CopyLeavesOutLoggedKeysByAnAntiJoinPastWorkMem) {
 // upgraded in place.
 TEST_P(MigrateTest, UpgradesAnOlderJournalSchema) {
   std::unique_ptr<PgCluster> pg;
-  PGLAYOUT_ASSERT_OK(StartCluster(PgClusterOptions(), &pg));
   std::unique_ptr<SqlSession> s;
-  PGLAYOUT_ASSERT_OK(Open(pg.get(), "postgres", &s));
+  PGLAYOUT_ASSERT_OK(PrivateServer(PgClusterOptions(), &pg, &s));
   Journal journal(s.get());
   PGLAYOUT_ASSERT_OK(journal.EnsureSchema());
   Exec(s.get(),
@@ -1180,9 +1187,8 @@ TEST_P(MigrateTest, CheckpointGuardKeepsCheckpointsTimed) {
                 {"checkpoint_completion_target", "0.1"},
                 {"max_prepared_transactions", "2"}};
   std::unique_ptr<PgCluster> pg;
-  PGLAYOUT_ASSERT_OK(StartCluster(o, &pg));
   std::unique_ptr<SqlSession> s;
-  PGLAYOUT_ASSERT_OK(Open(pg.get(), "postgres", &s));
+  PGLAYOUT_ASSERT_OK(PrivateServer(o, &pg, &s));
   Exec(s.get(),
        "CREATE TABLE g1 (id int PRIMARY KEY, pad text);"
        "INSERT INTO g1 SELECT g, md5(g::text) || md5((g + 1)::text) FROM "
