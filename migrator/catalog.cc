@@ -485,14 +485,20 @@ Status ReadDependents(SqlSession* s, uint32_t oid, TableFacts* t) {
   return Status::Ok();
 }
 
-Status ReadPublicationsAndSequences(SqlSession* s, uint32_t oid,
-                                    TableFacts* t) {
+Status ReadReplicationAndSequences(SqlSession* s, uint32_t oid, TableFacts* t) {
   SqlResult r;
   PGLAYOUT_RETURN_IF_ERROR(s->Execute(
       "SELECT DISTINCT pubname FROM pg_catalog.pg_publication_tables "
       "WHERE schemaname = $1 AND tablename = $2 ORDER BY 1",
       {t->schema, t->name}, &r));
   for (const auto& row : r.rows) t->publications.push_back(Cell(row, 0));
+  SqlResult sub;
+  PGLAYOUT_RETURN_IF_ERROR(s->Execute(
+      "SELECT s.subname FROM pg_catalog.pg_subscription_rel r JOIN "
+      "pg_catalog.pg_subscription s ON s.oid = r.srsubid WHERE r.srrelid = "
+      "$1::oid ORDER BY 1",
+      {std::to_string(oid)}, &sub));
+  for (const auto& row : sub.rows) t->subscriptions.push_back(Cell(row, 0));
   SqlResult seq;
   PGLAYOUT_RETURN_IF_ERROR(s->Execute(
       "SELECT d.deptype, pg_catalog.format('%I.%I', sn.nspname, s.relname), "
@@ -608,7 +614,7 @@ Status GatherTableFacts(SqlSession* session, uint32_t oid, TableFacts* facts) {
   PGLAYOUT_RETURN_IF_ERROR(ReadTriggersAndPolicies(session, oid, &t));
   PGLAYOUT_RETURN_IF_ERROR(ReadGrants(session, oid, &t));
   PGLAYOUT_RETURN_IF_ERROR(ReadDependents(session, oid, &t));
-  PGLAYOUT_RETURN_IF_ERROR(ReadPublicationsAndSequences(session, oid, &t));
+  PGLAYOUT_RETURN_IF_ERROR(ReadReplicationAndSequences(session, oid, &t));
   PGLAYOUT_RETURN_IF_ERROR(ReadStructureHash(session, oid, &t.structure_hash));
   PGLAYOUT_RETURN_IF_ERROR(ReadPreparedLocks(session, oid, &t.prepared_xacts));
   *facts = std::move(t);

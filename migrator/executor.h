@@ -55,9 +55,17 @@ class Executor {
   // savepoint loop would grow the subtransaction cache: pg_repack #457),
   // until lock_deadline_s; then the error names the blockers. |between|
   // runs between attempts (the online swap drains the log there).
+  //
+  // A body that finds more left to do under its locks than it should hold
+  // them for returns RetryLater(why): that too rolls back and retries.
   Status WithLockRetry(const std::string& name,
                        const std::function<Status()>& body,
                        const std::function<Status()>& between = nullptr);
+
+  Status RetryLater(const std::string& why) {
+    retry_requested_ = true;
+    return Status::Aborted(why);
+  }
 
   void Failpoint(const std::string& name) const {
     if (options_.failpoint) options_.failpoint(name);
@@ -71,7 +79,8 @@ class Executor {
   ProgressSink* progress_;
   MigrateReport* report_;
   int64_t run_id_ = 0;
-  std::string failed_sqlstate_;  // of the last failed Transaction()
+  std::string failed_sqlstate_;   // of the last failed Transaction()
+  bool retry_requested_ = false;  // by the body of WithLockRetry
 };
 
 // The adaptive throttle's clock (seconds, monotonic) and one reading of

@@ -121,9 +121,10 @@ struct TableFacts {
   std::vector<std::string> grants;  // GRANT statements, table placeholder
   std::vector<ViewFacts> views;     // views reading the table
   std::vector<std::string> dependent_matviews;
-  std::vector<std::string> rules;               // rule names (not _RETURN)
-  std::vector<std::string> rowtype_users;       // "table.column" or function
-  std::vector<std::string> publications;        // FOR TABLE and FOR ALL TABLES
+  std::vector<std::string> rules;          // rule names (not _RETURN)
+  std::vector<std::string> rowtype_users;  // "table.column" or function
+  std::vector<std::string> publications;   // FOR TABLE and FOR ALL TABLES
+  std::vector<std::string> subscriptions;  // applying logical replication to it
   std::vector<std::string> owned_sequences;     // serial: "schema.seq|column"
   std::vector<std::string> identity_sequences;  // "column|schema.seq"
   // Prepared transactions holding a lock on it (gids as quoted literals).

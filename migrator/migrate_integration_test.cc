@@ -12,7 +12,9 @@
 #include <signal.h>
 #include <sys/wait.h>
 
+#include <chrono>
 #include <fstream>
+#include <thread>
 
 #include "common/files.h"
 #include "common/json.h"
@@ -726,6 +728,127 @@ TEST_P(MigrateTest, BlockCopyReadsMovedRowsOnceAndVerificationCatchesDamage) {
             "t");
   EXPECT_EQ(Value(s.get(), "SELECT count(*) FROM u WHERE j::text <> '{}'"),
             "0");
+}
+
+// A table that receives logical replication: the subscription knows it by
+// oid, so after a rename swap its apply worker would skip every change for
+// the new table without an error. The online move is refused before any
+// change; the offline move it suggests keeps the table, and replication
+// goes on.
+TEST_P(MigrateTest, RefusesToSwapATableASubscriptionAppliesTo) {
+  PgClusterOptions o;
+  o.settings["wal_level"] = "logical";
+  std::unique_ptr<PgCluster> pg;
+  std::unique_ptr<SqlSession> admin, pub, sub;
+  PGLAYOUT_ASSERT_OK(PrivateServer(o, &pg, &admin));
+  Exec(admin.get(), "CREATE DATABASE pubdb");
+  Exec(admin.get(), "CREATE DATABASE subdb");
+  PGLAYOUT_ASSERT_OK(Open(pg.get(), "pubdb", &pub));
+  PGLAYOUT_ASSERT_OK(Open(pg.get(), "subdb", &sub));
+  const char* table = "CREATE TABLE t (id int PRIMARY KEY, v text)";
+  Exec(pub.get(), table);
+  Exec(pub.get(),
+       "INSERT INTO t SELECT g, 'v' FROM generate_series(1, 100) g;"
+       "CREATE PUBLICATION p FOR TABLE t");
+  // Publisher and subscriber share the server: the slot is made apart.
+  Exec(pub.get(),
+       "SELECT pg_create_logical_replication_slot('pglayout_sub', "
+       "'pgoutput')");
+  Exec(sub.get(), table);
+  Exec(sub.get(), "CREATE SUBSCRIPTION s CONNECTION '" +
+                      Conninfo(pg.get(), "pubdb") +
+                      "' PUBLICATION p WITH (create_slot = false, slot_name "
+                      "= 'pglayout_sub')");
+  std::string dir;
+  PGLAYOUT_ASSERT_OK(pg->MakeDirectory("sub_ts", &dir));
+  std::string plan = "[[tablespace]]\nname = \"sub_ts\"\npath = \"" + dir +
+                     "\"\n[[placement]]\nrelation = \"public.t\"\nstrategy = "
+                     "\"move\"\ntablespaces = [\"sub_ts\"]\n";
+  MigrateOptions options;
+  options.checkpoint_guard = false;
+  MigrateReport refused;
+  Status st =
+      MigratePlan(plan, Conninfo(pg.get(), "subdb"), true, &refused, options);
+  EXPECT_NE(st.message().find("public.t: receives logical replication from "
+                              "subscription s: after a rename swap it would "
+                              "silently stop applying changes to it; move it "
+                              "with online = false"),
+            std::string::npos)
+      << st.message();
+  EXPECT_EQ(Value(sub.get(),
+                  "SELECT count(*) FROM pg_tablespace WHERE "
+                  "spcname = 'sub_ts'"),
+            "0");
+
+  MigrateReport report;
+  PGLAYOUT_ASSERT_OK(MigratePlan(plan + "online = false\n",
+                                 Conninfo(pg.get(), "subdb"), true, &report,
+                                 options));
+  Exec(pub.get(), "INSERT INTO t VALUES (101, 'after the move')");
+  std::string arrived;
+  for (int i = 0; i < 300 && arrived != "1"; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    arrived = Value(sub.get(), "SELECT count(*) FROM t WHERE id = 101");
+  }
+  EXPECT_EQ(arrived, "1") << "replication stopped after the offline move";
+  EXPECT_EQ(Value(sub.get(),
+                  "SELECT t.spcname FROM pg_class c JOIN pg_tablespace t ON "
+                  "t.oid = c.reltablespace WHERE c.oid = 't'::regclass"),
+            "sub_ts");
+  Exec(sub.get(), "DROP SUBSCRIPTION s");
+}
+
+// The swap waits for transactions older than the copy; the foreground's
+// writes meanwhile are replayed before the swap takes its ACCESS EXCLUSIVE
+// lock, never thousands of them under it (research C1, E11).
+TEST_P(MigrateTest, SwapReplaysTheBacklogOfItsWaitOutsideTheLock) {
+  PgCluster* pg;
+  std::unique_ptr<SqlSession> s, old, writer;
+  PGLAYOUT_ASSERT_OK(FreshDatabase("backlog", &pg, &s));
+  PGLAYOUT_ASSERT_OK(Open(pg, "backlog", &old));
+  PGLAYOUT_ASSERT_OK(Open(pg, "backlog", &writer));
+  Exec(s.get(),
+       "CREATE TABLE b (id int PRIMARY KEY, v text);"
+       "INSERT INTO b SELECT g, 'v' FROM generate_series(1, 20000) g");
+  std::string log =
+      "pglayout.log_" + Value(s.get(), "SELECT 'b'::regclass::oid");
+  std::string dir;
+  PGLAYOUT_ASSERT_OK(pg->MakeDirectory("backlog_ts", &dir));
+  std::string plan = "[[tablespace]]\nname = \"backlog_ts\"\npath = \"" + dir +
+                     "\"\n[[placement]]\nrelation = \"public.b\"\nstrategy = "
+                     "\"move\"\ntablespaces = [\"backlog_ts\"]\n";
+  MigrateOptions options;
+  options.checkpoint_guard = false;  // the shared server keeps its settings
+  options.throttle = ThrottleMode::kOff;
+  options.batch_rows = 5000;
+  options.switch_threshold = 2000;
+  bool wrote = false;
+  std::vector<int64_t> pending_at_swap;
+  options.failpoint = [&](const std::string& name) {
+    if (name == "before-verify:move:public.b") {
+      // A transaction older than the swap phase, which it must wait for.
+      Exec(old.get(), "BEGIN ISOLATION LEVEL REPEATABLE READ");
+      Value(old.get(), "SELECT count(*) FROM b");
+    } else if (name == "swap-wait:move:public.b" && !wrote) {
+      wrote = true;  // 20000 changes while the swap waits, then it may go
+      Exec(writer.get(), "UPDATE b SET v = v || '+'");
+      Exec(old.get(), "COMMIT");
+    } else if (name == "swap:before-commit") {
+      // The swap's own replay is not committed yet: the log as it found it.
+      pending_at_swap.push_back(
+          std::stoll(Value(writer.get(), "SELECT count(*) FROM " + log)));
+    }
+  };
+  MigrateReport report;
+  PGLAYOUT_ASSERT_OK(
+      MigratePlan(plan, Conninfo(pg, "backlog"), true, &report, options));
+  EXPECT_TRUE(wrote) << "the swap did not wait for the older transaction";
+  ASSERT_EQ(pending_at_swap.size(), 1u);
+  EXPECT_LE(pending_at_swap[0], 10000) << "replayed under the swap's lock";
+  EXPECT_EQ(Value(s.get(),
+                  "SELECT count(*) FILTER (WHERE v = 'v+') || '/' || "
+                  "count(*) FROM b"),
+            "20000/20000");
 }
 
 // The copy leaves out logged keys by an anti join whatever the log's size.

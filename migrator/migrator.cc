@@ -82,15 +82,18 @@ Status Executor::WithLockRetry(const std::string& name,
       return body();
     });
     if (st.ok()) return st;
-    bool retryable = failed_sqlstate_ == "55P03" || failed_sqlstate_ == "40P01";
+    bool retryable = retry_requested_ || failed_sqlstate_ == "55P03" ||
+                     failed_sqlstate_ == "40P01";
+    retry_requested_ = false;
     double elapsed =
         std::chrono::duration<double>(Clock::now() - start).count();
     if (!retryable) return st;
     if (elapsed > options_.lock_deadline_s) {
       return Status::Aborted(fmt::format(
           "{}: gave up after {} attempts in {:.0f} s: other sessions kept "
-          "conflicting locks (each wait was bounded by lock_timeout = {} ms so "
-          "that production queries never queued behind us). Last error: {}",
+          "conflicting locks or too much work was left for the time under "
+          "them (each wait was bounded by lock_timeout = {} ms so that "
+          "production queries never queued behind us). Last error: {}",
           name, attempt, elapsed, options_.lock_timeout_ms, st.message()));
     }
     if (between) PGLAYOUT_RETURN_IF_ERROR(between());

@@ -289,6 +289,18 @@ TEST(Preflight, RefusesPublicationsAndOutgoingForeignKeysBefore18) {
   EXPECT_EQ(c.Refusals(), "");
 }
 
+TEST(Preflight, RefusesAnOnlineCopyOfASubscribedTable) {
+  PreflightCase c;
+  c.tables["public.orders"].subscriptions = {"from_oltp"};
+  EXPECT_NE(c.Refusals().find("public.orders: receives logical replication "
+                              "from subscription from_oltp: after a rename "
+                              "swap it would silently stop applying changes"),
+            std::string::npos)
+      << c.Refusals();
+  c.tables["public.orders"].subscriptions.clear();
+  EXPECT_EQ(c.Refusals(), "");
+}
+
 TEST(Preflight, SkipsChecksOfStepsAlreadyStarted) {
   PreflightCase c;
   c.tables["public.orders"].kind = 'p';  // swapped: partitioned now

@@ -839,11 +839,30 @@ class OnlineRun {
     return Status::Ok();
   }
 
+  // The most log rows the swap replays under its ACCESS EXCLUSIVE lock
+  // (about 0.5 s of replay); with more pending it gives the lock back, and
+  // a replay round runs before the next attempt.
+  int64_t MaxBacklogUnderLock() const {
+    return 5 * std::max<int64_t>(ex_->options().switch_threshold, 100);
+  }
+
   Status SwapOnce(const std::string& detail) {
     PGLAYOUT_RETURN_IF_ERROR(ex_->Exec(
         fmt::format("LOCK TABLE {}, {} IN ACCESS EXCLUSIVE MODE",
                     names_.QualifiedTable(), names_.QualifiedShadow())));
     PGLAYOUT_RETURN_IF_ERROR(CheckUnchanged(detail));
+    SqlValue pending;
+    PGLAYOUT_RETURN_IF_ERROR(QueryValue(
+        ex_->session(),
+        fmt::format("SELECT count(*) FROM (SELECT FROM {} LIMIT $1) l",
+                    names_.log),
+        {std::to_string(MaxBacklogUnderLock() + 1)}, &pending));
+    if (std::stoll(pending.value_or("0")) > MaxBacklogUnderLock()) {
+      return ex_->RetryLater(fmt::format(
+          "{}: more than {} changes to replay under the swap's lock; "
+          "replaying them first",
+          relation(), MaxBacklogUnderLock()));
+    }
     ReplaySql replay = MakeReplaySql(t_, names_);
     int64_t n = 0;
     do {
@@ -898,6 +917,7 @@ class OnlineRun {
             "migrate again to resume (or --abort)",
             relation(), ex_->options().old_xact_wait_s, JoinComma(who)));
       }
+      ex_->Failpoint("swap-wait:" + key());
       ProgressUpdate u;
       u.task = "swap " + relation();
       u.step = "waiting for transactions older than the copy";
@@ -933,6 +953,9 @@ class OnlineRun {
   Status Swap(const std::string& detail) {
     PGLAYOUT_RETURN_IF_ERROR(RefusePreparedLocks());
     PGLAYOUT_RETURN_IF_ERROR(WaitForOlderTransactions());
+    // The foreground kept writing while we waited: replay that outside the
+    // lock.
+    PGLAYOUT_RETURN_IF_ERROR(CatchUp());
     Clock::time_point start = Clock::now();
     int64_t cancelled = 0;
     PGLAYOUT_RETURN_IF_ERROR(CancelAutovacuum(&cancelled));

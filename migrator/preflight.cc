@@ -231,6 +231,19 @@ class Checker {
       Refuse(o, "is published by publication " + pub +
                     ": a rename swap would break its subscribers");
     }
+    // The subscription's table list holds the table's oid: its apply worker
+    // would find the new table by name, see no subscription state for it,
+    // and skip every later change without an error.
+    for (const std::string& sub : t.subscriptions) {
+      Refuse(o, "receives logical replication from subscription " + sub +
+                    ": after a rename swap it would silently stop applying "
+                    "changes to it" +
+                    (p.strategy == Strategy::kMove
+                         ? "; move it with online = false (ALTER TABLE ... "
+                           "SET TABLESPACE keeps the table)"
+                         : "; partition it on the publisher's side, or stop "
+                           "subscribing to it first"));
+    }
     if (t.self_referencing_fk) {
       Refuse(o, "has a foreign key to itself, which the swap cannot re-point");
     }
