@@ -98,6 +98,12 @@ class MigrateCommand : public Command {
         ->check(CLI::Range(1, 60000));
     app->add_option("--lock-deadline", options_.lock_deadline_s,
                     "Seconds to keep retrying a lock before giving up");
+    app->add_option("--lock-idle-timeout", options_.lock_idle_timeout_s,
+                    "Seconds a transaction holding a lock that production "
+                    "waits for (the swap, an offline move) may sit idle "
+                    "before the server ends it: a frozen client cannot keep "
+                    "the table locked")
+        ->check(CLI::Range(0.1, 3600.0));
     app->add_option("--old-xact-wait", options_.old_xact_wait_s,
                     "Seconds to wait before a swap for transactions older "
                     "than the copy to end (then stop, resumable)");

@@ -640,20 +640,31 @@ Status ReadPreparedLocks(SqlSession* session, uint32_t oid,
 }
 
 Status ReadStructureHash(SqlSession* session, uint32_t oid, std::string* hash) {
+  // attcompression: 14+.
+  const char* compression =
+      session->server_version() >= 140000 ? "a.attcompression" : "''";
   SqlValue v;
   PGLAYOUT_RETURN_IF_ERROR(QueryValue(
       session,
-      "SELECT pg_catalog.md5(coalesce((SELECT pg_catalog.string_agg("
-      "pg_catalog.format('%s:%s:%s:%s:%s', attnum, attname, "
-      "pg_catalog.format_type(atttypid, atttypmod), attnotnull, "
-      "attisdropped), ',' ORDER BY attnum) FROM pg_catalog.pg_attribute "
-      "WHERE attrelid = $1::oid AND attnum > 0), '') || '|' || "
-      "coalesce((SELECT pg_catalog.string_agg("
-      "pg_catalog.pg_get_indexdef(indexrelid), ',' ORDER BY indexrelid) "
-      "FROM pg_catalog.pg_index WHERE indrelid = $1::oid), '') || '|' || "
-      "coalesce((SELECT pg_catalog.string_agg("
-      "pg_catalog.pg_get_constraintdef(oid), ',' ORDER BY oid) "
-      "FROM pg_catalog.pg_constraint WHERE conrelid = $1::oid), ''))",
+      fmt::format(
+          "SELECT pg_catalog.md5(coalesce((SELECT pg_catalog.string_agg("
+          "pg_catalog.format('%s:%s:%s:%s:%s:%s:%s:%s:%s:%s:%s', a.attnum, "
+          "a.attname, pg_catalog.format_type(a.atttypid, a.atttypmod), "
+          "a.attnotnull, a.attisdropped, a.attidentity, a.attgenerated, "
+          "a.attcollation, a.attstorage, {}, pg_catalog.pg_get_expr(d.adbin, "
+          "d.adrelid)), ',' ORDER BY a.attnum) FROM pg_catalog.pg_attribute a "
+          "LEFT JOIN pg_catalog.pg_attrdef d ON d.adrelid = a.attrelid AND "
+          "d.adnum = a.attnum WHERE a.attrelid = $1::oid AND a.attnum > 0), "
+          "'') || '|' || (SELECT pg_catalog.format('%s:%s:%s', c.relowner, "
+          "c.relpersistence, c.reloptions) FROM pg_catalog.pg_class c WHERE "
+          "c.oid = $1::oid) || '|' || ",
+          compression) +
+          "coalesce((SELECT pg_catalog.string_agg("
+          "pg_catalog.pg_get_indexdef(indexrelid), ',' ORDER BY indexrelid) "
+          "FROM pg_catalog.pg_index WHERE indrelid = $1::oid), '') || '|' || "
+          "coalesce((SELECT pg_catalog.string_agg("
+          "pg_catalog.pg_get_constraintdef(oid), ',' ORDER BY oid) "
+          "FROM pg_catalog.pg_constraint WHERE conrelid = $1::oid), ''))",
       {std::to_string(oid)}, &v));
   *hash = v.value_or("");
   return Status::Ok();

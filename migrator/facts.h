@@ -129,8 +129,12 @@ struct TableFacts {
   std::vector<std::string> identity_sequences;  // "column|schema.seq"
   // Prepared transactions holding a lock on it (gids as quoted literals).
   std::vector<std::string> prepared_xacts;
-  // A hash of columns, types and indexes: the swap refuses when it changed
-  // since the copy started (concurrent DDL).
+  // A hash of what the shadow took over when it was made: columns (type,
+  // NOT NULL, default, identity, generated, collation, storage,
+  // compression), indexes, constraints, owner, persistence and storage
+  // parameters. The swap refuses when it changed since the copy started
+  // (concurrent DDL); what the swap itself carries over (grants, policies,
+  // triggers, comments, views) is read afresh at the swap.
   std::string structure_hash;
 
   uint64_t total_size() const { return heap_size + toast_size + index_size; }

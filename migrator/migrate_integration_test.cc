@@ -1026,6 +1026,101 @@ void DuringCopy(SqlSession* s) {
        "DELETE FROM emp WHERE id BETWEEN 4990 AND 4999");
 }
 
+// DDL during the copy that the shadow would not have (here a new column
+// default) stops the swap, so the application never loses it; --abort
+// leaves the table as the DDL made it.
+TEST_P(MigrateTest, DdlDuringTheCopyStopsTheSwap) {
+  PgCluster* pg;
+  std::unique_ptr<SqlSession> s, side;
+  PGLAYOUT_ASSERT_OK(FreshDatabase("ddl", &pg, &s));
+  PGLAYOUT_ASSERT_OK(Open(pg, "ddl", &side));
+  Exec(s.get(),
+       "CREATE TABLE g (id int PRIMARY KEY, v text DEFAULT 'a');"
+       "INSERT INTO g (id) SELECT g FROM generate_series(1, 3000) g");
+  std::string oid = Value(s.get(), "SELECT 'g'::regclass::oid");
+  std::string dir;
+  PGLAYOUT_ASSERT_OK(pg->MakeDirectory("ddl_ts", &dir));
+  std::string plan = "[[tablespace]]\nname = \"ddl_ts\"\npath = \"" + dir +
+                     "\"\n[[placement]]\nrelation = \"public.g\"\nstrategy = "
+                     "\"move\"\ntablespaces = [\"ddl_ts\"]\n";
+  MigrateOptions options;
+  options.checkpoint_guard = false;  // the shared server keeps its settings
+  options.throttle = ThrottleMode::kOff;
+  options.batch_rows = 1000;
+  bool altered = false;
+  options.failpoint = [&](const std::string& name) {
+    if (name == "copy-batch:1:after-commit") {
+      Exec(side.get(), "ALTER TABLE g ALTER COLUMN v SET DEFAULT 'b'");
+      altered = true;
+    }
+  };
+  MigrateReport report;
+  Status st = MigratePlan(plan, Conninfo(pg, "ddl"), true, &report, options);
+  EXPECT_TRUE(altered);
+  EXPECT_NE(st.message().find("public.g: its definition (columns, defaults, "
+                              "indexes, constraints, owner or storage "
+                              "parameters) changed since the copy started"),
+            std::string::npos)
+      << st.message();
+  options.failpoint = nullptr;
+  options.mode = MigrateMode::kAbort;
+  MigrateReport aborted;
+  PGLAYOUT_ASSERT_OK(
+      MigratePlan(plan, Conninfo(pg, "ddl"), true, &aborted, options));
+  Exec(s.get(), "INSERT INTO g (id) VALUES (3001)");
+  EXPECT_EQ(Value(s.get(),
+                  "SELECT 'g'::regclass::oid || ' ' || v FROM g "
+                  "WHERE id = 3001"),
+            oid + " b");
+}
+
+// A client that stops talking while its swap holds ACCESS EXCLUSIVE (a
+// frozen or cut-off host) loses the transaction after lock_idle_timeout_s,
+// so the table is readable again; the next run resumes and swaps.
+TEST_P(MigrateTest, AFrozenClientDoesNotKeepTheSwapLock) {
+  PgCluster* pg;
+  std::unique_ptr<SqlSession> s, reader;
+  PGLAYOUT_ASSERT_OK(FreshDatabase("frozen", &pg, &s));
+  PGLAYOUT_ASSERT_OK(Open(pg, "frozen", &reader));
+  Exec(s.get(),
+       "CREATE TABLE f (id int PRIMARY KEY, v text);"
+       "INSERT INTO f SELECT g, 'v' FROM generate_series(1, 1000) g");
+  std::string dir;
+  PGLAYOUT_ASSERT_OK(pg->MakeDirectory("frozen_ts", &dir));
+  std::string plan = "[[tablespace]]\nname = \"frozen_ts\"\npath = \"" + dir +
+                     "\"\n[[placement]]\nrelation = \"public.f\"\nstrategy = "
+                     "\"move\"\ntablespaces = [\"frozen_ts\"]\n";
+  MigrateOptions options;
+  options.checkpoint_guard = false;  // the shared server keeps its settings
+  options.lock_idle_timeout_s = 1;
+  std::string read_while_frozen;
+  options.failpoint = [&](const std::string& name) {
+    if (name != "swap:before-commit" || !read_while_frozen.empty()) return;
+    std::this_thread::sleep_for(std::chrono::seconds(4));  // frozen
+    read_while_frozen = SqlState(
+        reader.get(), "SET lock_timeout = '200ms'; SELECT count(*) FROM f");
+  };
+  MigrateReport frozen;
+  Status st = MigratePlan(plan, Conninfo(pg, "frozen"), true, &frozen, options);
+  EXPECT_NE(st.message().find("swap: the connection was lost while it held "
+                              "its locks"),
+            std::string::npos)
+      << st.message();
+  EXPECT_EQ(read_while_frozen, "ok") << "the swap's lock was still held";
+  EXPECT_EQ(Value(s.get(),
+                  "SELECT phase FROM pglayout.step WHERE step_key = "
+                  "'move:public.f'"),
+            "swap");
+  MigrateReport resumed;
+  PGLAYOUT_ASSERT_OK(
+      MigratePlan(plan, Conninfo(pg, "frozen"), true, &resumed, options));
+  EXPECT_EQ(Value(s.get(),
+                  "SELECT count(*) || ' ' || t.spcname FROM f, pg_class c "
+                  "JOIN pg_tablespace t ON t.oid = c.reltablespace WHERE "
+                  "c.oid = 'f'::regclass GROUP BY t.spcname"),
+            "1000 frozen_ts");
+}
+
 TEST_P(MigrateTest, SwapCarriesForeignKeysPoliciesTriggersAndMovesIndexes) {
   PgCluster* pg;
   std::unique_ptr<SqlSession> s, side;

@@ -77,11 +77,23 @@ Status Executor::WithLockRetry(const std::string& name,
   double backoff = std::max(0.05, options_.lock_timeout_ms / 1000.0);
   for (int attempt = 1;; ++attempt) {
     Status st = Transaction(name, [&]() -> Status {
-      PGLAYOUT_RETURN_IF_ERROR(Exec(fmt::format(
-          "SET LOCAL lock_timeout = '{}ms'", options_.lock_timeout_ms)));
+      PGLAYOUT_RETURN_IF_ERROR(
+          Exec(fmt::format("SET LOCAL lock_timeout = '{}ms'; SET LOCAL "
+                           "idle_in_transaction_session_timeout = '{}ms'",
+                           options_.lock_timeout_ms,
+                           std::llround(options_.lock_idle_timeout_s * 1000))));
       return body();
     });
     if (st.ok()) return st;
+    if (st.code() == Status::Code::kUnavailable) {
+      return Status::Unavailable(fmt::format(
+          "{}: the connection was lost while it held its locks ({}). The "
+          "server also ends such a transaction when pglayout stays silent "
+          "for --lock-idle-timeout ({:.0f} s), so that production never "
+          "waits for a frozen client. Nothing half-done stays behind: run "
+          "pglayout migrate again to resume",
+          name, st.message(), options_.lock_idle_timeout_s));
+    }
     bool retryable = retry_requested_ || failed_sqlstate_ == "55P03" ||
                      failed_sqlstate_ == "40P01";
     retry_requested_ = false;

@@ -75,8 +75,14 @@ struct MigrateOptions {
   // maintenance_work_mem for the shadow's index builds (SET LOCAL, never
   // below the server's setting): a 10 M-row key sorts in memory.
   uint64_t index_work_mem = 512ULL << 20;
-  int lock_timeout_ms = 200;       // per attempt of every lock-taking statement
-  double lock_deadline_s = 120;    // give up retrying a lock after this
+  int lock_timeout_ms = 200;     // per attempt of every lock-taking statement
+  double lock_deadline_s = 120;  // give up retrying a lock after this
+  // A transaction that holds a lock production waits for (the swap, an
+  // offline move) ends if this client stops talking for this long (SET
+  // LOCAL idle_in_transaction_session_timeout): a frozen or cut-off client
+  // host would otherwise keep ACCESS EXCLUSIVE until TCP gives up, hours
+  // later. The run then fails and resumes when started again.
+  double lock_idle_timeout_s = 10;
   double lock_wait_s = 15;         // wait for the run lock (a killed run's
                                    // backend may still hold it for a moment)
   double catchup_timeout_s = 600;  // replay must converge within this

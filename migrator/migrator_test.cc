@@ -709,10 +709,48 @@ TEST(Executor, RetriesLockTimeoutsInFreshTransactions) {
   EXPECT_EQ(c.session.Count("ROLLBACK"), 2);
   EXPECT_EQ(c.session.Count("COMMIT"), 1);
   EXPECT_EQ(c.session.Count("SET LOCAL lock_timeout = '1ms'"), 3);
+  EXPECT_EQ(c.session.Count(
+                "SET LOCAL idle_in_transaction_session_timeout = '10000ms'"),
+            3)
+      << "a frozen client must not keep its locks";
   EXPECT_EQ(c.session.Count("SAVEPOINT"), 0)
       << "savepoint loops overflow the subtransaction cache";
   EXPECT_EQ(between, 2);
   EXPECT_EQ(c.failpoints, std::vector<std::string>{"swap:before-commit"});
+}
+
+TEST(Executor, RetriesWhenTheBodyAsksToAndOnlyThen) {
+  ExecutorCase c;
+  Executor ex = c.Make();
+  int calls = 0, between = 0;
+  Status st = ex.WithLockRetry(
+      "swap",
+      [&]() -> Status {
+        PGLAYOUT_RETURN_IF_ERROR(ex.Exec("LOCK TABLE t"));
+        return ++calls == 1 ? ex.RetryLater("too much to replay")
+                            : Status::Ok();
+      },
+      [&]() {
+        ++between;
+        return Status::Ok();
+      });
+  EXPECT_TRUE(st.ok()) << st.ToString();
+  EXPECT_EQ(calls, 2);
+  EXPECT_EQ(between, 1);
+  EXPECT_EQ(c.session.Count("ROLLBACK"), 1);
+  EXPECT_EQ(c.session.Count("COMMIT"), 1);
+
+  // Any other failure of the body ends it at once.
+  calls = 0;
+  st = ex.WithLockRetry(
+      "swap",
+      [&]() -> Status {
+        ++calls;
+        return Status::Aborted("verification failed");
+      },
+      nullptr);
+  EXPECT_EQ(st.message(), "verification failed");
+  EXPECT_EQ(calls, 1);
 }
 
 TEST(Executor, GivesUpAfterTheDeadlineAndNamesWhy) {

@@ -818,9 +818,10 @@ class OnlineRun {
     std::string expected = ParseDetail(detail).hash;
     if (!expected.empty() && hash != expected) {
       return Status::Aborted(fmt::format(
-          "{}: its columns, indexes or constraints changed since the copy "
-          "started (concurrent DDL); the copy would be stale, so it is not "
-          "swapped. Run pglayout migrate --abort and start again",
+          "{}: its definition (columns, defaults, indexes, constraints, "
+          "owner or storage parameters) changed since the copy started "
+          "(concurrent DDL); the copy would be stale, so it is not swapped. "
+          "Run pglayout migrate --abort and start again",
           relation()));
     }
     SqlValue enabled;
