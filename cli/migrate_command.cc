@@ -107,6 +107,11 @@ class MigrateCommand : public Command {
     app->add_option("--old-xact-wait", options_.old_xact_wait_s,
                     "Seconds to wait before a swap for transactions older "
                     "than the copy to end (then stop, resumable)");
+    app->add_flag("--standby-dirs-ready", options_.standby_dirs_ready,
+                  "Each new tablespace's directory exists on every standby "
+                  "that streams from this server (they replay CREATE "
+                  "TABLESPACE with the same path; without it the run refuses "
+                  "while standbys stream)");
     app->add_flag("--no-checkpoint-guard", no_guard_,
                   "Do not raise max_wal_size during the bulk copies");
     app->add_option("--max-wal-size", max_wal_size_text_,

@@ -546,6 +546,20 @@ Status ResolveRelation(SqlSession* session, const std::string& name,
   return Status::Ok();
 }
 
+// Walsenders of physical standbys (a logical one is known by its slot).
+Status ReadStreamingStandbys(SqlSession* s, ServerFacts* f) {
+  SqlResult r;
+  PGLAYOUT_RETURN_IF_ERROR(s->Execute(
+      "SELECT coalesce(nullif(r.application_name, ''), 'pid ' || r.pid) || "
+      "coalesce(' at ' || pg_catalog.host(r.client_addr), '') FROM "
+      "pg_catalog.pg_stat_replication r WHERE NOT EXISTS (SELECT FROM "
+      "pg_catalog.pg_replication_slots l WHERE l.active_pid = r.pid AND "
+      "l.slot_type = 'logical') ORDER BY 1",
+      {}, &r));
+  for (const auto& row : r.rows) f->streaming_standbys.push_back(Cell(row, 0));
+  return Status::Ok();
+}
+
 // Slots and archiving keep WAL that the copies' WAL adds to (research D2).
 // PostgreSQL 12 has neither a slot's wal_status nor max_slot_wal_keep_size
 // (13+): its slots keep WAL without limit.
@@ -595,6 +609,7 @@ Status GatherServerFacts(SqlSession* session, const Plan& plan,
   PGLAYOUT_RETURN_IF_ERROR(ReadSettings(session, plan, &f));
   PGLAYOUT_RETURN_IF_ERROR(ReadLockHolder(session, &f));
   PGLAYOUT_RETURN_IF_ERROR(ReadWalRetention(session, &f));
+  PGLAYOUT_RETURN_IF_ERROR(ReadStreamingStandbys(session, &f));
   *facts = std::move(f);
   return Status::Ok();
 }

@@ -175,6 +175,9 @@ struct ServerFacts {
   std::vector<ReplicationSlotFacts> replication_slots;
   int64_t max_slot_wal_keep_size_mb = -1;
   bool archiver_failing = false;
+  // Physical standbys streaming from this server ("name at address"): they
+  // replay CREATE TABLESPACE with the same path.
+  std::vector<std::string> streaming_standbys;
   // A pglayout migrate session that holds the run lock right now.
   std::string lock_holder;  // "" = free; else "pid 123 (app), since ..."
 

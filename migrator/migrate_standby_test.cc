@@ -1,7 +1,8 @@
 // `pglayout migrate --apply` against a real streaming standby on
 // PostgreSQL 12, 15 and 18 (issue 6, bad input "a replica"): the preflight
-// refuses before anything is written. The rule itself is unit-tested with
-// hand-made facts (migrator_test.cc, Preflight.RefusesAReplica).
+// refuses before anything is written, and on the primary a new tablespace
+// waits until the standby's directory is confirmed. The rules themselves
+// are unit-tested with hand-made facts (migrator_test.cc, Preflight.*).
 
 #include <gtest/gtest.h>
 
@@ -53,6 +54,30 @@ TEST_P(MigrateStandbyTest, ApplyRefusesAStandby) {
   EXPECT_EQ(
       Value(on_primary.get(), "SELECT to_regnamespace('pglayout') IS NULL"),
       "t");
+  EXPECT_EQ(Value(on_primary.get(),
+                  "SELECT count(*) FROM pg_tablespace WHERE spcname = 'ts'"),
+            "0");
+
+  // On the primary: the standby would replay CREATE TABLESPACE with the
+  // same path, so the plan waits for --standby-dirs-ready.
+  std::string primary_dir;
+  PGLAYOUT_ASSERT_OK(primary->MakeDirectory("ts", &primary_dir));
+  PGLAYOUT_ASSERT_OK(WriteTextFile(
+      plan, "[[tablespace]]\nname = \"ts\"\npath = \"" + primary_dir +
+                "\"\n[[placement]]\nrelation = \"public.t\"\n"
+                "strategy = \"move\"\ntablespaces = [\"ts\"]\n"));
+  c.argv = {PGLAYOUT_BINARY, "migrate",           plan,
+            "--dsn",         primary->conninfo(), "--apply"};
+  run = RunToCompletion(c);
+  EXPECT_EQ(run.exit_code, 2) << run.output;
+  EXPECT_NE(run.output.find("tablespace ts: standby "), std::string::npos)
+      << run.output;
+  EXPECT_NE(
+      run.output.find("streams from this server and would stop "
+                      "replaying at CREATE TABLESPACE unless directory '" +
+                      primary_dir + "' exists on its host too"),
+      std::string::npos)
+      << run.output;
   EXPECT_EQ(Value(on_primary.get(),
                   "SELECT count(*) FROM pg_tablespace WHERE spcname = 'ts'"),
             "0");

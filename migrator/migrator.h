@@ -103,6 +103,9 @@ struct MigrateOptions {
   double restore_wait_s = -1;
   double offline_rate_mbps = 200;  // for offline lock-time estimates
   double space_margin = 1.2;
+  // Each new tablespace's directory exists on every streaming standby's
+  // host (they replay CREATE TABLESPACE with the same path).
+  bool standby_dirs_ready = false;
   std::string tool_version = "0";
 
   // Called at named points ("copy-batch:3:before-commit", "after-step:KEY",

@@ -109,14 +109,15 @@ struct PreflightCase {
   std::map<std::string, uint64_t> free = {{"/vol/a", 100 * kGiB},
                                           {"/pg/data", 100 * kGiB}};
 
-  std::vector<Finding> Run() const {
+  PreflightInput Input() const {
     PreflightInput in;
     in.plan = &plan;
     in.server = &server;
     in.tables = &tables;
     in.free_bytes = free;
-    return RunPreflight(in);
+    return in;
   }
+  std::vector<Finding> Run() const { return RunPreflight(Input()); }
   // All refusals, one per line, for substring assertions.
   std::string Refusals() const {
     std::string out;
@@ -179,11 +180,7 @@ TEST(Preflight, RefusesAnInactiveSlotThatCouldFillTheWalVolume) {
   c.tables["public.orders"].heap_size = 10 * kGiB;
   c.server.replication_slots = {{"standby1", false, "extended", 2 * kGiB},
                                 {"live", true, "reserved", 0}};
-  PreflightInput in;
-  in.plan = &c.plan;
-  in.server = &c.server;
-  in.tables = &c.tables;
-  in.free_bytes = c.free;
+  PreflightInput in = c.Input();
   in.wal_free_bytes = 40 * kGiB;  // 30 GiB of WAL + 2 kept > half of it
   auto refusals = [&]() {
     std::string out;
@@ -289,6 +286,21 @@ TEST(Preflight, RefusesPublicationsAndOutgoingForeignKeysBefore18) {
   EXPECT_EQ(c.Refusals(), "");
 }
 
+TEST(Preflight, NewTablespacesWaitForTheStandbysDirectories) {
+  PreflightCase c;
+  c.server.streaming_standbys = {"replica1 at 10.0.0.7"};
+  std::string r = c.Refusals();
+  EXPECT_NE(r.find("tablespace a: standby replica1 at 10.0.0.7 streams from "
+                   "this server and would stop replaying at CREATE "
+                   "TABLESPACE unless directory '/vol/a' exists on its host "
+                   "too"),
+            std::string::npos)
+      << r;
+  PreflightInput in = c.Input();
+  in.standby_dirs_ready = true;
+  EXPECT_FALSE(HasRefusal(RunPreflight(in)));
+}
+
 TEST(Preflight, RefusesAnOnlineCopyOfASubscribedTable) {
   PreflightCase c;
   c.tables["public.orders"].subscriptions = {"from_oltp"};
@@ -304,11 +316,7 @@ TEST(Preflight, RefusesAnOnlineCopyOfASubscribedTable) {
 TEST(Preflight, SkipsChecksOfStepsAlreadyStarted) {
   PreflightCase c;
   c.tables["public.orders"].kind = 'p';  // swapped: partitioned now
-  PreflightInput in;
-  in.plan = &c.plan;
-  in.server = &c.server;
-  in.tables = &c.tables;
-  in.free_bytes = c.free;
+  PreflightInput in = c.Input();
   in.started_relations = {"public.orders"};
   EXPECT_FALSE(HasRefusal(RunPreflight(in)));
 }

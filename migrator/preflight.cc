@@ -84,6 +84,19 @@ class Checker {
                                    ts.path, other.name));
       }
     }
+    // A standby replays CREATE TABLESPACE with the same path and stops
+    // (its startup process fails) when that directory is missing there.
+    if (!in_.standby_dirs_ready) {
+      for (const std::string& standby : server().streaming_standbys) {
+        Refuse(object,
+               fmt::format("standby {} streams from this server and would "
+                           "stop replaying at CREATE TABLESPACE unless "
+                           "directory '{}' exists on its host too; create it "
+                           "there (empty, owned by the PostgreSQL OS user), "
+                           "then run again with --standby-dirs-ready",
+                           standby, ts.path));
+      }
+    }
     if (!server().superuser) {
       Refuse(object, fmt::format("CREATE TABLESPACE needs a superuser; role {} "
                                  "is not one",

@@ -43,6 +43,8 @@ struct PreflightInput {
   std::set<std::string> started_relations;
   std::set<std::string> started_tablespaces;
   double space_margin = 1.2;  // copies need size x margin free
+  // The user made each new tablespace's directory on every standby.
+  bool standby_dirs_ready = false;
   // Free bytes of the volume holding pg_wal as seen from this host; 0 =
   // unknown.
   uint64_t wal_free_bytes = 0;
