@@ -1074,6 +1074,150 @@ TEST_P(MigrateTest, DdlDuringTheCopyStopsTheSwap) {
             oid + " b");
 }
 
+// The plan of the safety tests below: move public.<table> to a new
+// tablespace.
+std::string MovePlan(PgCluster* pg, const std::string& table) {
+  std::string dir;
+  EXPECT_TRUE(pg->MakeDirectory(table + "_ts", &dir).ok());
+  return "[[tablespace]]\nname = \"" + table + "_ts\"\npath = \"" + dir +
+         "\"\n[[placement]]\nrelation = \"public." + table +
+         "\"\nstrategy = \"move\"\ntablespaces = [\"" + table + "_ts\"]\n";
+}
+
+// A writer that does not own the table (and has no right on schema
+// pglayout) is captured all the same: the capture trigger is SECURITY
+// DEFINER. Its serial column's sequence moves with the table, so it still
+// works after --finalize drops the old copy.
+TEST_P(MigrateTest, NonOwnerWritesAreCapturedAndTheSerialSurvivesFinalize) {
+  PgCluster* pg;
+  std::unique_ptr<SqlSession> s, app;
+  PGLAYOUT_ASSERT_OK(FreshDatabase("nonowner", &pg, &s));
+  Exec(s.get(),
+       "DROP ROLE IF EXISTS app_writer; CREATE ROLE app_writer LOGIN;"
+       "CREATE TABLE w (id serial PRIMARY KEY, v text);"
+       "INSERT INTO w (v) SELECT 'v' FROM generate_series(1, 3000);"
+       "CREATE TABLE w_v AS TABLE w;"
+       "GRANT SELECT, INSERT, UPDATE, DELETE ON w, w_v TO app_writer;"
+       "GRANT USAGE ON SEQUENCE w_id_seq TO app_writer");
+  PGLAYOUT_ASSERT_OK(OpenPgSession(Conninfo(pg, "nonowner", "app_writer"),
+                                   "pglayout-test", &app));
+  MigrateOptions options;
+  options.checkpoint_guard = false;  // the shared server keeps its settings
+  options.throttle = ThrottleMode::kOff;
+  options.batch_rows = 1000;
+  bool wrote = false;
+  options.failpoint = [&](const std::string& name) {
+    if (name != "copy-batch:1:after-commit" || wrote) return;
+    wrote = true;
+    Exec(app.get(),
+         "WITH n AS (INSERT INTO w (v) VALUES ('new') RETURNING *) "
+         "INSERT INTO w_v SELECT * FROM n;"
+         "UPDATE w SET v = 'changed' WHERE id % 7 = 0;"
+         "UPDATE w_v SET v = 'changed' WHERE id % 7 = 0;"
+         "DELETE FROM w WHERE id % 11 = 0; DELETE FROM w_v WHERE id % 11 = 0");
+  };
+  MigrateReport report;
+  PGLAYOUT_ASSERT_OK(MigratePlan(MovePlan(pg, "w"), Conninfo(pg, "nonowner"),
+                                 true, &report, options));
+  EXPECT_TRUE(wrote);
+  EXPECT_EQ(Diff(s.get(), "w", "w_v"), "0");
+  BinaryRun fin = RunPglayout(
+      {"migrate", "--finalize", "--dsn", Conninfo(pg, "nonowner")}, "");
+  EXPECT_EQ(fin.exit_code, 0) << fin.output;
+  EXPECT_EQ(Value(app.get(), "INSERT INTO w (v) VALUES ('after') RETURNING id"),
+            "3002");
+  EXPECT_EQ(Value(s.get(), "SELECT pg_get_serial_sequence('w', 'id')"),
+            "public.w_id_seq");
+}
+
+// A capture trigger disabled during the copy may have missed changes: the
+// swap refuses, and --abort leaves the table as it was.
+TEST_P(MigrateTest, ADisabledCaptureTriggerStopsTheSwap) {
+  PgCluster* pg;
+  std::unique_ptr<SqlSession> s, side;
+  PGLAYOUT_ASSERT_OK(FreshDatabase("disabled", &pg, &s));
+  PGLAYOUT_ASSERT_OK(Open(pg, "disabled", &side));
+  Exec(s.get(),
+       "CREATE TABLE d (id int PRIMARY KEY, v text);"
+       "INSERT INTO d SELECT g, 'v' FROM generate_series(1, 3000) g");
+  std::string oid = Value(s.get(), "SELECT 'd'::regclass::oid");
+  std::string plan = MovePlan(pg, "d");
+  MigrateOptions options;
+  options.checkpoint_guard = false;  // the shared server keeps its settings
+  options.throttle = ThrottleMode::kOff;
+  options.batch_rows = 1000;
+  options.failpoint = [&](const std::string& name) {
+    if (name == "copy-batch:1:after-commit") {
+      Exec(side.get(), "ALTER TABLE d DISABLE TRIGGER pglayout_capture");
+    }
+  };
+  MigrateReport report;
+  Status st =
+      MigratePlan(plan, Conninfo(pg, "disabled"), true, &report, options);
+  EXPECT_NE(st.message().find("public.d: the capture trigger was disabled or "
+                              "dropped (D); changes may have been missed, so "
+                              "the copy is not swapped"),
+            std::string::npos)
+      << st.message();
+  options.failpoint = nullptr;
+  options.mode = MigrateMode::kAbort;
+  MigrateReport aborted;
+  PGLAYOUT_ASSERT_OK(
+      MigratePlan(plan, Conninfo(pg, "disabled"), true, &aborted, options));
+  EXPECT_EQ(Value(s.get(),
+                  "SELECT 'd'::regclass::oid || ' ' || count(*) || "
+                  "' ' || (SELECT count(*) FROM pg_trigger WHERE "
+                  "tgname LIKE 'pglayout%') FROM d"),
+            oid + " 3000 0");
+}
+
+// Replay that cannot get below switch_threshold within catchup_timeout_s
+// stops the run before the swap; a later run resumes and converges.
+TEST_P(MigrateTest, ReplayThatDoesNotConvergeStopsBeforeTheSwap) {
+  PgCluster* pg;
+  std::unique_ptr<SqlSession> s, side;
+  PGLAYOUT_ASSERT_OK(FreshDatabase("converge", &pg, &s));
+  PGLAYOUT_ASSERT_OK(Open(pg, "converge", &side));
+  Exec(s.get(),
+       "CREATE TABLE c (id int PRIMARY KEY, v text);"
+       "INSERT INTO c SELECT g, 'v' FROM generate_series(1, 3000) g");
+  std::string plan = MovePlan(pg, "c");
+  MigrateOptions options;
+  options.checkpoint_guard = false;  // the shared server keeps its settings
+  options.throttle = ThrottleMode::kOff;
+  options.batch_rows = 1000;
+  options.switch_threshold = 1;  // every round "still has" changes
+  options.catchup_timeout_s = 0;
+  options.failpoint = [&](const std::string& name) {
+    if (name == "copy-batch:1:after-commit") {
+      Exec(side.get(), "UPDATE c SET v = 'x' WHERE id <= 10");
+    }
+  };
+  MigrateReport report;
+  Status st =
+      MigratePlan(plan, Conninfo(pg, "converge"), true, &report, options);
+  EXPECT_NE(st.message().find("public.c: replay did not converge in 0 s"),
+            std::string::npos)
+      << st.message();
+  EXPECT_EQ(Value(s.get(),
+                  "SELECT c.relname || ' ' || (t.spcname IS NULL) FROM "
+                  "pg_class c LEFT JOIN pg_tablespace t ON t.oid = "
+                  "c.reltablespace WHERE c.oid = 'c'::regclass"),
+            "c true");
+  MigrateOptions resume;
+  resume.checkpoint_guard = false;
+  resume.throttle = ThrottleMode::kOff;
+  MigrateReport resumed;
+  PGLAYOUT_ASSERT_OK(
+      MigratePlan(plan, Conninfo(pg, "converge"), true, &resumed, resume));
+  EXPECT_EQ(Value(s.get(),
+                  "SELECT count(*) FILTER (WHERE v = 'x') || ' ' || count(*) "
+                  "|| ' ' || (SELECT t.spcname FROM pg_class c JOIN "
+                  "pg_tablespace t ON t.oid = c.reltablespace WHERE c.oid = "
+                  "'c'::regclass) FROM c"),
+            "10 3000 c_ts");
+}
+
 // A client that stops talking while its swap holds ACCESS EXCLUSIVE (a
 // frozen or cut-off host) loses the transaction after lock_idle_timeout_s,
 // so the table is readable again; the next run resumes and swaps.
