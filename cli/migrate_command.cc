@@ -48,7 +48,9 @@ class MigrateCommand : public Command {
                     "written by hand");
     app->add_option("--dsn", options_.conninfo,
                     "libpq connection string or URI of the target database "
-                    "(default: PG* environment)");
+                    "(default: PG* environment). Connect to the server "
+                    "itself, not through a transaction-mode pooler: the run "
+                    "holds session settings and an advisory lock");
     app->add_flag("--apply", options_.apply,
                   "Execute the steps (default: print them, change nothing)");
     app->add_flag("--resume", resume_,
