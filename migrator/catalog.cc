@@ -546,15 +546,16 @@ Status ResolveRelation(SqlSession* session, const std::string& name,
   return Status::Ok();
 }
 
-// Walsenders of physical standbys (a logical one is known by its slot).
+// Walsenders of physical standbys: they are connected to no database (a
+// logical walsender is, also a subscription's table sync before it has its
+// slot).
 Status ReadStreamingStandbys(SqlSession* s, ServerFacts* f) {
   SqlResult r;
   PGLAYOUT_RETURN_IF_ERROR(s->Execute(
       "SELECT coalesce(nullif(r.application_name, ''), 'pid ' || r.pid) || "
       "coalesce(' at ' || pg_catalog.host(r.client_addr), '') FROM "
-      "pg_catalog.pg_stat_replication r WHERE NOT EXISTS (SELECT FROM "
-      "pg_catalog.pg_replication_slots l WHERE l.active_pid = r.pid AND "
-      "l.slot_type = 'logical') ORDER BY 1",
+      "pg_catalog.pg_stat_replication r JOIN pg_catalog.pg_stat_activity a "
+      "ON a.pid = r.pid WHERE a.datid IS NULL ORDER BY 1",
       {}, &r));
   for (const auto& row : r.rows) f->streaming_standbys.push_back(Cell(row, 0));
   return Status::Ok();
