@@ -64,18 +64,21 @@ constexpr char kCopyByBlocks[] = "copy=blocks";
 constexpr char kCompletedXidsSql[] =
     "pg_catalog.txid_snapshot_xmax(pg_catalog.txid_current_snapshot())";
 
-// step.detail: structure hash, schema, table, and kCopyByBlocks when the
-// copy goes by heap block ranges (one per line). Fixed when the shadow is
-// made, so a resumed run copies the way it started (a run started by an
-// older version has no fourth line and resumes in key order).
-std::string MakeDetail(const TableFacts& t, bool by_blocks) {
-  return t.structure_hash + "\n" + t.schema + "\n" + t.name +
-         (by_blocks ? std::string("\n") + kCopyByBlocks : "");
+// step.detail: structure hash, schema, table, kCopyByBlocks when the copy
+// goes by heap block ranges, and the source's filenode when the shadow was
+// made (one per line). Fixed when the shadow is made, so a resumed run
+// copies the way it started (a run started by an older version has no
+// fourth line and resumes in key order, nor a fifth).
+std::string MakeDetail(const TableFacts& t, bool by_blocks,
+                       const std::string& filenode = "") {
+  return t.structure_hash + "\n" + t.schema + "\n" + t.name + "\n" +
+         (by_blocks ? kCopyByBlocks : "") + "\n" + filenode;
 }
 
 struct Detail {
   std::string hash, schema, table;
   bool by_blocks = false;
+  std::string filenode;  // "" = not recorded
 };
 
 Detail ParseDetail(const std::string& text) {
@@ -87,8 +90,12 @@ Detail ParseDetail(const std::string& text) {
   std::string mode;
   std::getline(in, mode);
   d.by_blocks = mode == kCopyByBlocks;
+  std::getline(in, d.filenode);
   return d;
 }
+
+constexpr char kFilenodeSql[] =
+    "SELECT pg_catalog.pg_relation_filenode($1::oid)::text";
 
 // (a + b) mod 2^63-1, as the verification sums are reduced by the server.
 int64_t AddChecksum(int64_t a, int64_t b) {
@@ -128,7 +135,9 @@ class OnlineRun {
             ? MakeDetail(t_, ex_->options().copy_by_blocks &&
                                  ex_->session()->server_version() >= 140000)
             : record.detail;
-    by_blocks_ = ParseDetail(detail).by_blocks;
+    Detail parsed = ParseDetail(detail);
+    by_blocks_ = parsed.by_blocks;
+    source_filenode_ = parsed.filenode;
     cursor_ = record.cursor;
     batches_ = record.batches;
     rows_copied_ = record.rows_copied;
@@ -173,12 +182,18 @@ class OnlineRun {
           }
           PGLAYOUT_RETURN_IF_ERROR(ex_->journal()->SetStep(
               ex_->run_id(), key(), step_no_, "running", "copy", oid_));
+          // The capture trigger's lock keeps the table from being
+          // rewritten until this commits.
+          SqlValue filenode;
+          PGLAYOUT_RETURN_IF_ERROR(QueryValue(
+              ex_->session(), kFilenodeSql, {std::to_string(oid_)}, &filenode));
+          source_filenode_ = filenode.value_or("");
           SqlResult r;
           return ex_->session()->Execute(
               "UPDATE pglayout.step SET detail = $3 WHERE run_id = $1 AND "
               "step_key = $2",
               {std::to_string(ex_->run_id()), key(),
-               MakeDetail(t_, by_blocks_)},
+               MakeDetail(t_, by_blocks_, source_filenode_)},
               &r);
         }));
     ex_->Line(fmt::format("{}: shadow {} and change capture installed",
@@ -388,6 +403,24 @@ class OnlineRun {
                                 std::max(rows_per_block, 1.0)));
   }
 
+  // A block-range copy follows the heap's block positions, which VACUUM
+  // FULL, CLUSTER or a rewriting ALTER TABLE reshuffle (without firing the
+  // capture trigger): rows could be missed or read twice. Checked after the
+  // batch's read, whose lock holds a rewrite off until the batch commits.
+  Status CheckNotRewritten() {
+    if (source_filenode_.empty()) return Status::Ok();  // an older run's
+    SqlValue now;
+    PGLAYOUT_RETURN_IF_ERROR(
+        QueryValue(ex_->session(), kFilenodeSql, {std::to_string(oid_)}, &now));
+    if (now.value_or("") == source_filenode_) return Status::Ok();
+    return Status::Aborted(fmt::format(
+        "{}: the table was rewritten during the copy (VACUUM FULL, CLUSTER "
+        "or an ALTER TABLE that rewrites it), so the heap block ranges the "
+        "copy follows no longer hold the same rows; nothing was swapped. "
+        "Run pglayout migrate --abort and start again",
+        relation()));
+  }
+
   // One block-range batch and its journal row (the cursor moves even when
   // the range held no live row). *done once the range reaches |heap|'s end.
   Status CopyBlockBatch(const HeapBlocks& heap, bool* done) {
@@ -409,6 +442,7 @@ class OnlineRun {
             PGLAYOUT_RETURN_IF_ERROR(ex_->session()->Execute(
                 CopyTidRangeSql(t_, names_), {BlockTid(lo), BlockTid(hi)}, &r));
             rows = r.affected_rows;
+            PGLAYOUT_RETURN_IF_ERROR(CheckNotRewritten());
             PGLAYOUT_RETURN_IF_ERROR(ex_->journal()->RecordBatch(
                 ex_->run_id(), key(), batch_no, {BlockTid(lo)}, {BlockTid(hi)},
                 rows, bytes));
@@ -1009,7 +1043,8 @@ class OnlineRun {
   uint32_t oid_;
   TableFacts t_;
   OnlineNames names_;
-  bool by_blocks_ = false;  // the copy reads heap block ranges
+  bool by_blocks_ = false;       // the copy reads heap block ranges
+  std::string source_filenode_;  // when the shadow was made; "" = unknown
   std::vector<std::string> cursor_;
   int64_t batches_ = 0;
   // The adaptive throttle has its baseline (a copy of one batch goes
