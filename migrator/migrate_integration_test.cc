@@ -1217,6 +1217,62 @@ TEST_P(MigrateTest, ARewriteDuringABlockCopyStopsIt) {
   EXPECT_EQ(Value(s.get(), "SELECT count(*) FROM r"), "1500");
 }
 
+// The changes the swap replays under its lock were left out of the
+// verification before it (pending keys); the swap checks them itself. A
+// shadow that stores something else than the source's rows (here a trigger
+// on it, standing for a replay defect) stops the swap.
+TEST_P(MigrateTest, TheSwapVerifiesWhatItReplaysUnderItsLock) {
+  PgCluster* pg;
+  std::unique_ptr<SqlSession> s, side;
+  PGLAYOUT_ASSERT_OK(FreshDatabase("underlock", &pg, &s));
+  PGLAYOUT_ASSERT_OK(Open(pg, "underlock", &side));
+  Exec(s.get(),
+       "CREATE TABLE u (id int PRIMARY KEY, v text);"
+       "INSERT INTO u SELECT g, 'v' FROM generate_series(1, 3000) g;"
+       "CREATE FUNCTION garble() RETURNS trigger LANGUAGE plpgsql AS "
+       "'BEGIN NEW.v := ''garbled''; RETURN NEW; END'");
+  std::string shadow =
+      "pglayout_new_" + Value(s.get(), "SELECT 'u'::regclass::oid");
+  std::string plan = MovePlan(pg, "u");
+  MigrateOptions options;
+  options.checkpoint_guard = false;  // the shared server keeps its settings
+  options.throttle = ThrottleMode::kOff;
+  bool garbled = false;
+  options.failpoint = [&](const std::string& name) {
+    if (name == "before-swap:move:public.u" && !garbled) {
+      garbled = true;
+      Exec(side.get(), "CREATE TRIGGER g BEFORE INSERT ON " + shadow +
+                           " FOR EACH ROW EXECUTE FUNCTION garble();"
+                           "UPDATE u SET v = 'w' WHERE id <= 3");
+    }
+  };
+  MigrateReport report;
+  Status st =
+      MigratePlan(plan, Conninfo(pg, "underlock"), true, &report, options);
+  EXPECT_TRUE(garbled);
+  EXPECT_NE(st.message().find("public.u: the rows replayed under the swap's "
+                              "lock differ: the source has 3 rows"),
+            std::string::npos)
+      << st.message();
+  EXPECT_EQ(Value(s.get(),
+                  "SELECT count(*) FILTER (WHERE v = 'w') || ' ' || "
+                  "(SELECT count(*) FROM pg_tablespace t JOIN "
+                  "pg_class c ON c.reltablespace = t.oid WHERE c.oid "
+                  "= 'u'::regclass) FROM u"),
+            "3 0")
+      << "not swapped";
+
+  // Without the defect the same run resumes, swaps and says what it
+  // verified under the lock.
+  Exec(side.get(), "DROP TRIGGER g ON " + shadow);
+  MigrateReport resumed;
+  PGLAYOUT_ASSERT_OK(
+      MigratePlan(plan, Conninfo(pg, "underlock"), true, &resumed, options));
+  EXPECT_TRUE(HasLine(resumed, "rows replayed and verified under the lock"));
+  EXPECT_EQ(Value(s.get(), "SELECT count(*) FILTER (WHERE v = 'w') FROM u"),
+            "3");
+}
+
 // Replay that cannot get below switch_threshold within catchup_timeout_s
 // stops the run before the swap; a later run resumes and converges.
 TEST_P(MigrateTest, ReplayThatDoesNotConvergeStopsBeforeTheSwap) {

@@ -581,8 +581,11 @@ class OnlineRun {
     });
   }
 
+  // Replays up to |limit| log rows; *keys (if given) receives the arrays
+  // of the distinct keys replayed, as the replay's statements take them.
   Status ReplayInTransaction(const ReplaySql& sql, int64_t limit,
-                             int64_t* log_rows) {
+                             int64_t* log_rows,
+                             std::vector<SqlValue>* keys = nullptr) {
     SqlResult taken;
     PGLAYOUT_RETURN_IF_ERROR(
         ex_->session()->Execute(sql.take, {std::to_string(limit)}, &taken));
@@ -593,7 +596,35 @@ class OnlineRun {
     SqlResult r;
     PGLAYOUT_RETURN_IF_ERROR(ex_->session()->Execute(sql.remove, arrays, &r));
     PGLAYOUT_RETURN_IF_ERROR(ex_->session()->Execute(sql.insert, arrays, &r));
+    if (keys) *keys = arrays;
     return ex_->journal()->AddReplayed(ex_->run_id(), key(), *log_rows);
+  }
+
+  // The rows of |keys| (replay's arrays), just replayed under the swap's
+  // lock, are the same on both sides: the verification before the swap
+  // left them out as pending, so they are checked here.
+  Status VerifyReplayedUnderLock(const std::vector<SqlValue>& keys,
+                                 int64_t* rows) {
+    SideSum sides[2];
+    const std::string relations[2] = {"ONLY " + names_.QualifiedTable(),
+                                      names_.QualifiedShadow()};
+    for (int i = 0; i < 2; ++i) {
+      SqlResult r;
+      PGLAYOUT_RETURN_IF_ERROR(ex_->session()->Execute(
+          VerifySumSql(t_, names_, relations[i], VerifyScope::kKeyArrays,
+                       text_form_),
+          keys, &r));
+      sides[i].Add(r.rows.at(0), +1);
+    }
+    *rows += sides[0].rows;
+    if (sides[0].rows == sides[1].rows && sides[0].sum == sides[1].sum) {
+      return Status::Ok();
+    }
+    return Status::Internal(fmt::format(
+        "{}: the rows replayed under the swap's lock differ: the source has "
+        "{} rows (checksum {}), the copy {} (checksum {}). Nothing was "
+        "swapped; run pglayout migrate --abort and report this",
+        relation(), sides[0].rows, sides[0].sum, sides[1].rows, sides[1].sum));
   }
 
   // Between replay rounds the adaptive throttle's pause, but never longer
@@ -900,8 +931,14 @@ class OnlineRun {
     }
     ReplaySql replay = MakeReplaySql(t_, names_);
     int64_t n = 0;
+    verified_under_lock_ = 0;
     do {
-      PGLAYOUT_RETURN_IF_ERROR(ReplayInTransaction(replay, 100000, &n));
+      std::vector<SqlValue> keys;
+      PGLAYOUT_RETURN_IF_ERROR(ReplayInTransaction(replay, 100000, &n, &keys));
+      if (n > 0) {
+        PGLAYOUT_RETURN_IF_ERROR(
+            VerifyReplayedUnderLock(keys, &verified_under_lock_));
+      }
     } while (n > 0);
     TableFacts fresh;
     PGLAYOUT_RETURN_IF_ERROR(GatherTableFacts(ex_->session(), oid_, &fresh));
@@ -991,6 +1028,10 @@ class OnlineRun {
     // The foreground kept writing while we waited: replay that outside the
     // lock.
     PGLAYOUT_RETURN_IF_ERROR(CatchUp());
+    // Outside the swap's transaction: a failing hash function there would
+    // abort it.
+    PGLAYOUT_RETURN_IF_ERROR(ChooseHashForm(&text_form_));
+    ex_->Failpoint("before-swap:" + key());
     Clock::time_point start = Clock::now();
     int64_t cancelled = 0;
     PGLAYOUT_RETURN_IF_ERROR(CancelAutovacuum(&cancelled));
@@ -1002,9 +1043,9 @@ class OnlineRun {
           return ReplayRound(ex_->options().batch_rows, &n);
         }));
     ex_->Line(fmt::format(
-        "{}: swapped ({:.2f} s including lock waits{}); the old table is kept "
-        "as {}",
-        relation(), Since(start),
+        "{}: swapped ({:.2f} s including lock waits; {} replayed and "
+        "verified under the lock{}); the old table is kept as {}",
+        relation(), Since(start), CountOf(verified_under_lock_, "row", "rows"),
         cancelled > 0
             ? fmt::format(", {} autovacuum worker(s) cancelled", cancelled)
             : "",
@@ -1045,6 +1086,8 @@ class OnlineRun {
   OnlineNames names_;
   bool by_blocks_ = false;       // the copy reads heap block ranges
   std::string source_filenode_;  // when the shadow was made; "" = unknown
+  bool text_form_ = false;       // hash columns' text forms (ChooseHashForm)
+  int64_t verified_under_lock_ = 0;  // rows the swap replayed and verified
   std::vector<std::string> cursor_;
   int64_t batches_ = 0;
   // The adaptive throttle has its baseline (a copy of one batch goes

@@ -586,6 +586,8 @@ std::string VerifySumSql(const TableFacts& t, const OnlineNames& names,
         "$2::pg_catalog.tid";
   } else if (scope == VerifyScope::kLoggedKeys) {
     where = " WHERE " + KeyIsLogged(t, names, "t");
+  } else if (scope == VerifyScope::kKeyArrays) {
+    where = " WHERE " + KeyInArrays(t);
   }
   // sum(bigint) is numeric (an int128 accumulator): reduce it into bigint.
   return fmt::format(

@@ -164,6 +164,7 @@ enum class VerifyScope {
   kAll,         // every row
   kBlockRange,  // the rows in heap blocks [$1, $2) (tids as text), 14+
   kLoggedKeys,  // the rows whose keys have log rows
+  kKeyArrays,   // the rows whose keys are in the arrays $1..$n (as replay's)
 };
 
 // One row: (rows, sum of row hashes reduced modulo 2^63-1 into bigint).
