@@ -95,6 +95,38 @@ BinaryRun RunPglayout(const std::vector<std::string>& args,
   return RunToCompletion(c);
 }
 
+// A plan moving public.<table> online to a new tablespace <table>_ts.
+std::string MovePlan(PgCluster* pg, const std::string& table) {
+  std::string dir;
+  EXPECT_TRUE(pg->MakeDirectory(table + "_ts", &dir).ok());
+  return "[[tablespace]]\nname = \"" + table + "_ts\"\npath = \"" + dir +
+         "\"\n[[placement]]\nrelation = \"public." + table +
+         "\"\nstrategy = \"move\"\ntablespaces = [\"" + table + "_ts\"]\n";
+}
+
+// One online move on the shared server, for the tests of what may happen
+// around it (see MigrateTest::StartMove).
+struct OneMove {
+  PgCluster* pg = nullptr;
+  std::string db, plan;
+  std::unique_ptr<SqlSession> s, side;  // the test's sessions
+  MigrateOptions options;
+  MigrateReport report;
+
+  Status Run() {
+    report = MigrateReport();
+    return MigratePlan(plan, Conninfo(pg, db), true, &report, options);
+  }
+  // pglayout migrate --abort, without the failpoint.
+  Status Abort() {
+    options.failpoint = nullptr;
+    options.mode = MigrateMode::kAbort;
+    Status st = Run();
+    options.mode = MigrateMode::kRun;
+    return st;
+  }
+};
+
 class MigrateTest : public PgVersionTest {
  protected:
   // The shared server, a fresh database |db| on it and a session there.
@@ -112,6 +144,27 @@ class MigrateTest : public PgVersionTest {
                        std::unique_ptr<SqlSession>* s) const {
     PGLAYOUT_RETURN_IF_ERROR(StartCluster(options, pg));
     return Open(pg->get(), "postgres", s);
+  }
+
+  // A fresh database |db| with table public.<table> (id int PRIMARY KEY,
+  // v text) of |rows| rows of 'v', a main and a side session, the plan
+  // moving the table, and options for the shared server: no checkpoint
+  // guard (it keeps its settings), no throttle, batches of 1000 rows.
+  Status StartMove(const std::string& db, const std::string& table, int rows,
+                   OneMove* m) const {
+    m->db = db;
+    PGLAYOUT_RETURN_IF_ERROR(FreshDatabase(db, &m->pg, &m->s));
+    PGLAYOUT_RETURN_IF_ERROR(Open(m->pg, db, &m->side));
+    PGLAYOUT_RETURN_IF_ERROR(ExecuteSql(
+        m->s.get(),
+        fmt::format("CREATE TABLE {0} (id int PRIMARY KEY, v text); INSERT "
+                    "INTO {0} SELECT g, 'v' FROM generate_series(1, {1}) g",
+                    table, rows)));
+    m->plan = MovePlan(m->pg, table);
+    m->options.checkpoint_guard = false;
+    m->options.throttle = ThrottleMode::kOff;
+    m->options.batch_rows = 1000;
+    return Status::Ok();
   }
 };
 
@@ -802,50 +855,36 @@ TEST_P(MigrateTest, RefusesToSwapATableASubscriptionAppliesTo) {
 // writes meanwhile are replayed before the swap takes its ACCESS EXCLUSIVE
 // lock, never thousands of them under it (research C1, E11).
 TEST_P(MigrateTest, SwapReplaysTheBacklogOfItsWaitOutsideTheLock) {
-  PgCluster* pg;
-  std::unique_ptr<SqlSession> s, old, writer;
-  PGLAYOUT_ASSERT_OK(FreshDatabase("backlog", &pg, &s));
-  PGLAYOUT_ASSERT_OK(Open(pg, "backlog", &old));
-  PGLAYOUT_ASSERT_OK(Open(pg, "backlog", &writer));
-  Exec(s.get(),
-       "CREATE TABLE b (id int PRIMARY KEY, v text);"
-       "INSERT INTO b SELECT g, 'v' FROM generate_series(1, 20000) g");
+  OneMove m;
+  PGLAYOUT_ASSERT_OK(StartMove("backlog", "b", 20000, &m));
+  std::unique_ptr<SqlSession> old;
+  PGLAYOUT_ASSERT_OK(Open(m.pg, "backlog", &old));
   std::string log =
-      "pglayout.log_" + Value(s.get(), "SELECT 'b'::regclass::oid");
-  std::string dir;
-  PGLAYOUT_ASSERT_OK(pg->MakeDirectory("backlog_ts", &dir));
-  std::string plan = "[[tablespace]]\nname = \"backlog_ts\"\npath = \"" + dir +
-                     "\"\n[[placement]]\nrelation = \"public.b\"\nstrategy = "
-                     "\"move\"\ntablespaces = [\"backlog_ts\"]\n";
-  MigrateOptions options;
-  options.checkpoint_guard = false;  // the shared server keeps its settings
-  options.throttle = ThrottleMode::kOff;
-  options.batch_rows = 5000;
-  options.switch_threshold = 2000;
+      "pglayout.log_" + Value(m.s.get(), "SELECT 'b'::regclass::oid");
+  m.options.batch_rows = 5000;
+  m.options.switch_threshold = 2000;
   bool wrote = false;
   std::vector<int64_t> pending_at_swap;
-  options.failpoint = [&](const std::string& name) {
+  m.options.failpoint = [&](const std::string& name) {
     if (name == "before-verify:move:public.b") {
       // A transaction older than the swap phase, which it must wait for.
       Exec(old.get(), "BEGIN ISOLATION LEVEL REPEATABLE READ");
       Value(old.get(), "SELECT count(*) FROM b");
     } else if (name == "swap-wait:move:public.b" && !wrote) {
       wrote = true;  // 20000 changes while the swap waits, then it may go
-      Exec(writer.get(), "UPDATE b SET v = v || '+'");
+      Exec(m.side.get(), "UPDATE b SET v = v || '+'");
       Exec(old.get(), "COMMIT");
     } else if (name == "swap:before-commit") {
       // The swap's own replay is not committed yet: the log as it found it.
       pending_at_swap.push_back(
-          std::stoll(Value(writer.get(), "SELECT count(*) FROM " + log)));
+          std::stoll(Value(m.side.get(), "SELECT count(*) FROM " + log)));
     }
   };
-  MigrateReport report;
-  PGLAYOUT_ASSERT_OK(
-      MigratePlan(plan, Conninfo(pg, "backlog"), true, &report, options));
+  PGLAYOUT_ASSERT_OK(m.Run());
   EXPECT_TRUE(wrote) << "the swap did not wait for the older transaction";
   ASSERT_EQ(pending_at_swap.size(), 1u);
   EXPECT_LE(pending_at_swap[0], 10000) << "replayed under the swap's lock";
-  EXPECT_EQ(Value(s.get(),
+  EXPECT_EQ(Value(m.s.get(),
                   "SELECT count(*) FILTER (WHERE v = 'v+') || '/' || "
                   "count(*) FROM b"),
             "20000/20000");
@@ -1030,58 +1069,29 @@ void DuringCopy(SqlSession* s) {
 // default) stops the swap, so the application never loses it; --abort
 // leaves the table as the DDL made it.
 TEST_P(MigrateTest, DdlDuringTheCopyStopsTheSwap) {
-  PgCluster* pg;
-  std::unique_ptr<SqlSession> s, side;
-  PGLAYOUT_ASSERT_OK(FreshDatabase("ddl", &pg, &s));
-  PGLAYOUT_ASSERT_OK(Open(pg, "ddl", &side));
-  Exec(s.get(),
-       "CREATE TABLE g (id int PRIMARY KEY, v text DEFAULT 'a');"
-       "INSERT INTO g (id) SELECT g FROM generate_series(1, 3000) g");
-  std::string oid = Value(s.get(), "SELECT 'g'::regclass::oid");
-  std::string dir;
-  PGLAYOUT_ASSERT_OK(pg->MakeDirectory("ddl_ts", &dir));
-  std::string plan = "[[tablespace]]\nname = \"ddl_ts\"\npath = \"" + dir +
-                     "\"\n[[placement]]\nrelation = \"public.g\"\nstrategy = "
-                     "\"move\"\ntablespaces = [\"ddl_ts\"]\n";
-  MigrateOptions options;
-  options.checkpoint_guard = false;  // the shared server keeps its settings
-  options.throttle = ThrottleMode::kOff;
-  options.batch_rows = 1000;
+  OneMove m;
+  PGLAYOUT_ASSERT_OK(StartMove("ddl", "g", 3000, &m));
+  std::string oid = Value(m.s.get(), "SELECT 'g'::regclass::oid");
   bool altered = false;
-  options.failpoint = [&](const std::string& name) {
+  m.options.failpoint = [&](const std::string& name) {
     if (name == "copy-batch:1:after-commit") {
-      Exec(side.get(), "ALTER TABLE g ALTER COLUMN v SET DEFAULT 'b'");
+      Exec(m.side.get(), "ALTER TABLE g ALTER COLUMN v SET DEFAULT 'b'");
       altered = true;
     }
   };
-  MigrateReport report;
-  Status st = MigratePlan(plan, Conninfo(pg, "ddl"), true, &report, options);
+  Status st = m.Run();
   EXPECT_TRUE(altered);
   EXPECT_NE(st.message().find("public.g: its definition (columns, defaults, "
                               "indexes, constraints, owner or storage "
                               "parameters) changed since the copy started"),
             std::string::npos)
       << st.message();
-  options.failpoint = nullptr;
-  options.mode = MigrateMode::kAbort;
-  MigrateReport aborted;
-  PGLAYOUT_ASSERT_OK(
-      MigratePlan(plan, Conninfo(pg, "ddl"), true, &aborted, options));
-  Exec(s.get(), "INSERT INTO g (id) VALUES (3001)");
-  EXPECT_EQ(Value(s.get(),
+  PGLAYOUT_ASSERT_OK(m.Abort());
+  Exec(m.s.get(), "INSERT INTO g (id) VALUES (3001)");
+  EXPECT_EQ(Value(m.s.get(),
                   "SELECT 'g'::regclass::oid || ' ' || v FROM g "
                   "WHERE id = 3001"),
             oid + " b");
-}
-
-// The plan of the safety tests below: move public.<table> to a new
-// tablespace.
-std::string MovePlan(PgCluster* pg, const std::string& table) {
-  std::string dir;
-  EXPECT_TRUE(pg->MakeDirectory(table + "_ts", &dir).ok());
-  return "[[tablespace]]\nname = \"" + table + "_ts\"\npath = \"" + dir +
-         "\"\n[[placement]]\nrelation = \"public." + table +
-         "\"\nstrategy = \"move\"\ntablespaces = [\"" + table + "_ts\"]\n";
 }
 
 // A writer that does not own the table (and has no right on schema
@@ -1133,38 +1143,22 @@ TEST_P(MigrateTest, NonOwnerWritesAreCapturedAndTheSerialSurvivesFinalize) {
 // A capture trigger disabled during the copy may have missed changes: the
 // swap refuses, and --abort leaves the table as it was.
 TEST_P(MigrateTest, ADisabledCaptureTriggerStopsTheSwap) {
-  PgCluster* pg;
-  std::unique_ptr<SqlSession> s, side;
-  PGLAYOUT_ASSERT_OK(FreshDatabase("disabled", &pg, &s));
-  PGLAYOUT_ASSERT_OK(Open(pg, "disabled", &side));
-  Exec(s.get(),
-       "CREATE TABLE d (id int PRIMARY KEY, v text);"
-       "INSERT INTO d SELECT g, 'v' FROM generate_series(1, 3000) g");
-  std::string oid = Value(s.get(), "SELECT 'd'::regclass::oid");
-  std::string plan = MovePlan(pg, "d");
-  MigrateOptions options;
-  options.checkpoint_guard = false;  // the shared server keeps its settings
-  options.throttle = ThrottleMode::kOff;
-  options.batch_rows = 1000;
-  options.failpoint = [&](const std::string& name) {
+  OneMove m;
+  PGLAYOUT_ASSERT_OK(StartMove("disabled", "d", 3000, &m));
+  std::string oid = Value(m.s.get(), "SELECT 'd'::regclass::oid");
+  m.options.failpoint = [&](const std::string& name) {
     if (name == "copy-batch:1:after-commit") {
-      Exec(side.get(), "ALTER TABLE d DISABLE TRIGGER pglayout_capture");
+      Exec(m.side.get(), "ALTER TABLE d DISABLE TRIGGER pglayout_capture");
     }
   };
-  MigrateReport report;
-  Status st =
-      MigratePlan(plan, Conninfo(pg, "disabled"), true, &report, options);
+  Status st = m.Run();
   EXPECT_NE(st.message().find("public.d: the capture trigger was disabled or "
                               "dropped (D); changes may have been missed, so "
                               "the copy is not swapped"),
             std::string::npos)
       << st.message();
-  options.failpoint = nullptr;
-  options.mode = MigrateMode::kAbort;
-  MigrateReport aborted;
-  PGLAYOUT_ASSERT_OK(
-      MigratePlan(plan, Conninfo(pg, "disabled"), true, &aborted, options));
-  EXPECT_EQ(Value(s.get(),
+  PGLAYOUT_ASSERT_OK(m.Abort());
+  EXPECT_EQ(Value(m.s.get(),
                   "SELECT 'd'::regclass::oid || ' ' || count(*) || "
                   "' ' || (SELECT count(*) FROM pg_trigger WHERE "
                   "tgname LIKE 'pglayout%') FROM d"),
@@ -1175,33 +1169,22 @@ TEST_P(MigrateTest, ADisabledCaptureTriggerStopsTheSwap) {
 // heap under the copy's cursor without firing the capture trigger: the next
 // batch stops the run. A key-order copy (12) is not affected and finishes.
 TEST_P(MigrateTest, ARewriteDuringABlockCopyStopsIt) {
-  PgCluster* pg;
-  std::unique_ptr<SqlSession> s, side;
-  PGLAYOUT_ASSERT_OK(FreshDatabase("rewrite", &pg, &s));
-  PGLAYOUT_ASSERT_OK(Open(pg, "rewrite", &side));
-  Exec(s.get(),
-       "CREATE TABLE r (id int PRIMARY KEY, v text);"
-       "INSERT INTO r SELECT g, 'v' FROM generate_series(1, 3000) g;"
-       "DELETE FROM r WHERE id % 2 = 0; ANALYZE r");
-  std::string plan = MovePlan(pg, "r");
-  MigrateOptions options;
-  options.checkpoint_guard = false;  // the shared server keeps its settings
-  options.throttle = ThrottleMode::kOff;
-  options.batch_rows = 300;
+  OneMove m;
+  PGLAYOUT_ASSERT_OK(StartMove("rewrite", "r", 3000, &m));
+  Exec(m.s.get(), "DELETE FROM r WHERE id % 2 = 0; ANALYZE r");
+  m.options.batch_rows = 300;
   bool rewritten = false;
-  options.failpoint = [&](const std::string& name) {
+  m.options.failpoint = [&](const std::string& name) {
     if (name == "copy-batch:1:after-commit") {
-      Exec(side.get(), "VACUUM FULL r");
+      Exec(m.side.get(), "VACUUM FULL r");
       rewritten = true;
     }
   };
-  MigrateReport report;
-  Status st =
-      MigratePlan(plan, Conninfo(pg, "rewrite"), true, &report, options);
+  Status st = m.Run();
   EXPECT_TRUE(rewritten);
   if (version() == PgVersion::k12) {
     EXPECT_TRUE(st.ok()) << st.message();
-    EXPECT_EQ(Value(s.get(), "SELECT count(*) FROM r"), "1500");
+    EXPECT_EQ(Value(m.s.get(), "SELECT count(*) FROM r"), "1500");
     return;
   }
   EXPECT_NE(st.message().find("public.r: the table was rewritten during the "
@@ -1209,12 +1192,8 @@ TEST_P(MigrateTest, ARewriteDuringABlockCopyStopsIt) {
                               "that rewrites it)"),
             std::string::npos)
       << st.message();
-  options.failpoint = nullptr;
-  options.mode = MigrateMode::kAbort;
-  MigrateReport aborted;
-  PGLAYOUT_ASSERT_OK(
-      MigratePlan(plan, Conninfo(pg, "rewrite"), true, &aborted, options));
-  EXPECT_EQ(Value(s.get(), "SELECT count(*) FROM r"), "1500");
+  PGLAYOUT_ASSERT_OK(m.Abort());
+  EXPECT_EQ(Value(m.s.get(), "SELECT count(*) FROM r"), "1500");
 }
 
 // The changes the swap replays under its lock were left out of the
@@ -1222,39 +1201,29 @@ TEST_P(MigrateTest, ARewriteDuringABlockCopyStopsIt) {
 // shadow that stores something else than the source's rows (here a trigger
 // on it, standing for a replay defect) stops the swap.
 TEST_P(MigrateTest, TheSwapVerifiesWhatItReplaysUnderItsLock) {
-  PgCluster* pg;
-  std::unique_ptr<SqlSession> s, side;
-  PGLAYOUT_ASSERT_OK(FreshDatabase("underlock", &pg, &s));
-  PGLAYOUT_ASSERT_OK(Open(pg, "underlock", &side));
-  Exec(s.get(),
-       "CREATE TABLE u (id int PRIMARY KEY, v text);"
-       "INSERT INTO u SELECT g, 'v' FROM generate_series(1, 3000) g;"
+  OneMove m;
+  PGLAYOUT_ASSERT_OK(StartMove("underlock", "u", 3000, &m));
+  Exec(m.s.get(),
        "CREATE FUNCTION garble() RETURNS trigger LANGUAGE plpgsql AS "
        "'BEGIN NEW.v := ''garbled''; RETURN NEW; END'");
   std::string shadow =
-      "pglayout_new_" + Value(s.get(), "SELECT 'u'::regclass::oid");
-  std::string plan = MovePlan(pg, "u");
-  MigrateOptions options;
-  options.checkpoint_guard = false;  // the shared server keeps its settings
-  options.throttle = ThrottleMode::kOff;
+      "pglayout_new_" + Value(m.s.get(), "SELECT 'u'::regclass::oid");
   bool garbled = false;
-  options.failpoint = [&](const std::string& name) {
+  m.options.failpoint = [&](const std::string& name) {
     if (name == "before-swap:move:public.u" && !garbled) {
       garbled = true;
-      Exec(side.get(), "CREATE TRIGGER g BEFORE INSERT ON " + shadow +
-                           " FOR EACH ROW EXECUTE FUNCTION garble();"
-                           "UPDATE u SET v = 'w' WHERE id <= 3");
+      Exec(m.side.get(), "CREATE TRIGGER g BEFORE INSERT ON " + shadow +
+                             " FOR EACH ROW EXECUTE FUNCTION garble();"
+                             "UPDATE u SET v = 'w' WHERE id <= 3");
     }
   };
-  MigrateReport report;
-  Status st =
-      MigratePlan(plan, Conninfo(pg, "underlock"), true, &report, options);
+  Status st = m.Run();
   EXPECT_TRUE(garbled);
   EXPECT_NE(st.message().find("public.u: the rows replayed under the swap's "
                               "lock differ: the source has 3 rows"),
             std::string::npos)
       << st.message();
-  EXPECT_EQ(Value(s.get(),
+  EXPECT_EQ(Value(m.s.get(),
                   "SELECT count(*) FILTER (WHERE v = 'w') || ' ' || "
                   "(SELECT count(*) FROM pg_tablespace t JOIN "
                   "pg_class c ON c.reltablespace = t.oid WHERE c.oid "
@@ -1264,55 +1233,39 @@ TEST_P(MigrateTest, TheSwapVerifiesWhatItReplaysUnderItsLock) {
 
   // Without the defect the same run resumes, swaps and says what it
   // verified under the lock.
-  Exec(side.get(), "DROP TRIGGER g ON " + shadow);
-  MigrateReport resumed;
-  PGLAYOUT_ASSERT_OK(
-      MigratePlan(plan, Conninfo(pg, "underlock"), true, &resumed, options));
-  EXPECT_TRUE(HasLine(resumed, "rows replayed and verified under the lock"));
-  EXPECT_EQ(Value(s.get(), "SELECT count(*) FILTER (WHERE v = 'w') FROM u"),
+  Exec(m.side.get(), "DROP TRIGGER g ON " + shadow);
+  PGLAYOUT_ASSERT_OK(m.Run());
+  EXPECT_TRUE(HasLine(m.report, "rows replayed and verified under the lock"));
+  EXPECT_EQ(Value(m.s.get(), "SELECT count(*) FILTER (WHERE v = 'w') FROM u"),
             "3");
 }
 
 // Replay that cannot get below switch_threshold within catchup_timeout_s
 // stops the run before the swap; a later run resumes and converges.
 TEST_P(MigrateTest, ReplayThatDoesNotConvergeStopsBeforeTheSwap) {
-  PgCluster* pg;
-  std::unique_ptr<SqlSession> s, side;
-  PGLAYOUT_ASSERT_OK(FreshDatabase("converge", &pg, &s));
-  PGLAYOUT_ASSERT_OK(Open(pg, "converge", &side));
-  Exec(s.get(),
-       "CREATE TABLE c (id int PRIMARY KEY, v text);"
-       "INSERT INTO c SELECT g, 'v' FROM generate_series(1, 3000) g");
-  std::string plan = MovePlan(pg, "c");
-  MigrateOptions options;
-  options.checkpoint_guard = false;  // the shared server keeps its settings
-  options.throttle = ThrottleMode::kOff;
-  options.batch_rows = 1000;
-  options.switch_threshold = 1;  // every round "still has" changes
-  options.catchup_timeout_s = 0;
-  options.failpoint = [&](const std::string& name) {
+  OneMove m;
+  PGLAYOUT_ASSERT_OK(StartMove("converge", "c", 3000, &m));
+  m.options.switch_threshold = 1;  // every round "still has" changes
+  m.options.catchup_timeout_s = 0;
+  m.options.failpoint = [&](const std::string& name) {
     if (name == "copy-batch:1:after-commit") {
-      Exec(side.get(), "UPDATE c SET v = 'x' WHERE id <= 10");
+      Exec(m.side.get(), "UPDATE c SET v = 'x' WHERE id <= 10");
     }
   };
-  MigrateReport report;
-  Status st =
-      MigratePlan(plan, Conninfo(pg, "converge"), true, &report, options);
+  Status st = m.Run();
   EXPECT_NE(st.message().find("public.c: replay did not converge in 0 s"),
             std::string::npos)
       << st.message();
-  EXPECT_EQ(Value(s.get(),
+  EXPECT_EQ(Value(m.s.get(),
                   "SELECT c.relname || ' ' || (t.spcname IS NULL) FROM "
                   "pg_class c LEFT JOIN pg_tablespace t ON t.oid = "
                   "c.reltablespace WHERE c.oid = 'c'::regclass"),
             "c true");
-  MigrateOptions resume;
-  resume.checkpoint_guard = false;
-  resume.throttle = ThrottleMode::kOff;
-  MigrateReport resumed;
-  PGLAYOUT_ASSERT_OK(
-      MigratePlan(plan, Conninfo(pg, "converge"), true, &resumed, resume));
-  EXPECT_EQ(Value(s.get(),
+  m.options = MigrateOptions();
+  m.options.checkpoint_guard = false;
+  m.options.throttle = ThrottleMode::kOff;
+  PGLAYOUT_ASSERT_OK(m.Run());
+  EXPECT_EQ(Value(m.s.get(),
                   "SELECT count(*) FILTER (WHERE v = 'x') || ' ' || count(*) "
                   "|| ' ' || (SELECT t.spcname FROM pg_class c JOIN "
                   "pg_tablespace t ON t.oid = c.reltablespace WHERE c.oid = "
@@ -1324,47 +1277,32 @@ TEST_P(MigrateTest, ReplayThatDoesNotConvergeStopsBeforeTheSwap) {
 // frozen or cut-off host) loses the transaction after lock_idle_timeout_s,
 // so the table is readable again; the next run resumes and swaps.
 TEST_P(MigrateTest, AFrozenClientDoesNotKeepTheSwapLock) {
-  PgCluster* pg;
-  std::unique_ptr<SqlSession> s, reader;
-  PGLAYOUT_ASSERT_OK(FreshDatabase("frozen", &pg, &s));
-  PGLAYOUT_ASSERT_OK(Open(pg, "frozen", &reader));
-  Exec(s.get(),
-       "CREATE TABLE f (id int PRIMARY KEY, v text);"
-       "INSERT INTO f SELECT g, 'v' FROM generate_series(1, 1000) g");
-  std::string dir;
-  PGLAYOUT_ASSERT_OK(pg->MakeDirectory("frozen_ts", &dir));
-  std::string plan = "[[tablespace]]\nname = \"frozen_ts\"\npath = \"" + dir +
-                     "\"\n[[placement]]\nrelation = \"public.f\"\nstrategy = "
-                     "\"move\"\ntablespaces = [\"frozen_ts\"]\n";
-  MigrateOptions options;
-  options.checkpoint_guard = false;  // the shared server keeps its settings
-  options.lock_idle_timeout_s = 1;
+  OneMove m;
+  PGLAYOUT_ASSERT_OK(StartMove("frozen", "f", 1000, &m));
+  m.options.lock_idle_timeout_s = 1;
   std::string read_while_frozen;
-  options.failpoint = [&](const std::string& name) {
+  m.options.failpoint = [&](const std::string& name) {
     if (name != "swap:before-commit" || !read_while_frozen.empty()) return;
     std::this_thread::sleep_for(std::chrono::seconds(4));  // frozen
     read_while_frozen = SqlState(
-        reader.get(), "SET lock_timeout = '200ms'; SELECT count(*) FROM f");
+        m.side.get(), "SET lock_timeout = '200ms'; SELECT count(*) FROM f");
   };
-  MigrateReport frozen;
-  Status st = MigratePlan(plan, Conninfo(pg, "frozen"), true, &frozen, options);
+  Status st = m.Run();
   EXPECT_NE(st.message().find("swap: the connection was lost while it held "
                               "its locks"),
             std::string::npos)
       << st.message();
   EXPECT_EQ(read_while_frozen, "ok") << "the swap's lock was still held";
-  EXPECT_EQ(Value(s.get(),
+  EXPECT_EQ(Value(m.s.get(),
                   "SELECT phase FROM pglayout.step WHERE step_key = "
                   "'move:public.f'"),
             "swap");
-  MigrateReport resumed;
-  PGLAYOUT_ASSERT_OK(
-      MigratePlan(plan, Conninfo(pg, "frozen"), true, &resumed, options));
-  EXPECT_EQ(Value(s.get(),
+  PGLAYOUT_ASSERT_OK(m.Run());
+  EXPECT_EQ(Value(m.s.get(),
                   "SELECT count(*) || ' ' || t.spcname FROM f, pg_class c "
                   "JOIN pg_tablespace t ON t.oid = c.reltablespace WHERE "
                   "c.oid = 'f'::regclass GROUP BY t.spcname"),
-            "1000 frozen_ts");
+            "1000 f_ts");
 }
 
 TEST_P(MigrateTest, SwapCarriesForeignKeysPoliciesTriggersAndMovesIndexes) {
