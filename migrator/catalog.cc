@@ -548,14 +548,15 @@ Status ResolveRelation(SqlSession* session, const std::string& name,
 
 // Walsenders of physical standbys: they are connected to no database (a
 // logical walsender is, also a subscription's table sync before it has its
-// slot).
+// slot), and not sending a base backup. Only those connected now.
 Status ReadStreamingStandbys(SqlSession* s, ServerFacts* f) {
   SqlResult r;
   PGLAYOUT_RETURN_IF_ERROR(s->Execute(
       "SELECT coalesce(nullif(r.application_name, ''), 'pid ' || r.pid) || "
       "coalesce(' at ' || pg_catalog.host(r.client_addr), '') FROM "
       "pg_catalog.pg_stat_replication r JOIN pg_catalog.pg_stat_activity a "
-      "ON a.pid = r.pid WHERE a.datid IS NULL ORDER BY 1",
+      "ON a.pid = r.pid WHERE a.datid IS NULL AND r.state <> 'backup' "
+      "ORDER BY 1",
       {}, &r));
   for (const auto& row : r.rows) f->streaming_standbys.push_back(Cell(row, 0));
   return Status::Ok();
@@ -655,33 +656,60 @@ Status ReadPreparedLocks(SqlSession* session, uint32_t oid,
   return Status::Ok();
 }
 
-Status ReadStructureHash(SqlSession* session, uint32_t oid, std::string* hash) {
+namespace {
+
+// The hash's parts common to both forms: indexes and constraints.
+constexpr char kIndexesAndConstraintsHash[] =
+    "coalesce((SELECT pg_catalog.string_agg("
+    "pg_catalog.pg_get_indexdef(indexrelid), ',' ORDER BY indexrelid) "
+    "FROM pg_catalog.pg_index WHERE indrelid = $1::oid), '') || '|' || "
+    "coalesce((SELECT pg_catalog.string_agg("
+    "pg_catalog.pg_get_constraintdef(oid), ',' ORDER BY oid) "
+    "FROM pg_catalog.pg_constraint WHERE conrelid = $1::oid), '')";
+
+// The form written before the hash covered what LIKE takes over (no tag):
+// columns' names, types, NOT NULL and dropped state only.
+std::string LegacyStructureHashSql() {
+  return std::string(
+             "SELECT pg_catalog.md5(coalesce((SELECT pg_catalog.string_agg("
+             "pg_catalog.format('%s:%s:%s:%s:%s', attnum, attname, "
+             "pg_catalog.format_type(atttypid, atttypmod), attnotnull, "
+             "attisdropped), ',' ORDER BY attnum) FROM pg_catalog.pg_attribute "
+             "WHERE attrelid = $1::oid AND attnum > 0), '') || '|' || ") +
+         kIndexesAndConstraintsHash + ")";
+}
+
+std::string StructureHashSql(int server_version) {
   // attcompression: 14+.
   const char* compression =
-      session->server_version() >= 140000 ? "a.attcompression" : "''";
+      server_version >= 140000 ? "a.attcompression" : "''";
+  return fmt::format(
+             "SELECT '{}' || pg_catalog.md5(coalesce((SELECT "
+             "pg_catalog.string_agg(pg_catalog.format("
+             "'%s:%s:%s:%s:%s:%s:%s:%s:%s:%s:%s', a.attnum, a.attname, "
+             "pg_catalog.format_type(a.atttypid, a.atttypmod), a.attnotnull, "
+             "a.attisdropped, a.attidentity, a.attgenerated, a.attcollation, "
+             "a.attstorage, {}, pg_catalog.pg_get_expr(d.adbin, d.adrelid)), "
+             "',' ORDER BY a.attnum) FROM pg_catalog.pg_attribute a LEFT JOIN "
+             "pg_catalog.pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = "
+             "a.attnum WHERE a.attrelid = $1::oid AND a.attnum > 0), '') || "
+             "'|' || (SELECT pg_catalog.format('%s:%s:%s', c.relowner, "
+             "c.relpersistence, c.reloptions) FROM pg_catalog.pg_class c "
+             "WHERE c.oid = $1::oid) || '|' || ",
+             kStructureHashTag, compression) +
+         kIndexesAndConstraintsHash + ")";
+}
+
+}  // namespace
+
+Status ReadStructureHash(SqlSession* session, uint32_t oid, std::string* hash,
+                         bool legacy) {
   SqlValue v;
-  PGLAYOUT_RETURN_IF_ERROR(QueryValue(
-      session,
-      fmt::format(
-          "SELECT pg_catalog.md5(coalesce((SELECT pg_catalog.string_agg("
-          "pg_catalog.format('%s:%s:%s:%s:%s:%s:%s:%s:%s:%s:%s', a.attnum, "
-          "a.attname, pg_catalog.format_type(a.atttypid, a.atttypmod), "
-          "a.attnotnull, a.attisdropped, a.attidentity, a.attgenerated, "
-          "a.attcollation, a.attstorage, {}, pg_catalog.pg_get_expr(d.adbin, "
-          "d.adrelid)), ',' ORDER BY a.attnum) FROM pg_catalog.pg_attribute a "
-          "LEFT JOIN pg_catalog.pg_attrdef d ON d.adrelid = a.attrelid AND "
-          "d.adnum = a.attnum WHERE a.attrelid = $1::oid AND a.attnum > 0), "
-          "'') || '|' || (SELECT pg_catalog.format('%s:%s:%s', c.relowner, "
-          "c.relpersistence, c.reloptions) FROM pg_catalog.pg_class c WHERE "
-          "c.oid = $1::oid) || '|' || ",
-          compression) +
-          "coalesce((SELECT pg_catalog.string_agg("
-          "pg_catalog.pg_get_indexdef(indexrelid), ',' ORDER BY indexrelid) "
-          "FROM pg_catalog.pg_index WHERE indrelid = $1::oid), '') || '|' || "
-          "coalesce((SELECT pg_catalog.string_agg("
-          "pg_catalog.pg_get_constraintdef(oid), ',' ORDER BY oid) "
-          "FROM pg_catalog.pg_constraint WHERE conrelid = $1::oid), ''))",
-      {std::to_string(oid)}, &v));
+  PGLAYOUT_RETURN_IF_ERROR(
+      QueryValue(session,
+                 legacy ? LegacyStructureHashSql()
+                        : StructureHashSql(session->server_version()),
+                 {std::to_string(oid)}, &v));
   *hash = v.value_or("");
   return Status::Ok();
 }

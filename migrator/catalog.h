@@ -59,8 +59,13 @@ Status GatherTableFacts(SqlSession* session, uint32_t oid, TableFacts* facts);
 Status ReadPreparedLocks(SqlSession* session, uint32_t oid,
                          std::vector<std::string>* gids);
 
-// The structure hash alone (see TableFacts::structure_hash).
-Status ReadStructureHash(SqlSession* session, uint32_t oid, std::string* hash);
+// The structure hash alone (see TableFacts::structure_hash), tagged with
+// kStructureHashTag. |legacy|: the untagged form of versions before the
+// tag, which covered columns (name, type, NOT NULL), indexes and
+// constraints only; a run journaled by such a version is checked by it.
+constexpr char kStructureHashTag[] = "h2:";
+Status ReadStructureHash(SqlSession* session, uint32_t oid, std::string* hash,
+                         bool legacy = false);
 
 }  // namespace pglayout::migrator
 

@@ -76,6 +76,7 @@ Status Executor::WithLockRetry(const std::string& name,
   std::mt19937 jitter(static_cast<unsigned>(start.time_since_epoch().count()));
   double backoff = std::max(0.05, options_.lock_timeout_ms / 1000.0);
   for (int attempt = 1;; ++attempt) {
+    retry_requested_ = false;
     Status st = Transaction(name, [&]() -> Status {
       PGLAYOUT_RETURN_IF_ERROR(
           Exec(fmt::format("SET LOCAL lock_timeout = '{}ms'; SET LOCAL "
@@ -87,8 +88,8 @@ Status Executor::WithLockRetry(const std::string& name,
     if (st.ok()) return st;
     if (st.code() == Status::Code::kUnavailable) {
       return Status::Unavailable(fmt::format(
-          "{}: the connection was lost while it held its locks ({}). The "
-          "server also ends such a transaction when pglayout stays silent "
+          "{}: the connection was lost during it ({}). The server also "
+          "ends a transaction holding locks when pglayout stays silent in it "
           "for --lock-idle-timeout ({:.0f} s), so that production never "
           "waits for a frozen client. Nothing half-done stays behind: run "
           "pglayout migrate again to resume",
@@ -96,7 +97,6 @@ Status Executor::WithLockRetry(const std::string& name,
     }
     bool retryable = retry_requested_ || failed_sqlstate_ == "55P03" ||
                      failed_sqlstate_ == "40P01";
-    retry_requested_ = false;
     double elapsed =
         std::chrono::duration<double>(Clock::now() - start).count();
     if (!retryable) return st;

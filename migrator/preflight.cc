@@ -93,7 +93,8 @@ class Checker {
                            "stop replaying at CREATE TABLESPACE unless "
                            "directory '{}' exists on its host too; create it "
                            "there (empty, owned by the PostgreSQL OS user), "
-                           "then run again with --standby-dirs-ready",
+                           "also on standbys not connected now, then run "
+                           "again with --standby-dirs-ready",
                            standby, ts.path));
       }
     }
@@ -379,11 +380,14 @@ class Checker {
                fmt::format("is inactive and keeps all WAL ({} now); the "
                            "copies write about {} more and the WAL volume has "
                            "{} free: it could fill up and stop the server. "
-                           "Reconnect its consumer, drop it, or set "
-                           "max_slot_wal_keep_size",
+                           "Reconnect its consumer or drop it{}",
                            HumanSize(static_cast<double>(slot.retained_wal)),
                            writes,
-                           HumanSize(static_cast<double>(in_.wal_free_bytes))));
+                           HumanSize(static_cast<double>(in_.wal_free_bytes)),
+                           // max_slot_wal_keep_size: 13+.
+                           server().version_num >= 130000
+                               ? ", or set max_slot_wal_keep_size"
+                               : ""));
       } else {
         Warn(object, fmt::format("is inactive: it keeps the copies' WAL "
                                  "(about {}) until it reconnects{}",
