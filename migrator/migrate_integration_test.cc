@@ -1258,6 +1258,29 @@ TEST_P(MigrateTest, TheSwapVerifiesWhatItReplaysUnderItsLock) {
             "6");
 }
 
+// A table never vacuumed or analyzed (reltuples unknown) is not taken for
+// a one-batch copy: the adaptive throttle measures its baseline and paces
+// the key-order copy (12, 13 and --copy-order key).
+TEST_P(MigrateTest, AnUnanalyzedTableIsStillPaced) {
+  OneMove m;
+  PGLAYOUT_ASSERT_OK(StartMove("unanalyzed", "n", 0, &m));
+  Exec(m.s.get(),
+       "ALTER TABLE n SET (autovacuum_enabled = false);"
+       "INSERT INTO n SELECT g, 'v' FROM generate_series(1, 5000) g");
+  EXPECT_EQ(Value(m.s.get(),
+                  "SELECT greatest(reltuples, 0) FROM pg_class "
+                  "WHERE oid = 'n'::regclass"),
+            "0");
+  m.options.throttle = ThrottleMode::kAdaptive;
+  m.options.copy_by_blocks = false;
+  PGLAYOUT_ASSERT_OK(m.Run());
+  EXPECT_TRUE(HasLine(m.report, "public.n: adaptive throttle baseline"));
+  std::string copied = LineWith(m.report, "public.n: copied 5000 rows");
+  EXPECT_NE(copied.find("in 5 batches in key order"), std::string::npos)
+      << copied;
+  EXPECT_EQ(copied.find("one batch: no pause"), std::string::npos) << copied;
+}
+
 // Replay that cannot get below switch_threshold within catchup_timeout_s
 // stops the run before the swap; a later run resumes and converges.
 TEST_P(MigrateTest, ReplayThatDoesNotConvergeStopsBeforeTheSwap) {

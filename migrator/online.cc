@@ -298,7 +298,7 @@ class OnlineRun {
     ProgressUpdate u;
     u.task = "copy " + relation();
     u.step = what;
-    double total = std::max(t_.reltuples, 1.0);
+    double total = std::max(EstimatedRows(), 1.0);
     u.fraction = std::min(1.0, static_cast<double>(rows_copied_) / total);
     u.elapsed_s = Since(start);
     double rps = u.elapsed_s > 0 ? static_cast<double>(rows) / u.elapsed_s : 0;
@@ -391,6 +391,14 @@ class OnlineRun {
     return Status::Ok();
   }
 
+  // The source's rows: reltuples, or for a table never vacuumed or
+  // analyzed (reltuples read as 0) 50 rows per 8 KiB of heap, as
+  // BlocksHolding assumes.
+  double EstimatedRows() const {
+    if (t_.reltuples > 0) return t_.reltuples;
+    return static_cast<double>(t_.heap_size) / 8192.0 * 50.0;
+  }
+
   // About how many of the source's |blocks| heap blocks hold |rows| rows
   // (at least 1). reltuples is -1 for a table never vacuumed or analyzed
   // (14+): then 50 rows a block.
@@ -478,8 +486,7 @@ class OnlineRun {
     bool one_batch =
         mode == CopyMode::kTidRange
             ? heap.total <= heap.per_batch
-            : t_.reltuples >= 0 &&
-                  t_.reltuples < static_cast<double>(ex_->options().batch_rows);
+            : EstimatedRows() < static_cast<double>(ex_->options().batch_rows);
     if (!one_batch) PGLAYOUT_RETURN_IF_ERROR(SampleBaseline());
     Clock::time_point start = Clock::now();
     int64_t rows_at_start = rows_copied_, bytes_at_start = bytes_copied_;
