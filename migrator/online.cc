@@ -26,6 +26,7 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <optional>
 #include <sstream>
 #include <thread>
 
@@ -391,21 +392,22 @@ class OnlineRun {
     return Status::Ok();
   }
 
-  // The source's rows: reltuples, or for a table never vacuumed or
-  // analyzed (reltuples read as 0) 50 rows per 8 KiB of heap, as
-  // BlocksHolding assumes.
+  // Rows per heap block assumed for a table never vacuumed or analyzed
+  // (its reltuples, -1 on 14+ and 0 before, is read as 0).
+  static constexpr double kRowsPerBlockGuess = 50;
+
+  // The source's rows: reltuples, or a guess from its heap's 8 KiB blocks.
   double EstimatedRows() const {
     if (t_.reltuples > 0) return t_.reltuples;
-    return static_cast<double>(t_.heap_size) / 8192.0 * 50.0;
+    return static_cast<double>(t_.heap_size) / 8192.0 * kRowsPerBlockGuess;
   }
 
   // About how many of the source's |blocks| heap blocks hold |rows| rows
-  // (at least 1). reltuples is -1 for a table never vacuumed or analyzed
-  // (14+): then 50 rows a block.
+  // (at least 1).
   int64_t BlocksHolding(int64_t rows, int64_t blocks) const {
     double rows_per_block = t_.reltuples > 0 && blocks > 0
                                 ? t_.reltuples / static_cast<double>(blocks)
-                                : 50.0;
+                                : kRowsPerBlockGuess;
     return std::max<int64_t>(
         1, static_cast<int64_t>(static_cast<double>(rows) /
                                 std::max(rows_per_block, 1.0)));
@@ -619,9 +621,9 @@ class OnlineRun {
       SqlResult r;
       Status st = ex_->session()->Execute(
           VerifySumSql(t_, names_, relations[i], VerifyScope::kKeyArrays,
-                       text_form_),
+                       *text_form_),
           keys, &r);
-      if (!st.ok() && !text_form_ && st.code() == Status::Code::kSqlError) {
+      if (!st.ok() && !*text_form_ && st.code() == Status::Code::kSqlError) {
         // A type's hash function failed on a value the sample row lacked:
         // hash text forms instead, in a fresh attempt.
         text_form_ = true;
@@ -680,6 +682,16 @@ class OnlineRun {
       sum = AddChecksum(sum, sign * CellInt(row, 1));
     }
   };
+
+  // Chooses the hash form once per run of this step, outside any
+  // transaction: a failing hash function would abort the swap's.
+  Status EnsureHashForm() {
+    if (text_form_) return Status::Ok();
+    bool text_form = false;
+    PGLAYOUT_RETURN_IF_ERROR(ChooseHashForm(&text_form));
+    text_form_ = text_form;
+    return Status::Ok();
+  }
 
   // Hashes each column's value unless a row of the source shows that a
   // type's hash function fails (then every column hashes its text form).
@@ -842,8 +854,8 @@ class OnlineRun {
   // verification drains it.
   Status Verify() {
     ex_->Failpoint("before-verify:" + key());
-    bool text_form = false;
-    PGLAYOUT_RETURN_IF_ERROR(ChooseHashForm(&text_form));
+    PGLAYOUT_RETURN_IF_ERROR(EnsureHashForm());
+    const bool text_form = *text_form_;
     Clock::time_point start = Clock::now();
     SideSum source, shadow;
     PGLAYOUT_RETURN_IF_ERROR(
@@ -922,7 +934,7 @@ class OnlineRun {
 
   // The most log rows the swap replays under its ACCESS EXCLUSIVE lock
   // (about 0.5 s of replay); with more pending it gives the lock back, and
-  // a replay round runs before the next attempt.
+  // catches up before the next attempt.
   int64_t MaxBacklogUnderLock() const {
     return 5 * std::max<int64_t>(ex_->options().switch_threshold, 100);
   }
@@ -1044,9 +1056,7 @@ class OnlineRun {
     // The foreground kept writing while we waited: replay that outside the
     // lock.
     PGLAYOUT_RETURN_IF_ERROR(CatchUp());
-    // Outside the swap's transaction: a failing hash function there would
-    // abort it.
-    PGLAYOUT_RETURN_IF_ERROR(ChooseHashForm(&text_form_));
+    PGLAYOUT_RETURN_IF_ERROR(EnsureHashForm());
     ex_->Failpoint("before-swap:" + key());
     Clock::time_point start = Clock::now();
     int64_t cancelled = 0;
@@ -1101,9 +1111,9 @@ class OnlineRun {
   uint32_t oid_;
   TableFacts t_;
   OnlineNames names_;
-  bool by_blocks_ = false;       // the copy reads heap block ranges
-  std::string source_filenode_;  // when the shadow was made; "" = unknown
-  bool text_form_ = false;       // hash columns' text forms (ChooseHashForm)
+  bool by_blocks_ = false;           // the copy reads heap block ranges
+  std::string source_filenode_;      // when the shadow was made; "" = unknown
+  std::optional<bool> text_form_;    // hash text forms? (EnsureHashForm)
   int64_t replayed_under_lock_ = 0;  // log rows the swap replayed
   int64_t verified_under_lock_ = 0;  // rows of their keys it verified
   std::vector<std::string> cursor_;
