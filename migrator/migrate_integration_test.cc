@@ -930,7 +930,7 @@ TEST_P(MigrateTest, CopyLeavesOutLoggedKeysByAnAntiJoinPastWorkMem) {
                     names.log +
                     " (k1, k2) SELECT g, g % 7 FROM generate_series(1, "
                     "40000, 2) g; ANALYZE; SET work_mem = '64kB'");
-  std::string copy = CopyTidRangeSql(facts, names);
+  std::string copy = CopyTidRangeSql(facts, names, false);
   for (const auto& [param, tid] :
        {std::pair<std::string, std::string>{"$1", "'(0,0)'"},
         {"$2", "'(100000,0)'"}}) {
@@ -950,6 +950,63 @@ TEST_P(MigrateTest, CopyLeavesOutLoggedKeysByAnAntiJoinPastWorkMem) {
                   "|| count(*) FROM " +
                       names.QualifiedShadow()),
             "10000/10000");
+}
+
+// With its xmin threshold the copy looks up in the log only the rows
+// written since the capture was installed, by one probe each in the log's
+// key index (never by hashing the whole log per batch), and copies older
+// rows whatever the log holds: replay replaces those.
+TEST_P(MigrateTest, CopyLooksUpOnlyRowsWrittenSinceTheCapture) {
+  PgCluster* pg;
+  std::unique_ptr<SqlSession> s;
+  PGLAYOUT_ASSERT_OK(FreshDatabase("byxmin", &pg, &s));
+  Exec(s.get(),
+       "CREATE TABLE a (x int, y int, v text, PRIMARY KEY (x, y));"
+       "INSERT INTO a SELECT g, g % 7, 'v' FROM generate_series(1, 20000) g;"
+       "CREATE SCHEMA pglayout");
+  TableFacts facts;
+  PGLAYOUT_ASSERT_OK(GatherTableFacts(
+      s.get(), std::stoul(Value(s.get(), "SELECT 'a'::regclass::oid")),
+      &facts));
+  OnlineTarget target;
+  target.tablespaces = {"pg_default"};
+  OnlineNames names = MakeOnlineNames(facts, target);
+  Exec(s.get(), "CREATE TABLE " + names.QualifiedShadow() + " (LIKE a)");
+  for (const std::string& sql : CaptureCreateSql(facts, names, 1, true)) {
+    if (!sql.empty()) Exec(s.get(), sql);
+  }
+  std::string threshold = Value(s.get(), kOldestRunningXidSql);
+  // Every odd x logged without a new row version (as if changed and
+  // changed back), then x <= 100 updated through the capture trigger.
+  Exec(s.get(), "INSERT INTO " + names.log +
+                    " (k1, k2) SELECT x, y FROM a WHERE x % 2 = 1;"
+                    "UPDATE a SET v = 'new' WHERE x <= 100; ANALYZE");
+  std::string copy = CopyTidRangeSql(facts, names, true);
+  for (const auto& [param, value] :
+       {std::pair<std::string, std::string>{"$1", "'(0,0)'"},
+        {"$2", "'(100000,0)'"},
+        {"$3", "'" + threshold + "'"}}) {
+    size_t at = copy.find(param);
+    ASSERT_NE(at, std::string::npos) << copy;
+    copy.replace(at, param.size(), value);
+  }
+  Exec(s.get(), fmt::format("SET work_mem = '{}'", kCopyByXminWorkMem));
+  SqlResult plan;
+  PGLAYOUT_ASSERT_OK(s->Execute("EXPLAIN (COSTS OFF) " + copy, {}, &plan));
+  std::string text;
+  for (const SqlRow& row : plan.rows) text += Cell(row, 0) + "\n";
+  EXPECT_NE(text.find("SubPlan"), std::string::npos) << text;
+  EXPECT_NE(text.find("Index"), std::string::npos) << text;
+  EXPECT_NE(text.find(" using log_"), std::string::npos) << text;
+  EXPECT_EQ(text.find("hashed"), std::string::npos) << text;
+  Exec(s.get(), copy);
+  // Left out: the 100 rows written since, whose keys the trigger logged.
+  // Copied: every older row, the 9,950 logged odd ones among them.
+  EXPECT_EQ(Value(s.get(),
+                  "SELECT count(*) || ' ' || count(*) FILTER (WHERE x % 2 = "
+                  "1) || ' ' || count(*) FILTER (WHERE x <= 100) FROM " +
+                      names.QualifiedShadow()),
+            "19900 9950 0");
 }
 
 // A journal made by an older version (without the bytes columns) is

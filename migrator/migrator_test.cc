@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "common/units.h"
 #include "migrator/executor.h"
 #include "migrator/fake_sql_session.h"
@@ -641,14 +643,28 @@ TEST(OnlineSql, BlockRangeCopyReadsTidsWithoutLoggedKeys) {
   OnlineNames names = MakeOnlineNames(t, target);
   // The stored generated column is left to the shadow; identity ALWAYS
   // needs OVERRIDING.
-  EXPECT_EQ(CopyTidRangeSql(t, names),
-            "INSERT INTO \"public\".\"pglayout_new_16384\" (\"order id\", "
-            "\"line\", \"n\") OVERRIDING SYSTEM VALUE SELECT t.\"order id\", "
-            "t.\"line\", t.\"n\" FROM ONLY \"public\".\"My \"\"Items\"\"\" t "
-            "WHERE t.ctid >= $1::pg_catalog.tid AND t.ctid < "
-            "$2::pg_catalog.tid AND NOT EXISTS (SELECT FROM "
-            "pglayout.log_16384 l WHERE l.k1 = t.\"order id\" AND l.k2 = "
-            "t.\"line\")");
+  const std::string insert =
+      "INSERT INTO \"public\".\"pglayout_new_16384\" (\"order id\", "
+      "\"line\", \"n\") OVERRIDING SYSTEM VALUE SELECT t.\"order id\", "
+      "t.\"line\", t.\"n\" FROM ONLY \"public\".\"My \"\"Items\"\"\" t "
+      "WHERE t.ctid >= $1::pg_catalog.tid AND t.ctid < $2::pg_catalog.tid AND ";
+  const std::string not_logged =
+      "NOT EXISTS (SELECT FROM pglayout.log_16384 l WHERE l.k1 = t.\"order "
+      "id\" AND l.k2 = t.\"line\")";
+  EXPECT_EQ(CopyTidRangeSql(t, names, false), insert + not_logged);
+  // Only rows written since $3 are looked up in the log.
+  EXPECT_EQ(CopyTidRangeSql(t, names, true),
+            insert +
+                "(pg_catalog.age(t.xmin) > pg_catalog.age($3::pg_catalog.xid) "
+                "OR " +
+                not_logged + ")");
+  // Which needs the log's key index; the key-order copy does not.
+  const std::string key_index = "CREATE INDEX ON pglayout.log_16384 (k1, k2)";
+  auto has = [](const std::vector<std::string>& sql, const std::string& s) {
+    return std::find(sql.begin(), sql.end(), s) != sql.end();
+  };
+  EXPECT_TRUE(has(CaptureCreateSql(t, names, 7, true), key_index));
+  EXPECT_FALSE(has(CaptureCreateSql(t, names, 7, false), key_index));
   int64_t block = -1;
   EXPECT_EQ(BlockTid(163935), "(163935,0)");
   ASSERT_TRUE(ParseBlockTid("(163935,0)", &block));

@@ -66,20 +66,24 @@ constexpr char kCompletedXidsSql[] =
     "pg_catalog.txid_snapshot_xmax(pg_catalog.txid_current_snapshot())";
 
 // step.detail: structure hash, schema, table, kCopyByBlocks when the copy
-// goes by heap block ranges, and the source's filenode when the shadow was
-// made (one per line). Fixed when the shadow is made, so a resumed run
-// copies the way it started (a run started by an older version has no
-// fourth line and resumes in key order, nor a fifth).
+// goes by heap block ranges, the source's filenode when the shadow was
+// made, and the block-range copy's xmin threshold (CopyTidRangeSql), one
+// per line. Fixed when the shadow is made, so a resumed run copies the way
+// it started (a run started by an older version has no fourth line and
+// resumes in key order, nor a fifth, nor a sixth: its log has no key index
+// and every row is looked up by anti join).
 std::string MakeDetail(const TableFacts& t, bool by_blocks,
-                       const std::string& filenode = "") {
+                       const std::string& filenode = "",
+                       const std::string& copy_xmin = "") {
   return t.structure_hash + "\n" + t.schema + "\n" + t.name + "\n" +
-         (by_blocks ? kCopyByBlocks : "") + "\n" + filenode;
+         (by_blocks ? kCopyByBlocks : "") + "\n" + filenode + "\n" + copy_xmin;
 }
 
 struct Detail {
   std::string hash, schema, table;
   bool by_blocks = false;
-  std::string filenode;  // "" = not recorded
+  std::string filenode;   // "" = not recorded
+  std::string copy_xmin;  // "" = not recorded
 };
 
 Detail ParseDetail(const std::string& text) {
@@ -92,6 +96,7 @@ Detail ParseDetail(const std::string& text) {
   std::getline(in, mode);
   d.by_blocks = mode == kCopyByBlocks;
   std::getline(in, d.filenode);
+  std::getline(in, d.copy_xmin);
   return d;
 }
 
@@ -139,6 +144,7 @@ class OnlineRun {
     Detail parsed = ParseDetail(detail);
     by_blocks_ = parsed.by_blocks;
     source_filenode_ = parsed.filenode;
+    copy_xmin_ = parsed.copy_xmin;
     cursor_ = record.cursor;
     batches_ = record.batches;
     rows_copied_ = record.rows_copied;
@@ -173,7 +179,8 @@ class OnlineRun {
   Status Prepare() {
     std::vector<std::string> sql = ShadowCreateSql(
         t_, step_.target, names_, ex_->session()->server_version());
-    for (const std::string& s : CaptureCreateSql(t_, names_, ex_->run_id())) {
+    for (const std::string& s :
+         CaptureCreateSql(t_, names_, ex_->run_id(), by_blocks_)) {
       sql.push_back(s);
     }
     PGLAYOUT_RETURN_IF_ERROR(
@@ -189,12 +196,19 @@ class OnlineRun {
           PGLAYOUT_RETURN_IF_ERROR(QueryValue(
               ex_->session(), kFilenodeSql, {std::to_string(oid_)}, &filenode));
           source_filenode_ = filenode.value_or("");
+          if (by_blocks_) {
+            // Before any batch's snapshot, as CopyTidRangeSql requires.
+            SqlValue xmin;
+            PGLAYOUT_RETURN_IF_ERROR(
+                QueryValue(ex_->session(), kOldestRunningXidSql, {}, &xmin));
+            copy_xmin_ = xmin.value_or("");
+          }
           SqlResult r;
           return ex_->session()->Execute(
               "UPDATE pglayout.step SET detail = $3 WHERE run_id = $1 AND "
               "step_key = $2",
               {std::to_string(ex_->run_id()), key(),
-               MakeDetail(t_, by_blocks_, source_filenode_)},
+               MakeDetail(t_, by_blocks_, source_filenode_, copy_xmin_)},
               &r);
         }));
     ex_->Line(fmt::format("{}: shadow {} and change capture installed",
@@ -448,9 +462,16 @@ class OnlineRun {
     PGLAYOUT_RETURN_IF_ERROR(BulkTransaction(
         fmt::format("copy-batch:{}", batch_no), [&]() -> Status {
           if (hi > lo) {
+            bool by_xmin = !copy_xmin_.empty();
+            std::vector<SqlValue> params = {BlockTid(lo), BlockTid(hi)};
+            if (by_xmin) {
+              params.push_back(copy_xmin_);
+              PGLAYOUT_RETURN_IF_ERROR(ex_->Exec(fmt::format(
+                  "SET LOCAL work_mem = '{}'", kCopyByXminWorkMem)));
+            }
             SqlResult r;
             PGLAYOUT_RETURN_IF_ERROR(ex_->session()->Execute(
-                CopyTidRangeSql(t_, names_), {BlockTid(lo), BlockTid(hi)}, &r));
+                CopyTidRangeSql(t_, names_, by_xmin), params, &r));
             rows = r.affected_rows;
             PGLAYOUT_RETURN_IF_ERROR(CheckNotRewritten());
             PGLAYOUT_RETURN_IF_ERROR(ex_->journal()->RecordBatch(
@@ -1111,8 +1132,9 @@ class OnlineRun {
   uint32_t oid_;
   TableFacts t_;
   OnlineNames names_;
-  bool by_blocks_ = false;           // the copy reads heap block ranges
-  std::string source_filenode_;      // when the shadow was made; "" = unknown
+  bool by_blocks_ = false;       // the copy reads heap block ranges
+  std::string source_filenode_;  // when the shadow was made; "" = unknown
+  std::string copy_xmin_;        // CopyTidRangeSql's $3; "" = look every row up
   std::optional<bool> text_form_;    // hash text forms? (EnsureHashForm)
   int64_t replayed_under_lock_ = 0;  // log rows the swap replayed
   int64_t verified_under_lock_ = 0;  // rows of their keys it verified

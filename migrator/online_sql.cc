@@ -366,7 +366,7 @@ std::vector<ShadowIndex> ShadowIndexSql(const TableFacts& t,
 
 std::vector<std::string> CaptureCreateSql(const TableFacts& t,
                                           const OnlineNames& names,
-                                          uint64_t run_id) {
+                                          uint64_t run_id, bool key_index) {
   std::vector<std::string> key_defs;
   for (size_t i = 0; i < t.row_key.size(); ++i) {
     key_defs.push_back(
@@ -384,6 +384,9 @@ std::vector<std::string> CaptureCreateSql(const TableFacts& t,
       fmt::format("CREATE TABLE {} (id bigint GENERATED ALWAYS AS IDENTITY "
                   "PRIMARY KEY, {})",
                   names.log, JoinComma(key_defs)),
+      key_index
+          ? fmt::format("CREATE INDEX ON {} ({})", names.log, LogKeyColumns(t))
+          : std::string(),
       fmt::format("CREATE FUNCTION {}() RETURNS trigger LANGUAGE plpgsql "
                   "SECURITY DEFINER SET search_path = pg_catalog, pg_temp "
                   "AS {}",
@@ -564,16 +567,23 @@ std::string KeyNotLogged(const TableFacts& t, const OnlineNames& names,
 
 }  // namespace
 
-std::string CopyTidRangeSql(const TableFacts& t, const OnlineNames& names) {
+std::string CopyTidRangeSql(const TableFacts& t, const OnlineNames& names,
+                            bool by_xmin) {
   std::vector<std::string> cols = InsertColumns(t);
   std::vector<std::string> source_cols;
   for (const std::string& c : cols) source_cols.push_back("t." + c);
+  std::string not_logged = KeyNotLogged(t, names, "t");
+  if (by_xmin) {
+    // age() counts back from this transaction's xid, the same for both.
+    not_logged = fmt::format(
+        "(pg_catalog.age(t.xmin) > pg_catalog.age($3::pg_catalog.xid) OR {})",
+        not_logged);
+  }
   return fmt::format(
       "INSERT INTO {0} ({1}){2} SELECT {3} FROM ONLY {4} t WHERE t.ctid >= "
       "$1::pg_catalog.tid AND t.ctid < $2::pg_catalog.tid AND {5}",
       names.QualifiedShadow(), JoinComma(cols), Overriding(t),
-      JoinComma(source_cols), names.QualifiedTable(),
-      KeyNotLogged(t, names, "t"));
+      JoinComma(source_cols), names.QualifiedTable(), not_logged);
 }
 
 std::string VerifySumSql(const TableFacts& t, const OnlineNames& names,

@@ -127,14 +127,17 @@ Step OnlineCopyStep(const Placement& p, const TableFacts& t,
   };
   s.sql.push_back("-- 1. shadow table and change capture, one transaction:");
   append(ShadowCreateSql(t, s.target, names, server.version_num));
-  append(CaptureCreateSql(t, names, 0));
   bool by_blocks = options.copy_by_blocks && server.version_num >= 140000;
+  append(CaptureCreateSql(t, names, 0, by_blocks));
   if (by_blocks) {
     s.sql.push_back(fmt::format(
         "-- 2. copy ranges of heap blocks (about {} rows each) into the "
-        "shadow, which has no index yet, each with its journal row:",
+        "shadow, which has no index yet, each with its journal row ($3: the "
+        "oldest transaction running when the capture was installed):",
         options.batch_rows));
-    s.sql.push_back(CopyTidRangeSql(t, names));
+    s.sql.push_back(
+        fmt::format("SET LOCAL work_mem = '{}'", kCopyByXminWorkMem));
+    s.sql.push_back(CopyTidRangeSql(t, names, true));
   } else {
     s.sql.push_back(
         fmt::format("-- 2. copy in key order, batches of {} rows, into the "
