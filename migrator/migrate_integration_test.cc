@@ -41,6 +41,25 @@ void Exec(SqlSession* s, const std::string& sql) {
   ASSERT_TRUE(st.ok()) << sql << ": " << st.ToString();
 }
 
+// The plan of |sql| (EXPLAIN (COSTS OFF), one line per row) with |params|
+// as literals in place of $1, $2..., since EXPLAIN takes no parameters.
+std::string PlanOf(SqlSession* s, std::string sql,
+                   const std::vector<SqlValue>& params) {
+  for (size_t i = params.size(); i > 0; --i) {  // $10 before $1
+    std::string param = "$" + std::to_string(i);
+    for (size_t at = sql.find(param); at != std::string::npos;
+         at = sql.find(param)) {
+      sql.replace(at, param.size(), QuoteLiteral(params[i - 1].value()));
+    }
+  }
+  SqlResult plan;
+  Status st = s->Execute("EXPLAIN (COSTS OFF) " + sql, {}, &plan);
+  EXPECT_TRUE(st.ok()) << sql << ": " << st.ToString();
+  std::string text;
+  for (const SqlRow& row : plan.rows) text += Cell(row, 0) + "\n";
+  return text;
+}
+
 std::string Conninfo(PgCluster* pg, const std::string& db,
                      const std::string& user = "postgres") {
   return "host=127.0.0.1 port=" + std::to_string(pg->port()) + " dbname=" + db +
@@ -930,21 +949,13 @@ TEST_P(MigrateTest, CopyLeavesOutLoggedKeysByAnAntiJoinPastWorkMem) {
                     names.log +
                     " (k1, k2) SELECT g, g % 7 FROM generate_series(1, "
                     "40000, 2) g; ANALYZE; SET work_mem = '64kB'");
+  std::vector<SqlValue> blocks = {"(0,0)", "(100000,0)"};
   std::string copy = CopyTidRangeSql(facts, names, false);
-  for (const auto& [param, tid] :
-       {std::pair<std::string, std::string>{"$1", "'(0,0)'"},
-        {"$2", "'(100000,0)'"}}) {
-    size_t at = copy.find(param);
-    ASSERT_NE(at, std::string::npos) << copy;
-    copy.replace(at, param.size(), tid);
-  }
-  SqlResult plan;
-  PGLAYOUT_ASSERT_OK(s->Execute("EXPLAIN (COSTS OFF) " + copy, {}, &plan));
-  std::string text;
-  for (const SqlRow& row : plan.rows) text += Cell(row, 0) + "\n";
+  std::string text = PlanOf(s.get(), copy, blocks);
   EXPECT_NE(text.find("Anti Join"), std::string::npos) << text;
   EXPECT_EQ(text.find("SubPlan"), std::string::npos) << text;
-  Exec(s.get(), copy);
+  SqlResult copied;
+  PGLAYOUT_ASSERT_OK(s->Execute(copy, blocks, &copied));
   EXPECT_EQ(Value(s.get(),
                   "SELECT count(*) FILTER (WHERE x % 2 = 0) || '/' "
                   "|| count(*) FROM " +
@@ -981,25 +992,16 @@ TEST_P(MigrateTest, CopyLooksUpOnlyRowsWrittenSinceTheCapture) {
   Exec(s.get(), "INSERT INTO " + names.log +
                     " (k1, k2) SELECT x, y FROM a WHERE x % 2 = 1;"
                     "UPDATE a SET v = 'new' WHERE x <= 100; ANALYZE");
+  std::vector<SqlValue> params = {"(0,0)", "(100000,0)", threshold};
   std::string copy = CopyTidRangeSql(facts, names, true);
-  for (const auto& [param, value] :
-       {std::pair<std::string, std::string>{"$1", "'(0,0)'"},
-        {"$2", "'(100000,0)'"},
-        {"$3", "'" + threshold + "'"}}) {
-    size_t at = copy.find(param);
-    ASSERT_NE(at, std::string::npos) << copy;
-    copy.replace(at, param.size(), value);
-  }
   Exec(s.get(), fmt::format("SET work_mem = '{}'", kCopyByXminWorkMem));
-  SqlResult plan;
-  PGLAYOUT_ASSERT_OK(s->Execute("EXPLAIN (COSTS OFF) " + copy, {}, &plan));
-  std::string text;
-  for (const SqlRow& row : plan.rows) text += Cell(row, 0) + "\n";
+  std::string text = PlanOf(s.get(), copy, params);
   EXPECT_NE(text.find("SubPlan"), std::string::npos) << text;
   EXPECT_NE(text.find("Index"), std::string::npos) << text;
   EXPECT_NE(text.find(" using log_"), std::string::npos) << text;
   EXPECT_EQ(text.find("hashed"), std::string::npos) << text;
-  Exec(s.get(), copy);
+  SqlResult copied;
+  PGLAYOUT_ASSERT_OK(s->Execute(copy, params, &copied));
   // Left out: the 100 rows written since, whose keys the trigger logged.
   // Copied: every older row, the 9,950 logged odd ones among them.
   EXPECT_EQ(Value(s.get(),
