@@ -112,9 +112,10 @@ std::vector<std::string> CaptureDropSql(const OnlineNames& names,
 // written since the capture began, see CopyTidRangeSql). That keeps a row
 // from being read twice: an UPDATE that moves it from a block already
 // copied to one not yet copied logs its key in the same commit, so the
-// later batch, which sees the new version, sees the log row too. kPlain: keyset batches in key order (12 and 13,
-// which have no TID Range Scan, --copy-order key, and copies started by an
-// older version); the key ranges are disjoint, so no conflict either.
+// later batch, which sees the new version, sees the log row too. kPlain:
+// keyset batches in key order (12 and 13, which have no TID Range Scan,
+// --copy-order key, and copies started by an older version); the key
+// ranges are disjoint, so no conflict either.
 // kSkipExisting: ON CONFLICT DO NOTHING, for a shadow made by an older
 // version, which had the key index from the start and replayed during the
 // copy (so rows above the cursor may already be there).
