@@ -227,7 +227,12 @@ Status ReadColumns(SqlSession* s, uint32_t oid, TableFacts* t) {
   PGLAYOUT_RETURN_IF_ERROR(s->Execute(
       "SELECT a.attname, pg_catalog.format_type(a.atttypid, a.atttypmod), "
       "a.attnotnull, a.attidentity, a.attgenerated, "
-      "coalesce(a.attstattarget::int, -1) "
+      "coalesce(a.attstattarget::int, -1), coalesce((SELECT "
+      "pg_catalog.quote_ident(n.nspname) || '.' || "
+      "pg_catalog.quote_ident(co.collname) FROM pg_catalog.pg_collation co "
+      "JOIN pg_catalog.pg_namespace n ON n.oid = co.collnamespace WHERE "
+      "co.oid = a.attcollation AND co.oid <> (SELECT typcollation FROM "
+      "pg_catalog.pg_type WHERE oid = a.atttypid)), '') "
       "FROM pg_catalog.pg_attribute a WHERE a.attrelid = $1::oid "
       "AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum",
       {std::to_string(oid)}, &r));
@@ -239,6 +244,7 @@ Status ReadColumns(SqlSession* s, uint32_t oid, TableFacts* t) {
     c.identity = CellChar(row, 3);
     c.generated = CellChar(row, 4);
     c.stat_target = static_cast<int>(CellInt(row, 5));
+    c.collation = Cell(row, 6);
     t->columns.push_back(std::move(c));
   }
   SqlResult hashes;

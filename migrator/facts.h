@@ -34,6 +34,9 @@ struct ColumnFacts {
   // none (json, point).
   std::string hash_function;
   std::string hash_input_type;
+  // The column's collation when it is not its type's default, quoted and
+  // qualified (pg_catalog."C"); "" otherwise.
+  std::string collation;
 };
 
 struct IndexFacts {

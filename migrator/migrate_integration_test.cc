@@ -972,13 +972,17 @@ TEST_P(MigrateTest, CopyLooksUpOnlyRowsWrittenSinceTheCapture) {
   std::unique_ptr<SqlSession> s;
   PGLAYOUT_ASSERT_OK(FreshDatabase("byxmin", &pg, &s));
   Exec(s.get(),
-       "CREATE TABLE a (x int, y int, v text, PRIMARY KEY (x, y));"
+       "CREATE TABLE a (x int, y text COLLATE \"C\", v text, PRIMARY KEY "
+       "(x, y));"
        "INSERT INTO a SELECT g, g % 7, 'v' FROM generate_series(1, 20000) g;"
        "CREATE SCHEMA pglayout");
   TableFacts facts;
   PGLAYOUT_ASSERT_OK(GatherTableFacts(
       s.get(), std::stoul(Value(s.get(), "SELECT 'a'::regclass::oid")),
       &facts));
+  // A key column of a collation other than its type's: the log's column
+  // takes it, or its index could not serve the lookups.
+  ASSERT_EQ(facts.columns.at(1).collation, "pg_catalog.\"C\"");
   OnlineTarget target;
   target.tablespaces = {"pg_default"};
   OnlineNames names = MakeOnlineNames(facts, target);
@@ -994,11 +998,19 @@ TEST_P(MigrateTest, CopyLooksUpOnlyRowsWrittenSinceTheCapture) {
                     "UPDATE a SET v = 'new' WHERE x <= 100; ANALYZE");
   std::vector<SqlValue> params = {"(0,0)", "(100000,0)", threshold};
   std::string copy = CopyTidRangeSql(facts, names, true);
-  Exec(s.get(), fmt::format("SET work_mem = '{}'", kCopyByXminWorkMem));
+  Exec(s.get(), "BEGIN");
+  for (const std::string& set : CopyByXminSettingsSql()) {
+    // hash_mem_multiplier is 13+; the copy by xmin runs on 14+ only.
+    bool on_12 = version() == PgVersion::k12;
+    if (!on_12 || set.find("hash_mem") == std::string::npos) {
+      Exec(s.get(), set);
+    }
+  }
   std::string text = PlanOf(s.get(), copy, params);
+  Exec(s.get(), "COMMIT");
   EXPECT_NE(text.find("SubPlan"), std::string::npos) << text;
   EXPECT_NE(text.find("Index"), std::string::npos) << text;
-  EXPECT_NE(text.find(" using log_"), std::string::npos) << text;
+  EXPECT_NE(text.find("_k1_k2_idx"), std::string::npos) << text;
   EXPECT_EQ(text.find("hashed"), std::string::npos) << text;
   SqlResult copied;
   PGLAYOUT_ASSERT_OK(s->Execute(copy, params, &copied));

@@ -52,7 +52,8 @@ TableFacts Orders() {
                 -1,
                 {},
                 "pg_catalog.hashint8extended",
-                "pg_catalog.int8"},
+                "pg_catalog.int8",
+                ""},
                {"customer",
                 "integer",
                 true,
@@ -61,7 +62,8 @@ TableFacts Orders() {
                 -1,
                 {},
                 "pg_catalog.hashint4extended",
-                "pg_catalog.int4"},
+                "pg_catalog.int4",
+                ""},
                {"email",
                 "text",
                 false,
@@ -70,7 +72,8 @@ TableFacts Orders() {
                 -1,
                 {},
                 "pg_catalog.hashtextextended",
-                "pg_catalog.text"}};
+                "pg_catalog.text",
+                ""}};
   IndexFacts pk;
   pk.name = "orders_pkey";
   pk.unique = pk.primary = true;
@@ -468,7 +471,8 @@ TableFacts Composite() {
                 -1,
                 {},
                 "pg_catalog.hashint8extended",
-                "pg_catalog.int8"},
+                "pg_catalog.int8",
+                ""},
                {"line",
                 "integer",
                 true,
@@ -477,7 +481,8 @@ TableFacts Composite() {
                 -1,
                 {},
                 "pg_catalog.hashint4extended",
-                "pg_catalog.int4"},
+                "pg_catalog.int4",
+                ""},
                {"n",
                 "integer",
                 false,
@@ -486,9 +491,10 @@ TableFacts Composite() {
                 -1,
                 {},
                 "pg_catalog.hashint4extended",
-                "pg_catalog.int4"},
+                "pg_catalog.int4",
+                ""},
                // A type without a hash function (json, point) has none.
-               {"total", "numeric", false, 0, 's', -1, {}, "", ""}};
+               {"total", "numeric", false, 0, 's', -1, {}, "", "", ""}};
   t.row_key = {"order id", "line"};
   return t;
 }

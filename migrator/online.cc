@@ -3,8 +3,9 @@
 //   (none)   -> copy      shadow (no indexes) + log + capture triggers +
 //                         journal row, one transaction: all exist or none
 //   copy     -> indexes   batches of plain INSERT .. SELECT: ranges of heap
-//                         blocks in disk order without the logged keys
-//                         (14+), or keyset batches in key order (12, 13,
+//                         blocks in disk order without the rows written
+//                         since with logged keys (14+; CopyTidRangeSql),
+//                         or keyset batches in key order (12, 13,
 //                         --copy-order key); each batch and its journal row
 //                         (cursor, rows, bytes) commit together; no replay
 //                         yet, the log only accumulates
@@ -466,8 +467,9 @@ class OnlineRun {
             std::vector<SqlValue> params = {BlockTid(lo), BlockTid(hi)};
             if (by_xmin) {
               params.push_back(copy_xmin_);
-              PGLAYOUT_RETURN_IF_ERROR(ex_->Exec(fmt::format(
-                  "SET LOCAL work_mem = '{}'", kCopyByXminWorkMem)));
+              for (const std::string& set : CopyByXminSettingsSql()) {
+                PGLAYOUT_RETURN_IF_ERROR(ex_->Exec(set));
+              }
             }
             SqlResult r;
             PGLAYOUT_RETURN_IF_ERROR(ex_->session()->Execute(

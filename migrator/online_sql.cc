@@ -19,6 +19,15 @@ std::string KeyType(const TableFacts& t, const std::string& column) {
   return c ? c->type : "text";
 }
 
+// The type of a log column holding key |column|, with the column's
+// collation: "l.k1 = t.k" compares in the source column's collation, and
+// only an index of that collation serves it.
+std::string LogKeyType(const TableFacts& t, const std::string& column) {
+  const ColumnFacts* c = t.FindColumn(column);
+  if (c == nullptr || c->collation.empty()) return KeyType(t, column);
+  return c->type + " COLLATE " + c->collation;
+}
+
 // "(t."a", t."b")" or without an alias: "("a", "b")".
 std::string KeyTuple(const TableFacts& t, const std::string& alias) {
   std::vector<std::string> parts;
@@ -370,7 +379,7 @@ std::vector<std::string> CaptureCreateSql(const TableFacts& t,
   std::vector<std::string> key_defs;
   for (size_t i = 0; i < t.row_key.size(); ++i) {
     key_defs.push_back(
-        fmt::format("k{} {} NOT NULL", i + 1, KeyType(t, t.row_key[i])));
+        fmt::format("k{} {} NOT NULL", i + 1, LogKeyType(t, t.row_key[i])));
   }
   std::string message = fmt::format(
       "pglayout migrate run {} is moving table {}; TRUNCATE is blocked until "
@@ -567,6 +576,10 @@ std::string KeyNotLogged(const TableFacts& t, const OnlineNames& names,
 
 }  // namespace
 
+std::vector<std::string> CopyByXminSettingsSql() {
+  return {"SET LOCAL work_mem = '64kB'", "SET LOCAL hash_mem_multiplier = 1"};
+}
+
 std::string CopyTidRangeSql(const TableFacts& t, const OnlineNames& names,
                             bool by_xmin) {
   std::vector<std::string> cols = InsertColumns(t);
@@ -574,7 +587,7 @@ std::string CopyTidRangeSql(const TableFacts& t, const OnlineNames& names,
   for (const std::string& c : cols) source_cols.push_back("t." + c);
   std::string not_logged = KeyNotLogged(t, names, "t");
   if (by_xmin) {
-    // age() counts back from this transaction's xid, the same for both.
+    // Both age()s count back from the same xid, fixed for the transaction.
     not_logged = fmt::format(
         "(pg_catalog.age(t.xmin) > pg_catalog.age($3::pg_catalog.xid) OR {})",
         not_logged);

@@ -144,18 +144,21 @@ std::string CopyBatchSql(const TableFacts& t, const OnlineNames& names,
 // only rows written by transaction $3 (an xid as text) or later are looked
 // up, one index probe each in the log's key index: $3 is the oldest
 // transaction running when the capture was installed, so an older row's
-// writer had committed before any batch began, and no other version of its
-// key can have been read. Older rows are copied even when their key is
-// logged; replay replaces them. A row frozen long ago may have an xmin that
-// wrapped around to look recent: it is looked up, which costs a probe and
-// changes nothing. The batch must run with a work_mem too small to hash the
-// log: the planner expects the lookup for every row, not for the few the
-// xmin test lets through, and would hash the whole log for each batch.
+// writer had ended before any batch began, and no other version of its key
+// can have been read. Older rows are copied even when their key is logged;
+// replay replaces them. A row frozen long ago may have an xmin that wrapped
+// around to look recent, and a transaction left open (or prepared) holds
+// $3 back: such rows are looked up too, which costs probes and changes
+// nothing. The batch must run with CopyByXminSettingsSql: the planner
+// expects the lookup for every row, not for the few the xmin test lets
+// through, and would hash the whole log for each batch.
 std::string CopyTidRangeSql(const TableFacts& t, const OnlineNames& names,
                             bool by_xmin);
 
-// The work_mem for a CopyTidRangeSql batch with |by_xmin|.
-inline constexpr char kCopyByXminWorkMem[] = "64kB";
+// SET LOCALs for a CopyTidRangeSql batch with |by_xmin|: a hash memory too
+// small to hash the log (work_mem 64kB, hash_mem_multiplier 1; 13+), which
+// leaves the planner only the probe of the log's key index.
+std::vector<std::string> CopyByXminSettingsSql();
 
 // Its $3: the oldest transaction still running (every older one has
 // ended), as a 32-bit xid like a tuple's xmin.

@@ -135,8 +135,7 @@ Step OnlineCopyStep(const Placement& p, const TableFacts& t,
         "shadow, which has no index yet, each with its journal row ($3: the "
         "oldest transaction running when the capture was installed):",
         options.batch_rows));
-    s.sql.push_back(
-        fmt::format("SET LOCAL work_mem = '{}'", kCopyByXminWorkMem));
+    append(CopyByXminSettingsSql());
     s.sql.push_back(CopyTidRangeSql(t, names, true));
   } else {
     s.sql.push_back(
