@@ -922,6 +922,22 @@ TEST_P(MigrateTest, SwapReplaysTheBacklogOfItsWaitOutsideTheLock) {
             "20000/20000");
 }
 
+// Table a (x int, y |y_type|, v text, key (x, y)) with 20,000 rows, schema
+// pglayout, and a's facts and online names, for the copy-batch tests.
+void MakeCopyCase(SqlSession* s, const std::string& y_type, TableFacts* facts,
+                  OnlineNames* names) {
+  Exec(s, "CREATE TABLE a (x int, y " + y_type +
+              ", v text, PRIMARY KEY (x, y));"
+              "INSERT INTO a SELECT g, g % 7, 'v' FROM generate_series(1, "
+              "20000) g;"
+              "CREATE SCHEMA pglayout");
+  PGLAYOUT_ASSERT_OK(GatherTableFacts(
+      s, std::stoul(Value(s, "SELECT 'a'::regclass::oid")), facts));
+  OnlineTarget target;
+  target.tablespaces = {"pg_default"};
+  *names = MakeOnlineNames(*facts, target);
+}
+
 // The copy leaves out logged keys by an anti join whatever the log's size.
 // A NOT IN subquery is hashed only while the log fits in work_mem; past
 // that it rescans the log for every row, and one batch of a 10 M-row
@@ -930,17 +946,9 @@ TEST_P(MigrateTest, CopyLeavesOutLoggedKeysByAnAntiJoinPastWorkMem) {
   PgCluster* pg;
   std::unique_ptr<SqlSession> s;
   PGLAYOUT_ASSERT_OK(FreshDatabase("antijoin", &pg, &s));
-  Exec(s.get(),
-       "CREATE TABLE a (x int, y int, v text, PRIMARY KEY (x, y));"
-       "INSERT INTO a SELECT g, g % 7, 'v' FROM generate_series(1, 20000) g;"
-       "CREATE SCHEMA pglayout");
   TableFacts facts;
-  PGLAYOUT_ASSERT_OK(GatherTableFacts(
-      s.get(), std::stoul(Value(s.get(), "SELECT 'a'::regclass::oid")),
-      &facts));
-  OnlineTarget target;
-  target.tablespaces = {"pg_default"};
-  OnlineNames names = MakeOnlineNames(facts, target);
+  OnlineNames names;
+  ASSERT_NO_FATAL_FAILURE(MakeCopyCase(s.get(), "int", &facts, &names));
   // Every odd x logged, 20,000 log rows: far more than 64kB of work_mem.
   Exec(s.get(), "CREATE TABLE " + names.QualifiedShadow() +
                     " (LIKE a); CREATE TABLE " + names.log +
@@ -971,21 +979,13 @@ TEST_P(MigrateTest, CopyLooksUpOnlyRowsWrittenSinceTheCapture) {
   PgCluster* pg;
   std::unique_ptr<SqlSession> s;
   PGLAYOUT_ASSERT_OK(FreshDatabase("byxmin", &pg, &s));
-  Exec(s.get(),
-       "CREATE TABLE a (x int, y text COLLATE \"C\", v text, PRIMARY KEY "
-       "(x, y));"
-       "INSERT INTO a SELECT g, g % 7, 'v' FROM generate_series(1, 20000) g;"
-       "CREATE SCHEMA pglayout");
   TableFacts facts;
-  PGLAYOUT_ASSERT_OK(GatherTableFacts(
-      s.get(), std::stoul(Value(s.get(), "SELECT 'a'::regclass::oid")),
-      &facts));
+  OnlineNames names;
+  ASSERT_NO_FATAL_FAILURE(
+      MakeCopyCase(s.get(), "text COLLATE \"C\"", &facts, &names));
   // A key column of a collation other than its type's: the log's column
   // takes it, or its index could not serve the lookups.
   ASSERT_EQ(facts.columns.at(1).collation, "pg_catalog.\"C\"");
-  OnlineTarget target;
-  target.tablespaces = {"pg_default"};
-  OnlineNames names = MakeOnlineNames(facts, target);
   Exec(s.get(), "CREATE TABLE " + names.QualifiedShadow() + " (LIKE a)");
   for (const std::string& sql : CaptureCreateSql(facts, names, 1, true)) {
     if (!sql.empty()) Exec(s.get(), sql);
