@@ -136,11 +136,11 @@ class OnlineRun {
       }
       names_ = MakeOnlineNames(t_, step_.target);
     }
-    // TID Range Scans exist from 14 on.
     std::string detail =
         record.detail.empty() && t_.exists
-            ? MakeDetail(t_, ex_->options().copy_by_blocks &&
-                                 ex_->session()->server_version() >= 140000)
+            ? MakeDetail(t_,
+                         ex_->options().copy_by_blocks &&
+                             HasTidRangeScans(ex_->session()->server_version()))
             : record.detail;
     Detail parsed = ParseDetail(detail);
     by_blocks_ = parsed.by_blocks;
@@ -758,7 +758,7 @@ class OnlineRun {
   Status SumSide(SqlSession* session, const std::string& side_sql,
                  int64_t blocks, int64_t chunk, bool text_form,
                  const AfterChunk& after, SideSum* out) const {
-    bool ranged = session->server_version() >= 140000;
+    bool ranged = HasTidRangeScans(session->server_version());
     std::string sql = VerifySumSql(
         t_, names_, side_sql,
         ranged ? VerifyScope::kBlockRange : VerifyScope::kAll, text_form);
@@ -841,7 +841,7 @@ class OnlineRun {
     PGLAYOUT_RETURN_IF_ERROR(ReadVerifyExtent(&source_blocks, &shadow_blocks));
     int64_t chunk =
         BlocksHolding(ex_->options().verify_range_rows, source_blocks);
-    if (ex_->session()->server_version() >= 140000) {
+    if (HasTidRangeScans(ex_->session()->server_version())) {
       return SumSidesSideBySide(source_blocks, shadow_blocks, chunk, text_form,
                                 source, shadow);
     }

@@ -121,6 +121,12 @@ std::vector<std::string> CaptureDropSql(const OnlineNames& names,
 // copy (so rows above the cursor may already be there).
 enum class CopyMode { kPlain, kSkipExisting, kTidRange };
 
+// TID Range Scans, which the block-range copy and verification read by,
+// exist from PostgreSQL 14 on (server_version_num).
+inline bool HasTidRangeScans(int server_version) {
+  return server_version >= 140000;
+}
+
 // One keyset copy batch (kPlain, kSkipExisting): inserts up to
 // |batch_rows| rows with a key above the cursor ($1..$n, text) and returns
 // one row: (rows read, bytes copied as the sum of pg_column_size of the

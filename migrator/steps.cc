@@ -127,7 +127,8 @@ Step OnlineCopyStep(const Placement& p, const TableFacts& t,
   };
   s.sql.push_back("-- 1. shadow table and change capture, one transaction:");
   append(ShadowCreateSql(t, s.target, names, server.version_num));
-  bool by_blocks = options.copy_by_blocks && server.version_num >= 140000;
+  bool by_blocks =
+      options.copy_by_blocks && HasTidRangeScans(server.version_num);
   append(CaptureCreateSql(t, names, 0, by_blocks));
   if (by_blocks) {
     s.sql.push_back(fmt::format(
