@@ -681,6 +681,63 @@ TEST_P(MigrateTest, ResumesACopyStartedByAnOlderVersion) {
       << "autovacuum, off on the shadow during the copy, is back";
 }
 
+// A block-range copy started by the version before the xmin threshold
+// (a five-line step detail, a log without a key index) resumes looking
+// every row up in the log: rows an UPDATE moved after the kill, from
+// blocks copied to blocks not yet copied, are read once.
+TEST_P(MigrateTest, ResumesABlockCopyStartedWithoutTheXminThreshold) {
+  PgCluster* pg;
+  std::unique_ptr<SqlSession> s;
+  PGLAYOUT_ASSERT_OK(FreshDatabase("fivelines", &pg, &s));
+  // Full pages but for free space in the second half of the heap.
+  Exec(s.get(),
+       "CREATE TABLE z (id int PRIMARY KEY, v text) WITH (fillfactor = 100, "
+       "autovacuum_enabled = false);"
+       "INSERT INTO z SELECT g, md5(g::text) FROM generate_series(1, 20000) "
+       "g;"
+       "DELETE FROM z WHERE id > 12000 AND id % 2 = 0");
+  Exec(s.get(), "VACUUM z");
+  Exec(s.get(), "CREATE TABLE z_v AS TABLE z");
+  std::string plan =
+      WriteFile("z_plan_" + std::string(PgVersionName(version())) + ".toml",
+                MovePlan(pg, "z"));
+  std::vector<std::string> args = {"migrate", plan,
+                                   "--dsn",   Conninfo(pg, "fivelines"),
+                                   "--apply", "--batch-rows",
+                                   "1000",    "--throttle",
+                                   "off",     "--no-checkpoint-guard"};
+  BinaryRun killed = RunPglayout(args, "copy-batch:3:before-commit");
+  ASSERT_EQ(killed.signal, SIGKILL) << killed.output;
+  const bool by_blocks = version() != PgVersion::k12;
+  std::string log =
+      "pglayout.log_" + Value(s.get(), "SELECT 'z'::regclass::oid");
+  std::string key_indexes =
+      "SELECT x.indexrelid::regclass FROM pg_index x JOIN pg_attribute a ON "
+      "a.attrelid = x.indrelid AND a.attnum = x.indkey[0] WHERE x.indrelid = "
+      "'" +
+      log + "'::regclass AND a.attname = 'k1'";
+  EXPECT_EQ(Value(s.get(), "SELECT count(*) FROM (" + key_indexes + ") i"),
+            by_blocks ? "1" : "0");
+  Exec(s.get(), "DO $$DECLARE i regclass; BEGIN FOR i IN " + key_indexes +
+                    " LOOP EXECUTE 'DROP INDEX ' || i; END LOOP; END$$;"
+                    "UPDATE pglayout.step SET detail = regexp_replace(detail, "
+                    "E'\\n[^\\n]*$', '') WHERE step_key = 'move:public.z'");
+  EXPECT_EQ(Value(s.get(),
+                  "SELECT array_length(string_to_array(detail, E'\\n'), 1) "
+                  "FROM pglayout.step WHERE step_key = 'move:public.z'"),
+            "5");
+  Exec(s.get(),
+       "UPDATE z SET v = v || '+' WHERE id <= 300;"
+       "UPDATE z_v SET v = v || '+' WHERE id <= 300");
+  BinaryRun resumed = RunPglayout(args, "");
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.output;
+  EXPECT_NE(resumed.output.find(by_blocks ? "heap blocks" : "in key order"),
+            std::string::npos)
+      << resumed.output;
+  EXPECT_EQ(Diff(s.get(), "z", "z_v"), "0");
+  EXPECT_EQ(Value(s.get(), "SELECT count(*) FROM z WHERE v LIKE '%+'"), "300");
+}
+
 // The first line of |report| containing |text|, or "".
 std::string LineWith(const MigrateReport& report, const std::string& text) {
   for (const std::string& line : report.lines) {
