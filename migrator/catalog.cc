@@ -13,9 +13,10 @@ namespace {
 
 // The settings the checkpoint guard reads and may change.
 constexpr const char* kGuardSettings[] = {
-    "max_wal_size",       "min_wal_size",
-    "checkpoint_timeout", "checkpoint_completion_target",
-    "wal_level",          "server_version_num"};
+    "max_wal_size",        "min_wal_size",
+    "checkpoint_timeout",  "checkpoint_completion_target",
+    "wal_level",           "server_version_num",
+    "maintenance_work_mem"};
 
 Status ReadServerBasics(SqlSession* s, ServerFacts* f) {
   SqlResult r;
@@ -25,7 +26,11 @@ Status ReadServerBasics(SqlSession* s, ServerFacts* f) {
       "'CREATE'), pg_catalog.pg_is_in_recovery(), current_user, "
       "pg_catalog.current_database(), "
       "CASE WHEN r.rolsuper THEN current_setting('data_directory') END, "
-      "coalesce(current_setting('allow_alter_system', true), 'on') "
+      "coalesce(current_setting('allow_alter_system', true), 'on'), "
+      "coalesce(nullif(btrim(pg_catalog.split_part(current_setting("
+      "'temp_tablespaces'), ',', 1), ' \"'), ''), (SELECT t.spcname FROM "
+      "pg_catalog.pg_database d JOIN pg_catalog.pg_tablespace t ON t.oid = "
+      "d.dattablespace WHERE d.datname = pg_catalog.current_database())) "
       "FROM pg_catalog.pg_roles r WHERE r.rolname = current_user",
       {}, &r));
   if (r.rows.empty()) return Status::Internal("current role not in pg_roles");
@@ -38,6 +43,7 @@ Status ReadServerBasics(SqlSession* s, ServerFacts* f) {
   f->database = Cell(row, 5);
   f->data_directory = Cell(row, 6);
   f->alter_system_allowed = Cell(row, 7) != "off";
+  f->temp_tablespace = Cell(row, 8);
   return Status::Ok();
 }
 

@@ -738,6 +738,31 @@ TEST_P(MigrateTest, ResumesABlockCopyStartedWithoutTheXminThreshold) {
   EXPECT_EQ(Value(s.get(), "SELECT count(*) FROM z WHERE v LIKE '%+'"), "300");
 }
 
+// Where index builds spill their sorts: temp_tablespaces' first entry
+// (quoted or not), else the database's default tablespace.
+TEST_P(MigrateTest, ServerFactsNameTheTempTablespace) {
+  PgCluster* pg;
+  std::unique_ptr<SqlSession> s;
+  PGLAYOUT_ASSERT_OK(FreshDatabase("temps", &pg, &s));
+  std::string dir;
+  PGLAYOUT_ASSERT_OK(pg->MakeDirectory("temp_ts", &dir));
+  Exec(s.get(), "DROP TABLESPACE IF EXISTS \"Temp TS\"");
+  Exec(s.get(), "CREATE TABLESPACE \"Temp TS\" LOCATION '" + dir + "'");
+  Plan plan;
+  auto temp = [&]() {
+    ServerFacts f;
+    EXPECT_TRUE(GatherServerFacts(s.get(), plan, &f).ok());
+    EXPECT_FALSE(f.settings["maintenance_work_mem"].empty());
+    return f.temp_tablespace;
+  };
+  EXPECT_EQ(temp(), "pg_default");
+  Exec(s.get(), "SET temp_tablespaces = \"Temp TS\", pg_default");
+  EXPECT_EQ(Value(s.get(), "SHOW temp_tablespaces"), "\"Temp TS\", pg_default");
+  EXPECT_EQ(temp(), "Temp TS");
+  Exec(s.get(), "RESET temp_tablespaces");
+  Exec(s.get(), "DROP TABLESPACE \"Temp TS\"");
+}
+
 // The first line of |report| containing |text|, or "".
 std::string LineWith(const MigrateReport& report, const std::string& text) {
   for (const std::string& line : report.lines) {

@@ -275,6 +275,54 @@ TEST(Preflight, RefusesWhenATargetVolumeIsTooSmall) {
       << c.Refusals();
 }
 
+// Research B8: an index build whose sort outgrows its memory spills about
+// the index's size into the temp tablespace, which may be a target too.
+TEST(Preflight, CountsTheIndexBuildsSortFilesInTheTempTablespace) {
+  PreflightCase c;
+  c.server.temp_tablespace = "a";
+  c.free["/vol/a"] = 600 * kMiB;  // 500 MiB of copies x 1.2 fit, no more
+  auto refusals = [&c](uint64_t sort_memory) {
+    PreflightInput in = c.Input();
+    in.sort_memory = sort_memory;
+    std::string out;
+    for (const Finding& f : RunPreflight(in)) {
+      if (f.severity == Finding::Severity::kRefusal) out += f.ToString() + "\n";
+    }
+    return out;
+  };
+  // 50 MiB per partition's index sorts in 512 MiB of memory.
+  EXPECT_EQ(refusals(512 * kMiB), "");
+  // Not in 64 MiB: 550 MiB x 1.2 do not fit.
+  EXPECT_NE(refusals(64 * kMiB).find(
+                "tablespace a: needs 660 MiB (500 MiB of copies + 50 MiB of "
+                "index-build sort files (temp_tablespaces) + 20% margin) but "
+                "'/vol/a' has 600 MiB free; point temp_tablespaces at a volume "
+                "with room"),
+            std::string::npos)
+      << refusals(64 * kMiB);
+  // Unless the server's own maintenance_work_mem is larger.
+  c.server.settings["maintenance_work_mem"] = "131072";
+  c.server.setting_units["maintenance_work_mem"] = "kB";
+  EXPECT_EQ(refusals(64 * kMiB), "");
+  // Elsewhere the sort files need room of their own.
+  c.server.settings.erase("maintenance_work_mem");
+  c.server.temp_tablespace = "pg_default";
+  c.free["/pg/data"] = 560 * kMiB;
+  EXPECT_NE(refusals(64 * kMiB).find("tablespace pg_default: needs 660 MiB"),
+            std::string::npos)
+      << refusals(64 * kMiB);
+  // An offline move builds no index.
+  c.plan.placements[0].strategy = Strategy::kMove;
+  c.plan.placements[0].tablespaces = {"b"};
+  c.plan.placements[0].online = false;
+  c.plan.tablespaces.push_back({"b", "/vol/b", "", {}});
+  c.server.path_is_directory["/vol/b"] = true;
+  c.server.path_entries["/vol/b"] = {};
+  c.free["/vol/b"] = 2 * kGiB;
+  c.free["/pg/data"] = 1 * kMiB;
+  EXPECT_EQ(refusals(64 * kMiB), "");
+}
+
 TEST(Preflight, RefusesPublicationsAndOutgoingForeignKeysBefore18) {
   PreflightCase c;
   c.tables["public.orders"].publications = {"all_tables"};

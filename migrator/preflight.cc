@@ -339,21 +339,68 @@ class Checker {
     return "";
   }
 
-  // Bytes each target tablespace receives from the placements this run
-  // still has to copy (not started, not already in place).
+  // The relation of a placement this run still has to carry out (not
+  // started, not already in place), or null.
+  const TableFacts* Pending(const Placement& p) const {
+    if (p.strategy == Strategy::kStay) return nullptr;
+    if (in_.started_relations.count(p.relation)) return nullptr;
+    auto it = in_.tables->find(p.relation);
+    if (it == in_.tables->end() || !it->second.exists) return nullptr;
+    return it->second.placed_as_planned ? nullptr : &it->second;
+  }
+
+  // Bytes each target tablespace receives from the pending placements.
   std::map<std::string, uint64_t> BytesToCopy() const {
     std::map<std::string, uint64_t> need;
     for (const Placement& p : in_.plan->placements) {
-      if (p.strategy == Strategy::kStay) continue;
-      if (in_.started_relations.count(p.relation)) continue;
-      auto it = in_.tables->find(p.relation);
-      if (it == in_.tables->end() || !it->second.exists) continue;
-      if (it->second.placed_as_planned) continue;
-      for (const auto& [ts, bytes] : BytesPerTablespace(p, it->second)) {
+      const TableFacts* t = Pending(p);
+      if (!t) continue;
+      for (const auto& [ts, bytes] : BytesPerTablespace(p, *t)) {
         need[ts] += bytes;
       }
     }
     return need;
+  }
+
+  // The server's maintenance_work_mem, bytes (0 if unknown).
+  uint64_t ServerSortMemory() const {
+    auto it = server().settings.find("maintenance_work_mem");
+    if (it == server().settings.end()) return 0;
+    auto unit = server().setting_units.find("maintenance_work_mem");
+    return SettingBytes(
+        it->second, unit == server().setting_units.end() ? "" : unit->second);
+  }
+
+  // Research B8: the temp files of the largest online index build. A sort
+  // whose index is larger than half its memory (in memory a tuple takes
+  // about twice its size in the index) spills about the index's size. The
+  // builds run one at a time, so the largest counts; a partitioned copy
+  // builds each partition's index on its own. A copy's builds sort in
+  // sort_memory (or the server's maintenance_work_mem if larger), REINDEX
+  // CONCURRENTLY in the server's.
+  uint64_t SortSpill() const {
+    if (in_.sort_memory == 0) return 0;
+    uint64_t server_memory = ServerSortMemory();
+    uint64_t copy_memory = std::max(in_.sort_memory, server_memory);
+    uint64_t largest = 0;
+    auto add = [&largest](uint64_t index_bytes, uint64_t memory) {
+      if (index_bytes * 2 > memory) largest = std::max(largest, index_bytes);
+    };
+    for (const Placement& p : in_.plan->placements) {
+      const TableFacts* t = Pending(p);
+      if (!t || MovesOffline(p, *t)) continue;
+      if (t->kind == 'i') {
+        add(t->heap_size, server_memory);
+        continue;
+      }
+      uint64_t parts = p.strategy == Strategy::kHashPartition
+                           ? static_cast<uint64_t>(std::max(p.partitions, 1))
+                           : 1;
+      for (const IndexFacts& index : t->indexes) {
+        add(index.size / parts, copy_memory);
+      }
+    }
+    return largest;
   }
 
   uint64_t BulkBytes() const {
@@ -405,24 +452,40 @@ class Checker {
     }
   }
 
+  // The copies' bytes in each target tablespace and the index builds'
+  // sort files in the temp tablespace (the same one, possibly), with the
+  // margin.
   void CheckFreeSpace() {
-    for (const auto& [ts, bytes] : BytesToCopy()) {
-      uint64_t required = static_cast<uint64_t>(bytes * in_.space_margin);
+    std::map<std::string, uint64_t> copies = BytesToCopy();
+    uint64_t spill = SortSpill();
+    const std::string& temp = server().temp_tablespace;
+    if (spill > 0 && !temp.empty()) copies.try_emplace(temp, 0);
+    for (const auto& [ts, bytes] : copies) {
+      uint64_t sorts = ts == temp ? spill : 0;
+      uint64_t required = static_cast<uint64_t>(
+          static_cast<double>(bytes + sorts) * in_.space_margin);
+      std::string parts =
+          HumanSize(static_cast<double>(bytes)) + " of copies" +
+          (sorts ? " + " + HumanSize(static_cast<double>(sorts)) +
+                       " of index-build sort files (temp_tablespaces)"
+                 : "");
       std::string dir = DirectoryOf(ts);
       auto free = in_.free_bytes.find(dir);
       if (free == in_.free_bytes.end()) {
         Warn("tablespace " + ts,
              fmt::format("free space at '{}' is unknown from this host; the "
-                         "copies need about {}",
-                         dir, HumanSize(static_cast<double>(required))));
+                         "migration needs about {} there ({})",
+                         dir, HumanSize(static_cast<double>(required)), parts));
       } else if (free->second < required) {
         Refuse("tablespace " + ts,
-               fmt::format("needs {} ({} of data + {:.0f}% margin) but '{}' "
-                           "has {} free",
-                           HumanSize(static_cast<double>(required)),
-                           HumanSize(static_cast<double>(bytes)),
+               fmt::format("needs {} ({} + {:.0f}% margin) but '{}' has {} "
+                           "free{}",
+                           HumanSize(static_cast<double>(required)), parts,
                            (in_.space_margin - 1) * 100, dir,
-                           HumanSize(static_cast<double>(free->second))));
+                           HumanSize(static_cast<double>(free->second)),
+                           sorts ? "; point temp_tablespaces at a volume with "
+                                   "room (ALTER ROLE ... SET temp_tablespaces)"
+                                 : ""));
       }
     }
   }

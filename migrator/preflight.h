@@ -43,6 +43,10 @@ struct PreflightInput {
   std::set<std::string> started_relations;
   std::set<std::string> started_tablespaces;
   double space_margin = 1.2;  // copies need size x margin free
+  // The memory an online index build sorts in (maintenance_work_mem as the
+  // migrator raises it); a larger sort spills to temp files in
+  // ServerFacts::temp_tablespace. 0 = not counted.
+  uint64_t sort_memory = 0;
   // The user made each new tablespace's directory on every standby.
   bool standby_dirs_ready = false;
   // Free bytes of the volume holding pg_wal as seen from this host; 0 =

@@ -180,6 +180,15 @@ Step OnlineCopyStep(const Placement& p, const TableFacts& t,
   return s;
 }
 
+}  // namespace
+
+bool MovesOffline(const Placement& placement, const TableFacts& table) {
+  return placement.strategy == Strategy::kMove &&
+         (!placement.online || table.kind == 'm');
+}
+
+namespace {
+
 void AddPlacementSteps(const Plan& plan, const ServerFacts& server,
                        const std::map<std::string, TableFacts>& tables,
                        const StepOptions& options, std::vector<Step>* offline,
@@ -190,7 +199,7 @@ void AddPlacementSteps(const Plan& plan, const ServerFacts& server,
     if (it == tables.end() || !it->second.exists) continue;
     const TableFacts& t = it->second;
     if (t.placed_as_planned) continue;
-    if (p.strategy == Strategy::kMove && (!p.online || t.kind == 'm')) {
+    if (MovesOffline(p, t)) {
       offline->push_back(OfflineMoveStep(p, t, options));
     } else if (p.strategy == Strategy::kMove && t.kind == 'i') {
       online->push_back(OnlineIndexStep(p, t));

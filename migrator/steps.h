@@ -123,6 +123,11 @@ double RequestThreshold(uint64_t original, double completion_target);
 // ("1024", "MB") -> 1 GiB. 0 if it does not parse.
 uint64_t SettingBytes(const std::string& setting, const std::string& unit);
 
+// A move by ALTER ... SET TABLESPACE (the plan allows blocking, or a
+// materialized view, which has no online path); everything else that
+// moves is copied online or (an index) rebuilt concurrently.
+bool MovesOffline(const Placement& placement, const TableFacts& table);
+
 std::vector<Step> BuildSteps(const Plan& plan, const ServerFacts& server,
                              const std::map<std::string, TableFacts>& tables,
                              const StepOptions& options);
