@@ -1522,9 +1522,15 @@ TEST_P(MigrateTest, AFrozenClientDoesNotKeepTheSwapLock) {
   std::string read_while_frozen;
   m.options.failpoint = [&](const std::string& name) {
     if (name != "swap:before-commit" || !read_while_frozen.empty()) return;
-    std::this_thread::sleep_for(std::chrono::seconds(4));  // frozen
-    read_while_frozen = SqlState(
-        m.side.get(), "SET lock_timeout = '200ms'; SELECT count(*) FROM f");
+    // Frozen: the table must become readable while the client sleeps here
+    // (the server ends its idle transaction after 1 s), within 10 s.
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    do {
+      std::this_thread::sleep_for(std::chrono::milliseconds(250));
+      read_while_frozen = SqlState(
+          m.side.get(), "SET lock_timeout = '200ms'; SELECT count(*) FROM f");
+    } while (read_while_frozen != "ok" &&
+             std::chrono::steady_clock::now() < deadline);
   };
   Status st = m.Run();
   EXPECT_NE(st.message().find("swap: the connection was lost during it"),
