@@ -93,6 +93,16 @@ std::string WriteFile(const std::string& name, const std::string& text) {
 }
 
 // Rows in one table and not the other, both ways.
+// Table |name| (id int PRIMARY KEY, v text) of |rows| rows 1.. with md5
+// values, and its twin <name>_v, to compare with Diff after a migration.
+void MakeTwinnedTable(SqlSession* s, const std::string& name, int rows) {
+  Exec(s, fmt::format("CREATE TABLE {0} (id int PRIMARY KEY, v text);"
+                      "INSERT INTO {0} SELECT g, md5(g::text) FROM "
+                      "generate_series(1, {1}) g;"
+                      "CREATE TABLE {0}_v AS TABLE {0}",
+                      name, rows));
+}
+
 std::string Diff(SqlSession* s, const std::string& a, const std::string& b) {
   return Value(s, "SELECT count(*) FROM ((TABLE " + a + " EXCEPT ALL TABLE " +
                       b + ") UNION ALL (TABLE " + b + " EXCEPT ALL TABLE " + a +
@@ -610,10 +620,7 @@ TEST_P(MigrateTest, ResumesACopyStartedByAnOlderVersion) {
   std::unique_ptr<PgCluster> pg;
   std::unique_ptr<SqlSession> s;
   PGLAYOUT_ASSERT_OK(PrivateServer(PgClusterOptions(), &pg, &s));
-  Exec(s.get(),
-       "CREATE TABLE y (id int PRIMARY KEY, v text);"
-       "INSERT INTO y SELECT g, md5(g::text) FROM generate_series(1, 10000) g;"
-       "CREATE TABLE y_v AS TABLE y");
+  MakeTwinnedTable(s.get(), "y", 10000);
   std::string dir;
   PGLAYOUT_ASSERT_OK(pg->MakeDirectory("ts_y", &dir));
   std::string plan =
@@ -772,10 +779,7 @@ TEST_P(MigrateTest, ResumesAfterTheServerCrashesDuringTheCopy) {
   std::unique_ptr<PgCluster> pg;
   std::unique_ptr<SqlSession> s;
   PGLAYOUT_ASSERT_OK(PrivateServer(PgClusterOptions(), &pg, &s));
-  Exec(s.get(),
-       "CREATE TABLE c (id int PRIMARY KEY, v text);"
-       "INSERT INTO c SELECT g, md5(g::text) FROM generate_series(1, 20000) g;"
-       "CREATE TABLE c_v AS TABLE c");
+  MakeTwinnedTable(s.get(), "c", 20000);
   MigrateOptions options;
   options.throttle = ThrottleMode::kOff;
   options.batch_rows = 1000;
