@@ -540,7 +540,7 @@ Status HardenSession(SqlSession* session) {
       "SET search_path = pg_catalog, pg_temp; SET row_security = off; "
       "SET default_transaction_read_only = off; "
       "SET default_transaction_isolation = 'read committed'; "
-      "SET synchronous_commit = on";
+      "SET synchronous_commit = on; SET jit = off";
   if (session->server_version() >= 140000) {
     sql += "; SET client_connection_check_interval = '1s'";
   }

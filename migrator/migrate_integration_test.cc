@@ -745,6 +745,31 @@ TEST_P(MigrateTest, ResumesABlockCopyStartedWithoutTheXminThreshold) {
   EXPECT_EQ(Value(s.get(), "SELECT count(*) FROM z WHERE v LIKE '%+'"), "300");
 }
 
+// The migrator's sessions compile no statement: each batch is compiled
+// anew, and JIT cost the by-xmin copy 25-85 ms per batch.
+TEST_P(MigrateTest, HardenedSessionsNeverCompileJit) {
+  PgCluster* pg;
+  std::unique_ptr<SqlSession> s;
+  PGLAYOUT_ASSERT_OK(FreshDatabase("nojit", &pg, &s));
+  Exec(s.get(), "SET jit = on; SET jit_above_cost = 0");
+  auto plan = [&]() {  // with costs: EXPLAIN shows JIT only then
+    SqlResult r;
+    EXPECT_TRUE(s->Execute("EXPLAIN (ANALYZE) SELECT sum(g) FROM "
+                           "generate_series(1, 100) g",
+                           {}, &r)
+                    .ok());
+    std::string text;
+    for (const SqlRow& row : r.rows) text += Cell(row, 0) + "\n";
+    return text;
+  };
+  if (Value(s.get(), "SELECT pg_jit_available()") == "t") {
+    EXPECT_NE(plan().find("JIT"), std::string::npos) << plan();
+  }
+  PGLAYOUT_ASSERT_OK(HardenSession(s.get()));
+  EXPECT_EQ(Value(s.get(), "SHOW jit"), "off");
+  EXPECT_EQ(plan().find("JIT"), std::string::npos) << plan();
+}
+
 // Where index builds spill their sorts: temp_tablespaces' first entry
 // (quoted or not), else the database's default tablespace.
 TEST_P(MigrateTest, ServerFactsNameTheTempTablespace) {

@@ -818,7 +818,6 @@ class OnlineRun {
     PGLAYOUT_RETURN_IF_ERROR(ExecuteSql(
         side.get(),
         "SET TRANSACTION SNAPSHOT " + QuoteLiteral(snapshot.value_or(""))));
-    PGLAYOUT_RETURN_IF_ERROR(ExecuteSql(side.get(), "SET LOCAL jit = off"));
     Status side_status;
     std::thread worker([&]() {
       side_status = SumSide(side.get(), names_.QualifiedShadow(), shadow_blocks,
@@ -834,9 +833,6 @@ class OnlineRun {
   }
 
   Status SumBothSides(bool text_form, SideSum* source, SideSum* shadow) {
-    // Each chunk is a new statement: compiling it each time costs more
-    // than JIT saves.
-    PGLAYOUT_RETURN_IF_ERROR(ex_->Exec("SET LOCAL jit = off"));
     int64_t source_blocks = 0, shadow_blocks = 0;
     PGLAYOUT_RETURN_IF_ERROR(ReadVerifyExtent(&source_blocks, &shadow_blocks));
     int64_t chunk =
