@@ -38,8 +38,8 @@ inline constexpr int kSettingsLockObject = 2;
 // (14+) so a backend whose client was killed stops its statement quickly,
 // and jit = off: each copy batch, replay round and verification chunk is a
 // statement of its own, compiled anew, and the by-xmin copy's estimated
-// lookups put it past jit_inline_above_cost: 25-85 ms of compiling per
-// 70-100 ms batch of 100k rows (PostgreSQL 15, pgbench_accounts).
+// lookups put it past jit_inline_above_cost: about 30 ms of compiling
+// added to a 75 ms batch of 100k rows (PostgreSQL 15, pgbench_accounts).
 Status HardenSession(SqlSession* session);
 
 // Resolves a plan relation name (regclass spelling) to its oid with the
