@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <set>
+#include <sstream>
 
 #include "common/units.h"
 #include "migrator/sql_util.h"
@@ -11,12 +12,26 @@
 namespace pglayout::migrator {
 namespace {
 
-// The settings the checkpoint guard reads and may change.
+// The settings read for every run: those the checkpoint guard reads and
+// may change, and maintenance_work_mem (the index builds' sort memory).
 constexpr const char* kGuardSettings[] = {
     "max_wal_size",        "min_wal_size",
     "checkpoint_timeout",  "checkpoint_completion_target",
     "wal_level",           "server_version_num",
     "maintenance_work_mem"};
+
+// The tablespaces of temp_tablespaces this session may create temp files
+// in, one per line; NULL if none (then the database's default is used).
+// An entry is an identifier: quoted ("Temp TS", with "" for a quote) or
+// folded to lower case. A name with a comma in it is not understood.
+constexpr char kTempTablespacesSql[] =
+    "SELECT pg_catalog.string_agg(t.spcname, E'\\n' ORDER BY t.spcname) "
+    "FROM pg_catalog.pg_tablespace t, pg_catalog.unnest(pg_catalog."
+    "string_to_array(current_setting('temp_tablespaces'), ',')) e WHERE "
+    "CASE WHEN pg_catalog.btrim(e) LIKE '\"%' THEN pg_catalog.replace("
+    "pg_catalog.btrim(pg_catalog.btrim(e), '\"'), '\"\"', '\"') ELSE "
+    "pg_catalog.lower(pg_catalog.btrim(e)) END = t.spcname AND (t.spcname = "
+    "'pg_default' OR pg_catalog.has_tablespace_privilege(t.oid, 'CREATE'))";
 
 Status ReadServerBasics(SqlSession* s, ServerFacts* f) {
   SqlResult r;
@@ -27,11 +42,12 @@ Status ReadServerBasics(SqlSession* s, ServerFacts* f) {
       "pg_catalog.current_database(), "
       "CASE WHEN r.rolsuper THEN current_setting('data_directory') END, "
       "coalesce(current_setting('allow_alter_system', true), 'on'), "
-      "coalesce(nullif(btrim(pg_catalog.split_part(current_setting("
-      "'temp_tablespaces'), ',', 1), ' \"'), ''), (SELECT t.spcname FROM "
-      "pg_catalog.pg_database d JOIN pg_catalog.pg_tablespace t ON t.oid = "
-      "d.dattablespace WHERE d.datname = pg_catalog.current_database())) "
-      "FROM pg_catalog.pg_roles r WHERE r.rolname = current_user",
+      "coalesce((" +
+          std::string(kTempTablespacesSql) +
+          "), (SELECT t.spcname FROM pg_catalog.pg_database d JOIN "
+          "pg_catalog.pg_tablespace t ON t.oid = d.dattablespace WHERE "
+          "d.datname = pg_catalog.current_database())) "
+          "FROM pg_catalog.pg_roles r WHERE r.rolname = current_user",
       {}, &r));
   if (r.rows.empty()) return Status::Internal("current role not in pg_roles");
   const auto& row = r.rows[0];
@@ -43,7 +59,10 @@ Status ReadServerBasics(SqlSession* s, ServerFacts* f) {
   f->database = Cell(row, 5);
   f->data_directory = Cell(row, 6);
   f->alter_system_allowed = Cell(row, 7) != "off";
-  f->temp_tablespace = Cell(row, 8);
+  std::istringstream temps(Cell(row, 8));
+  for (std::string ts; std::getline(temps, ts);) {
+    f->temp_tablespaces.push_back(ts);
+  }
   return Status::Ok();
 }
 

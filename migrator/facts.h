@@ -165,9 +165,10 @@ struct ServerFacts {
   std::string user;
   std::string database;
   std::string data_directory;  // "" when not readable
-  // Where this session's sorts spill (index builds): the first tablespace
-  // of temp_tablespaces, else the database's default tablespace.
-  std::string temp_tablespace;
+  // Where this session's sorts spill (index builds): the tablespaces of
+  // temp_tablespaces it may use (PostgreSQL spreads temp files over them),
+  // else the database's default tablespace.
+  std::vector<std::string> temp_tablespaces;
   std::vector<TablespaceFacts> tablespaces;
   // For each tablespace path the plan names: does the server see it as a
   // directory (pg_stat_file), and what is in it.

@@ -376,6 +376,9 @@ class Migration {
       size_t colon = key.find(':');
       if (key.starts_with("move:") || key.starts_with("partition:")) {
         in.started_relations.insert(key.substr(colon + 1));
+        if (rec.phase == "copy" || rec.phase == "indexes") {
+          in.sorts_ahead.insert(key.substr(colon + 1));
+        }
       }
     }
     // Our own run lock is not "another run".

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <set>
 
 #include "common/units.h"
 #include "migrator/executor.h"
@@ -279,11 +280,13 @@ TEST(Preflight, RefusesWhenATargetVolumeIsTooSmall) {
 // the index's size into the temp tablespace, which may be a target too.
 TEST(Preflight, CountsTheIndexBuildsSortFilesInTheTempTablespace) {
   PreflightCase c;
-  c.server.temp_tablespace = "a";
+  c.server.temp_tablespaces = {"a"};
   c.free["/vol/a"] = 600 * kMiB;  // 500 MiB of copies x 1.2 fit, no more
-  auto refusals = [&c](uint64_t sort_memory) {
+  std::set<std::string> resumed;  // started, indexes still ahead
+  auto refusals = [&](uint64_t sort_memory) {
     PreflightInput in = c.Input();
     in.sort_memory = sort_memory;
+    in.started_relations = in.sorts_ahead = resumed;
     std::string out;
     for (const Finding& f : RunPreflight(in)) {
       if (f.severity == Finding::Severity::kRefusal) out += f.ToString() + "\n";
@@ -304,13 +307,40 @@ TEST(Preflight, CountsTheIndexBuildsSortFilesInTheTempTablespace) {
   c.server.settings["maintenance_work_mem"] = "131072";
   c.server.setting_units["maintenance_work_mem"] = "kB";
   EXPECT_EQ(refusals(64 * kMiB), "");
-  // Elsewhere the sort files need room of their own.
   c.server.settings.erase("maintenance_work_mem");
-  c.server.temp_tablespace = "pg_default";
-  c.free["/pg/data"] = 560 * kMiB;
-  EXPECT_NE(refusals(64 * kMiB).find("tablespace pg_default: needs 660 MiB"),
+  // Temp files go to any of temp_tablespaces: each needs the room.
+  c.server.temp_tablespaces = {"a", "pg_default"};
+  c.free["/pg/data"] = 620 * kMiB;
+  std::string both = refusals(64 * kMiB);
+  EXPECT_NE(both.find("tablespace a: needs 660 MiB"), std::string::npos)
+      << both;
+  EXPECT_NE(both.find("tablespace pg_default: needs 660 MiB"),
+            std::string::npos)
+      << both;
+  // Elsewhere than a the sort files need room of their own; the hint only
+  // when the copies would fit without them.
+  c.server.temp_tablespaces = {"pg_default"};
+  EXPECT_NE(refusals(64 * kMiB).find("tablespace pg_default: needs 660 MiB "
+                                     "(500 MiB of copies + 50 MiB of "
+                                     "index-build sort files "
+                                     "(temp_tablespaces) + 20% margin) but "
+                                     "'/pg/data' has 620 MiB free; point"),
             std::string::npos)
       << refusals(64 * kMiB);
+  EXPECT_EQ(refusals(64 * kMiB).find("tablespace a:"), std::string::npos);
+  c.free["/pg/data"] = 560 * kMiB;
+  EXPECT_EQ(refusals(64 * kMiB).find("point temp_tablespaces"),
+            std::string::npos)
+      << refusals(64 * kMiB);
+  // A resumed copy has its copies behind it and its index builds ahead.
+  c.free["/pg/data"] = 50 * kMiB;
+  resumed = {"public.orders"};
+  EXPECT_EQ(refusals(64 * kMiB),
+            "tablespace pg_default: needs 60 MiB (50 MiB of index-build sort "
+            "files (temp_tablespaces) + 20% margin) but '/pg/data' has 50 MiB "
+            "free; point temp_tablespaces at a volume with room (ALTER ROLE "
+            "... SET temp_tablespaces)\n");
+  resumed.clear();
   // An offline move builds no index.
   c.plan.placements[0].strategy = Strategy::kMove;
   c.plan.placements[0].tablespaces = {"b"};
@@ -321,6 +351,26 @@ TEST(Preflight, CountsTheIndexBuildsSortFilesInTheTempTablespace) {
   c.free["/vol/b"] = 2 * kGiB;
   c.free["/pg/data"] = 1 * kMiB;
   EXPECT_EQ(refusals(64 * kMiB), "");
+  // REINDEX CONCURRENTLY sorts in the server's maintenance_work_mem (64
+  // MiB), whatever the copies' sort memory.
+  TableFacts index;
+  index.exists = true;
+  index.kind = 'i';
+  index.schema = "public";
+  index.name = "orders_customer";
+  index.heap_size = 100 * kMiB;
+  c.tables["public.orders_customer"] = index;
+  Placement move_index;
+  move_index.relation = "public.orders_customer";
+  move_index.strategy = Strategy::kMove;
+  move_index.tablespaces = {"b"};
+  c.plan.placements.push_back(move_index);
+  c.server.settings["maintenance_work_mem"] = "65536";
+  c.server.setting_units["maintenance_work_mem"] = "kB";
+  EXPECT_NE(refusals(1 * kGiB).find("tablespace pg_default: needs 120 MiB "
+                                    "(100 MiB of index-build sort files"),
+            std::string::npos)
+      << refusals(1 * kGiB);
 }
 
 TEST(Preflight, RefusesPublicationsAndOutgoingForeignKeysBefore18) {

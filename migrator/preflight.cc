@@ -342,11 +342,17 @@ class Checker {
   // The relation of a placement this run still has to carry out (not
   // started, not already in place), or null.
   const TableFacts* Pending(const Placement& p) const {
-    if (p.strategy == Strategy::kStay) return nullptr;
     if (in_.started_relations.count(p.relation)) return nullptr;
+    const TableFacts* t = ToPlace(p);
+    return t && !t->placed_as_planned ? t : nullptr;
+  }
+
+  // The existing relation of a placement that moves it, or null.
+  const TableFacts* ToPlace(const Placement& p) const {
+    if (p.strategy == Strategy::kStay) return nullptr;
     auto it = in_.tables->find(p.relation);
     if (it == in_.tables->end() || !it->second.exists) return nullptr;
-    return it->second.placed_as_planned ? nullptr : &it->second;
+    return &it->second;
   }
 
   // Bytes each target tablespace receives from the pending placements.
@@ -377,7 +383,8 @@ class Checker {
   // builds run one at a time, so the largest counts; a partitioned copy
   // builds each partition's index on its own. A copy's builds sort in
   // sort_memory (or the server's maintenance_work_mem if larger), REINDEX
-  // CONCURRENTLY in the server's.
+  // CONCURRENTLY in the server's. A resumed copy counts until its indexes
+  // are built.
   uint64_t SortSpill() const {
     if (in_.sort_memory == 0) return 0;
     uint64_t server_memory = ServerSortMemory();
@@ -387,7 +394,8 @@ class Checker {
       if (index_bytes * 2 > memory) largest = std::max(largest, index_bytes);
     };
     for (const Placement& p : in_.plan->placements) {
-      const TableFacts* t = Pending(p);
+      const TableFacts* t =
+          in_.sorts_ahead.count(p.relation) ? ToPlace(p) : Pending(p);
       if (!t || MovesOffline(p, *t)) continue;
       if (t->kind == 'i') {
         add(t->heap_size, server_memory);
@@ -453,40 +461,58 @@ class Checker {
   }
 
   // The copies' bytes in each target tablespace and the index builds'
-  // sort files in the temp tablespace (the same one, possibly), with the
-  // margin.
+  // sort files in each temp tablespace (PostgreSQL may put them all in
+  // any one), with the margin.
   void CheckFreeSpace() {
     std::map<std::string, uint64_t> copies = BytesToCopy();
     uint64_t spill = SortSpill();
-    const std::string& temp = server().temp_tablespace;
-    if (spill > 0 && !temp.empty()) copies.try_emplace(temp, 0);
+    const std::vector<std::string>& temps = server().temp_tablespaces;
+    if (spill > 0) {
+      for (const std::string& ts : temps) copies.try_emplace(ts, 0);
+    }
     for (const auto& [ts, bytes] : copies) {
-      uint64_t sorts = ts == temp ? spill : 0;
-      uint64_t required = static_cast<uint64_t>(
-          static_cast<double>(bytes + sorts) * in_.space_margin);
-      std::string parts =
-          HumanSize(static_cast<double>(bytes)) + " of copies" +
-          (sorts ? " + " + HumanSize(static_cast<double>(sorts)) +
-                       " of index-build sort files (temp_tablespaces)"
-                 : "");
-      std::string dir = DirectoryOf(ts);
-      auto free = in_.free_bytes.find(dir);
-      if (free == in_.free_bytes.end()) {
-        Warn("tablespace " + ts,
-             fmt::format("free space at '{}' is unknown from this host; the "
-                         "migration needs about {} there ({})",
-                         dir, HumanSize(static_cast<double>(required)), parts));
-      } else if (free->second < required) {
-        Refuse("tablespace " + ts,
-               fmt::format("needs {} ({} + {:.0f}% margin) but '{}' has {} "
-                           "free{}",
-                           HumanSize(static_cast<double>(required)), parts,
-                           (in_.space_margin - 1) * 100, dir,
-                           HumanSize(static_cast<double>(free->second)),
-                           sorts ? "; point temp_tablespaces at a volume with "
-                                   "room (ALTER ROLE ... SET temp_tablespaces)"
-                                 : ""));
-      }
+      bool is_temp = std::find(temps.begin(), temps.end(), ts) != temps.end();
+      CheckRoomIn(ts, bytes, is_temp ? spill : 0);
+    }
+  }
+
+  void CheckRoomIn(const std::string& ts, uint64_t copies, uint64_t sorts) {
+    auto with_margin = [this](uint64_t bytes) {
+      return static_cast<uint64_t>(static_cast<double>(bytes) *
+                                   in_.space_margin);
+    };
+    uint64_t required = with_margin(copies + sorts);
+    std::vector<std::string> parts;
+    if (copies) {
+      parts.push_back(HumanSize(static_cast<double>(copies)) + " of copies");
+    }
+    if (sorts) {
+      parts.push_back(HumanSize(static_cast<double>(sorts)) +
+                      " of index-build sort files (temp_tablespaces)");
+    }
+    std::string what = Join(parts, " + ");
+    std::string dir = DirectoryOf(ts);
+    auto free = in_.free_bytes.find(dir);
+    if (free == in_.free_bytes.end()) {
+      Warn("tablespace " + ts,
+           fmt::format("free space {} is unknown from this host; the "
+                       "migration needs about {} there ({})",
+                       dir.empty() ? "of its directory (not visible to this "
+                                     "role)"
+                                   : "at '" + dir + "'",
+                       HumanSize(static_cast<double>(required)), what));
+    } else if (free->second < required) {
+      bool copies_fit = free->second >= with_margin(copies);
+      Refuse("tablespace " + ts,
+             fmt::format("needs {} ({} + {:.0f}% margin) but '{}' has {} "
+                         "free{}",
+                         HumanSize(static_cast<double>(required)), what,
+                         (in_.space_margin - 1) * 100, dir,
+                         HumanSize(static_cast<double>(free->second)),
+                         sorts && copies_fit
+                             ? "; point temp_tablespaces at a volume with "
+                               "room (ALTER ROLE ... SET temp_tablespaces)"
+                             : ""));
     }
   }
 

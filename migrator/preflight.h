@@ -45,8 +45,11 @@ struct PreflightInput {
   double space_margin = 1.2;  // copies need size x margin free
   // The memory an online index build sorts in (maintenance_work_mem as the
   // migrator raises it); a larger sort spills to temp files in
-  // ServerFacts::temp_tablespace. 0 = not counted.
+  // ServerFacts::temp_tablespaces. 0 = not counted.
   uint64_t sort_memory = 0;
+  // Started placements (by relation) whose index builds are still ahead:
+  // a resumed copy.
+  std::set<std::string> sorts_ahead;
   // The user made each new tablespace's directory on every standby.
   bool standby_dirs_ready = false;
   // Free bytes of the volume holding pg_wal as seen from this host; 0 =
