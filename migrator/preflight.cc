@@ -368,15 +368,6 @@ class Checker {
     return need;
   }
 
-  // The server's maintenance_work_mem, bytes (0 if unknown).
-  uint64_t ServerSortMemory() const {
-    auto it = server().settings.find("maintenance_work_mem");
-    if (it == server().settings.end()) return 0;
-    auto unit = server().setting_units.find("maintenance_work_mem");
-    return SettingBytes(
-        it->second, unit == server().setting_units.end() ? "" : unit->second);
-  }
-
   // Research B8: the temp files of the largest online index build. A sort
   // whose index is larger than half its memory (in memory a tuple takes
   // about twice its size in the index) spills about the index's size. The
@@ -387,7 +378,7 @@ class Checker {
   // are built.
   uint64_t SortSpill() const {
     if (in_.sort_memory == 0) return 0;
-    uint64_t server_memory = ServerSortMemory();
+    uint64_t server_memory = SettingOr(server(), "maintenance_work_mem", 0);
     uint64_t copy_memory = std::max(in_.sort_memory, server_memory);
     uint64_t largest = 0;
     auto add = [&largest](uint64_t index_bytes, uint64_t memory) {

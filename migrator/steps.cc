@@ -180,15 +180,6 @@ Step OnlineCopyStep(const Placement& p, const TableFacts& t,
   return s;
 }
 
-}  // namespace
-
-bool MovesOffline(const Placement& placement, const TableFacts& table) {
-  return placement.strategy == Strategy::kMove &&
-         (!placement.online || table.kind == 'm');
-}
-
-namespace {
-
 void AddPlacementSteps(const Plan& plan, const ServerFacts& server,
                        const std::map<std::string, TableFacts>& tables,
                        const StepOptions& options, std::vector<Step>* offline,
@@ -207,16 +198,6 @@ void AddPlacementSteps(const Plan& plan, const ServerFacts& server,
       online->push_back(OnlineCopyStep(p, t, server, options));
     }
   }
-}
-
-uint64_t SettingOr(const ServerFacts& server, const std::string& name,
-                   uint64_t fallback) {
-  auto v = server.settings.find(name);
-  if (v == server.settings.end()) return fallback;
-  auto u = server.setting_units.find(name);
-  uint64_t bytes =
-      SettingBytes(v->second, u == server.setting_units.end() ? "" : u->second);
-  return bytes ? bytes : fallback;
 }
 
 void AddGuardSteps(const Plan& plan, const ServerFacts& server,
@@ -314,6 +295,21 @@ const char* StepKindName(StepKind kind) {
       return "verify";
   }
   return "?";
+}
+
+bool MovesOffline(const Placement& placement, const TableFacts& table) {
+  return placement.strategy == Strategy::kMove &&
+         (!placement.online || table.kind == 'm');
+}
+
+uint64_t SettingOr(const ServerFacts& server, const std::string& name,
+                   uint64_t fallback) {
+  auto v = server.settings.find(name);
+  if (v == server.settings.end()) return fallback;
+  auto u = server.setting_units.find(name);
+  uint64_t bytes =
+      SettingBytes(v->second, u == server.setting_units.end() ? "" : u->second);
+  return bytes ? bytes : fallback;
 }
 
 uint64_t SettingBytes(const std::string& setting, const std::string& unit) {

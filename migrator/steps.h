@@ -122,6 +122,10 @@ double RequestThreshold(uint64_t original, double completion_target);
 // Bytes of a setting value as pg_settings reports it (setting + unit):
 // ("1024", "MB") -> 1 GiB. 0 if it does not parse.
 uint64_t SettingBytes(const std::string& setting, const std::string& unit);
+// Bytes of the server's setting |name| (ServerFacts::settings), or
+// |fallback| when it was not read or does not parse.
+uint64_t SettingOr(const ServerFacts& server, const std::string& name,
+                   uint64_t fallback);
 
 // A move by ALTER ... SET TABLESPACE (the plan allows blocking, or a
 // materialized view, which has no online path); everything else that
