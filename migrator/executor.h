@@ -53,14 +53,27 @@ class Executor {
   // (55P03) or deadlock (40P01) rolls back and retries after an
   // exponential backoff with jitter, in a fresh transaction each time (a
   // savepoint loop would grow the subtransaction cache: pg_repack #457),
-  // until lock_deadline_s; then the error names the blockers. |between|
-  // runs between attempts (the online swap drains the log there).
+  // until lock_deadline_s; then the error names the sessions holding locks
+  // on |relations| (quoted names of what the body locks; their partitions
+  // count too). Between attempts the autovacuum workers on them are
+  // cancelled (CancelAutovacuumOn), then |between| runs (the online swap
+  // drains the log there).
   //
   // A body that finds more left to do under its locks than it should hold
   // them for returns RetryLater(why): that too rolls back and retries.
   Status WithLockRetry(const std::string& name,
+                       const std::vector<std::string>& relations,
                        const std::function<Status()>& body,
                        const std::function<Status()>& between = nullptr);
+
+  // Cancels the autovacuum workers that hold a lock on one of |relations|
+  // (quoted names; one that does not exist is skipped) or on a partition
+  // of one, never one that prevents xid wraparound, and says so in the
+  // report. PostgreSQL cancels such a worker itself once a lock request
+  // has waited deadlock_timeout for it (1 s), but each of our attempts
+  // gives up at lock_timeout before that, so a vacuum of a big table would
+  // hold a step up for its whole length (minutes to hours).
+  Status CancelAutovacuumOn(const std::vector<std::string>& relations);
 
   Status RetryLater(const std::string& why) {
     retry_requested_ = true;

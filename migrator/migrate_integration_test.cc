@@ -351,6 +351,7 @@ TEST_P(MigrateTest, TablespacesAndOfflineMoveAreIdempotent) {
   Exec(s.get(), "CREATE TABLE busy (id int PRIMARY KEY)");
   std::unique_ptr<SqlSession> holder;
   PGLAYOUT_ASSERT_OK(Open(pg, "off", &holder));
+  std::string holder_pid = Value(holder.get(), "SELECT pg_backend_pid()");
   Exec(holder.get(), "BEGIN; LOCK TABLE busy IN ACCESS SHARE MODE");
   std::string busy = plan.substr(0, plan.find("[[placement]]")) +
                      "[[placement]]\nrelation = \"public.busy\"\n"
@@ -367,6 +368,15 @@ TEST_P(MigrateTest, TablespacesAndOfflineMoveAreIdempotent) {
       "'move:public.busy' AND run_id = " +
       std::to_string(stopped.run_id);
   EXPECT_NE(Value(s.get(), error_sql).find("gave up after"), std::string::npos)
+      << st.message();
+  // It names who holds the table, and how.
+  size_t named = st.message().find(" now: pid " + holder_pid + " (");
+  EXPECT_NE(named, std::string::npos) << st.message();
+  EXPECT_NE(st.message().find(", idle in transaction for ", named),
+            std::string::npos)
+      << st.message();
+  EXPECT_NE(st.message().find(", AccessShareLock on public.busy)", named),
+            std::string::npos)
       << st.message();
   Exec(holder.get(), "COMMIT");
   PGLAYOUT_ASSERT_OK(
@@ -1605,6 +1615,77 @@ TEST_P(MigrateTest, ReplayThatDoesNotConvergeStopsBeforeTheSwap) {
                   "pg_tablespace t ON t.oid = c.reltablespace WHERE c.oid = "
                   "'c'::regclass) FROM c"),
             "10 3000 c_ts");
+}
+
+// An autovacuum worker holding a table (a big table's vacuum takes hours)
+// would make every bounded lock attempt time out until it ends; PostgreSQL
+// cancels it for a waiter only after deadlock_timeout, which our attempts
+// never reach. So pglayout cancels it between attempts, for the online
+// move's capture install and for an offline move.
+TEST_P(MigrateTest, AnAutovacuumHoldingTheTableIsCancelledNotWaitedFor) {
+  PgClusterOptions o;
+  o.settings["autovacuum_naptime"] = "1s";
+  std::unique_ptr<PgCluster> pg;
+  std::unique_ptr<SqlSession> s;
+  PGLAYOUT_ASSERT_OK(PrivateServer(o, &pg, &s));
+  // Each vacuum sleeps 100 ms per cost unit (a dirtied page costs 20):
+  // minutes for these tables.
+  for (const char* table : {"av_online", "av_offline"}) {
+    Exec(s.get(),
+         fmt::format("CREATE TABLE {0} (id int PRIMARY KEY, v text) WITH "
+                     "(autovacuum_vacuum_cost_delay = 100, "
+                     "autovacuum_vacuum_cost_limit = 1, "
+                     "autovacuum_vacuum_threshold = 0, "
+                     "autovacuum_vacuum_scale_factor = 0);"
+                     "INSERT INTO {0} SELECT g, 'v' FROM generate_series(1, "
+                     "20000) g; UPDATE {0} SET v = 'w'",
+                     table));
+  }
+  auto vacuumed = [&](const std::string& table) {
+    return Value(s.get(),
+                 "SELECT count(*) FROM pg_stat_activity WHERE backend_type = "
+                 "'autovacuum worker' AND query LIKE '%" +
+                     table + "%'");
+  };
+  auto await_vacuum = [&](const std::string& table) {
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (vacuumed(table) == "0" &&
+           std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    }
+    return vacuumed(table);
+  };
+  MigrateOptions options;
+  options.throttle = ThrottleMode::kOff;
+  options.checkpoint_guard = false;
+  // Without the cancellation each attempt would time out until the
+  // vacuum ends, minutes later.
+  options.lock_deadline_s = 15;
+  std::string conninfo = Conninfo(pg.get(), "postgres");
+
+  ASSERT_EQ(await_vacuum("av_online"), "1") << "no autovacuum came";
+  MigrateReport online;
+  PGLAYOUT_ASSERT_OK(MigratePlan(MovePlan(pg.get(), "av_online"), conninfo,
+                                 true, &online, options));
+  EXPECT_NE(LineWith(online,
+                     "autovacuum worker(s) holding a lock on "
+                     "\"public\".\"av_online\""),
+            "");
+
+  ASSERT_EQ(await_vacuum("av_offline"), "1") << "no autovacuum came";
+  std::string offline = MovePlan(pg.get(), "av_offline") + "online = false\n";
+  MigrateReport moved;
+  PGLAYOUT_ASSERT_OK(MigratePlan(offline, conninfo, true, &moved, options));
+  EXPECT_TRUE(HasLine(moved, "autovacuum worker(s) holding a lock on"));
+  EXPECT_EQ(Value(s.get(),
+                  "SELECT string_agg(c.relname || ' ' || t.spcname || ' ' || "
+                  "(SELECT count(*) FROM av_online WHERE v = 'w') || ' ' || "
+                  "(SELECT count(*) FROM av_offline WHERE v = 'w'), ', ' "
+                  "ORDER BY c.relname) FROM pg_class c JOIN pg_tablespace t "
+                  "ON t.oid = c.reltablespace WHERE c.relname IN "
+                  "('av_online', 'av_offline')"),
+            "av_offline av_offline_ts 20000 20000, av_online av_online_ts "
+            "20000 20000");
 }
 
 // A client that stops talking while its swap holds ACCESS EXCLUSIVE (a

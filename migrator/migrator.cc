@@ -68,7 +68,72 @@ Status Executor::Transaction(const std::string& name,
   return st;
 }
 
+namespace {
+
+// Matches the relations of a $1::text[] of quoted names and their
+// partitions (an alias "r" with column "oid"); a name that does not
+// resolve matches nothing.
+constexpr char kRelationsCte[] =
+    "WITH n AS (SELECT pg_catalog.to_regclass(x) AS oid FROM "
+    "pg_catalog.unnest($1::pg_catalog.text[]) x), r AS (SELECT oid FROM n "
+    "UNION ALL SELECT i.inhrelid FROM pg_catalog.pg_inherits i JOIN n ON "
+    "i.inhparent = n.oid) ";
+
+}  // namespace
+
+Status Executor::CancelAutovacuumOn(const std::vector<std::string>& relations) {
+  SqlValue n;
+  PGLAYOUT_RETURN_IF_ERROR(QueryValue(
+      session_,
+      std::string(kRelationsCte) +
+          "SELECT count(*) FILTER (WHERE pg_catalog.pg_cancel_backend(a.pid)) "
+          "FROM pg_catalog.pg_stat_activity a WHERE a.backend_type = "
+          "'autovacuum worker' AND a.query NOT LIKE '%to prevent "
+          "wraparound%' AND EXISTS (SELECT FROM pg_catalog.pg_locks l WHERE "
+          "l.pid = a.pid AND l.relation IN (SELECT oid FROM r))",
+      {TextArrayLiteral(relations)}, &n));
+  int64_t cancelled = std::strtoll(n.value_or("0").c_str(), nullptr, 10);
+  if (cancelled > 0) {
+    Line(fmt::format(
+        "cancelled {} autovacuum worker(s) holding a lock on {} (as "
+        "PostgreSQL does for a lock waiter after deadlock_timeout); "
+        "autovacuum comes back to it later",
+        cancelled, JoinComma(relations)));
+  }
+  return Status::Ok();
+}
+
+namespace {
+
+// "pid 123 (psql, idle in transaction for 42 s, AccessShareLock on t)" for
+// each other session holding a lock on |relations|, or "none seen".
+std::string LockHolders(SqlSession* session,
+                        const std::vector<std::string>& relations) {
+  SqlResult r;
+  Status st = session->Execute(
+      std::string(kRelationsCte) +
+          "SELECT 'pid ' || a.pid || ' (' || coalesce(nullif("
+          "a.application_name, ''), a.backend_type, '?') || ', ' || "
+          "coalesce(a.state, '?') || coalesce(' for ' || pg_catalog.round("
+          "extract(epoch FROM pg_catalog.now() - a.state_change)::numeric) "
+          "|| ' s', '') || ', ' || pg_catalog.string_agg(l.mode || ' on ' || "
+          "l.relation::pg_catalog.regclass::text, ', ' ORDER BY l.mode) || "
+          "')' FROM pg_catalog.pg_locks l JOIN pg_catalog.pg_stat_activity a "
+          "ON a.pid = l.pid WHERE l.granted AND l.relation IN (SELECT oid "
+          "FROM r) AND l.pid <> pg_catalog.pg_backend_pid() GROUP BY a.pid, "
+          "a.application_name, a.backend_type, a.state, a.state_change "
+          "ORDER BY a.pid LIMIT 5",
+      {TextArrayLiteral(relations)}, &r);
+  if (!st.ok()) return "could not list them: " + st.message();
+  std::vector<std::string> holders;
+  for (const SqlRow& row : r.rows) holders.push_back(Cell(row, 0));
+  return holders.empty() ? "none seen any more" : JoinComma(holders);
+}
+
+}  // namespace
+
 Status Executor::WithLockRetry(const std::string& name,
+                               const std::vector<std::string>& relations,
                                const std::function<Status()>& body,
                                const std::function<Status()>& between) {
   using Clock = std::chrono::steady_clock;
@@ -105,9 +170,13 @@ Status Executor::WithLockRetry(const std::string& name,
           "{}: gave up after {} attempts in {:.0f} s: other sessions kept "
           "conflicting locks or too much work was left for the time under "
           "them (each wait was bounded by lock_timeout = {} ms so that "
-          "production queries never queued behind us). Last error: {}",
-          name, attempt, elapsed, options_.lock_timeout_ms, st.message()));
+          "production queries never queued behind us). Holding locks on {} "
+          "now: {}. Last error: {}",
+          name, attempt, elapsed, options_.lock_timeout_ms,
+          JoinComma(relations), LockHolders(session_, relations),
+          st.message()));
     }
+    PGLAYOUT_RETURN_IF_ERROR(CancelAutovacuumOn(relations));
     if (between) PGLAYOUT_RETURN_IF_ERROR(between());
     double wait =
         backoff * std::uniform_real_distribution<double>(0.5, 1.0)(jitter);
@@ -119,6 +188,13 @@ Status Executor::WithLockRetry(const std::string& name,
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+// The quoted names of the objects an offline move step moves.
+std::vector<std::string> ObjectNames(const Step& s) {
+  std::vector<std::string> names;
+  for (const auto& [kind, name] : s.objects) names.push_back(name);
+  return names;
+}
 
 std::string PlacementKey(const Placement& p) {
   return (p.strategy == Strategy::kHashPartition ? "partition:" : "move:") +
@@ -765,8 +841,8 @@ class Migration {
                           tables_[s.placement->relation].oid));
     Clock::time_point start = Clock::now();
     for (size_t i = 0; i < s.sql.size(); ++i) {
-      PGLAYOUT_RETURN_IF_ERROR(
-          ex_->WithLockRetry(s.key, [&]() { return ex_->Exec(s.sql[i]); }));
+      PGLAYOUT_RETURN_IF_ERROR(ex_->WithLockRetry(
+          s.key, ObjectNames(s), [&]() { return ex_->Exec(s.sql[i]); }));
     }
     ex_->Line(fmt::format(
         "{} ({:.1f} s)", s.title,
@@ -995,8 +1071,9 @@ class Migration {
     std::vector<std::pair<int64_t, std::string>> copies;
     PGLAYOUT_RETURN_IF_ERROR(journal_->ListOldCopies(&copies));
     for (const auto& [run, name] : copies) {
-      PGLAYOUT_RETURN_IF_ERROR(ex_->WithLockRetry(
-          "finalize", [&]() { return ex_->Exec("DROP TABLE " + name); }));
+      PGLAYOUT_RETURN_IF_ERROR(ex_->WithLockRetry("finalize", {name}, [&]() {
+        return ex_->Exec("DROP TABLE " + name);
+      }));
       ex_->Line(fmt::format("dropped {} (the copy kept by run {})", name, run));
     }
     if (copies.empty()) ex_->Line("no old copies to drop");

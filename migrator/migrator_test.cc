@@ -809,6 +809,7 @@ struct ExecutorCase {
   std::vector<std::string> failpoints;
 
   ExecutorCase() {
+    session.On({"pg_cancel_backend", {{}, {{"0"}}}, "", -1});
     options.lock_timeout_ms = 1;
     options.lock_deadline_s = 5;
     options.failpoint = [this](const std::string& n) {
@@ -826,7 +827,7 @@ TEST(Executor, RetriesLockTimeoutsInFreshTransactions) {
   Executor ex = c.Make();
   int between = 0;
   Status st = ex.WithLockRetry(
-      "swap",
+      "swap", {"t"},
       [&]() { return ex.Exec("LOCK TABLE t IN ACCESS EXCLUSIVE MODE"); },
       [&]() {
         ++between;
@@ -834,6 +835,10 @@ TEST(Executor, RetriesLockTimeoutsInFreshTransactions) {
       });
   EXPECT_TRUE(st.ok()) << st.ToString();
   EXPECT_EQ(c.session.Count("BEGIN"), 3);
+  // Between attempts, never before the first: PostgreSQL too cancels an
+  // autovacuum only for a session that waited for it.
+  EXPECT_EQ(c.session.Count("pg_cancel_backend"), 2);
+  EXPECT_EQ(c.report.lines.size(), 0u) << "nothing was cancelled";
   EXPECT_EQ(c.session.Count("ROLLBACK"), 2);
   EXPECT_EQ(c.session.Count("COMMIT"), 1);
   EXPECT_EQ(c.session.Count("SET LOCAL lock_timeout = '1ms'"), 3);
@@ -852,7 +857,7 @@ TEST(Executor, RetriesWhenTheBodyAsksToAndOnlyThen) {
   Executor ex = c.Make();
   int calls = 0, between = 0;
   Status st = ex.WithLockRetry(
-      "swap",
+      "swap", {"t"},
       [&]() -> Status {
         PGLAYOUT_RETURN_IF_ERROR(ex.Exec("LOCK TABLE t"));
         return ++calls == 1 ? ex.RetryLater("too much to replay")
@@ -871,7 +876,7 @@ TEST(Executor, RetriesWhenTheBodyAsksToAndOnlyThen) {
   // Any other failure of the body ends it at once.
   calls = 0;
   st = ex.WithLockRetry(
-      "swap",
+      "swap", {"t"},
       [&]() -> Status {
         ++calls;
         return Status::Aborted("verification failed");
@@ -885,21 +890,57 @@ TEST(Executor, GivesUpAfterTheDeadlineAndNamesWhy) {
   ExecutorCase c;
   c.options.lock_deadline_s = 0.05;
   c.session.Fail("LOCK TABLE", "55P03", -1);
+  c.session.On({"pg_locks l JOIN",
+                {{},
+                 {{"pid 42 (psql, idle in transaction for 30 s, "
+                   "AccessShareLock on t)"}}},
+                "",
+                -1});
   Executor ex = c.Make();
-  Status st = ex.WithLockRetry("swap", [&]() {
+  Status st = ex.WithLockRetry("swap", {"t", "\"odd \"\"name\""}, [&]() {
     return ex.Exec("LOCK TABLE t IN ACCESS EXCLUSIVE MODE");
   });
   ASSERT_FALSE(st.ok());
   EXPECT_NE(st.message().find("swap: gave up after"), std::string::npos)
       << st.message();
   EXPECT_NE(st.message().find("lock_timeout = 1 ms"), std::string::npos);
+  EXPECT_NE(st.message().find("Holding locks on t, \"odd \"\"name\" now: pid "
+                              "42 (psql, idle in transaction for 30 s, "
+                              "AccessShareLock on t)"),
+            std::string::npos)
+      << st.message();
+  ASSERT_TRUE(c.session.last_params.size() == 1 &&
+              c.session.last_params[0].has_value());
+  EXPECT_EQ(*c.session.last_params[0], "{\"t\",\"\\\"odd \\\"\\\"name\\\"\"}")
+      << "the relations go as one text[] parameter";
+}
+
+TEST(Executor, SaysWhichAutovacuumWorkersItCancelled) {
+  FakeSqlSession s;
+  s.On({"pg_cancel_backend", {{}, {{"2"}}}, "", 1});
+  s.On({"pg_cancel_backend", {{}, {{"0"}}}, "", -1});
+  Journal journal(&s);
+  MigrateOptions options;
+  NullProgress progress;
+  MigrateReport report;
+  Executor ex(&s, &journal, options, &progress, &report);
+  ASSERT_TRUE(ex.CancelAutovacuumOn({"public.t", "pglayout.log_1"}).ok());
+  ASSERT_TRUE(ex.CancelAutovacuumOn({"public.t"}).ok());
+  ASSERT_EQ(report.lines.size(), 1u);
+  EXPECT_EQ(report.lines[0],
+            "cancelled 2 autovacuum worker(s) holding a lock on public.t, "
+            "pglayout.log_1 (as PostgreSQL does for a lock waiter after "
+            "deadlock_timeout); autovacuum comes back to it later");
+  EXPECT_NE(s.statements[0].find("NOT LIKE '%to prevent wraparound%'"),
+            std::string::npos)
+      << "an anti-wraparound vacuum is never cancelled";
 }
 
 TEST(Executor, DoesNotRetryOtherErrors) {
   ExecutorCase c;
   c.session.Fail("CREATE TABLE", "42P07", -1);
   Executor ex = c.Make();
-  Status st = ex.WithLockRetry("prepare",
+  Status st = ex.WithLockRetry("prepare", {"x"},
                                [&]() { return ex.Exec("CREATE TABLE x ()"); });
   EXPECT_FALSE(st.ok());
   EXPECT_EQ(c.session.Count("BEGIN"), 1);

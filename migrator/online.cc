@@ -184,8 +184,8 @@ class OnlineRun {
          CaptureCreateSql(t_, names_, ex_->run_id(), by_blocks_)) {
       sql.push_back(s);
     }
-    PGLAYOUT_RETURN_IF_ERROR(
-        ex_->WithLockRetry("prepare " + relation(), [&]() -> Status {
+    PGLAYOUT_RETURN_IF_ERROR(ex_->WithLockRetry(
+        "prepare " + relation(), {names_.QualifiedTable()}, [&]() -> Status {
           for (const std::string& s : sql) {
             if (!s.empty()) PGLAYOUT_RETURN_IF_ERROR(ex_->Exec(s));
           }
@@ -1047,26 +1047,14 @@ class OnlineRun {
     }
   }
 
-  // An autovacuum worker on the table or on the shadow (10 M fresh rows
-  // invite one) holds a lock that the swap's ACCESS EXCLUSIVE waits for.
-  // PostgreSQL cancels such a worker for a lock waiter only after
-  // deadlock_timeout (1 s), longer than each of our bounded attempts, so
-  // every attempt would time out until the vacuum ends (minutes on a big
-  // table). Cancel them as PostgreSQL would; never an anti-wraparound one.
-  Status CancelAutovacuum(int64_t* cancelled) {
-    SqlValue n;
-    PGLAYOUT_RETURN_IF_ERROR(QueryValue(
-        ex_->session(),
-        "SELECT count(*) FILTER (WHERE pg_catalog.pg_cancel_backend(a.pid)) "
-        "FROM pg_catalog.pg_stat_activity a WHERE a.backend_type = "
-        "'autovacuum worker' AND a.query NOT LIKE '%to prevent wraparound%' "
-        "AND EXISTS (SELECT FROM pg_catalog.pg_locks l WHERE l.pid = a.pid "
-        "AND l.relation IN (SELECT $1::regclass UNION ALL SELECT "
-        "$2::regclass UNION ALL SELECT inhrelid FROM pg_catalog.pg_inherits "
-        "WHERE inhparent = $2::regclass))",
-        {names_.QualifiedTable(), names_.QualifiedShadow()}, &n));
-    *cancelled += std::strtoll(n.value_or("0").c_str(), nullptr, 10);
-    return Status::Ok();
+  // What the swap locks: the table, the shadow (and its partitions) and
+  // the other tables of its foreign keys, both ways.
+  std::vector<std::string> SwapRelations() const {
+    std::vector<std::string> out = {names_.QualifiedTable(),
+                                    names_.QualifiedShadow()};
+    for (const ForeignKeyFacts& fk : t_.fks_in) out.push_back(fk.table);
+    for (const ForeignKeyFacts& fk : t_.fks_out) out.push_back(fk.table);
+    return out;
   }
 
   Status Swap(const std::string& detail) {
@@ -1078,24 +1066,18 @@ class OnlineRun {
     PGLAYOUT_RETURN_IF_ERROR(EnsureHashForm());
     ex_->Failpoint("before-swap:" + key());
     Clock::time_point start = Clock::now();
-    int64_t cancelled = 0;
-    PGLAYOUT_RETURN_IF_ERROR(CancelAutovacuum(&cancelled));
+    // An autovacuum worker on the shadow (10 M fresh rows invite one)
+    // would make the first attempt time out for nothing.
+    PGLAYOUT_RETURN_IF_ERROR(ex_->CancelAutovacuumOn(SwapRelations()));
     PGLAYOUT_RETURN_IF_ERROR(ex_->WithLockRetry(
-        "swap", [&]() { return SwapOnce(detail); },
-        [&]() -> Status {
-          PGLAYOUT_RETURN_IF_ERROR(CancelAutovacuum(&cancelled));
-          return CatchUp();
-        }));
+        "swap", SwapRelations(), [&]() { return SwapOnce(detail); },
+        [&]() { return CatchUp(); }));
     ex_->Line(fmt::format(
         "{}: swapped ({:.2f} s including lock waits; {} replayed and {} "
-        "verified under the lock{}); the old table is kept as {}",
+        "verified under the lock); the old table is kept as {}",
         relation(), Since(start),
         CountOf(replayed_under_lock_, "change", "changes"),
-        CountOf(verified_under_lock_, "row", "rows"),
-        cancelled > 0
-            ? fmt::format(", {} autovacuum worker(s) cancelled", cancelled)
-            : "",
-        names_.QualifiedOld()));
+        CountOf(verified_under_lock_, "row", "rows"), names_.QualifiedOld()));
     ex_->Failpoint("after-swap:" + key());
     return Status::Ok();
   }
@@ -1117,11 +1099,13 @@ class OnlineRun {
     for (const std::string& sql : PostSwapSql(now, names)) {
       PGLAYOUT_RETURN_IF_ERROR(ex_->Exec(sql));
     }
-    return ex_->WithLockRetry("cleanup " + relation(), [&]() -> Status {
-      PGLAYOUT_RETURN_IF_ERROR(ex_->ExecAll(CaptureDropSql(names, false)));
-      return ex_->journal()->SetStep(ex_->run_id(), key(), step_no_, "done",
-                                     "done");
-    });
+    // The log takes the foreground's every change: autovacuum visits it.
+    return ex_->WithLockRetry(
+        "cleanup " + relation(), {names.log}, [&]() -> Status {
+          PGLAYOUT_RETURN_IF_ERROR(ex_->ExecAll(CaptureDropSql(names, false)));
+          return ex_->journal()->SetStep(ex_->run_id(), key(), step_no_, "done",
+                                         "done");
+        });
   }
 
   Executor* ex_;
@@ -1210,7 +1194,9 @@ Status AbortOnlineCopy(Executor* ex, const std::string& relation,
   // Drop the triggers first, under a bounded ACCESS EXCLUSIVE lock, before
   // the log they write to (pg_repack #55: the other order deadlocks with
   // writers).
-  return ex->WithLockRetry("abort " + relation, [&]() -> Status {
+  std::vector<std::string> locked = {names.QualifiedShadow(), names.log};
+  if (source_exists) locked.push_back(names.QualifiedTable());
+  return ex->WithLockRetry("abort " + relation, locked, [&]() -> Status {
     if (source_exists) {
       PGLAYOUT_RETURN_IF_ERROR(ex->Exec(fmt::format(
           "LOCK TABLE {} IN ACCESS EXCLUSIVE MODE", names.QualifiedTable())));
