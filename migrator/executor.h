@@ -55,9 +55,10 @@ class Executor {
   // savepoint loop would grow the subtransaction cache: pg_repack #457),
   // until lock_deadline_s; then the error names the sessions holding locks
   // on |relations| (quoted names of what the body locks; their partitions
-  // count too). Between attempts the autovacuum workers on them are
-  // cancelled (CancelAutovacuumOn), then |between| runs (the online swap
-  // drains the log there).
+  // and TOAST tables count too). Between attempts, never before the first
+  // (PostgreSQL too cancels an autovacuum only for a waiter), the
+  // autovacuum workers on them are cancelled (CancelAutovacuumOn), then
+  // |between| runs (the online swap drains the log there).
   //
   // A body that finds more left to do under its locks than it should hold
   // them for returns RetryLater(why): that too rolls back and retries.
@@ -66,13 +67,15 @@ class Executor {
                        const std::function<Status()>& body,
                        const std::function<Status()>& between = nullptr);
 
-  // Cancels the autovacuum workers that hold a lock on one of |relations|
-  // (quoted names; one that does not exist is skipped) or on a partition
-  // of one, never one that prevents xid wraparound, and says so in the
-  // report. PostgreSQL cancels such a worker itself once a lock request
-  // has waited deadlock_timeout for it (1 s), but each of our attempts
-  // gives up at lock_timeout before that, so a vacuum of a big table would
-  // hold a step up for its whole length (minutes to hours).
+  // Cancels the autovacuum workers in this database that hold a lock on
+  // one of |relations| (quoted names; one that does not exist is skipped),
+  // on a partition (any level) or on a TOAST table of one, never one that
+  // prevents xid wraparound, and says so in the report. PostgreSQL cancels
+  // such a worker itself once a lock request has waited deadlock_timeout
+  // for it (1 s), but each of our attempts gives up at lock_timeout before
+  // that, so a vacuum of a big table would hold a step up for its whole
+  // length (minutes to hours). Best effort: a role that may not signal
+  // autovacuum gets one line in the report, and no error.
   Status CancelAutovacuumOn(const std::vector<std::string>& relations);
 
   Status RetryLater(const std::string& why) {
@@ -92,8 +95,9 @@ class Executor {
   ProgressSink* progress_;
   MigrateReport* report_;
   int64_t run_id_ = 0;
-  std::string failed_sqlstate_;   // of the last failed Transaction()
-  bool retry_requested_ = false;  // by the body of WithLockRetry
+  std::string failed_sqlstate_;            // of the last failed Transaction()
+  bool autovacuum_cancel_failed_ = false;  // and said so in the report
+  bool retry_requested_ = false;           // by the body of WithLockRetry
 };
 
 // The adaptive throttle's clock (seconds, monotonic) and one reading of

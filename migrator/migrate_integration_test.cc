@@ -1620,40 +1620,55 @@ TEST_P(MigrateTest, ReplayThatDoesNotConvergeStopsBeforeTheSwap) {
 // An autovacuum worker holding a table (a big table's vacuum takes hours)
 // would make every bounded lock attempt time out until it ends; PostgreSQL
 // cancels it for a waiter only after deadlock_timeout, which our attempts
-// never reach. So pglayout cancels it between attempts, for the online
-// move's capture install and for an offline move.
+// never reach. So pglayout cancels it between attempts: here for the
+// online move's capture install (a vacuum of the table) and for an offline
+// move (a vacuum of the table's TOAST table alone, which autovacuum runs as
+// a job of its own).
 TEST_P(MigrateTest, AnAutovacuumHoldingTheTableIsCancelledNotWaitedFor) {
   PgClusterOptions o;
   o.settings["autovacuum_naptime"] = "1s";
   std::unique_ptr<PgCluster> pg;
   std::unique_ptr<SqlSession> s;
   PGLAYOUT_ASSERT_OK(PrivateServer(o, &pg, &s));
-  // Each vacuum sleeps 100 ms per cost unit (a dirtied page costs 20):
-  // minutes for these tables.
-  for (const char* table : {"av_online", "av_offline"}) {
+  // A table whose every row was updated, and whose heap (or TOAST table
+  // alone) autovacuum visits at a crawl: a cost limit of 1 makes it sleep
+  // 100-400 ms after each page (a dirtied page costs 20), minutes in all.
+  // Returns what autovacuum's query names: the table or its TOAST table.
+  auto crawling = [&](const std::string& table, bool toast) {
+    std::string slow =
+        "autovacuum_vacuum_cost_delay = 100, autovacuum_vacuum_cost_limit = "
+        "1, autovacuum_vacuum_threshold = 0, autovacuum_vacuum_scale_factor "
+        "= 0";
+    std::string with =
+        toast ? "autovacuum_enabled = false, toast." +
+                    std::regex_replace(slow, std::regex(", "), ", toast.")
+              : slow;
     Exec(s.get(),
-         fmt::format("CREATE TABLE {0} (id int PRIMARY KEY, v text) WITH "
-                     "(autovacuum_vacuum_cost_delay = 100, "
-                     "autovacuum_vacuum_cost_limit = 1, "
-                     "autovacuum_vacuum_threshold = 0, "
-                     "autovacuum_vacuum_scale_factor = 0);"
-                     "INSERT INTO {0} SELECT g, 'v' FROM generate_series(1, "
-                     "20000) g; UPDATE {0} SET v = 'w'",
-                     table));
-  }
-  auto vacuumed = [&](const std::string& table) {
+         fmt::format(
+             "CREATE TABLE {0} (id int PRIMARY KEY, v text) WITH ({1});"
+             "INSERT INTO {0} SELECT g, (SELECT string_agg(md5(g::text || "
+             "i::text), '') FROM generate_series(1, {2}) i) FROM "
+             "generate_series(1, {3}) g; UPDATE {0} SET v = 'w' || v",
+             table, with, toast ? 100 : 1, toast ? 2000 : 20000));
+    return toast ? Value(s.get(),
+                         "SELECT reltoastrelid::regclass::text FROM "
+                         "pg_class WHERE relname = '" +
+                             table + "'")
+                 : "public." + table;
+  };
+  auto vacuumed = [&](const std::string& relation) {
     return Value(s.get(),
                  "SELECT count(*) FROM pg_stat_activity WHERE backend_type = "
                  "'autovacuum worker' AND query LIKE '%" +
-                     table + "%'");
+                     relation + "'");
   };
-  auto await_vacuum = [&](const std::string& table) {
+  auto await_vacuum = [&](const std::string& relation) {
     auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-    while (vacuumed(table) == "0" &&
+    while (vacuumed(relation) == "0" &&
            std::chrono::steady_clock::now() < deadline) {
       std::this_thread::sleep_for(std::chrono::milliseconds(200));
     }
-    return vacuumed(table);
+    return vacuumed(relation);
   };
   MigrateOptions options;
   options.throttle = ThrottleMode::kOff;
@@ -1663,29 +1678,31 @@ TEST_P(MigrateTest, AnAutovacuumHoldingTheTableIsCancelledNotWaitedFor) {
   options.lock_deadline_s = 15;
   std::string conninfo = Conninfo(pg.get(), "postgres");
 
-  ASSERT_EQ(await_vacuum("av_online"), "1") << "no autovacuum came";
+  std::string heap = crawling("av_online", false);
+  ASSERT_EQ(await_vacuum(heap), "1") << "no autovacuum came for " << heap;
   MigrateReport online;
   PGLAYOUT_ASSERT_OK(MigratePlan(MovePlan(pg.get(), "av_online"), conninfo,
                                  true, &online, options));
-  EXPECT_NE(LineWith(online,
-                     "autovacuum worker(s) holding a lock on "
-                     "\"public\".\"av_online\""),
-            "");
+  const char kCancelled[] = "autovacuum worker(s) holding a lock this step";
+  EXPECT_NE(LineWith(online, kCancelled).find(heap + ")"), std::string::npos)
+      << LineWith(online, "cancelled");
 
-  ASSERT_EQ(await_vacuum("av_offline"), "1") << "no autovacuum came";
+  std::string toast = crawling("av_offline", true);
+  ASSERT_EQ(await_vacuum(toast), "1") << "no autovacuum came for " << toast;
   std::string offline = MovePlan(pg.get(), "av_offline") + "online = false\n";
   MigrateReport moved;
   PGLAYOUT_ASSERT_OK(MigratePlan(offline, conninfo, true, &moved, options));
-  EXPECT_TRUE(HasLine(moved, "autovacuum worker(s) holding a lock on"));
+  EXPECT_NE(LineWith(moved, kCancelled).find(toast + ")"), std::string::npos)
+      << LineWith(moved, "cancelled");
   EXPECT_EQ(Value(s.get(),
                   "SELECT string_agg(c.relname || ' ' || t.spcname || ' ' || "
-                  "(SELECT count(*) FROM av_online WHERE v = 'w') || ' ' || "
-                  "(SELECT count(*) FROM av_offline WHERE v = 'w'), ', ' "
-                  "ORDER BY c.relname) FROM pg_class c JOIN pg_tablespace t "
-                  "ON t.oid = c.reltablespace WHERE c.relname IN "
-                  "('av_online', 'av_offline')"),
-            "av_offline av_offline_ts 20000 20000, av_online av_online_ts "
-            "20000 20000");
+                  "(SELECT count(*) FROM av_online WHERE v LIKE 'w%') || ' ' "
+                  "|| (SELECT count(*) FROM av_offline WHERE v LIKE 'w%'), "
+                  "', ' ORDER BY c.relname) FROM pg_class c JOIN "
+                  "pg_tablespace t ON t.oid = c.reltablespace WHERE c.relname "
+                  "IN ('av_online', 'av_offline')"),
+            "av_offline av_offline_ts 20000 2000, av_online av_online_ts "
+            "20000 2000");
 }
 
 // A client that stops talking while its swap holds ACCESS EXCLUSIVE (a

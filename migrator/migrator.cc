@@ -70,35 +70,58 @@ Status Executor::Transaction(const std::string& name,
 
 namespace {
 
-// Matches the relations of a $1::text[] of quoted names and their
-// partitions (an alias "r" with column "oid"); a name that does not
-// resolve matches nothing.
+// The relations named by a $1::text[] of quoted names (one that does not
+// resolve is skipped), every level of their partitions and their TOAST
+// tables, as "r"; this database as "d". Autovacuum locks a TOAST table or
+// a partition on its own, while the statements that move or drop the
+// table lock all of them.
 constexpr char kRelationsCte[] =
     "WITH n AS (SELECT pg_catalog.to_regclass(x) AS oid FROM "
-    "pg_catalog.unnest($1::pg_catalog.text[]) x), r AS (SELECT oid FROM n "
-    "UNION ALL SELECT i.inhrelid FROM pg_catalog.pg_inherits i JOIN n ON "
-    "i.inhparent = n.oid) ";
+    "pg_catalog.unnest($1::pg_catalog.text[]) x), t AS (SELECT oid FROM n "
+    "WHERE oid IS NOT NULL UNION SELECT p.relid FROM n, "
+    "pg_catalog.pg_partition_tree(n.oid) p), r AS (SELECT oid FROM t UNION "
+    "SELECT c.reltoastrelid FROM pg_catalog.pg_class c JOIN t ON c.oid = "
+    "t.oid WHERE c.reltoastrelid <> 0), d AS (SELECT oid FROM "
+    "pg_catalog.pg_database WHERE datname = pg_catalog.current_database()) ";
 
 }  // namespace
 
 Status Executor::CancelAutovacuumOn(const std::vector<std::string>& relations) {
-  SqlValue n;
-  PGLAYOUT_RETURN_IF_ERROR(QueryValue(
-      session_,
+  // The candidates are materialized first, so that nothing but them is
+  // ever signalled, whatever order the planner gives the conditions. A
+  // worker may move on to another table between the two; PostgreSQL
+  // itself checks under a lock, which SQL cannot, so that rare case costs
+  // one vacuum a restart.
+  SqlResult r;
+  Status st = session_->Execute(
       std::string(kRelationsCte) +
-          "SELECT count(*) FILTER (WHERE pg_catalog.pg_cancel_backend(a.pid)) "
-          "FROM pg_catalog.pg_stat_activity a WHERE a.backend_type = "
-          "'autovacuum worker' AND a.query NOT LIKE '%to prevent "
-          "wraparound%' AND EXISTS (SELECT FROM pg_catalog.pg_locks l WHERE "
-          "l.pid = a.pid AND l.relation IN (SELECT oid FROM r))",
-      {TextArrayLiteral(relations)}, &n));
-  int64_t cancelled = std::strtoll(n.value_or("0").c_str(), nullptr, 10);
+          ", c AS MATERIALIZED (SELECT a.pid, a.query FROM "
+          "pg_catalog.pg_stat_activity a WHERE a.backend_type = 'autovacuum "
+          "worker' AND a.query NOT LIKE '%to prevent wraparound%' AND EXISTS "
+          "(SELECT FROM pg_catalog.pg_locks l WHERE l.pid = a.pid AND "
+          "l.database = (SELECT oid FROM d) AND l.relation IN (SELECT oid "
+          "FROM r))) SELECT count(*), pg_catalog.string_agg(c.query, '; ' "
+          "ORDER BY c.pid) FROM c WHERE pg_catalog.pg_cancel_backend(c.pid)",
+      {TextArrayLiteral(relations)}, &r);
+  if (!st.ok()) {
+    // Not a superuser (only one may signal autovacuum since 12.17, 13.13,
+    // 14.10, 15.5 and 16.1; on 18 also pg_signal_autovacuum_worker): the
+    // attempts go on, and a vacuum lasts until it ends.
+    if (!autovacuum_cancel_failed_) {
+      autovacuum_cancel_failed_ = true;
+      Line("could not cancel autovacuum workers holding " +
+           JoinComma(relations) + " (" + st.message() +
+           "); waiting for them instead");
+    }
+    return Status::Ok();
+  }
+  int64_t cancelled = r.rows.empty() ? 0 : CellInt(r.rows[0], 0);
   if (cancelled > 0) {
     Line(fmt::format(
-        "cancelled {} autovacuum worker(s) holding a lock on {} (as "
-        "PostgreSQL does for a lock waiter after deadlock_timeout); "
-        "autovacuum comes back to it later",
-        cancelled, JoinComma(relations)));
+        "cancelled {} autovacuum worker(s) holding a lock this step needs "
+        "({}), as PostgreSQL does for a lock waiter after deadlock_timeout; "
+        "autovacuum comes back later",
+        cancelled, Cell(r.rows[0], 1)));
   }
   return Status::Ok();
 }
@@ -106,28 +129,43 @@ Status Executor::CancelAutovacuumOn(const std::vector<std::string>& relations) {
 namespace {
 
 // "pid 123 (psql, idle in transaction for 42 s, AccessShareLock on t)" for
-// each other session holding a lock on |relations|, or "none seen".
+// each other session or prepared transaction holding a lock on
+// |relations|, at most 5, or "none seen any more".
 std::string LockHolders(SqlSession* session,
                         const std::vector<std::string>& relations) {
+  constexpr int kMost = 5;
   SqlResult r;
   Status st = session->Execute(
       std::string(kRelationsCte) +
-          "SELECT 'pid ' || a.pid || ' (' || coalesce(nullif("
+          "SELECT coalesce('pid ' || a.pid || ' (' || coalesce(nullif("
           "a.application_name, ''), a.backend_type, '?') || ', ' || "
           "coalesce(a.state, '?') || coalesce(' for ' || pg_catalog.round("
           "extract(epoch FROM pg_catalog.now() - a.state_change)::numeric) "
-          "|| ' s', '') || ', ' || pg_catalog.string_agg(l.mode || ' on ' || "
+          "|| ' s', '') || CASE WHEN a.backend_type = 'autovacuum worker' "
+          "THEN ', ' || a.query ELSE '' END, 'prepared transaction ' || "
+          "pg_catalog.quote_literal(p.gid) || ' (', 'a transaction (') || "
+          "', ' || pg_catalog.string_agg(l.mode || ' on ' || "
           "l.relation::pg_catalog.regclass::text, ', ' ORDER BY l.mode) || "
-          "')' FROM pg_catalog.pg_locks l JOIN pg_catalog.pg_stat_activity a "
-          "ON a.pid = l.pid WHERE l.granted AND l.relation IN (SELECT oid "
-          "FROM r) AND l.pid <> pg_catalog.pg_backend_pid() GROUP BY a.pid, "
-          "a.application_name, a.backend_type, a.state, a.state_change "
-          "ORDER BY a.pid LIMIT 5",
+          "')' FROM pg_catalog.pg_locks l LEFT JOIN "
+          "pg_catalog.pg_stat_activity a ON a.pid = l.pid LEFT JOIN "
+          "pg_catalog.pg_prepared_xacts p ON l.pid IS NULL AND "
+          "l.virtualtransaction = '-1/' || p.transaction WHERE l.granted AND "
+          "l.database = (SELECT oid FROM d) AND l.relation IN (SELECT oid "
+          "FROM r) AND l.pid IS DISTINCT FROM pg_catalog.pg_backend_pid() "
+          "GROUP BY l.pid, l.virtualtransaction, a.pid, a.application_name, "
+          "a.backend_type, a.state, a.state_change, a.query, p.gid ORDER BY "
+          "l.pid, l.virtualtransaction LIMIT " +
+          std::to_string(kMost + 1),
       {TextArrayLiteral(relations)}, &r);
   if (!st.ok()) return "could not list them: " + st.message();
   std::vector<std::string> holders;
   for (const SqlRow& row : r.rows) holders.push_back(Cell(row, 0));
-  return holders.empty() ? "none seen any more" : JoinComma(holders);
+  if (holders.empty()) return "none seen any more";
+  if (holders.size() > kMost) {
+    holders.resize(kMost);
+    holders.push_back("and more");
+  }
+  return JoinComma(holders);
 }
 
 }  // namespace

@@ -73,11 +73,14 @@ struct MigrateOptions {
   // the throttle's pauses between them, all in one snapshot.
   int64_t verify_range_rows = 1000000;
   // maintenance_work_mem for the shadow's index builds (SET LOCAL, never
-  // below the server's setting). More is not faster: a 10 M-row int key
-  // built in 3.0-3.2 s at 64MB (a sort in runs, one parallel worker) but
-  // 3.5 s at 512MB (one in-memory quicksort, cache-bound), idle; under
-  // pgbench 3.4-3.7 s against 4.0-4.1 s. 64MB is also the least that lets
-  // a parallel worker join (32MB per participant).
+  // below the server's setting). More is not faster: one 10 M-row int key
+  // on 2 cores, idle, without parallel workers (the adaptive throttle's
+  // way) built in 4.7-5.1 s at 64MB (sorted in runs, then merged) against
+  // 5.5-5.6 s at 512MB (one in-memory quicksort, cache-bound); with
+  // max_parallel_maintenance_workers = 2 (--throttle off) 3.0-3.2 s (one
+  // worker: 32MB per participant) against 3.5 s (two), and under pgbench
+  // 3.4-3.7 s against 4.0-4.1 s. The sort then spills to temp files for
+  // any index over about 32MB; preflight counts them (SortSpill).
   uint64_t index_work_mem = 64ULL << 20;
   int lock_timeout_ms = 200;     // per attempt of every lock-taking statement
   double lock_deadline_s = 120;  // give up retrying a lock after this

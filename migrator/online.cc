@@ -1066,8 +1066,11 @@ class OnlineRun {
     PGLAYOUT_RETURN_IF_ERROR(EnsureHashForm());
     ex_->Failpoint("before-swap:" + key());
     Clock::time_point start = Clock::now();
-    // An autovacuum worker on the shadow (10 M fresh rows invite one)
-    // would make the first attempt time out for nothing.
+    // Unlike the other steps, the swap cancels autovacuum before its first
+    // attempt too: each attempt that times out costs a catch-up, and a
+    // busy table (or one of its foreign keys' tables) is likely to have a
+    // worker by the end of a long copy. The shadow has none: its
+    // autovacuum is off until the swap.
     PGLAYOUT_RETURN_IF_ERROR(ex_->CancelAutovacuumOn(SwapRelations()));
     PGLAYOUT_RETURN_IF_ERROR(ex_->WithLockRetry(
         "swap", SwapRelations(), [&]() { return SwapOnce(detail); },
