@@ -14,6 +14,7 @@
 
 #include <chrono>
 #include <fstream>
+#include <map>
 #include <regex>
 #include <thread>
 
@@ -172,11 +173,14 @@ class MigrateTest : public PgVersionTest {
     return Open(*pg, db, s);
   }
 
-  // A private server with |options| (for tests that change its settings
-  // or restart it) and a session on its postgres database.
-  Status PrivateServer(const PgClusterOptions& options,
+  // A private server with these postgresql.conf |settings| (for tests
+  // that change its settings or restart it) and a session on its postgres
+  // database.
+  Status PrivateServer(const std::map<std::string, std::string>& settings,
                        std::unique_ptr<PgCluster>* pg,
                        std::unique_ptr<SqlSession>* s) const {
+    PgClusterOptions options;
+    options.settings = settings;
     PGLAYOUT_RETURN_IF_ERROR(StartCluster(options, pg));
     return Open(pg->get(), "postgres", s);
   }
@@ -629,7 +633,7 @@ TEST_P(MigrateTest, OnlineUnderLoadSurvivesKill9AtEveryStep) {
 TEST_P(MigrateTest, ResumesACopyStartedByAnOlderVersion) {
   std::unique_ptr<PgCluster> pg;
   std::unique_ptr<SqlSession> s;
-  PGLAYOUT_ASSERT_OK(PrivateServer(PgClusterOptions(), &pg, &s));
+  PGLAYOUT_ASSERT_OK(PrivateServer({}, &pg, &s));
   MakeTwinnedTable(s.get(), "y", 10000);
   std::string dir;
   PGLAYOUT_ASSERT_OK(pg->MakeDirectory("ts_y", &dir));
@@ -822,11 +826,9 @@ TEST_P(MigrateTest, ServerFactsNameTheTempTablespace) {
 TEST_P(MigrateTest, ResumesAfterTheServerCrashesDuringTheCopy) {
   // The WAL writer waits 10 s: the batches' commits are not flushed before
   // the crash, nor their journal rows.
-  PgClusterOptions o;
-  o.settings["wal_writer_delay"] = "10s";
   std::unique_ptr<PgCluster> pg;
   std::unique_ptr<SqlSession> s;
-  PGLAYOUT_ASSERT_OK(PrivateServer(o, &pg, &s));
+  PGLAYOUT_ASSERT_OK(PrivateServer({{"wal_writer_delay", "10s"}}, &pg, &s));
   MakeTwinnedTable(s.get(), "c", 20000);
   MigrateOptions options;
   options.throttle = ThrottleMode::kOff;
@@ -1011,11 +1013,9 @@ TEST_P(MigrateTest, BlockCopyReadsMovedRowsOnceAndVerificationCatchesDamage) {
 // change; the offline move it suggests keeps the table, and replication
 // goes on.
 TEST_P(MigrateTest, RefusesToSwapATableASubscriptionAppliesTo) {
-  PgClusterOptions o;
-  o.settings["wal_level"] = "logical";
   std::unique_ptr<PgCluster> pg;
   std::unique_ptr<SqlSession> admin, pub, sub;
-  PGLAYOUT_ASSERT_OK(PrivateServer(o, &pg, &admin));
+  PGLAYOUT_ASSERT_OK(PrivateServer({{"wal_level", "logical"}}, &pg, &admin));
   Exec(admin.get(), "CREATE DATABASE pubdb");
   Exec(admin.get(), "CREATE DATABASE subdb");
   PGLAYOUT_ASSERT_OK(Open(pg.get(), "pubdb", &pub));
@@ -1183,11 +1183,9 @@ int64_t LookupsIn(const std::string& text, const std::string& index) {
 TEST_P(MigrateTest, CopyLooksUpOnlyRowsWrittenSinceTheOldestRunningXid) {
   // A server of its own: another test's open transaction would hold $3
   // back and widen the looked-up band.
-  PgClusterOptions o;
-  o.settings["autovacuum"] = "off";
   std::unique_ptr<PgCluster> pg;
   std::unique_ptr<SqlSession> s, holder, across;
-  PGLAYOUT_ASSERT_OK(PrivateServer(o, &pg, &s));
+  PGLAYOUT_ASSERT_OK(PrivateServer({{"autovacuum", "off"}}, &pg, &s));
   PGLAYOUT_ASSERT_OK(Open(pg.get(), "postgres", &holder));
   PGLAYOUT_ASSERT_OK(Open(pg.get(), "postgres", &across));
   TableFacts facts;
@@ -1256,7 +1254,7 @@ TEST_P(MigrateTest, CopyLooksUpOnlyRowsWrittenSinceTheOldestRunningXid) {
 TEST_P(MigrateTest, UpgradesAnOlderJournalSchema) {
   std::unique_ptr<PgCluster> pg;
   std::unique_ptr<SqlSession> s;
-  PGLAYOUT_ASSERT_OK(PrivateServer(PgClusterOptions(), &pg, &s));
+  PGLAYOUT_ASSERT_OK(PrivateServer({}, &pg, &s));
   Journal journal(s.get());
   PGLAYOUT_ASSERT_OK(journal.EnsureSchema());
   Exec(s.get(),
@@ -1625,11 +1623,9 @@ TEST_P(MigrateTest, ReplayThatDoesNotConvergeStopsBeforeTheSwap) {
 // move (a vacuum of the table's TOAST table alone, which autovacuum runs as
 // a job of its own).
 TEST_P(MigrateTest, AnAutovacuumHoldingTheTableIsCancelledNotWaitedFor) {
-  PgClusterOptions o;
-  o.settings["autovacuum_naptime"] = "1s";
   std::unique_ptr<PgCluster> pg;
   std::unique_ptr<SqlSession> s;
-  PGLAYOUT_ASSERT_OK(PrivateServer(o, &pg, &s));
+  PGLAYOUT_ASSERT_OK(PrivateServer({{"autovacuum_naptime", "1s"}}, &pg, &s));
   // A table whose every row was updated, and whose heap (or TOAST table
   // alone) autovacuum visits at a crawl: a cost limit of 1 makes it sleep
   // 100-400 ms after each page (a dirtied page costs 20), minutes in all.
@@ -2036,15 +2032,14 @@ void CheckOldAndPreparedTransactions(PgCluster* pg, const std::string& ts) {
 }
 
 TEST_P(MigrateTest, CheckpointGuardKeepsCheckpointsTimed) {
-  PgClusterOptions o;
-  o.settings = {{"max_wal_size", "32MB"},
-                {"min_wal_size", "32MB"},
-                {"checkpoint_timeout", "30s"},
-                {"checkpoint_completion_target", "0.1"},
-                {"max_prepared_transactions", "2"}};
   std::unique_ptr<PgCluster> pg;
   std::unique_ptr<SqlSession> s;
-  PGLAYOUT_ASSERT_OK(PrivateServer(o, &pg, &s));
+  PGLAYOUT_ASSERT_OK(PrivateServer({{"max_wal_size", "32MB"},
+                                    {"min_wal_size", "32MB"},
+                                    {"checkpoint_timeout", "30s"},
+                                    {"checkpoint_completion_target", "0.1"},
+                                    {"max_prepared_transactions", "2"}},
+                                   &pg, &s));
   Exec(s.get(),
        "CREATE TABLE g1 (id int PRIMARY KEY, pad text);"
        "INSERT INTO g1 SELECT g, md5(g::text) || md5((g + 1)::text) FROM "
