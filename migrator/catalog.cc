@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <set>
-#include <sstream>
 
 #include "common/units.h"
 #include "migrator/sql_util.h"
@@ -21,15 +20,18 @@ constexpr const char* kGuardSettings[] = {
     "maintenance_work_mem"};
 
 // The tablespaces of temp_tablespaces this session may create temp files
-// in, one per line; NULL if none (then the database's default is used).
-// An entry is an identifier: quoted ("Temp TS", with "" for a quote) or
-// folded to lower case. A name with a comma in it is not understood.
+// in, as a text[]; NULL if none (then the database's default is used).
+// An entry is an identifier: quoted ("Temp TS", with "" for a quote; only
+// the outer quotes are stripped) or folded to lower case. A name with a comma
+// in it is not understood.
 constexpr char kTempTablespacesSql[] =
-    "SELECT pg_catalog.string_agg(t.spcname, E'\\n' ORDER BY t.spcname) "
+    "SELECT pg_catalog.array_agg(t.spcname::pg_catalog.text ORDER BY "
+    "t.spcname) "
     "FROM pg_catalog.pg_tablespace t, pg_catalog.unnest(pg_catalog."
     "string_to_array(current_setting('temp_tablespaces'), ',')) e WHERE "
     "CASE WHEN pg_catalog.btrim(e) LIKE '\"%' THEN pg_catalog.replace("
-    "pg_catalog.btrim(pg_catalog.btrim(e), '\"'), '\"\"', '\"') ELSE "
+    "pg_catalog.substr(pg_catalog.btrim(e), 2, "
+    "pg_catalog.length(pg_catalog.btrim(e)) - 2), '\"\"', '\"') ELSE "
     "pg_catalog.lower(pg_catalog.btrim(e)) END = t.spcname AND (t.spcname = "
     "'pg_default' OR pg_catalog.has_tablespace_privilege(t.oid, 'CREATE'))";
 
@@ -44,9 +46,10 @@ Status ReadServerBasics(SqlSession* s, ServerFacts* f) {
       "coalesce(current_setting('allow_alter_system', true), 'on'), "
       "coalesce((" +
           std::string(kTempTablespacesSql) +
-          "), (SELECT t.spcname FROM pg_catalog.pg_database d JOIN "
-          "pg_catalog.pg_tablespace t ON t.oid = d.dattablespace WHERE "
-          "d.datname = pg_catalog.current_database())) "
+          "), (SELECT ARRAY[t.spcname::pg_catalog.text] FROM "
+          "pg_catalog.pg_database d JOIN pg_catalog.pg_tablespace t ON t.oid "
+          "= d.dattablespace WHERE d.datname = "
+          "pg_catalog.current_database())) "
           "FROM pg_catalog.pg_roles r WHERE r.rolname = current_user",
       {}, &r));
   if (r.rows.empty()) return Status::Internal("current role not in pg_roles");
@@ -59,9 +62,8 @@ Status ReadServerBasics(SqlSession* s, ServerFacts* f) {
   f->database = Cell(row, 5);
   f->data_directory = Cell(row, 6);
   f->alter_system_allowed = Cell(row, 7) != "off";
-  std::istringstream temps(Cell(row, 8));
-  for (std::string ts; std::getline(temps, ts);) {
-    f->temp_tablespaces.push_back(ts);
+  for (const SqlValue& ts : ParseArrayLiteral(Cell(row, 8))) {
+    if (ts) f->temp_tablespaces.push_back(*ts);
   }
   return Status::Ok();
 }

@@ -792,8 +792,10 @@ TEST_P(MigrateTest, ServerFactsNameTheTempTablespace) {
   PGLAYOUT_ASSERT_OK(FreshDatabase("temps", &pg, &s));
   std::string dir;
   PGLAYOUT_ASSERT_OK(pg->MakeDirectory("temp_ts", &dir));
-  Exec(s.get(), "DROP TABLESPACE IF EXISTS \"Temp TS\"");
-  Exec(s.get(), "CREATE TABLESPACE \"Temp TS\" LOCATION '" + dir + "'");
+  // A name with a quote and a line break in it, as names may have.
+  const std::string kName = "\"Temp\n\"\"TS\"\"\"";
+  Exec(s.get(), "DROP TABLESPACE IF EXISTS " + kName);
+  Exec(s.get(), "CREATE TABLESPACE " + kName + " LOCATION '" + dir + "'");
   Plan plan;
   auto temp = [&]() {
     ServerFacts f;
@@ -803,11 +805,10 @@ TEST_P(MigrateTest, ServerFactsNameTheTempTablespace) {
   };
   EXPECT_EQ(temp(), "pg_default");
   // As written in postgresql.conf (SET would fold PG_Default itself).
-  Exec(s.get(),
-       "SELECT set_config('temp_tablespaces', '\"Temp TS\", PG_Default', "
-       "false)");
-  EXPECT_EQ(Value(s.get(), "SHOW temp_tablespaces"), "\"Temp TS\", PG_Default");
-  EXPECT_EQ(temp(), "Temp TS|pg_default");
+  Exec(s.get(), "SELECT set_config('temp_tablespaces', '" + kName +
+                    ", PG_Default', false)");
+  EXPECT_EQ(Value(s.get(), "SHOW temp_tablespaces"), kName + ", PG_Default");
+  EXPECT_EQ(temp(), "Temp\n\"TS\"|pg_default");
   // PostgreSQL skips the ones the role may not create temp files in.
   Exec(s.get(),
        "DO $$BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = "
@@ -815,7 +816,7 @@ TEST_P(MigrateTest, ServerFactsNameTheTempTablespace) {
        "SET ROLE temp_user");
   EXPECT_EQ(temp(), "pg_default");
   Exec(s.get(), "RESET ROLE; RESET temp_tablespaces");
-  Exec(s.get(), "DROP TABLESPACE \"Temp TS\"");
+  Exec(s.get(), "DROP TABLESPACE " + kName);
 }
 
 // A server crash in the middle of the copy: batches committed without

@@ -1071,9 +1071,10 @@ class OnlineRun {
     // busy table (or one of its foreign keys' tables) is likely to have a
     // worker by the end of a long copy. The shadow has none: its
     // autovacuum is off until the swap.
-    PGLAYOUT_RETURN_IF_ERROR(ex_->CancelAutovacuumOn(SwapRelations()));
+    const std::vector<std::string> locked = SwapRelations();
+    PGLAYOUT_RETURN_IF_ERROR(ex_->CancelAutovacuumOn(locked));
     PGLAYOUT_RETURN_IF_ERROR(ex_->WithLockRetry(
-        "swap", SwapRelations(), [&]() { return SwapOnce(detail); },
+        "swap", locked, [&]() { return SwapOnce(detail); },
         [&]() { return CatchUp(); }));
     ex_->Line(fmt::format(
         "{}: swapped ({:.2f} s including lock waits; {} replayed and {} "
