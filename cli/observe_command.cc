@@ -14,10 +14,11 @@
 #include "common/files.h"
 #include "common/json.h"
 #include "common/units.h"
-#include "planner/log_parser.h"
-#include "planner/observe.h"
-#include "planner/observe_diagnosis.h"
-#include "planner/oracle_segments.h"
+#include "observe/log_parser.h"
+#include "observe/observe.h"
+#include "observe/observe_diagnosis.h"
+#include "observe/observe_pg.h"
+#include "observe/oracle_segments.h"
 
 namespace pglayout::cli {
 namespace {

@@ -9,7 +9,7 @@
 //
 // pglayout plan --catalog C --workload W [--max-volumes N]
 // [--instance-cap-mbps X --instance-cap-iops Y]: capacity planning
-// (planner/catalog.h). Chooses the cheapest set of volumes from the catalog,
+// (planner/capacity.h). Chooses the cheapest set of volumes from the catalog,
 // plans on it as above, also writes the set as volumes.toml, and adds the
 // bill of materials to the report (and "capacity" to the JSON).
 
@@ -22,10 +22,10 @@
 #include "common/files.h"
 #include "common/json.h"
 #include "common/units.h"
-#include "planner/catalog.h"
+#include "planner/capacity.h"
 #include "planner/plan_builder.h"
 #include "planner/plan_sql.h"
-#include "planner/report.h"
+#include "planner/plan_text.h"
 #include "planner/stripe_script.h"
 
 namespace pglayout::cli {
@@ -153,7 +153,7 @@ class PlanCommand : public Command {
         planner::BuildPlan(volumes, workload, options_, &outcome));
     const Json json = planner::PlanJson(outcome);
     PGLAYOUT_RETURN_IF_ERROR(WriteOutputs(outcome, json, volumes, workload));
-    Print(json, planner::RenderReport(outcome), "");
+    Print(json, planner::RenderPlanText(outcome), "");
     return Status::Ok();
   }
 
@@ -214,7 +214,7 @@ class PlanCommand : public Command {
         WriteTextFile(std::filesystem::path(out_dir_) / "volumes.toml",
                       VolumesToToml(capacity.volumes)));
     Print(json,
-          planner::RenderReport(capacity.outcome) + "\n" +
+          planner::RenderPlanText(capacity.outcome) + "\n" +
               planner::RenderCapacity(capacity),
           "volumes.toml, ");
     return Status::Ok();

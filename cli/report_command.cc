@@ -76,7 +76,7 @@ class ReportCommand : public Command {
       PGLAYOUT_RETURN_IF_ERROR(ReadJournal(*journal_dsn_, &journal, &input));
     }
     PGLAYOUT_RETURN_IF_ERROR(
-        WriteTextFile(output_path_, report::RenderReport(input)));
+        WriteTextFile(output_path_, report::RenderPage(input)));
     std::cout << output_path_ << "\n";
     return Status::Ok();
   }

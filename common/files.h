@@ -15,9 +15,9 @@
 #include <string>
 #include <string_view>
 
-#include "common/catalog.h"
 #include "common/model.h"
 #include "common/status.h"
+#include "common/volume_catalog.h"
 
 namespace pglayout {
 
@@ -65,7 +65,7 @@ Status ParsePlan(std::string_view text, const std::string& source_name,
 Status ReadPlanFile(const std::string& path, Plan* out);
 std::string PlanToToml(const Plan& plan);
 
-// catalog.toml (common/catalog.h; format in examples/catalog/README.md).
+// catalog.toml (common/volume_catalog.h; format in examples/catalog/README.md).
 // Besides types, ranges and unknown keys, rejects: no [[volume_type]], a
 // duplicate type name, max_size below min_size, a throughput_unit other than
 // "MB/s" or "MiB/s", a type that gives no IOPS or no throughput, provisioned

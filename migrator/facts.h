@@ -1,13 +1,13 @@
 // What the migrator knows about the server and the relations a plan names.
 //
-// These structs are filled from the catalogs by catalog.h (GatherFacts) and
-// read by the pure parts of the migrator: the preflight (preflight.h), the
-// step planner (steps.h) and the SQL generators (online_sql.h). Tests build
-// them by hand, which is how the planner and the preflight are tested
-// without a server.
+// These structs are filled from the system catalogs by server_facts.h
+// (GatherFacts) and read by the pure parts of the migrator: the preflight
+// (preflight.h), the step planner (steps.h) and the SQL generators
+// (online_sql.h). Tests build them by hand, which is how the planner and the
+// preflight are tested without a server.
 //
-// Names: `schema` and `name` are the catalog spellings (unquoted, exact
-// case); quote them with QuoteIdent before use. Sizes are bytes.
+// Names: `schema` and `name` are the system catalogs' spellings (unquoted,
+// exact case); quote them with QuoteIdent before use. Sizes are bytes.
 
 #ifndef PGLAYOUT_MIGRATOR_FACTS_H_
 #define PGLAYOUT_MIGRATOR_FACTS_H_
@@ -92,7 +92,7 @@ struct TableFacts {
   bool typed = false;            // CREATE TABLE ... OF type
   bool extension_member = false;
   bool system = false;  // in pg_catalog / information_schema
-  // Set by the migrator, not read from the catalog: the placement is
+  // Set by the migrator, not read from the system catalogs: the placement is
   // already carried out as planned (a finished hash-partition plan run
   // again), so there is nothing to check or do.
   bool placed_as_planned = false;

@@ -11,10 +11,10 @@
 #include "common/ddl.h"
 #include "common/files.h"
 #include "common/units.h"
-#include "migrator/catalog.h"
 #include "migrator/executor.h"
 #include "migrator/free_space.h"
 #include "migrator/journal.h"
+#include "migrator/server_facts.h"
 #include "migrator/sql_util.h"
 
 namespace pglayout::migrator {

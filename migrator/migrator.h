@@ -6,19 +6,18 @@
 //   MigrateReport report;
 //   Status s = Migrate(plan, options, &progress, &report);
 //
-// A dry run connects, reads the catalogs, runs the preflight and returns the
-// ordered steps with their exact SQL. With apply it takes the run lock
-// (an advisory lock: one migrate per database) and, when the run changes
-// server settings (checkpoint guard, [settings], or an --abort restoring
-// them), the cluster-wide settings lock (one such run per cluster, whatever
-// the database); it journals every step in schema pglayout and executes
-// them. Before each online swap it waits (old_xact_wait_s) for transactions
-// older than the copy, and stops, resumable, on a prepared transaction
-// holding a lock on the table. A run killed at any instant resumes
-// when started again with the same plan; a different plan is refused while
-// a run is unfinished. kAbort rolls an unfinished run back (steps not yet
-// swapped, settings restored); kFinalize drops the old copies kept after
-// swaps.
+// A dry run connects, reads the system catalogs, runs the preflight and returns
+// the ordered steps with their exact SQL. With apply it takes the run lock (an
+// advisory lock: one migrate per database) and, when the run changes server
+// settings (checkpoint guard, [settings], or an --abort restoring them), the
+// cluster-wide settings lock (one such run per cluster, whatever the database);
+// it journals every step in schema pglayout and executes them. Before each
+// online swap it waits (old_xact_wait_s) for transactions older than the copy,
+// and stops, resumable, on a prepared transaction holding a lock on the table.
+// A run killed at any instant resumes when started again with the same plan; a
+// different plan is refused while a run is unfinished. kAbort rolls an
+// unfinished run back (steps not yet swapped, settings restored); kFinalize
+// drops the old copies kept after swaps.
 //
 // Errors: a preflight refusal returns InvalidInput listing every problem and
 // nothing is changed. Failures during apply return the server's message

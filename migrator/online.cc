@@ -17,11 +17,11 @@
 //   swap     -> swapped   locks, drain, rename swap, journal: one transaction
 //   swapped  -> done      VALIDATE, ANALYZE, drop log and functions
 //
-// Whatever instant the client dies at, the journal and the catalogs agree,
-// and re-running the phase recorded converges: batches are keyed by the
+// Whatever instant the client dies at, the journal and the system catalogs
+// agree, and re-running the phase recorded converges: batches are keyed by the
 // cursor committed with them, replay is idempotent, index creation checks
-// the catalog. A shadow made by an older version (key index built before
-// the copy, replay during it) is resumed with ON CONFLICT DO NOTHING
+// the system catalogs. A shadow made by an older version (key index built
+// before the copy, replay during it) is resumed with ON CONFLICT DO NOTHING
 // batches; the phase names are unchanged, so --abort handles both.
 
 #include <fmt/format.h>
@@ -32,9 +32,9 @@
 #include <thread>
 
 #include "common/units.h"
-#include "migrator/catalog.h"
 #include "migrator/executor.h"
 #include "migrator/online_sql.h"
+#include "migrator/server_facts.h"
 #include "migrator/sql_util.h"
 #include "migrator/throttle.h"
 

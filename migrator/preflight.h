@@ -1,6 +1,6 @@
 // Preflight: everything that must hold before `migrate` changes anything.
 //
-// Pure: it judges a plan against facts read beforehand (catalog.h) and the
+// Pure: it judges a plan against facts read beforehand (server_facts.h) and the
 // free space of the target directories (free_space.h), so every rule is
 // unit-tested with hand-made facts (a replica, a non-superuser, a table
 // without a primary key...). A refusal names the object and the reason;
@@ -39,7 +39,7 @@ struct PreflightInput {
   std::map<std::string, uint64_t> free_bytes;
   // Placements (by relation) and tablespaces (by name) whose steps already
   // started in a journaled run: their checks were passed then, and the
-  // catalog has moved on since (a swapped table is partitioned now).
+  // system catalogs have moved on since (a swapped table is partitioned now).
   std::set<std::string> started_relations;
   std::set<std::string> started_tablespaces;
   double space_margin = 1.2;  // copies need size x margin free

@@ -4,9 +4,9 @@
 // Order: tablespaces (and their options), the checkpoint guard, offline
 // moves, online index moves, online table moves and hash-partition
 // conversions (one table at a time), the guard's restore, the plan's
-// [settings], and a final catalog check. Every step is idempotent and has
-// a stable key ("tablespace:fast1", "move:public.orders"), which is how the
-// journal recognises it when a killed run resumes.
+// [settings], and a final check of the system catalogs. Every step is
+// idempotent and has a stable key ("tablespace:fast1", "move:public.orders"),
+// which is how the journal recognises it when a killed run resumes.
 //
 // Pure: unit-tested with hand-made facts.
 

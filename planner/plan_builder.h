@@ -56,7 +56,7 @@ struct PlanOptions {
   // Hash keys given by the user: table -> columns. Default: primary key.
   std::map<std::string, std::vector<std::string>> keys;
   // The WAL's volume when the caller sized one for it (capacity planning,
-  // planner/catalog.h); "" = the lowest fdatasync latency.
+  // planner/capacity.h); "" = the lowest fdatasync latency.
   std::string wal_volume;
 };
 
@@ -90,7 +90,7 @@ struct PlanOutcome {
   double mean_latency_us = 0;  // the plan's, comparable with the bound
   double max_utilization = 0;  // the plan's worst data volume
   BackupAdvice backup;
-  SqlCatalog catalog;  // what plan.sql needs about the relations
+  SqlObjects catalog;  // what plan.sql needs about the relations
   bool live = false;   // a running server (vs a new build)
   int tables = 0;      // table groups considered
   int moves = 0;

@@ -12,7 +12,7 @@
 #include "common/units.h"
 #include "planner/demand.h"
 #include "planner/plan_sql.h"
-#include "planner/report.h"
+#include "planner/plan_text.h"
 #include "planner/stripe_script.h"
 
 namespace pglayout::planner {
@@ -92,7 +92,7 @@ std::string AllOutputs(const PlanOutcome& out, const Example& e) {
   return PlanToToml(out.plan) + PlanJson(out).dump(2) + RenderPlanSql(steps) +
          StripeScript(out.plan, e.volumes,
                       e.workload.Setting("data_directory").value_or("")) +
-         RenderReport(out);
+         RenderPlanText(out);
 }
 
 // ---------------------------------------------------- BRIEF.md section 4 --

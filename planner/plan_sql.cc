@@ -59,7 +59,7 @@ struct TableName {
   }
 };
 
-Status TablespaceSteps(const Plan& plan, const SqlCatalog& catalog,
+Status TablespaceSteps(const Plan& plan, const SqlObjects& catalog,
                        std::vector<SqlStep>* steps) {
   for (const TablespaceSpec& ts : plan.tablespaces) {
     if (!catalog.existing_tablespaces.count(ts.name)) {
@@ -81,14 +81,14 @@ Status TablespaceSteps(const Plan& plan, const SqlCatalog& catalog,
   return Status::Ok();
 }
 
-const std::vector<std::string>& IndexesOf(const SqlCatalog& catalog,
+const std::vector<std::string>& IndexesOf(const SqlObjects& catalog,
                                           const std::string& table) {
   static const std::vector<std::string> kNone;
   auto it = catalog.indexes.find(table);
   return it == catalog.indexes.end() ? kNone : it->second;
 }
 
-void MoveSteps(const Placement& p, const SqlCatalog& catalog,
+void MoveSteps(const Placement& p, const SqlObjects& catalog,
                std::vector<SqlStep>* steps) {
   const std::string& ts = p.tablespaces[0];
   const std::string why = p.reason.empty() ? "move" : p.reason;
@@ -189,7 +189,7 @@ std::string PartitionName(const std::string& table, int remainder) {
   return t.Sibling(fmt::format("_p{}", remainder));
 }
 
-Status PlanSqlSteps(const Plan& plan, const SqlCatalog& catalog,
+Status PlanSqlSteps(const Plan& plan, const SqlObjects& catalog,
                     std::vector<SqlStep>* steps) {
   std::vector<SqlStep> out;
   PGLAYOUT_RETURN_IF_ERROR(TablespaceSteps(plan, catalog, &out));

@@ -33,7 +33,7 @@ Plan SamplePlan() {
 }
 
 TEST(PlanSql, QuotesEverythingAndKeepsTheOrder) {
-  SqlCatalog catalog;
+  SqlObjects catalog;
   catalog.indexes["public.\"My Table\""] = {"public.\"My Table_pkey\""};
   std::vector<SqlStep> steps;
   ASSERT_TRUE(PlanSqlSteps(SamplePlan(), catalog, &steps).ok());
@@ -80,7 +80,7 @@ TEST(PlanSql, QuotesEverythingAndKeepsTheOrder) {
 TEST(PlanSql, OnlineMoveShowsIndexesBuiltOnTheCopy) {
   Plan plan = SamplePlan();
   plan.placements[0].online = true;
-  SqlCatalog catalog;
+  SqlObjects catalog;
   catalog.indexes["public.\"My Table\""] = {"public.\"My Table_pkey\""};
   std::vector<SqlStep> steps;
   ASSERT_TRUE(PlanSqlSteps(plan, catalog, &steps).ok());
@@ -113,7 +113,7 @@ TEST(PlanSql, StatementsAreTheTextMigrateRuns) {
 }
 
 TEST(PlanSql, ExistingTablespacesAreNotCreatedAgain) {
-  SqlCatalog catalog;
+  SqlObjects catalog;
   catalog.existing_tablespaces = {"pglayout_d1"};
   std::vector<SqlStep> steps;
   ASSERT_TRUE(PlanSqlSteps(SamplePlan(), catalog, &steps).ok());

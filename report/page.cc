@@ -263,7 +263,7 @@ void OpenSection(const std::string& id, const std::string& title,
 
 }  // namespace internal
 
-std::string RenderReport(const ReportInput& input) {
+std::string RenderPage(const ReportInput& input) {
   Markup page;
   page.Trusted("<!DOCTYPE html>\n");
   page.Open("html", {{"xmlns", "http://www.w3.org/1999/xhtml"},

@@ -22,7 +22,7 @@
 namespace pglayout::report {
 
 struct ReportInput {
-  // Each pointer may be null; the object must outlive RenderReport().
+  // Each pointer may be null; the object must outlive RenderPage().
   const VolumeSet* volumes = nullptr;
   const Workload* workload = nullptr;
   const Plan* plan = nullptr;
@@ -43,7 +43,7 @@ struct ReportInput {
 };
 
 // The whole page, UTF-8.
-std::string RenderReport(const ReportInput& input);
+std::string RenderPage(const ReportInput& input);
 
 }  // namespace pglayout::report
 

@@ -86,7 +86,7 @@ MigrationJournal SampleJournal() {
 }
 
 TEST(Report, FullScenarioIsWellFormedWithEverySection) {
-  std::string html = RenderReport(FullInput(Scenario()));
+  std::string html = RenderPage(FullInput(Scenario()));
   auto page = ParseOrFail(html);
   ASSERT_NE(page, nullptr);
   for (const char* id : {"volumes", "workload", "plan"}) {
@@ -110,7 +110,7 @@ TEST(Report, StripeMembersShowWhatThePlanPutsOnTheStripe) {
                             64 * 1024,
                             "mdadm",
                             "the WAL is too hot for one volume"});
-  std::string text = ParseOrFail(RenderReport(FullInput(f)))->AllText();
+  std::string text = ParseOrFail(RenderPage(FullInput(f)))->AllText();
   EXPECT_TRUE(Contains(text, "WAL on stripe wal_stripe")) << text;
   EXPECT_TRUE(Contains(text,
                        "tablespace hot5, WAL on stripe "
@@ -119,7 +119,7 @@ TEST(Report, StripeMembersShowWhatThePlanPutsOnTheStripe) {
 }
 
 TEST(Report, VolumeChartsCarryKneeStripeAndOperatingPoint) {
-  std::string html = RenderReport(FullInput(Scenario()));
+  std::string html = RenderPage(FullInput(Scenario()));
   auto page = ParseOrFail(html);
   ASSERT_NE(page, nullptr);
   // data has all three curves, hot1 a latency curve; wal and hot2..5 are
@@ -154,7 +154,7 @@ TEST(Report, VolumeChartsCarryKneeStripeAndOperatingPoint) {
 }
 
 TEST(Report, WorkloadRanksRelationsAndJudgesCheckpoints) {
-  std::string html = RenderReport(FullInput(Scenario()));
+  std::string html = RenderPage(FullInput(Scenario()));
   auto page = ParseOrFail(html);
   ASSERT_NE(page, nullptr);
   std::vector<std::string> bars =
@@ -171,7 +171,7 @@ TEST(Report, WorkloadRanksRelationsAndJudgesCheckpoints) {
 }
 
 TEST(Report, PlanShowsUtilisationTargetMapAndSettings) {
-  std::string html = RenderReport(FullInput(Scenario()));
+  std::string html = RenderPage(FullInput(Scenario()));
   auto page = ParseOrFail(html);
   ASSERT_NE(page, nullptr);
   std::string util;
@@ -212,13 +212,13 @@ TEST(Report, EachInputAloneGivesOnlyItsSection) {
   cases[3] = {"migration", {}};
   cases[3].input.journal = &journal;
   for (const Case& c : cases) {
-    auto page = ParseOrFail(RenderReport(c.input));
+    auto page = ParseOrFail(RenderPage(c.input));
     ASSERT_NE(page, nullptr) << c.section;
     EXPECT_EQ(page->Count("//h:section"), 1) << c.section;
     EXPECT_EQ(page->Count(std::string("//h:section[@id='") + c.section + "']"),
               1);
   }
-  auto empty = ParseOrFail(RenderReport({}));
+  auto empty = ParseOrFail(RenderPage({}));
   ASSERT_NE(empty, nullptr);
   EXPECT_EQ(empty->Count("//h:section"), 0);
   EXPECT_TRUE(Contains(empty->AllText(), "Nothing to show"));
@@ -229,7 +229,7 @@ TEST(Report, MigrationJournalShowsStepsCheckpointsAndRestores) {
   ReportInput in;
   in.journal = &journal;
   in.journal_source = "127.0.0.1:5432/app as dba";
-  auto page = ParseOrFail(RenderReport(in));
+  auto page = ParseOrFail(RenderPage(in));
   ASSERT_NE(page, nullptr);
   EXPECT_EQ(page->Count("//s:svg[@id='migration-steps']"), 1);
   EXPECT_EQ(
@@ -252,7 +252,7 @@ TEST(Report, UnreadableJournalIsExplainedInItsSection) {
   ReportInput in;
   in.journal_source = "127.0.0.1:5432/app";
   in.journal_problem = "no migration journal (schema pglayout does not exist)";
-  auto page = ParseOrFail(RenderReport(in));
+  auto page = ParseOrFail(RenderPage(in));
   ASSERT_NE(page, nullptr);
   EXPECT_EQ(page->Texts("//h:section[@id='migration']/h:p[@role='note']").at(0),
             "⚠ no migration journal (schema pglayout does not exist)");
@@ -287,7 +287,7 @@ TEST(Report, MarkupInInputsStaysText) {
   in.plan = &plan;
   in.journal = &journal;
   in.plan_source = evil_text;
-  std::string html = RenderReport(in);
+  std::string html = RenderPage(in);
   auto page = ParseOrFail(html);
   ASSERT_NE(page, nullptr);
   EXPECT_EQ(page->Count("//h:script | //h:img | //s:script"), 0);
@@ -302,8 +302,8 @@ TEST(Report, MarkupInInputsStaysText) {
 }
 
 TEST(Report, SameInputsGiveSameBytes) {
-  EXPECT_EQ(RenderReport(FullInput(Scenario())),
-            RenderReport(FullInput(Scenario())));
+  EXPECT_EQ(RenderPage(FullInput(Scenario())),
+            RenderPage(FullInput(Scenario())));
 }
 
 TEST(PlanJson, ReadsWhatToJsonWrites) {
@@ -380,7 +380,7 @@ TEST(ExamplesReport, EveryScenarioRendersItsSections) {
     }
     if (!in.volumes && !in.workload && !in.plan) continue;
     ++scenarios;
-    auto page = ParseOrFail(RenderReport(in));
+    auto page = ParseOrFail(RenderPage(in));
     ASSERT_NE(page, nullptr) << base;
     EXPECT_EQ(page->Count("//h:section[@id='volumes']"), in.volumes ? 1 : 0);
     EXPECT_EQ(page->Count("//h:section[@id='workload']"), in.workload ? 1 : 0);

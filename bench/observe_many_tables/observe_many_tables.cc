@@ -19,8 +19,8 @@
 
 #include "common/progress.h"
 #include "common/sql.h"
-#include "planner/observe.h"
-#include "planner/observe_pg.h"
+#include "observe/observe.h"
+#include "observe/observe_pg.h"
 #include "testing/pg_cluster.h"
 
 namespace pglayout {
@@ -65,7 +65,7 @@ Status Measure(PgCluster* pg, int samples, Figures* f) {
   PGLAYOUT_RETURN_IF_ERROR(source->ReadServer(&info));
   std::vector<RelationInfo> catalog;
   double t = Seconds();
-  PGLAYOUT_RETURN_IF_ERROR(source->ReadCatalog(&catalog));
+  PGLAYOUT_RETURN_IF_ERROR(source->ReadRelations(&catalog));
   f->catalog_s = Seconds() - t;
   f->relations = catalog.size();
   for (int i = 0; i < samples; ++i) {

@@ -23,7 +23,7 @@
 #include "common/units.h"
 #include "planner/plan_builder.h"
 #include "planner/plan_sql.h"
-#include "planner/report.h"
+#include "planner/plan_text.h"
 #include "planner/stripe_script.h"
 
 namespace pglayout {
@@ -137,7 +137,7 @@ Status RunOnce(const std::string& volumes_toml,
   std::string all = PlanToToml(out->plan) + planner::PlanJson(*out).dump(2) +
                     planner::RenderPlanSql(steps) +
                     planner::StripeScript(out->plan, vs, "/mnt/vol00/pgdata") +
-                    planner::RenderReport(*out);
+                    planner::RenderPlanText(*out);
   *seconds = std::chrono::duration<double>(Clock::now() - start).count();
   *cpu = CpuSeconds() - cpu_start;
   *output_bytes = all.size();

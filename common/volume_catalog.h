@@ -1,0 +1,103 @@
+// The volume catalog of `pglayout plan --catalog`: cloud block-volume types
+// with their limits, how performance scales with size, and monthly prices.
+// Read from TOML by ReadCatalogFile (common/files.h); the format is
+// documented in examples/catalog/README.md.
+//
+// Figures are kept as the provider quotes them: sizes in bytes (files say
+// "16TB" = 16 TiB, as providers' GiB), IOPS per second, throughput in the
+// type's own unit (MB/s = 10^6 bytes/s, MiB/s = 2^20 bytes/s; see
+// `throughput_unit`), prices per month in the catalog's currency. IOPS are
+// counted as the provider counts them (AWS up to 16 KiB, others up to 256
+// KiB): an 8 KiB page is one I/O either way.
+//
+// Every figure of a type is either covered by a source (URL or document
+// and the date it was read) or listed as an assumption: the reader rejects
+// a figure that is neither, so a price nobody checked cannot pass for a
+// quoted one.
+
+#ifndef PGLAYOUT_COMMON_VOLUME_CATALOG_H_
+#define PGLAYOUT_COMMON_VOLUME_CATALOG_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace pglayout {
+
+// Where some figures of a volume type come from.
+struct CatalogSource {
+  std::vector<std::string> figures;  // keys of the type it covers
+  std::string ref;                   // URL or document name
+  std::string date;                  // YYYY-MM-DD: read on, or page date
+  std::string note;                  // optional: quote, region, caveat
+};
+
+// One price step for provisioned IOPS: IOPS beyond the previous tier's
+// `up_to` and up to this one's cost `price` each per month. The last tier
+// has up_to = 0 (no limit). Tiers count the IOPS paid for, i.e. above the
+// included ones.
+struct PriceTier {
+  double up_to = 0;
+  double price = 0;
+};
+
+struct VolumeType {
+  std::string name;         // unique: "aws-gp3"
+  std::string provider;     // a chosen set never mixes providers: "aws"
+  std::string kind;         // Volume::kind of planned volumes: "aws-ebs"
+  std::string description;  // for people
+
+  uint64_t min_size = 0;            // bytes
+  uint64_t max_size = 0;            // bytes
+  uint64_t size_step = 1ull << 30;  // sizes are multiples of this
+
+  // IOPS included with a size: min(iops_max, iops_base + iops_per_gib x
+  // GiB). Provisioning (iops_provisioned) buys more, up to iops_max and up
+  // to iops_max_per_gib x GiB (0 = no ratio limit).
+  double iops_base = 0;
+  double iops_per_gib = 0;
+  double iops_max = 0;
+  double iops_max_per_gib = 0;
+  bool iops_provisioned = false;
+
+  // Throughput included, in throughput_unit: min(throughput_max,
+  // throughput_base + throughput_per_gib x GiB + throughput_per_iops x
+  // IOPS). Provisioning (throughput_provisioned) buys more, up to
+  // throughput_max and up to throughput_max_per_iops x IOPS (0 = no
+  // ratio limit).
+  std::string throughput_unit = "MB/s";  // "MB/s" or "MiB/s"
+  double throughput_base = 0;
+  double throughput_per_gib = 0;
+  double throughput_per_iops = 0;
+  double throughput_max = 0;
+  double throughput_max_per_iops = 0;
+  bool throughput_provisioned = false;
+
+  // Unloaded latencies, microseconds (8 KiB read; 8 KiB write + fdatasync).
+  double read_latency_us = 0;
+  double sync_write_latency_us = 0;
+
+  // Monthly prices: per GiB of size, per IOPS beyond the included (tiers),
+  // per throughput unit beyond the included.
+  double price_per_gib = 0;
+  std::vector<PriceTier> iops_price;
+  double price_per_throughput = 0;
+
+  std::vector<CatalogSource> sources;
+  std::vector<std::string> assumed;  // figures nobody could source
+
+  // Bytes per second of one throughput unit (1e6 or 1048576).
+  double ThroughputUnitBytes() const;
+  // True when |figure| is listed in |assumed|.
+  bool IsAssumed(const std::string& figure) const;
+};
+
+struct Catalog {
+  std::string currency = "USD";
+  std::string note;  // e.g. the regions the prices are for
+  std::vector<VolumeType> types;
+};
+
+}  // namespace pglayout
+
+#endif  // PGLAYOUT_COMMON_VOLUME_CATALOG_H_

@@ -1,0 +1,765 @@
+#include "migrator/server_facts.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <set>
+
+#include "common/units.h"
+#include "migrator/sql_util.h"
+
+namespace pglayout::migrator {
+namespace {
+
+// The settings read for every run: those the checkpoint guard reads and
+// may change, and maintenance_work_mem (the index builds' sort memory).
+constexpr const char* kGuardSettings[] = {
+    "max_wal_size",        "min_wal_size",
+    "checkpoint_timeout",  "checkpoint_completion_target",
+    "wal_level",           "server_version_num",
+    "maintenance_work_mem"};
+
+// The tablespaces of temp_tablespaces this session may create temp files
+// in, as a text[]; NULL if none (then the database's default is used).
+// An entry is an identifier: quoted ("Temp TS", with "" for a quote; only
+// the outer quotes are stripped) or folded to lower case. A name with a comma
+// in it is not understood.
+constexpr char kTempTablespacesSql[] =
+    "SELECT pg_catalog.array_agg(t.spcname::pg_catalog.text ORDER BY "
+    "t.spcname) "
+    "FROM pg_catalog.pg_tablespace t, pg_catalog.unnest(pg_catalog."
+    "string_to_array(current_setting('temp_tablespaces'), ',')) e WHERE "
+    "CASE WHEN pg_catalog.btrim(e) LIKE '\"%' THEN pg_catalog.replace("
+    "pg_catalog.substr(pg_catalog.btrim(e), 2, "
+    "pg_catalog.length(pg_catalog.btrim(e)) - 2), '\"\"', '\"') ELSE "
+    "pg_catalog.lower(pg_catalog.btrim(e)) END = t.spcname AND (t.spcname = "
+    "'pg_default' OR pg_catalog.has_tablespace_privilege(t.oid, 'CREATE'))";
+
+Status ReadServerBasics(SqlSession* s, ServerFacts* f) {
+  SqlResult r;
+  PGLAYOUT_RETURN_IF_ERROR(s->Execute(
+      "SELECT current_setting('server_version_num')::int, r.rolsuper, "
+      "pg_catalog.has_database_privilege(pg_catalog.current_database(), "
+      "'CREATE'), pg_catalog.pg_is_in_recovery(), current_user, "
+      "pg_catalog.current_database(), "
+      "CASE WHEN r.rolsuper THEN current_setting('data_directory') END, "
+      "coalesce(current_setting('allow_alter_system', true), 'on'), "
+      "coalesce((" +
+          std::string(kTempTablespacesSql) +
+          "), (SELECT ARRAY[t.spcname::pg_catalog.text] FROM "
+          "pg_catalog.pg_database d JOIN pg_catalog.pg_tablespace t ON t.oid "
+          "= d.dattablespace WHERE d.datname = "
+          "pg_catalog.current_database())) "
+          "FROM pg_catalog.pg_roles r WHERE r.rolname = current_user",
+      {}, &r));
+  if (r.rows.empty()) return Status::Internal("current role not in pg_roles");
+  const auto& row = r.rows[0];
+  f->version_num = static_cast<int>(CellInt(row, 0));
+  f->superuser = CellBool(row, 1);
+  f->create_db_privilege = CellBool(row, 2);
+  f->in_recovery = CellBool(row, 3);
+  f->user = Cell(row, 4);
+  f->database = Cell(row, 5);
+  f->data_directory = Cell(row, 6);
+  f->alter_system_allowed = Cell(row, 7) != "off";
+  for (const SqlValue& ts : ParseArrayLiteral(Cell(row, 8))) {
+    if (ts) f->temp_tablespaces.push_back(*ts);
+  }
+  return Status::Ok();
+}
+
+Status ReadTablespaces(SqlSession* s, ServerFacts* f) {
+  SqlResult r;
+  PGLAYOUT_RETURN_IF_ERROR(
+      s->Execute("SELECT spcname, pg_catalog.pg_tablespace_location(oid) "
+                 "FROM pg_catalog.pg_tablespace ORDER BY spcname",
+                 {}, &r));
+  for (const auto& row : r.rows) {
+    f->tablespaces.push_back({Cell(row, 0), Cell(row, 1)});
+  }
+  return Status::Ok();
+}
+
+// pg_stat_file and pg_ls_dir are for superusers (or explicit grants); a
+// non-superuser cannot create tablespaces anyway and is refused for that.
+Status ReadPaths(SqlSession* s, const Plan& plan, ServerFacts* f) {
+  if (!f->superuser) return Status::Ok();
+  for (const TablespaceSpec& ts : plan.tablespaces) {
+    SqlResult r;
+    PGLAYOUT_RETURN_IF_ERROR(s->Execute(
+        "SELECT (pg_catalog.pg_stat_file($1, true)).isdir", {ts.path}, &r));
+    if (r.rows.empty() || !r.rows[0][0]) continue;  // missing
+    bool is_dir = CellBool(r.rows[0], 0);
+    f->path_is_directory[ts.path] = is_dir;
+    if (!is_dir) continue;
+    SqlResult entries;
+    PGLAYOUT_RETURN_IF_ERROR(s->Execute(
+        "SELECT pg_catalog.pg_ls_dir($1) ORDER BY 1", {ts.path}, &entries));
+    auto& list = f->path_entries[ts.path];
+    for (const auto& row : entries.rows) list.push_back(Cell(row, 0));
+  }
+  return Status::Ok();
+}
+
+Status ReadSettings(SqlSession* s, const Plan& plan, ServerFacts* f) {
+  std::vector<std::string> names(std::begin(kGuardSettings),
+                                 std::end(kGuardSettings));
+  for (const SettingChange& c : plan.settings) names.push_back(c.name);
+  SqlResult r;
+  PGLAYOUT_RETURN_IF_ERROR(
+      s->Execute("SELECT name, setting, coalesce(unit, ''), context "
+                 "FROM pg_catalog.pg_settings WHERE name = ANY($1::text[])",
+                 {TextArrayLiteral(names)}, &r));
+  for (const auto& row : r.rows) {
+    f->settings[Cell(row, 0)] = Cell(row, 1);
+    f->setting_units[Cell(row, 0)] = Cell(row, 2);
+    f->setting_contexts[Cell(row, 0)] = Cell(row, 3);
+  }
+  return Status::Ok();
+}
+
+Status ReadLockHolder(SqlSession* s, ServerFacts* f) {
+  SqlResult r;
+  PGLAYOUT_RETURN_IF_ERROR(s->Execute(
+      "SELECT l.pid, a.application_name, a.backend_start::text "
+      "FROM pg_catalog.pg_locks l "
+      "JOIN pg_catalog.pg_stat_activity a ON a.pid = l.pid "
+      "WHERE l.locktype = 'advisory' AND l.granted "
+      "AND l.classid = $1::oid AND l.objid = $2::oid AND l.objsubid = 2 "
+      "AND l.database = (SELECT oid FROM pg_catalog.pg_database "
+      "WHERE datname = pg_catalog.current_database()) "
+      "AND l.pid <> pg_catalog.pg_backend_pid()",
+      {std::to_string(kRunLockClass), std::to_string(kRunLockObject)}, &r));
+  if (!r.rows.empty()) {
+    f->lock_holder =
+        fmt::format("pid {} ({}), connected since {}", Cell(r.rows[0], 0),
+                    Cell(r.rows[0], 1), Cell(r.rows[0], 2));
+  }
+  return Status::Ok();
+}
+
+// ------------------------------------------------------------- the table --
+
+Status ReadTableRow(SqlSession* s, uint32_t oid, TableFacts* t) {
+  SqlResult r;
+  PGLAYOUT_RETURN_IF_ERROR(s->Execute(
+      "SELECT c.oid, n.nspname, c.relname, c.relkind, c.relpersistence, "
+      "c.relispartition, "
+      "EXISTS (SELECT 1 FROM pg_catalog.pg_inherits i "
+      "        WHERE i.inhrelid = c.oid OR i.inhparent = c.oid), "
+      "c.reloftype <> 0, "
+      "EXISTS (SELECT 1 FROM pg_catalog.pg_depend d WHERE d.classid = "
+      "'pg_catalog.pg_class'::regclass AND d.objid = c.oid AND d.deptype = "
+      "'e'), "
+      "n.nspname IN ('pg_catalog', 'information_schema') OR n.nspname LIKE "
+      "'pg\\_toast%', "
+      "pg_catalog.pg_get_userbyid(c.relowner), coalesce(t.spcname, ''), "
+      "coalesce((SELECT pg_catalog.format('%I.%I', tn.nspname, tc.relname) "
+      "  FROM pg_catalog.pg_index x "
+      "  JOIN pg_catalog.pg_class tc ON tc.oid = x.indrelid "
+      "  JOIN pg_catalog.pg_namespace tn ON tn.oid = tc.relnamespace "
+      "  WHERE x.indexrelid = c.oid), ''), "
+      "pg_catalog.pg_relation_size(c.oid, 'main') + "
+      "pg_catalog.pg_relation_size(c.oid, 'fsm') + "
+      "pg_catalog.pg_relation_size(c.oid, 'vm'), "
+      "CASE WHEN c.reltoastrelid <> 0 "
+      "THEN pg_catalog.pg_total_relation_size(c.reltoastrelid) ELSE 0 END, "
+      "CASE WHEN c.relkind IN ('r', 'm', 'p') "
+      "THEN pg_catalog.pg_indexes_size(c.oid) ELSE 0 END, "
+      "greatest(c.reltuples, 0), c.relrowsecurity, c.relforcerowsecurity, "
+      "c.relreplident, "
+      "coalesce(pg_catalog.obj_description(c.oid, 'pg_class'), '') "
+      "FROM pg_catalog.pg_class c "
+      "JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace "
+      "LEFT JOIN pg_catalog.pg_tablespace t ON t.oid = c.reltablespace "
+      "WHERE c.oid = $1::oid",
+      {std::to_string(oid)}, &r));
+  if (r.rows.empty()) return Status::Ok();
+  const auto& row = r.rows[0];
+  t->exists = true;
+  t->oid = oid;
+  t->schema = Cell(row, 1);
+  t->name = Cell(row, 2);
+  t->kind = CellChar(row, 3);
+  t->persistence = CellChar(row, 4);
+  t->is_partition = CellBool(row, 5);
+  t->has_inheritance = CellBool(row, 6);
+  t->typed = CellBool(row, 7);
+  t->extension_member = CellBool(row, 8);
+  t->system = CellBool(row, 9);
+  t->owner = Cell(row, 10);
+  t->tablespace = Cell(row, 11);
+  t->table = Cell(row, 12);
+  t->heap_size = static_cast<uint64_t>(CellInt(row, 13));
+  t->toast_size = static_cast<uint64_t>(CellInt(row, 14));
+  t->index_size = static_cast<uint64_t>(CellInt(row, 15));
+  t->reltuples = CellDouble(row, 16);
+  t->row_security = CellBool(row, 17);
+  t->force_row_security = CellBool(row, 18);
+  t->replica_identity = CellChar(row, 19);
+  t->comment = Cell(row, 20);
+  return Status::Ok();
+}
+
+Status ReadRelOptions(SqlSession* s, uint32_t oid, TableFacts* t) {
+  SqlResult r;
+  PGLAYOUT_RETURN_IF_ERROR(
+      s->Execute("SELECT 'main', pg_catalog.unnest(c.reloptions) "
+                 "FROM pg_catalog.pg_class c WHERE c.oid = $1::oid "
+                 "UNION ALL SELECT 'toast', pg_catalog.unnest(tc.reloptions) "
+                 "FROM pg_catalog.pg_class c "
+                 "JOIN pg_catalog.pg_class tc ON tc.oid = c.reltoastrelid "
+                 "WHERE c.oid = $1::oid",
+                 {std::to_string(oid)}, &r));
+  for (const auto& row : r.rows) {
+    (Cell(row, 0) == "main" ? t->reloptions : t->toast_reloptions)
+        .push_back(Cell(row, 1));
+  }
+  return Status::Ok();
+}
+
+// The default hash operator class of the column's type (of a domain's base
+// type), or else of the preferred type of its category if it is
+// binary-coercible to it (varchar -> text; not bpchar, which ignores
+// trailing spaces; anything else hashes its text form); its
+// support function 2 is the extended (seeded, 64-bit) hash. Names are
+// spelled schema-qualified from the catalogs: regtype would print bpchar as
+// "character", which as a cast target means character(1). The cast is a
+// join, not a correlated IN subquery: PostgreSQL 18.4 plans that as a
+// hashed subplan although it depends on the column, and found no cast for
+// varchar.
+constexpr char kColumnHashSql[] =
+    "SELECT a.attname, coalesce(h.fn, ''), coalesce(h.intype, '') FROM "
+    "pg_catalog.pg_attribute a JOIN pg_catalog.pg_type ty ON ty.oid = "
+    "a.atttypid CROSS JOIN LATERAL (SELECT CASE WHEN ty.typtype = 'd' THEN "
+    "ty.typbasetype ELSE ty.oid END AS base) b LEFT JOIN LATERAL (SELECT "
+    "pg_catalog.format('%I.%I', pn.nspname, pr.proname) AS fn, "
+    "pg_catalog.format('%I.%I', tn.nspname, it.typname) AS intype FROM "
+    "pg_catalog.pg_opclass c JOIN pg_catalog.pg_am m ON m.oid = c.opcmethod "
+    "AND m.amname = 'hash' JOIN pg_catalog.pg_amproc p ON p.amprocfamily = "
+    "c.opcfamily AND p.amprocnum = 2 AND p.amproclefttype = c.opcintype AND "
+    "p.amprocrighttype = c.opcintype JOIN pg_catalog.pg_proc pr ON pr.oid = "
+    "p.amproc JOIN pg_catalog.pg_namespace pn ON pn.oid = pr.pronamespace "
+    "JOIN pg_catalog.pg_type it ON it.oid = c.opcintype JOIN "
+    "pg_catalog.pg_namespace tn ON tn.oid = it.typnamespace LEFT JOIN "
+    "pg_catalog.pg_cast k ON k.castsource = b.base AND k.casttarget = "
+    "c.opcintype AND k.castmethod = 'b' WHERE c.opcdefault AND (c.opcintype "
+    "= b.base OR (it.typispreferred AND k.oid IS NOT NULL)) ORDER BY "
+    "c.opcintype = b.base DESC LIMIT 1) h ON "
+    "true WHERE a.attrelid = $1::oid AND a.attnum > 0 AND "
+    "NOT a.attisdropped ORDER BY a.attnum";
+
+Status ReadColumns(SqlSession* s, uint32_t oid, TableFacts* t) {
+  SqlResult r;
+  PGLAYOUT_RETURN_IF_ERROR(s->Execute(
+      "SELECT a.attname, pg_catalog.format_type(a.atttypid, a.atttypmod), "
+      "a.attnotnull, a.attidentity, a.attgenerated, "
+      "coalesce(a.attstattarget::int, -1), coalesce((SELECT "
+      "pg_catalog.quote_ident(n.nspname) || '.' || "
+      "pg_catalog.quote_ident(co.collname) FROM pg_catalog.pg_collation co "
+      "JOIN pg_catalog.pg_namespace n ON n.oid = co.collnamespace WHERE "
+      "co.oid = a.attcollation AND co.oid <> (SELECT typcollation FROM "
+      "pg_catalog.pg_type WHERE oid = a.atttypid)), '') "
+      "FROM pg_catalog.pg_attribute a WHERE a.attrelid = $1::oid "
+      "AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum",
+      {std::to_string(oid)}, &r));
+  for (const auto& row : r.rows) {
+    ColumnFacts c;
+    c.name = Cell(row, 0);
+    c.type = Cell(row, 1);
+    c.not_null = CellBool(row, 2);
+    c.identity = CellChar(row, 3);
+    c.generated = CellChar(row, 4);
+    c.stat_target = static_cast<int>(CellInt(row, 5));
+    c.collation = Cell(row, 6);
+    t->columns.push_back(std::move(c));
+  }
+  SqlResult hashes;
+  PGLAYOUT_RETURN_IF_ERROR(
+      s->Execute(kColumnHashSql, {std::to_string(oid)}, &hashes));
+  for (size_t i = 0; i < hashes.rows.size() && i < t->columns.size(); ++i) {
+    t->columns[i].hash_function = Cell(hashes.rows[i], 1);
+    t->columns[i].hash_input_type = Cell(hashes.rows[i], 2);
+  }
+  SqlResult opts;
+  PGLAYOUT_RETURN_IF_ERROR(s->Execute(
+      "SELECT a.attname, pg_catalog.unnest(a.attoptions) "
+      "FROM pg_catalog.pg_attribute a WHERE a.attrelid = $1::oid "
+      "AND a.attnum > 0 AND NOT a.attisdropped AND a.attoptions IS NOT NULL",
+      {std::to_string(oid)}, &opts));
+  for (const auto& row : opts.rows) {
+    // Only the options ALTER COLUMN SET accepts (n_distinct,
+    // n_distinct_inherited); a server may keep private entries there.
+    if (!Cell(row, 1).starts_with("n_distinct")) continue;
+    for (ColumnFacts& c : t->columns) {
+      if (c.name == Cell(row, 0)) c.options.push_back(Cell(row, 1));
+    }
+  }
+  return Status::Ok();
+}
+
+// "CREATE UNIQUE INDEX i ON public.t USING btree (id)" -> "USING btree (id)".
+std::string UsingClause(const std::string& def, const std::string& printed) {
+  std::string marker = " ON " + printed + " USING ";
+  size_t at = def.find(marker);
+  if (at == std::string::npos) {
+    marker = " ON ONLY " + printed + " USING ";
+    at = def.find(marker);
+  }
+  if (at == std::string::npos) return "";
+  return def.substr(at + marker.size() - std::string("USING ").size());
+}
+
+Status ReadIndexes(SqlSession* s, uint32_t oid, TableFacts* t) {
+  SqlResult r;
+  PGLAYOUT_RETURN_IF_ERROR(s->Execute(
+      "SELECT ic.relname, coalesce(ts.spcname, ''), "
+      "pg_catalog.pg_relation_size(ic.oid), x.indisvalid, x.indisunique, "
+      "x.indisprimary, x.indpred IS NOT NULL, x.indexprs IS NOT NULL, "
+      "coalesce(con.conname, ''), coalesce(con.contype::text, ''), "
+      "pg_catalog.pg_get_indexdef(x.indexrelid), "
+      "pg_catalog.format('%I.%I', n.nspname, c.relname), "
+      "CASE WHEN con.oid IS NULL THEN '' "
+      "ELSE pg_catalog.pg_get_constraintdef(con.oid) END "
+      "FROM pg_catalog.pg_index x "
+      "JOIN pg_catalog.pg_class ic ON ic.oid = x.indexrelid "
+      "JOIN pg_catalog.pg_class c ON c.oid = x.indrelid "
+      "JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace "
+      "LEFT JOIN pg_catalog.pg_tablespace ts ON ts.oid = ic.reltablespace "
+      "LEFT JOIN pg_catalog.pg_constraint con ON con.conindid = x.indexrelid "
+      "AND con.conrelid = x.indrelid AND con.contype IN ('p', 'u', 'x') "
+      "WHERE x.indrelid = $1::oid ORDER BY x.indisprimary DESC, ic.relname",
+      {std::to_string(oid)}, &r));
+  for (const auto& row : r.rows) {
+    IndexFacts i;
+    i.name = Cell(row, 0);
+    i.tablespace = Cell(row, 1);
+    i.size = static_cast<uint64_t>(CellInt(row, 2));
+    i.valid = CellBool(row, 3);
+    i.unique = CellBool(row, 4);
+    i.primary = CellBool(row, 5);
+    i.partial = CellBool(row, 6);
+    i.has_expressions = CellBool(row, 7);
+    i.constraint = Cell(row, 8);
+    i.constraint_type = CellChar(row, 9);
+    i.using_clause = UsingClause(Cell(row, 10), Cell(row, 11));
+    i.constraint_def = Cell(row, 12);
+    t->indexes.push_back(std::move(i));
+  }
+  SqlResult cols;
+  PGLAYOUT_RETURN_IF_ERROR(
+      s->Execute("SELECT ic.relname, a.attname FROM pg_catalog.pg_index x "
+                 "JOIN pg_catalog.pg_class ic ON ic.oid = x.indexrelid "
+                 "CROSS JOIN LATERAL pg_catalog.unnest(x.indkey::int2[]) "
+                 "WITH ORDINALITY k(attnum, ord) "
+                 "JOIN pg_catalog.pg_attribute a ON a.attrelid = x.indrelid "
+                 "AND a.attnum = k.attnum "
+                 "WHERE x.indrelid = $1::oid AND k.ord <= x.indnkeyatts "
+                 "ORDER BY ic.relname, k.ord",
+                 {std::to_string(oid)}, &cols));
+  for (const auto& row : cols.rows) {
+    for (IndexFacts& i : t->indexes) {
+      if (i.name == Cell(row, 0)) i.columns.push_back(Cell(row, 1));
+    }
+  }
+  return Status::Ok();
+}
+
+// The primary key, else the first usable unique index (pg_repack's rule).
+void ChooseRowKey(TableFacts* t) {
+  for (const IndexFacts& i : t->indexes) {
+    if (i.primary && i.valid) {
+      t->row_key = i.columns;
+      t->row_key_index = i.name;
+      return;
+    }
+  }
+  for (const IndexFacts& i : t->indexes) {
+    if (!i.unique || !i.valid || i.partial || i.has_expressions) continue;
+    bool all_not_null = !i.columns.empty();
+    for (const std::string& col : i.columns) {
+      const ColumnFacts* c = t->FindColumn(col);
+      if (!c || !c->not_null) all_not_null = false;
+    }
+    if (!all_not_null) continue;
+    t->row_key = i.columns;
+    t->row_key_index = i.name;
+    return;
+  }
+}
+
+Status ReadForeignKeys(SqlSession* s, uint32_t oid, TableFacts* t) {
+  SqlResult r;
+  PGLAYOUT_RETURN_IF_ERROR(s->Execute(
+      "SELECT c.conname, c.conrelid = $1::oid, c.confrelid = $1::oid, "
+      "pg_catalog.format('%I.%I', rn.nspname, r.relname), "
+      "pg_catalog.format('%I.%I', fn.nspname, f.relname), "
+      "pg_catalog.pg_get_constraintdef(c.oid) "
+      "FROM pg_catalog.pg_constraint c "
+      "JOIN pg_catalog.pg_class r ON r.oid = c.conrelid "
+      "JOIN pg_catalog.pg_namespace rn ON rn.oid = r.relnamespace "
+      "JOIN pg_catalog.pg_class f ON f.oid = c.confrelid "
+      "JOIN pg_catalog.pg_namespace fn ON fn.oid = f.relnamespace "
+      "WHERE c.contype = 'f' AND c.conparentid = 0 "
+      "AND (c.conrelid = $1::oid OR c.confrelid = $1::oid) ORDER BY 1",
+      {std::to_string(oid)}, &r));
+  for (const auto& row : r.rows) {
+    bool out = CellBool(row, 1), in = CellBool(row, 2);
+    if (out && in) t->self_referencing_fk = true;
+    if (out) t->fks_out.push_back({Cell(row, 0), Cell(row, 4), Cell(row, 5)});
+    if (in) t->fks_in.push_back({Cell(row, 0), Cell(row, 3), Cell(row, 5)});
+  }
+  return Status::Ok();
+}
+
+Status ReadTriggersAndPolicies(SqlSession* s, uint32_t oid, TableFacts* t) {
+  SqlResult r;
+  PGLAYOUT_RETURN_IF_ERROR(s->Execute(
+      "SELECT tgname, pg_catalog.pg_get_triggerdef(oid), tgenabled "
+      "FROM pg_catalog.pg_trigger WHERE tgrelid = $1::oid "
+      "AND NOT tgisinternal AND tgname NOT LIKE 'pglayout\\_%' ORDER BY 1",
+      {std::to_string(oid)}, &r));
+  for (const auto& row : r.rows) {
+    t->triggers.push_back({Cell(row, 0), Cell(row, 1), CellChar(row, 2)});
+  }
+  SqlResult p;
+  PGLAYOUT_RETURN_IF_ERROR(s->Execute(
+      "SELECT p.polname, 'AS ' || CASE WHEN p.polpermissive "
+      "THEN 'PERMISSIVE' ELSE 'RESTRICTIVE' END || ' FOR ' || "
+      "CASE p.polcmd WHEN 'r' THEN 'SELECT' WHEN 'a' THEN 'INSERT' "
+      "WHEN 'w' THEN 'UPDATE' WHEN 'd' THEN 'DELETE' ELSE 'ALL' END || "
+      "' TO ' || (SELECT pg_catalog.string_agg(CASE WHEN r = 0 THEN "
+      "'PUBLIC' ELSE pg_catalog.quote_ident(pg_catalog.pg_get_userbyid(r)) "
+      "END, ', ') FROM pg_catalog.unnest(p.polroles) r) || "
+      "coalesce(' USING (' || pg_catalog.pg_get_expr(p.polqual, "
+      "p.polrelid) || ')', '') || coalesce(' WITH CHECK (' || "
+      "pg_catalog.pg_get_expr(p.polwithcheck, p.polrelid) || ')', '') "
+      "FROM pg_catalog.pg_policy p WHERE p.polrelid = $1::oid ORDER BY 1",
+      {std::to_string(oid)}, &p));
+  for (const auto& row : p.rows) {
+    t->policies.push_back({Cell(row, 0), Cell(row, 1)});
+  }
+  return Status::Ok();
+}
+
+// GRANT statements with "{table}" standing for the table; the owner's own
+// privileges are implicit and not repeated.
+Status ReadGrants(SqlSession* s, uint32_t oid, TableFacts* t) {
+  SqlResult r;
+  PGLAYOUT_RETURN_IF_ERROR(s->Execute(
+      "SELECT a.privilege_type, '', CASE WHEN a.grantee = 0 THEN 'PUBLIC' "
+      "ELSE pg_catalog.quote_ident(pg_catalog.pg_get_userbyid(a.grantee)) "
+      "END, a.is_grantable FROM pg_catalog.pg_class c, "
+      "pg_catalog.aclexplode(c.relacl) a WHERE c.oid = $1::oid "
+      "AND a.grantee <> c.relowner "
+      "UNION ALL SELECT a.privilege_type, att.attname, CASE WHEN a.grantee "
+      "= 0 THEN 'PUBLIC' ELSE "
+      "pg_catalog.quote_ident(pg_catalog.pg_get_userbyid(a.grantee)) END, "
+      "a.is_grantable FROM pg_catalog.pg_attribute att, "
+      "pg_catalog.aclexplode(att.attacl) a WHERE att.attrelid = $1::oid "
+      "AND att.attacl IS NOT NULL AND NOT att.attisdropped ORDER BY 2, 3, 1",
+      {std::to_string(oid)}, &r));
+  for (const auto& row : r.rows) {
+    std::string column = Cell(row, 1);
+    t->grants.push_back(fmt::format(
+        "GRANT {}{} ON TABLE {{table}} TO {}{}", Cell(row, 0),
+        column.empty() ? "" : " (" + QuoteIdent(column) + ")", Cell(row, 2),
+        CellBool(row, 3) ? " WITH GRANT OPTION" : ""));
+  }
+  return Status::Ok();
+}
+
+// Objects that refer to the table by oid and would keep pointing at the old
+// copy after a rename swap (research H2/H3).
+Status ReadDependents(SqlSession* s, uint32_t oid, TableFacts* t) {
+  SqlResult r;
+  PGLAYOUT_RETURN_IF_ERROR(s->Execute(
+      "SELECT DISTINCT pg_catalog.format('%I.%I', vn.nspname, v.relname), "
+      "v.relkind, CASE WHEN v.relkind = 'v' THEN "
+      "pg_catalog.pg_get_viewdef(v.oid) END FROM pg_catalog.pg_depend d "
+      "JOIN pg_catalog.pg_rewrite rw ON rw.oid = d.objid "
+      "JOIN pg_catalog.pg_class v ON v.oid = rw.ev_class "
+      "JOIN pg_catalog.pg_namespace vn ON vn.oid = v.relnamespace "
+      "WHERE d.classid = 'pg_catalog.pg_rewrite'::regclass "
+      "AND d.refclassid = 'pg_catalog.pg_class'::regclass "
+      "AND d.refobjid = $1::oid AND v.oid <> $1::oid ORDER BY 1",
+      {std::to_string(oid)}, &r));
+  for (const auto& row : r.rows) {
+    if (CellChar(row, 1) == 'm') {
+      t->dependent_matviews.push_back(Cell(row, 0));
+    } else {
+      t->views.push_back({Cell(row, 0), Cell(row, 2), {}});
+    }
+  }
+  for (ViewFacts& v : t->views) {
+    SqlResult opts;
+    PGLAYOUT_RETURN_IF_ERROR(s->Execute(
+        "SELECT pg_catalog.unnest(reloptions) FROM pg_catalog.pg_class "
+        "WHERE oid = $1::regclass",
+        {v.name}, &opts));
+    for (const auto& row : opts.rows) v.options.push_back(Cell(row, 0));
+  }
+  SqlResult rules;
+  PGLAYOUT_RETURN_IF_ERROR(s->Execute(
+      "SELECT rulename FROM pg_catalog.pg_rewrite WHERE ev_class = $1::oid "
+      "AND rulename <> '_RETURN' ORDER BY 1",
+      {std::to_string(oid)}, &rules));
+  for (const auto& row : rules.rows) t->rules.push_back(Cell(row, 0));
+  SqlResult users;
+  PGLAYOUT_RETURN_IF_ERROR(s->Execute(
+      "SELECT pg_catalog.pg_describe_object(d.classid, d.objid, d.objsubid) "
+      "FROM pg_catalog.pg_depend d WHERE d.deptype = 'n' AND ("
+      "(d.refclassid = 'pg_catalog.pg_type'::regclass AND d.refobjid = "
+      "(SELECT reltype FROM pg_catalog.pg_class WHERE oid = $1::oid)) OR "
+      "(d.classid = 'pg_catalog.pg_proc'::regclass AND d.refclassid = "
+      "'pg_catalog.pg_class'::regclass AND d.refobjid = $1::oid)) ORDER BY 1",
+      {std::to_string(oid)}, &users));
+  for (const auto& row : users.rows) t->rowtype_users.push_back(Cell(row, 0));
+  return Status::Ok();
+}
+
+Status ReadReplicationAndSequences(SqlSession* s, uint32_t oid, TableFacts* t) {
+  SqlResult r;
+  PGLAYOUT_RETURN_IF_ERROR(s->Execute(
+      "SELECT DISTINCT pubname FROM pg_catalog.pg_publication_tables "
+      "WHERE schemaname = $1 AND tablename = $2 ORDER BY 1",
+      {t->schema, t->name}, &r));
+  for (const auto& row : r.rows) t->publications.push_back(Cell(row, 0));
+  SqlResult sub;
+  PGLAYOUT_RETURN_IF_ERROR(s->Execute(
+      "SELECT s.subname FROM pg_catalog.pg_subscription_rel r JOIN "
+      "pg_catalog.pg_subscription s ON s.oid = r.srsubid WHERE r.srrelid = "
+      "$1::oid ORDER BY 1",
+      {std::to_string(oid)}, &sub));
+  for (const auto& row : sub.rows) t->subscriptions.push_back(Cell(row, 0));
+  SqlResult seq;
+  PGLAYOUT_RETURN_IF_ERROR(s->Execute(
+      "SELECT d.deptype, pg_catalog.format('%I.%I', sn.nspname, s.relname), "
+      "a.attname FROM pg_catalog.pg_depend d "
+      "JOIN pg_catalog.pg_class s ON s.oid = d.objid AND s.relkind = 'S' "
+      "JOIN pg_catalog.pg_namespace sn ON sn.oid = s.relnamespace "
+      "JOIN pg_catalog.pg_attribute a ON a.attrelid = d.refobjid "
+      "AND a.attnum = d.refobjsubid "
+      "WHERE d.classid = 'pg_catalog.pg_class'::regclass "
+      "AND d.refclassid = 'pg_catalog.pg_class'::regclass "
+      "AND d.refobjid = $1::oid AND d.deptype IN ('a', 'i') ORDER BY 2",
+      {std::to_string(oid)}, &seq));
+  for (const auto& row : seq.rows) {
+    std::string entry = Cell(row, 1) + "|" + Cell(row, 2);
+    (CellChar(row, 0) == 'a' ? t->owned_sequences : t->identity_sequences)
+        .push_back(entry);
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status HardenSession(SqlSession* session) {
+  std::string sql =
+      "SET statement_timeout = 0; SET lock_timeout = 0; "
+      "SET idle_in_transaction_session_timeout = 0; "
+      "SET search_path = pg_catalog, pg_temp; SET row_security = off; "
+      "SET default_transaction_read_only = off; "
+      "SET default_transaction_isolation = 'read committed'; "
+      "SET synchronous_commit = on; SET jit = off";
+  if (session->server_version() >= 140000) {
+    sql += "; SET client_connection_check_interval = '1s'";
+  }
+  if (session->server_version() >= 170000)
+    sql += "; SET transaction_timeout = 0";
+  return ExecuteSql(session, sql);
+}
+
+Status ResolveRelation(SqlSession* session, const std::string& name,
+                       uint32_t* oid) {
+  SqlValue v;
+  PGLAYOUT_RETURN_IF_ERROR(QueryValue(
+      session, "SELECT pg_catalog.to_regclass($1)::oid", {name}, &v));
+  *oid = v ? static_cast<uint32_t>(std::stoul(*v)) : 0;
+  return Status::Ok();
+}
+
+// Walsenders of physical standbys: they are connected to no database (a
+// logical walsender is, also a subscription's table sync before it has its
+// slot), and not sending a base backup. Only those connected now.
+Status ReadStreamingStandbys(SqlSession* s, ServerFacts* f) {
+  SqlResult r;
+  PGLAYOUT_RETURN_IF_ERROR(s->Execute(
+      "SELECT coalesce(nullif(r.application_name, ''), 'pid ' || r.pid) || "
+      "coalesce(' at ' || pg_catalog.host(r.client_addr), '') FROM "
+      "pg_catalog.pg_stat_replication r JOIN pg_catalog.pg_stat_activity a "
+      "ON a.pid = r.pid WHERE a.datid IS NULL AND r.state <> 'backup' "
+      "ORDER BY 1",
+      {}, &r));
+  for (const auto& row : r.rows) f->streaming_standbys.push_back(Cell(row, 0));
+  return Status::Ok();
+}
+
+// Slots and archiving keep WAL that the copies' WAL adds to (research D2).
+// PostgreSQL 12 has neither a slot's wal_status nor max_slot_wal_keep_size
+// (13+): its slots keep WAL without limit.
+Status ReadWalRetention(SqlSession* s, ServerFacts* f) {
+  const bool slot_limits = s->server_version() >= 130000;
+  SqlResult r;
+  PGLAYOUT_RETURN_IF_ERROR(s->Execute(
+      fmt::format("SELECT slot_name, active, {}, CASE WHEN ",
+                  slot_limits ? "coalesce(wal_status, '')" : "''") +
+          "pg_catalog.pg_is_in_recovery() OR restart_lsn IS NULL THEN 0 ELSE "
+          "pg_catalog.pg_wal_lsn_diff(pg_catalog.pg_current_wal_lsn(), "
+          "restart_lsn)::bigint END FROM pg_catalog.pg_replication_slots ORDER "
+          "BY "
+          "1",
+      {}, &r));
+  for (const auto& row : r.rows) {
+    f->replication_slots.push_back(
+        {Cell(row, 0), CellBool(row, 1), Cell(row, 2),
+         static_cast<uint64_t>(std::max<int64_t>(CellInt(row, 3), 0))});
+  }
+  SqlResult a;
+  PGLAYOUT_RETURN_IF_ERROR(s->Execute(
+      fmt::format("SELECT {}, ",
+                  slot_limits
+                      ? "pg_catalog.current_setting('max_slot_wal_keep_size')"
+                      : "'-1'") +
+          "coalesce((SELECT last_failed_time > coalesce(last_archived_time, "
+          "'-infinity') FROM pg_catalog.pg_stat_archiver), false)",
+      {}, &a));
+  if (!a.rows.empty()) {
+    uint64_t bytes = 0;
+    std::string keep = Cell(a.rows[0], 0);
+    f->max_slot_wal_keep_size_mb = keep == "-1" || !ParseSize(keep, &bytes).ok()
+                                       ? -1
+                                       : static_cast<int64_t>(bytes / kMiB);
+    f->archiver_failing = CellBool(a.rows[0], 1);
+  }
+  return Status::Ok();
+}
+
+Status GatherServerFacts(SqlSession* session, const Plan& plan,
+                         ServerFacts* facts) {
+  ServerFacts f;
+  PGLAYOUT_RETURN_IF_ERROR(ReadServerBasics(session, &f));
+  PGLAYOUT_RETURN_IF_ERROR(ReadTablespaces(session, &f));
+  PGLAYOUT_RETURN_IF_ERROR(ReadPaths(session, plan, &f));
+  PGLAYOUT_RETURN_IF_ERROR(ReadSettings(session, plan, &f));
+  PGLAYOUT_RETURN_IF_ERROR(ReadLockHolder(session, &f));
+  PGLAYOUT_RETURN_IF_ERROR(ReadWalRetention(session, &f));
+  PGLAYOUT_RETURN_IF_ERROR(ReadStreamingStandbys(session, &f));
+  *facts = std::move(f);
+  return Status::Ok();
+}
+
+Status GatherTableFacts(SqlSession* session, uint32_t oid, TableFacts* facts) {
+  TableFacts t;
+  PGLAYOUT_RETURN_IF_ERROR(ReadTableRow(session, oid, &t));
+  if (!t.exists) {
+    *facts = std::move(t);
+    return Status::Ok();
+  }
+  PGLAYOUT_RETURN_IF_ERROR(ReadRelOptions(session, oid, &t));
+  PGLAYOUT_RETURN_IF_ERROR(ReadColumns(session, oid, &t));
+  PGLAYOUT_RETURN_IF_ERROR(ReadIndexes(session, oid, &t));
+  ChooseRowKey(&t);
+  PGLAYOUT_RETURN_IF_ERROR(ReadForeignKeys(session, oid, &t));
+  PGLAYOUT_RETURN_IF_ERROR(ReadTriggersAndPolicies(session, oid, &t));
+  PGLAYOUT_RETURN_IF_ERROR(ReadGrants(session, oid, &t));
+  PGLAYOUT_RETURN_IF_ERROR(ReadDependents(session, oid, &t));
+  PGLAYOUT_RETURN_IF_ERROR(ReadReplicationAndSequences(session, oid, &t));
+  PGLAYOUT_RETURN_IF_ERROR(ReadStructureHash(session, oid, &t.structure_hash));
+  PGLAYOUT_RETURN_IF_ERROR(ReadPreparedLocks(session, oid, &t.prepared_xacts));
+  *facts = std::move(t);
+  return Status::Ok();
+}
+
+Status ReadPreparedLocks(SqlSession* session, uint32_t oid,
+                         std::vector<std::string>* gids) {
+  // A prepared transaction's locks have no pid; they share a virtual
+  // transaction with the lock on its own xid, which names it.
+  SqlResult r;
+  PGLAYOUT_RETURN_IF_ERROR(session->Execute(
+      "SELECT DISTINCT pg_catalog.quote_literal(p.gid) FROM "
+      "pg_catalog.pg_prepared_xacts p JOIN pg_catalog.pg_locks x ON "
+      "x.locktype = 'transactionid' AND x.transactionid = p.transaction AND "
+      "x.pid IS NULL JOIN pg_catalog.pg_locks l ON l.virtualtransaction = "
+      "x.virtualtransaction AND l.pid IS NULL WHERE l.locktype = 'relation' "
+      "AND l.relation = $1::oid ORDER BY 1",
+      {std::to_string(oid)}, &r));
+  gids->clear();
+  for (const auto& row : r.rows) gids->push_back(Cell(row, 0));
+  return Status::Ok();
+}
+
+namespace {
+
+// The hash's parts common to both forms: indexes and constraints.
+constexpr char kIndexesAndConstraintsHash[] =
+    "coalesce((SELECT pg_catalog.string_agg("
+    "pg_catalog.pg_get_indexdef(indexrelid), ',' ORDER BY indexrelid) "
+    "FROM pg_catalog.pg_index WHERE indrelid = $1::oid), '') || '|' || "
+    "coalesce((SELECT pg_catalog.string_agg("
+    "pg_catalog.pg_get_constraintdef(oid), ',' ORDER BY oid) "
+    "FROM pg_catalog.pg_constraint WHERE conrelid = $1::oid), '')";
+
+// The form written before the hash covered what LIKE takes over (no tag):
+// columns' names, types, NOT NULL and dropped state only.
+std::string LegacyStructureHashSql() {
+  return std::string(
+             "SELECT pg_catalog.md5(coalesce((SELECT pg_catalog.string_agg("
+             "pg_catalog.format('%s:%s:%s:%s:%s', attnum, attname, "
+             "pg_catalog.format_type(atttypid, atttypmod), attnotnull, "
+             "attisdropped), ',' ORDER BY attnum) FROM pg_catalog.pg_attribute "
+             "WHERE attrelid = $1::oid AND attnum > 0), '') || '|' || ") +
+         kIndexesAndConstraintsHash + ")";
+}
+
+std::string StructureHashSql(int server_version) {
+  // attcompression: 14+.
+  const char* compression =
+      server_version >= 140000 ? "a.attcompression" : "''";
+  return fmt::format(
+             "SELECT '{}' || pg_catalog.md5(coalesce((SELECT "
+             "pg_catalog.string_agg(pg_catalog.format("
+             "'%s:%s:%s:%s:%s:%s:%s:%s:%s:%s:%s', a.attnum, a.attname, "
+             "pg_catalog.format_type(a.atttypid, a.atttypmod), a.attnotnull, "
+             "a.attisdropped, a.attidentity, a.attgenerated, a.attcollation, "
+             "a.attstorage, {}, pg_catalog.pg_get_expr(d.adbin, d.adrelid)), "
+             "',' ORDER BY a.attnum) FROM pg_catalog.pg_attribute a LEFT JOIN "
+             "pg_catalog.pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = "
+             "a.attnum WHERE a.attrelid = $1::oid AND a.attnum > 0), '') || "
+             "'|' || (SELECT pg_catalog.format('%s:%s:%s', c.relowner, "
+             "c.relpersistence, c.reloptions) FROM pg_catalog.pg_class c "
+             "WHERE c.oid = $1::oid) || '|' || ",
+             kStructureHashTag, compression) +
+         kIndexesAndConstraintsHash + ")";
+}
+
+}  // namespace
+
+Status ReadStructureHash(SqlSession* session, uint32_t oid, std::string* hash,
+                         bool legacy) {
+  SqlValue v;
+  PGLAYOUT_RETURN_IF_ERROR(
+      QueryValue(session,
+                 legacy ? LegacyStructureHashSql()
+                        : StructureHashSql(session->server_version()),
+                 {std::to_string(oid)}, &v));
+  *hash = v.value_or("");
+  return Status::Ok();
+}
+
+const ColumnFacts* TableFacts::FindColumn(const std::string& column) const {
+  for (const ColumnFacts& c : columns) {
+    if (c.name == column) return &c;
+  }
+  return nullptr;
+}
+
+const TablespaceFacts* ServerFacts::FindTablespace(
+    const std::string& name) const {
+  for (const TablespaceFacts& t : tablespaces) {
+    if (t.name == name) return &t;
+  }
+  return nullptr;
+}
+
+}  // namespace pglayout::migrator

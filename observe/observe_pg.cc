@@ -1,0 +1,493 @@
+#include "observe/observe_pg.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <cstdlib>
+#include <nlohmann/json.hpp>
+#include <unordered_map>
+
+namespace pglayout {
+namespace {
+
+// The settings the planner and the diagnosis use. Names a version does not
+// have (io_method before 18) are simply absent from the result.
+constexpr const char* kSettings[] = {
+    "shared_buffers",
+    "max_wal_size",
+    "min_wal_size",
+    "checkpoint_timeout",
+    "checkpoint_completion_target",
+    "full_page_writes",
+    "wal_compression",
+    "wal_level",
+    "wal_segment_size",
+    "effective_io_concurrency",
+    "maintenance_io_concurrency",
+    "random_page_cost",
+    "seq_page_cost",
+    "io_combine_limit",
+    "io_method",
+    "io_workers",
+    "log_checkpoints",
+    "block_size",
+    "data_directory",
+    "server_version_num",
+};
+
+// User relations with storage or facts: tables, indexes, TOAST, matviews,
+// partitioned tables. OIDs below FirstNormalObjectId (16384) are the
+// system catalogs and their TOAST; temporary tables belong to one session
+// and cannot be placed. Partitioned indexes have neither storage nor
+// statistics.
+constexpr char kRelationFilter[] =
+    "c.relkind IN ('r', 'i', 't', 'm', 'p') AND c.oid >= 16384 "
+    "AND c.relpersistence <> 't'";
+
+// The name of a relation as PostgreSQL prints a regclass, but always with
+// its schema (regclass drops the schema when it is on the search_path).
+std::string QualifiedSql(const std::string& ns, const std::string& cls) {
+  return fmt::format(
+      "quote_ident({}.nspname) || '.' || quote_ident({}.relname)", ns, cls);
+}
+
+std::string RelationsQuery() {
+  return fmt::format(
+      "SELECT c.oid, {name}, c.relkind, COALESCE(o.oid, 0), "
+      "COALESCE({owner}, ''), COALESCE(t.spcname, dts.spcname), "
+      "c.reltuples, c.relpages "
+      "FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
+      "LEFT JOIN pg_index i ON i.indexrelid = c.oid "
+      "LEFT JOIN pg_class tt ON c.relkind = 't' AND tt.reltoastrelid = c.oid "
+      "LEFT JOIN pg_class o ON o.oid = COALESCE(i.indrelid, tt.oid) "
+      "LEFT JOIN pg_namespace onsp ON onsp.oid = o.relnamespace "
+      "LEFT JOIN pg_tablespace t ON t.oid = c.reltablespace "
+      "CROSS JOIN (SELECT s.spcname FROM pg_database d JOIN pg_tablespace s "
+      "ON s.oid = d.dattablespace WHERE d.datname = current_database()) dts "
+      "WHERE {filter}",
+      fmt::arg("name", QualifiedSql("n", "c")),
+      fmt::arg("owner", QualifiedSql("onsp", "o")),
+      fmt::arg("filter", kRelationFilter));
+}
+
+// The size of relation c as Relation::size defines it: every fork moves
+// with the tablespace. Not pg_table_size(), which adds the TOAST relation
+// and its index, rows of their own here. Only unlogged relations have an
+// init fork: the CASE spares a lookup per relation.
+constexpr char kSizeSql[] =
+    "pg_relation_size(c.oid, 'main') + pg_relation_size(c.oid, 'fsm') + "
+    "pg_relation_size(c.oid, 'vm') + CASE WHEN c.relpersistence = 'u' "
+    "THEN pg_relation_size(c.oid, 'init') ELSE 0 END";
+
+// The per-relation counters: the functions behind pg_statio_all_tables,
+// pg_statio_all_indexes and pg_stat_all_tables, called directly so one scan
+// of pg_class serves tables and indexes alike. pg_relation_size() takes a
+// brief AccessShareLock; relations someone holds exclusively (ALTER TABLE,
+// VACUUM FULL) are skipped instead of waited for, and keep their last size.
+std::string CountersQuery() {
+  return fmt::format(
+      "SELECT c.oid, "
+      "pg_stat_get_blocks_fetched(c.oid) - pg_stat_get_blocks_hit(c.oid), "
+      "pg_stat_get_blocks_hit(c.oid), pg_stat_get_tuples_inserted(c.oid), "
+      "pg_stat_get_tuples_updated(c.oid), "
+      "pg_stat_get_tuples_hot_updated(c.oid), "
+      "pg_stat_get_tuples_deleted(c.oid), "
+      "CASE WHEN x.relation IS NULL THEN {size} END "
+      "FROM pg_class c LEFT JOIN (SELECT DISTINCT relation FROM pg_locks "
+      "WHERE mode = 'AccessExclusiveLock' AND relation IS NOT NULL "
+      "AND database = (SELECT oid FROM pg_database "
+      "WHERE datname = current_database())) x ON x.relation = c.oid "
+      "WHERE {filter}",
+      fmt::arg("size", kSizeSql), fmt::arg("filter", kRelationFilter));
+}
+
+// Checkpoint columns were renamed when they moved to pg_stat_checkpointer
+// in 17 (commit 96f0526), which also counts a standby's restartpoints apart
+// from checkpoints: on a standby those are the ones that happen. Before 17
+// pg_stat_bgwriter counts restartpoints as checkpoints. The order of the
+// columns is the same.
+std::string CheckpointQuery(int version, bool in_recovery) {
+  if (version >= 170000) {
+    return fmt::format(
+        "SELECT {}, write_time, sync_time, buffers_written, stats_reset "
+        "FROM pg_stat_checkpointer",
+        in_recovery ? "restartpoints_timed, restartpoints_req"
+                    : "num_timed, num_requested");
+  }
+  return "SELECT checkpoints_timed, checkpoints_req, checkpoint_write_time, "
+         "checkpoint_sync_time, buffers_checkpoint, stats_reset "
+         "FROM pg_stat_bgwriter";
+}
+
+std::string ServerQuery(bool in_recovery) {
+  // On a standby pg_current_wal_lsn() fails; the replay position advances
+  // at the primary's WAL rate.
+  const char* lsn =
+      in_recovery ? "pg_last_wal_replay_lsn()" : "pg_current_wal_lsn()";
+  return fmt::format(
+      "SELECT extract(epoch FROM clock_timestamp()), "
+      "COALESCE(pg_wal_lsn_diff({}, '0/0'), 0), "
+      "(SELECT COALESCE(sum(xact_commit), 0) FROM pg_stat_database), "
+      "(SELECT buffers_clean FROM pg_stat_bgwriter)",
+      lsn);
+}
+
+// pg_stat_wal exists from 14; its wal_records, wal_fpi and wal_bytes kept
+// their names in 18, which moved the write and sync timings to pg_stat_io.
+constexpr char kWalQuery[] =
+    "SELECT wal_records, wal_fpi, wal_bytes FROM pg_stat_wal";
+
+constexpr char kIoQuery[] =
+    "SELECT backend_type, object, context, COALESCE(reads, 0), "
+    "COALESCE(writes, 0), COALESCE(extends, 0), COALESCE(hits, 0), "
+    "COALESCE(fsyncs, 0) FROM pg_stat_io";
+
+// One JSON document per table so that names with any characters arrive
+// intact. Only key columns of valid, non-partial unique indexes on plain
+// columns count as unique keys: those are what a partition key can use.
+constexpr char kFactsQuery[] = R"sql(
+WITH rel AS (SELECT * FROM pg_class WHERE oid = $1::oid)
+SELECT json_build_object(
+ 'primary_key', (SELECT json_agg(a.attname ORDER BY k.ord)
+   FROM pg_index i, unnest(i.indkey) WITH ORDINALITY k(attnum, ord),
+        pg_attribute a
+   WHERE i.indrelid = $1::oid AND i.indisprimary AND a.attrelid = i.indrelid
+     AND a.attnum = k.attnum AND k.ord <= i.indnkeyatts),
+ 'unique_keys', (SELECT json_agg(cols ORDER BY idx) FROM (
+   SELECT i.indexrelid AS idx, json_agg(a.attname ORDER BY k.ord) AS cols
+   FROM pg_index i, unnest(i.indkey) WITH ORDINALITY k(attnum, ord),
+        pg_attribute a
+   WHERE i.indrelid = $1::oid AND i.indisunique AND NOT i.indisprimary
+     AND i.indisvalid AND i.indpred IS NULL AND i.indexprs IS NULL
+     AND a.attrelid = i.indrelid AND a.attnum = k.attnum
+     AND k.ord <= i.indnkeyatts
+   GROUP BY i.indexrelid) u),
+ 'foreign_keys_out', (SELECT json_agg(con.conname || ' -> ' ||
+     quote_ident(fn.nspname) || '.' || quote_ident(f.relname)
+     ORDER BY con.conname)
+   FROM pg_constraint con JOIN pg_class f ON f.oid = con.confrelid
+   JOIN pg_namespace fn ON fn.oid = f.relnamespace
+   WHERE con.conrelid = $1::oid AND con.contype = 'f'),
+ 'foreign_keys_in', (SELECT json_agg(quote_ident(sn.nspname) || '.' ||
+     quote_ident(s.relname) || '.' || con.conname ORDER BY s.relname, con.conname)
+   FROM pg_constraint con JOIN pg_class s ON s.oid = con.conrelid
+   JOIN pg_namespace sn ON sn.oid = s.relnamespace
+   WHERE con.confrelid = $1::oid AND con.contype = 'f'
+     AND con.conparentid = 0),
+ 'dependent_views', (SELECT json_agg(DISTINCT quote_ident(vn.nspname) || '.' ||
+     quote_ident(v.relname))
+   FROM pg_depend d JOIN pg_rewrite r ON r.oid = d.objid
+   JOIN pg_class v ON v.oid = r.ev_class
+   JOIN pg_namespace vn ON vn.oid = v.relnamespace
+   WHERE d.classid = 'pg_rewrite'::regclass AND d.refobjid = $1::oid
+     AND v.oid <> $1::oid),
+ 'triggers', (SELECT json_agg(tgname ORDER BY tgname) FROM pg_trigger
+   WHERE tgrelid = $1::oid AND NOT tgisinternal),
+ 'identity_columns', (SELECT json_agg(attname ORDER BY attnum)
+   FROM pg_attribute WHERE attrelid = $1::oid AND attidentity <> ''
+     AND NOT attisdropped),
+ 'publications', (SELECT json_agg(DISTINCT pt.pubname)
+   FROM pg_publication_tables pt JOIN rel ON rel.relname = pt.tablename
+   JOIN pg_namespace n ON n.oid = rel.relnamespace
+     AND n.nspname = pt.schemaname),
+ 'replica_identity', (SELECT relreplident FROM rel),
+ 'persistence', (SELECT relpersistence FROM rel),
+ 'row_security', (SELECT relrowsecurity FROM rel),
+ 'partitioned', (SELECT relkind = 'p' OR relispartition FROM rel))
+)sql";
+
+int64_t ToInt(const SqlValue& v) {
+  return v ? std::strtoll(v->c_str(), nullptr, 10) : 0;
+}
+double ToDouble(const SqlValue& v) {
+  return v ? std::strtod(v->c_str(), nullptr) : 0;
+}
+std::string ToText(const SqlValue& v) { return v.value_or(""); }
+
+RelationKind KindOf(const std::string& relkind) {
+  if (relkind == "i") return RelationKind::kIndex;
+  if (relkind == "t") return RelationKind::kToast;
+  if (relkind == "p") return RelationKind::kPartitioned;
+  return RelationKind::kTable;  // 'r' and materialized views ('m')
+}
+
+std::vector<std::string> JsonStrings(const nlohmann::json& j) {
+  std::vector<std::string> out;
+  if (j.is_array()) {
+    for (const auto& e : j) out.push_back(e.get<std::string>());
+  }
+  return out;
+}
+
+std::string ReplicaIdentityName(const std::string& code) {
+  if (code == "d") return "default";
+  if (code == "f") return "full";
+  if (code == "i") return "index";
+  if (code == "n") return "nothing";
+  return code;
+}
+
+std::string PersistenceName(const std::string& code) {
+  if (code == "p") return "permanent";
+  if (code == "u") return "unlogged";
+  if (code == "t") return "temporary";
+  return code;
+}
+
+class PgStatsSource : public StatsSource {
+ public:
+  explicit PgStatsSource(SqlSession* session) : session_(session) {}
+
+  Status ReadServer(ServerInfo* info) override {
+    info->version_num = session_->server_version();
+    info->description = session_->Describe();
+    SqlValue recovery;
+    PGLAYOUT_RETURN_IF_ERROR(Value("SELECT pg_is_in_recovery()", &recovery));
+    in_recovery_ = ToText(recovery) == "t";
+    info->in_recovery = in_recovery_;
+    PGLAYOUT_RETURN_IF_ERROR(ReadSettings(&info->settings));
+    PGLAYOUT_RETURN_IF_ERROR(ReadTablespaces(&info->tablespaces));
+    SqlResult r;
+    PGLAYOUT_RETURN_IF_ERROR(
+        Run(CheckpointQuery(info->version_num, in_recovery_), {}, &r));
+    if (!r.rows.empty()) {
+      ParseCheckpoints(r.rows[0], &info->checkpoints_since_reset);
+      info->checkpoints_reset_at = ToText(r.rows[0][5]);
+    }
+    return Status::Ok();
+  }
+
+  Status ReadSample(Sample* sample, bool* skipped) override {
+    *skipped = false;
+    PGLAYOUT_RETURN_IF_ERROR(Run("BEGIN READ ONLY", {}, nullptr));
+    Status st = ReadSampleInTransaction(sample);
+    std::string sqlstate = session_->last_sqlstate();
+    // The statistics snapshot lives as long as the transaction: end it.
+    Status end = Run(st.ok() ? "COMMIT" : "ROLLBACK", {}, nullptr);
+    if (!st.ok() && sqlstate == "55P03") {
+      *skipped = true;  // lock_timeout despite the pg_locks filter: a race
+      return end;
+    }
+    PGLAYOUT_RETURN_IF_ERROR(st);
+    return end;
+  }
+
+  Status ReadRelations(std::vector<RelationInfo>* relations) override {
+    SqlResult r;
+    PGLAYOUT_RETURN_IF_ERROR(Run(RelationsQuery(), {}, &r));
+    relations->clear();
+    relations->reserve(r.rows.size());
+    for (const auto& row : r.rows) {
+      RelationInfo info;
+      info.oid = static_cast<uint32_t>(ToInt(row[0]));
+      info.name = ToText(row[1]);
+      info.kind = KindOf(ToText(row[2]));
+      info.table_oid = static_cast<uint32_t>(ToInt(row[3]));
+      info.table = ToText(row[4]);
+      info.tablespace = ToText(row[5]);
+      info.reltuples = ToDouble(row[6]);
+      info.relpages = ToDouble(row[7]);
+      relations->push_back(std::move(info));
+    }
+    return Status::Ok();
+  }
+
+  Status ReadFacts(const RelationInfo& table, Relation* relation) override {
+    SqlValue text;
+    PGLAYOUT_RETURN_IF_ERROR(
+        Value(kFactsQuery, &text, {std::to_string(table.oid)}));
+    nlohmann::json j = nlohmann::json::parse(ToText(text), nullptr, false);
+    if (j.is_discarded() || !j.is_object()) {
+      return Status::Internal("facts of " + table.name + " are not JSON");
+    }
+    relation->primary_key = JsonStrings(j["primary_key"]);
+    relation->unique_keys.clear();
+    if (j["unique_keys"].is_array()) {
+      for (const auto& key : j["unique_keys"]) {
+        relation->unique_keys.push_back(JsonStrings(key));
+      }
+    }
+    relation->foreign_keys_out = JsonStrings(j["foreign_keys_out"]);
+    relation->foreign_keys_in = JsonStrings(j["foreign_keys_in"]);
+    relation->dependent_views = JsonStrings(j["dependent_views"]);
+    relation->triggers = JsonStrings(j["triggers"]);
+    relation->identity_columns = JsonStrings(j["identity_columns"]);
+    relation->publications = JsonStrings(j["publications"]);
+    if (j["replica_identity"].is_string()) {
+      relation->replica_identity =
+          ReplicaIdentityName(j["replica_identity"].get<std::string>());
+    }
+    if (j["persistence"].is_string()) {
+      relation->persistence =
+          PersistenceName(j["persistence"].get<std::string>());
+    }
+    relation->row_security =
+        j["row_security"].is_boolean() && j["row_security"].get<bool>();
+    relation->partitioned =
+        j["partitioned"].is_boolean() && j["partitioned"].get<bool>();
+    return Status::Ok();
+  }
+
+ private:
+  // Runs |sql|; a missing privilege gets a hint naming the roles that
+  // grant it, and the running role.
+  Status Run(const std::string& sql, const std::vector<SqlValue>& params,
+             SqlResult* result) {
+    SqlResult ignored;
+    Status st = session_->Execute(sql, params, result ? result : &ignored);
+    if (st.ok() || session_->last_sqlstate() != "42501") return st;
+    return Status::SqlError(fmt::format(
+        "{}; observe needs to read the statistics views: grant the role "
+        "pg_read_all_stats (or pg_monitor) to the observing user ({})",
+        st.message(), session_->Describe()));
+  }
+
+  Status Value(const std::string& sql, SqlValue* value,
+               const std::vector<SqlValue>& params = {}) {
+    SqlResult r;
+    PGLAYOUT_RETURN_IF_ERROR(Run(sql, params, &r));
+    if (r.rows.empty() || r.rows[0].empty()) {
+      return Status::Internal("no row from: " + sql);
+    }
+    *value = r.rows[0][0];
+    return Status::Ok();
+  }
+
+  Status ReadSettings(std::map<std::string, std::string>* settings) {
+    std::vector<std::string> names(std::begin(kSettings), std::end(kSettings));
+    SqlResult r;
+    // pg_settings lists only what the role may see: data_directory needs
+    // pg_read_all_settings and is then simply missing.
+    PGLAYOUT_RETURN_IF_ERROR(
+        Run("SELECT name, current_setting(name) FROM pg_settings "
+            "WHERE name = ANY($1::text[])",
+            {fmt::format("{{{}}}", fmt::join(names, ","))}, &r));
+    for (const auto& row : r.rows) {
+      (*settings)[ToText(row[0])] = ToText(row[1]);
+    }
+    return Status::Ok();
+  }
+
+  Status ReadTablespaces(std::vector<TablespaceInfo>* out) {
+    SqlResult r;
+    PGLAYOUT_RETURN_IF_ERROR(
+        Run("SELECT spcname, pg_tablespace_location(oid) FROM pg_tablespace "
+            "ORDER BY spcname",
+            {}, &r));
+    for (const auto& row : r.rows) {
+      out->push_back({ToText(row[0]), ToText(row[1])});
+    }
+    return Status::Ok();
+  }
+
+  static void ParseCheckpoints(const std::vector<SqlValue>& row,
+                               CheckpointCounters* c) {
+    c->timed = ToInt(row[0]);
+    c->requested = ToInt(row[1]);
+    c->write_time_ms = ToDouble(row[2]);
+    c->sync_time_ms = ToDouble(row[3]);
+    c->buffers_written = ToInt(row[4]);
+  }
+
+  Status ReadSampleInTransaction(Sample* sample) {
+    int version = session_->server_version();
+    ServerCounters& s = sample->server;
+    SqlResult r;
+    PGLAYOUT_RETURN_IF_ERROR(Run(ServerQuery(in_recovery_), {}, &r));
+    s.time = ToDouble(r.rows.at(0)[0]);
+    s.wal_lsn = ToDouble(r.rows[0][1]);
+    s.commits = ToInt(r.rows[0][2]);
+    s.buffers_clean = ToInt(r.rows[0][3]);
+    PGLAYOUT_RETURN_IF_ERROR(
+        Run(CheckpointQuery(version, in_recovery_), {}, &r));
+    if (!r.rows.empty()) ParseCheckpoints(r.rows[0], &s.checkpoints);
+    if (version >= 140000) {
+      PGLAYOUT_RETURN_IF_ERROR(Run(kWalQuery, {}, &r));
+      if (!r.rows.empty()) {
+        s.has_wal_stats = true;
+        s.wal_records = ToInt(r.rows[0][0]);
+        s.wal_fpi = ToInt(r.rows[0][1]);
+        s.wal_bytes = ToDouble(r.rows[0][2]);
+      }
+    }
+    if (version >= 160000) PGLAYOUT_RETURN_IF_ERROR(ReadIo(&s.io));
+    return ReadRelationCounters(&sample->relations);
+  }
+
+  Status ReadIo(std::vector<IoCounters>* out) {
+    SqlResult r;
+    PGLAYOUT_RETURN_IF_ERROR(Run(kIoQuery, {}, &r));
+    for (const auto& row : r.rows) {
+      out->push_back({ToText(row[0]), ToText(row[1]), ToText(row[2]),
+                      ToDouble(row[3]), ToDouble(row[4]), ToDouble(row[5]),
+                      ToDouble(row[6]), ToDouble(row[7])});
+    }
+    return Status::Ok();
+  }
+
+  Status ReadRelationCounters(
+      std::unordered_map<uint32_t, RelationCounters>* out) {
+    SqlResult r;
+    PGLAYOUT_RETURN_IF_ERROR(Run(CountersQuery(), {}, &r));
+    out->reserve(r.rows.size());
+    for (const auto& row : r.rows) {
+      uint32_t oid = static_cast<uint32_t>(ToInt(row[0]));
+      RelationCounters c;
+      c.blocks_read = ToInt(row[1]);
+      c.blocks_hit = ToInt(row[2]);
+      c.tuples_inserted = ToInt(row[3]);
+      c.tuples_updated = ToInt(row[4]);
+      c.tuples_hot_updated = ToInt(row[5]);
+      c.tuples_deleted = ToInt(row[6]);
+      // NULL: locked exclusively (skipped) or dropped meanwhile.
+      if (row[7]) {
+        c.size = static_cast<uint64_t>(ToInt(row[7]));
+        last_size_[oid] = c.size;
+      } else {
+        c.size = last_size_[oid];
+      }
+      (*out)[oid] = c;
+    }
+    return Status::Ok();
+  }
+
+  SqlSession* session_;
+  bool in_recovery_ = false;
+  std::unordered_map<uint32_t, uint64_t> last_size_;
+};
+
+}  // namespace
+
+Status OpenPgStatsSource(SqlSession* session,
+                         std::unique_ptr<StatsSource>* source) {
+  int version = session->server_version();
+  if (version < kMinObservedVersion) {
+    return Status::Aborted(fmt::format(
+        "{} runs PostgreSQL {}.{}, older than 12: observe reads statistics "
+        "columns that exist from PostgreSQL 12 on",
+        session->Describe(), version / 10000,
+        version >= 100000 ? version % 10000 : (version / 100) % 100));
+  }
+  // A monitor must never write, wait on a lock for long, or run forever.
+  for (const char* sql :
+       {"SET default_transaction_read_only = on",
+        "SET statement_timeout = '60s'", "SET lock_timeout = '2s'"}) {
+    PGLAYOUT_RETURN_IF_ERROR(ExecuteSql(session, sql));
+  }
+  *source = std::make_unique<PgStatsSource>(session);
+  return Status::Ok();
+}
+
+Status ObserveServer(const std::string& conninfo, ProgressSink* progress,
+                     const ObserveOptions& options, ObserveResult* result) {
+  // Bad options fail before any connection is attempted.
+  PGLAYOUT_RETURN_IF_ERROR(ValidateObserveOptions(options));
+  std::unique_ptr<SqlSession> session;
+  PGLAYOUT_RETURN_IF_ERROR(
+      OpenPgSession(conninfo, "pglayout observe", &session));
+  std::unique_ptr<StatsSource> source;
+  PGLAYOUT_RETURN_IF_ERROR(OpenPgStatsSource(session.get(), &source));
+  return Observe(source.get(), SystemObserveClock(), progress, options, result);
+}
+
+}  // namespace pglayout

@@ -1,0 +1,196 @@
+#include "planner/plan_text.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "common/units.h"
+
+namespace pglayout::planner {
+namespace {
+
+std::string Pct(double fraction) {
+  return fmt::format("{:.0f}%", fraction * 100);
+}
+
+void Header(const PlanOutcome& o, std::string* out) {
+  const Plan& p = o.plan;
+  *out += fmt::format(
+      "pglayout plan: {} table(s) on {} volume(s), {}; target {}, prefer "
+      "{}\n",
+      o.tables, o.volumes.size(), o.live ? "live server" : "new build",
+      Pct(p.target_utilization), p.prefer);
+}
+
+void VolumesSection(const PlanOutcome& o, std::string* out) {
+  *out += "\nVolumes (device model)\n";
+  *out += fmt::format("  {:<14} {:<13} {:>10} {:>10} {:>10} {:>10}  {}\n",
+                      "volume", "role", "read IOPS", "write IOPS", "capacity",
+                      "data after", "latency model");
+  for (const VolumeView& v : o.volumes) {
+    *out +=
+        fmt::format("  {:<14} {:<13} {:>10.0f} {:>10.0f} {:>10} {:>10}  {}\n",
+                    v.name, v.role, v.read_capacity, v.write_capacity,
+                    HumanSize(static_cast<double>(v.capacity)),
+                    HumanSize(static_cast<double>(v.bytes_after)), v.model);
+  }
+}
+
+void HotSection(const PlanOutcome& o, std::string* out) {
+  if (o.hot.empty()) return;
+  *out += "\nToo hot for one volume\n";
+  for (const HotRelation& h : o.hot) {
+    *out += fmt::format("  {}: {} (alone on the best volume: {})\n", h.table,
+                        h.chosen, Pct(h.best_single_utilization));
+    *out += fmt::format("    why: {}\n", h.why);
+    if (h.partition.feasible()) {
+      *out += fmt::format("    hash partitioning: possible on ({})\n",
+                          fmt::join(h.partition.key, ", "));
+    } else {
+      *out += fmt::format("    hash partitioning: blocked: {}\n",
+                          fmt::join(h.partition.blockers, "; "));
+    }
+    for (const std::string& c : h.partition.cautions) {
+      *out += fmt::format("      caution: {}\n", c);
+    }
+    *out += fmt::format("    stripe: {}\n",
+                        !h.stripe.empty()          ? "built (" + h.stripe + ")"
+                        : h.stripe_blocker.empty() ? "possible, not needed"
+                                                   : h.stripe_blocker);
+  }
+}
+
+void PlacementSection(const PlanOutcome& o, std::string* out) {
+  *out += "\nPlacements\n";
+  if (o.plan.placements.empty()) *out += "  (none)\n";
+  for (const Placement& p : o.plan.placements) {
+    *out += fmt::format(
+        "  {:<32} {:<15} {}\n", p.relation, StrategyName(p.strategy),
+        p.tablespaces.empty()
+            ? "(where it is)"
+            : fmt::format("{}", fmt::join(p.tablespaces, ", ")));
+    if (!p.reason.empty()) *out += fmt::format("    {}\n", p.reason);
+  }
+  *out += fmt::format(
+      "  {} move(s), {} hash partitioning(s); tables not "
+      "listed stay where they are\n",
+      o.moves, o.partitioned);
+}
+
+// What makes up each volume's load after the plan: the data writes twice,
+// as the workload gives them and as the checkpointer issues them (the
+// latter is what the utilisation counts).
+void LoadSection(const PlanOutcome& o, std::string* out) {
+  *out +=
+      "  load after, per second at the peak: 8 KiB reads, data writes (given "
+      "-> as checkpoints write them), WAL flushes and MB/s, backup MB/s\n";
+  for (const ForecastEntry& f : o.plan.forecast) {
+    *out += fmt::format(
+        "  {:<14} {:>9.0f} rd {:>9.0f} -> {:>9.0f} wr {:>7.0f} WAL {:>6.1f} "
+        "MB/s {:>7.1f} backup MB/s\n",
+        f.volume, f.read_iops, f.write_iops, f.checkpoint_write_iops,
+        f.wal_write_iops, f.wal_write_mbps, f.backup_read_mbps);
+  }
+}
+
+void ForecastSection(const PlanOutcome& o, std::string* out) {
+  const double target = o.plan.target_utilization;
+  *out +=
+      "\nForecast (utilisation and mean read latency at the peak; "
+      "'before' counts the WAL only when it can be nowhere else)\n";
+  *out += fmt::format("  {:<14} {:>8} {:>8} {:>12} {:>12}\n", "volume",
+                      "before", "after", "lat before", "lat after");
+  for (const ForecastEntry& f : o.plan.forecast) {
+    *out += fmt::format("  {:<14} {:>8} {:>8} {:>9.0f} us {:>9.0f} us{}\n",
+                        f.volume, Pct(f.utilization_before),
+                        Pct(f.utilization_after), f.read_latency_us_before,
+                        f.read_latency_us_after,
+                        f.utilization_after > target ? "  ABOVE TARGET" : "");
+  }
+  LoadSection(o, out);
+  const Bound& b = o.bound;
+  *out += fmt::format(
+      "  bound: worst volume {} (plan) vs {} (perfect spread); mean read "
+      "latency {:.0f} us vs {:.0f} us{}\n",
+      Pct(o.max_utilization), Pct(b.max_utilization), o.mean_latency_us,
+      b.mean_latency_us,
+      b.mean_latency_us > 0
+          ? fmt::format(" (within {:.0f}%)",
+                        (o.mean_latency_us / b.mean_latency_us - 1) * 100)
+          : "");
+}
+
+void SettingsSection(const PlanOutcome& o, std::string* out) {
+  *out += "\nSettings\n";
+  if (o.plan.settings.empty()) *out += "  (no change)\n";
+  for (const SettingChange& s : o.plan.settings) {
+    *out += fmt::format("  {} = {}{}\n    {}\n", s.name, s.value,
+                        s.previous.empty() ? "" : " (was " + s.previous + ")",
+                        s.reason);
+  }
+  for (const TablespaceSpec& ts : o.plan.tablespaces) {
+    std::vector<std::string> options;
+    for (const auto& [k, v] : ts.options) options.push_back(k + "=" + v);
+    *out += fmt::format("  tablespace {} on {}: {}\n", ts.name, ts.volume,
+                        fmt::join(options, ", "));
+  }
+}
+
+void BackupSection(const PlanOutcome& o, std::string* out) {
+  *out += "\nBackup readers\n";
+  std::vector<std::string> walg, pgbr;
+  for (const auto& [k, v] : o.backup.walg) walg.push_back(k + "=" + v);
+  for (const auto& [k, v] : o.backup.pgbackrest) pgbr.push_back(k + "=" + v);
+  *out += fmt::format("  wal-g: {}\n  pgBackRest: {}\n", fmt::join(walg, " "),
+                      fmt::join(pgbr, " "));
+  for (const std::string& r : o.backup.reasons) {
+    *out += fmt::format("    {}\n", r);
+  }
+}
+
+}  // namespace
+
+std::string RenderPlanText(const PlanOutcome& o) {
+  std::string out;
+  Header(o, &out);
+  VolumesSection(o, &out);
+  out +=
+      fmt::format("\nWAL on {}\n  {}\n", o.plan.wal_volume, o.plan.wal_reason);
+  HotSection(o, &out);
+  PlacementSection(o, &out);
+  ForecastSection(o, &out);
+  SettingsSection(o, &out);
+  BackupSection(o, &out);
+  out += "\nVerdicts\n";
+  for (const std::string& v : o.plan.verdicts) out += "  - " + v + "\n";
+  return out;
+}
+
+Json PlanJson(const PlanOutcome& o) {
+  Json j = ToJson(o.plan);
+  Json hot = Json::array();
+  for (const HotRelation& h : o.hot) {
+    hot.push_back({{"table", h.table},
+                   {"best_single_utilization", h.best_single_utilization},
+                   {"chosen", h.chosen},
+                   {"partitions", h.partitions},
+                   {"key", h.partition.key},
+                   {"partition_blockers", h.partition.blockers},
+                   {"partition_cautions", h.partition.cautions},
+                   {"stripe", h.stripe},
+                   {"stripe_blocker", h.stripe_blocker},
+                   {"why", h.why}});
+  }
+  j["analysis"] = {{"live", o.live},
+                   {"tables", o.tables},
+                   {"moves", o.moves},
+                   {"hash_partitioned", o.partitioned},
+                   {"max_utilization", o.max_utilization},
+                   {"mean_read_latency_us", o.mean_latency_us},
+                   {"bound_max_utilization", o.bound.max_utilization},
+                   {"bound_mean_read_latency_us", o.bound.mean_latency_us},
+                   {"hot", hot},
+                   {"backup_reasons", o.backup.reasons}};
+  return j;
+}
+
+}  // namespace pglayout::planner

@@ -1,0 +1,441 @@
+// `pglayout observe` against real PostgreSQL 12, 15 and 18 servers: pgbench
+// load, a bulk insert against a small max_wal_size, the server's own log,
+// the migrator's facts, read-only enforcement and connection failures.
+// Observations are short (6 s at 1 s intervals) to keep the suite quick.
+
+#include "observe/observe_pg.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <functional>
+#include <thread>
+
+#include "common/files.h"
+#include "observe/log_parser.h"
+#include "observe/observe.h"
+#include "observe/observe_diagnosis.h"
+#include "testing/pg_test.h"
+
+namespace pglayout {
+namespace {
+
+ObserveOptions SixSeconds() {
+  ObserveOptions o;
+  o.duration = 6;
+  o.interval = 1;
+  return o;
+}
+
+// Settings that make reads and checkpoints real on a small test database:
+// pgbench at scale 10 (~150 MiB) does not fit in 16 MB of shared_buffers,
+// and 32 MB of max_wal_size forces checkpoints during bulk writes.
+PgClusterOptions SmallServer() {
+  PgClusterOptions o;
+  o.settings = {{"shared_buffers", "16MB"},
+                {"max_wal_size", "32MB"},
+                {"min_wal_size", "32MB"},
+                {"log_checkpoints", "on"},
+                {"checkpoint_timeout", "30min"}};
+  return o;
+}
+
+class ObservePgTest : public PgVersionTest {};
+
+// Runs |sql| and returns its single value, or "<error: ...>" so that a
+// failing comparison shows what happened.
+std::string Value(SqlSession* session, const std::string& sql) {
+  SqlValue value;
+  Status st = QueryValue(session, sql, {}, &value);
+  if (!st.ok()) return "<error: " + st.ToString() + ">";
+  return value.value_or("<null>");
+}
+
+// What observe could have changed on a server: its relations (not their
+// statistics, which autovacuum updates), settings, roles, tablespaces and
+// replication slots. Settings of the calling session are part of it, so
+// compare fingerprints taken by the same session.
+std::string Fingerprint(SqlSession* session) {
+  return Value(session, R"sql(
+    SELECT md5(concat_ws('|',
+      (SELECT string_agg(concat_ws(',', oid, relname, relnamespace,
+         relfilenode, reltablespace, relkind, relpersistence), ';'
+         ORDER BY oid) FROM pg_class),
+      (SELECT string_agg(name || '=' || setting, ';' ORDER BY name)
+         FROM pg_settings),
+      (SELECT string_agg(rolname, ';' ORDER BY rolname) FROM pg_roles),
+      (SELECT string_agg(spcname, ';' ORDER BY spcname) FROM pg_tablespace),
+      (SELECT string_agg(slot_name, ';' ORDER BY slot_name)
+         FROM pg_replication_slots)))
+  )sql");
+}
+
+TEST_P(ObservePgTest, PgbenchMakesAccountsTheHottestRelation) {
+  std::unique_ptr<PgCluster> pg;
+  PGLAYOUT_ASSERT_OK(StartCluster(SmallServer(), &pg));
+  std::string output;
+  PGLAYOUT_ASSERT_OK(
+      pg->RunClient({"pgbench", "-i", "-s", "10", "-q"}, &output));
+  std::unique_ptr<BackgroundClient> load;
+  PGLAYOUT_ASSERT_OK(pg->StartClient(
+      {"pgbench", "-n", "-c", "4", "-j", "2", "-T", "120"}, &load));
+
+  NullProgress progress;
+  ObserveResult result;
+  Status st = ObserveServer(pg->conninfo(), &progress, SixSeconds(), &result);
+  PGLAYOUT_EXPECT_OK(load->Stop(&output));
+  PGLAYOUT_ASSERT_OK(st);
+
+  const Workload& w = result.workload;
+  ASSERT_FALSE(w.relations.empty());
+  const std::string& hottest = w.relations[0].name;
+  EXPECT_TRUE(hottest == "public.pgbench_accounts" ||
+              hottest == "public.pgbench_accounts_pkey")
+      << "hottest: " << hottest;
+  const Relation* accounts = w.Find("public.pgbench_accounts");
+  ASSERT_NE(accounts, nullptr);
+  EXPECT_GT(accounts->read_iops, 0);
+  EXPECT_GT(accounts->write_iops, 0);
+  EXPECT_GT(accounts->updates_per_second, 0);
+  EXPECT_GT(accounts->size, 100u * 1024 * 1024);
+  EXPECT_EQ(accounts->tablespace, "pg_default");
+  EXPECT_EQ(accounts->primary_key, std::vector<std::string>{"aid"});
+  EXPECT_EQ(accounts->replica_identity, "default");
+  EXPECT_EQ(accounts->persistence, "permanent");
+  const Relation* pkey = w.Find("public.pgbench_accounts_pkey");
+  ASSERT_NE(pkey, nullptr);
+  EXPECT_EQ(pkey->kind, RelationKind::kIndex);
+  EXPECT_EQ(pkey->table, "public.pgbench_accounts");
+
+  EXPECT_GT(w.wal_bytes_per_second, 0);
+  EXPECT_GE(w.wal_bytes_per_second_peak, w.wal_bytes_per_second * 0.5);
+  EXPECT_GT(w.commits_per_second, 0);
+  EXPECT_NEAR(w.duration, 6, 1.5);
+  EXPECT_EQ(w.Setting("shared_buffers").value_or(""), "16MB");
+  EXPECT_EQ(w.Setting("max_wal_size").value_or(""), "32MB");
+  EXPECT_EQ(w.Setting("server_version_num").value_or("").substr(0, 2),
+            std::to_string(PgVersionMajor(version())));
+  EXPECT_EQ(w.Setting("io_method").has_value(), version() == PgVersion::k18);
+  EXPECT_FALSE(w.write_method.empty());
+  EXPECT_EQ(!w.io.empty(), version() == PgVersion::k18)
+      << "pg_stat_io exists from 16";
+
+  // What observe writes reads back as the same workload.
+  Workload back;
+  st = ParseWorkload(WorkloadToToml(w), "workload.toml", &back);
+  PGLAYOUT_ASSERT_OK(st);
+  EXPECT_EQ(WorkloadToToml(back), WorkloadToToml(w));
+}
+
+TEST_P(ObservePgTest, BulkInsertIsSeenAsRequestedCheckpointsInViewsAndLog) {
+  std::unique_ptr<PgCluster> pg;
+  PGLAYOUT_ASSERT_OK(StartCluster(SmallServer(), &pg));
+  // Starts after the first sample; ~200 MB of WAL against 32 MB.
+  std::unique_ptr<BackgroundClient> bulk;
+  PGLAYOUT_ASSERT_OK(
+      pg->StartClient({"psql", "-X", "-v", "ON_ERROR_STOP=1", "-c",
+                       "SELECT pg_sleep(1.5)", "-c",
+                       "CREATE TABLE bulk AS SELECT g, repeat('x', 300) AS pad "
+                       "FROM generate_series(1, 500000) g"},
+                      &bulk));
+  NullProgress progress;
+  ObserveResult result;
+  Status st = ObserveServer(pg->conninfo(), &progress, SixSeconds(), &result);
+  std::string output;
+  PGLAYOUT_EXPECT_OK(bulk->Wait(&output));
+  PGLAYOUT_ASSERT_OK(st);
+
+  EXPECT_GE(result.workload.checkpoints.requested, 1)
+      << "through "
+      << (version() == PgVersion::k18 ? "pg_stat_checkpointer"
+                                      : "pg_stat_bgwriter");
+  EXPECT_GT(result.workload.wal_bytes_per_second, 1e6);
+  const Relation* table = result.workload.Find("public.bulk");
+  ASSERT_NE(table, nullptr) << "created during the observation";
+  EXPECT_GT(table->growth_bytes_per_second, 0);
+  EXPECT_GT(table->write_iops, 0);
+
+  // The same checkpoints in the server's own log.
+  CheckpointLogReport report;
+  PGLAYOUT_ASSERT_OK(ReadCheckpointLogs({pg->log_path()}, &report));
+  EXPECT_GE(report.WalTriggered(), 1);
+  auto completed = std::count_if(report.events.begin(), report.events.end(),
+                                 [](const auto& e) { return e.completed; });
+  EXPECT_GE(completed, 1);
+  Workload from_log = LogReportToWorkload(report);
+  EXPECT_GE(from_log.checkpoints.requested, 1);
+  EXPECT_GT(from_log.checkpoints.buffers_written, 0);
+}
+
+TEST_P(ObservePgTest, CollectsTheFactsTheMigratorNeeds) {
+  PgCluster* pg;
+  PGLAYOUT_ASSERT_OK(SharedCluster(&pg));
+  std::unique_ptr<SqlSession> admin;
+  PGLAYOUT_ASSERT_OK(pg->Connect(&admin));
+  PGLAYOUT_ASSERT_OK(ExecuteSql(admin.get(), R"sql(
+    DROP SCHEMA IF EXISTS obs CASCADE;
+    DROP PUBLICATION IF EXISTS obs_pub;
+    CREATE SCHEMA obs;
+    CREATE TABLE obs.customers (id int PRIMARY KEY, email text UNIQUE);
+    CREATE TABLE obs."Order Lines" (
+      id bigint GENERATED ALWAYS AS IDENTITY,
+      region int, customer int REFERENCES obs.customers,
+      PRIMARY KEY (region, id), UNIQUE (id, region));
+    CREATE TABLE obs.notes (line bigint, region int,
+      FOREIGN KEY (region, line) REFERENCES obs."Order Lines");
+    CREATE VIEW obs.big_lines AS SELECT * FROM obs."Order Lines" WHERE id > 10;
+    CREATE FUNCTION obs.noop() RETURNS trigger LANGUAGE plpgsql
+      AS 'BEGIN RETURN NEW; END';
+    CREATE TRIGGER audit BEFORE INSERT ON obs."Order Lines"
+      FOR EACH ROW EXECUTE FUNCTION obs.noop();
+    ALTER TABLE obs."Order Lines" REPLICA IDENTITY FULL;
+    CREATE PUBLICATION obs_pub FOR TABLE obs."Order Lines";
+  )sql"));
+
+  std::unique_ptr<SqlSession> session;
+  PGLAYOUT_ASSERT_OK(OpenPgSession(pg->conninfo(), "observe-test", &session));
+  std::unique_ptr<StatsSource> source;
+  PGLAYOUT_ASSERT_OK(OpenPgStatsSource(session.get(), &source));
+  std::vector<RelationInfo> relations;
+  PGLAYOUT_ASSERT_OK(source->ReadRelations(&relations));
+  auto lines = std::find_if(
+      relations.begin(), relations.end(),
+      [](const auto& r) { return r.name == "obs.\"Order Lines\""; });
+  ASSERT_NE(lines, relations.end());
+  Relation r;
+  PGLAYOUT_ASSERT_OK(source->ReadFacts(*lines, &r));
+  EXPECT_EQ(r.primary_key, (std::vector<std::string>{"region", "id"}));
+  EXPECT_EQ(r.unique_keys,
+            (std::vector<std::vector<std::string>>{{"id", "region"}}));
+  ASSERT_EQ(r.foreign_keys_out.size(), 1u);
+  EXPECT_NE(r.foreign_keys_out[0].find("-> obs.customers"), std::string::npos);
+  ASSERT_EQ(r.foreign_keys_in.size(), 1u);
+  EXPECT_EQ(r.foreign_keys_in[0].rfind("obs.notes.", 0), 0u)
+      << r.foreign_keys_in[0];
+  EXPECT_EQ(r.dependent_views, std::vector<std::string>{"obs.big_lines"});
+  EXPECT_EQ(r.triggers, std::vector<std::string>{"audit"});
+  EXPECT_EQ(r.identity_columns, std::vector<std::string>{"id"});
+  EXPECT_EQ(r.publications, std::vector<std::string>{"obs_pub"});
+  EXPECT_EQ(r.replica_identity, "full");
+  EXPECT_EQ(r.persistence, "permanent");
+  EXPECT_FALSE(r.partitioned);
+
+  // The TOAST table of obs.customers (text column) names its owner.
+  auto toast =
+      std::find_if(relations.begin(), relations.end(), [](const auto& c) {
+        return c.kind == RelationKind::kToast && c.table == "obs.customers";
+      });
+  EXPECT_NE(toast, relations.end());
+
+  // The observing session refuses to write.
+  Status write = ExecuteSql(session.get(), "CREATE TABLE obs.nope (a int)");
+  EXPECT_FALSE(write.ok());
+  EXPECT_EQ(session->last_sqlstate(), "25006") << write.ToString();
+
+  PGLAYOUT_EXPECT_OK(ExecuteSql(
+      admin.get(), "DROP SCHEMA obs CASCADE; DROP PUBLICATION obs_pub"));
+}
+
+TEST_P(ObservePgTest, AnUnprivilegedRoleCanObserve) {
+  PgCluster* pg;
+  PGLAYOUT_ASSERT_OK(SharedCluster(&pg));
+  std::unique_ptr<SqlSession> admin;
+  PGLAYOUT_ASSERT_OK(pg->Connect(&admin));
+  PGLAYOUT_ASSERT_OK(ExecuteSql(admin.get(),
+                                "DROP ROLE IF EXISTS obs_watcher; "
+                                "CREATE ROLE obs_watcher LOGIN"));
+  ObserveOptions options;
+  options.duration = 2;
+  options.interval = 1;
+  NullProgress progress;
+  ObserveResult result;
+  Status st = ObserveServer(pg->conninfo() + " user=obs_watcher", &progress,
+                            options, &result);
+  PGLAYOUT_EXPECT_OK(st);
+  EXPECT_FALSE(result.workload.Setting("data_directory").has_value())
+      << "needs pg_read_all_settings, so it is left out";
+  EXPECT_TRUE(result.workload.Setting("max_wal_size").has_value());
+  PGLAYOUT_EXPECT_OK(ExecuteSql(admin.get(), "DROP ROLE obs_watcher"));
+}
+
+// A standby under a read load while the primary takes writes: observe on
+// the standby sees the standby's own reads and the WAL it replays, marks
+// the workload as taken in recovery, and changes neither server.
+TEST_P(ObservePgTest, ObservesAStandbyAndChangesNeitherServer) {
+  std::unique_ptr<PgCluster> primary, standby;
+  PGLAYOUT_ASSERT_OK(StartCluster(SmallServer(), &primary));
+  std::string output;
+  PGLAYOUT_ASSERT_OK(
+      primary->RunClient({"pgbench", "-i", "-s", "5", "-q"}, &output));
+  PGLAYOUT_ASSERT_OK(PgCluster::StartStandby(*primary, &standby));
+  std::unique_ptr<SqlSession> on_primary, on_standby;
+  PGLAYOUT_ASSERT_OK(primary->Connect(&on_primary));
+  PGLAYOUT_ASSERT_OK(standby->Connect(&on_standby));
+  // A restartpoint requested on the standby, counted where the observer
+  // must look: pg_stat_checkpointer's restartpoints_req on 17+ (num_requested
+  // stays 0 there), pg_stat_bgwriter's checkpoints_req before. The
+  // checkpointer reports it just after CHECKPOINT returns.
+  PGLAYOUT_ASSERT_OK(ExecuteSql(on_standby.get(), "CHECKPOINT"));
+  const char* requested_sql =
+      version() == PgVersion::k18
+          ? "SELECT restartpoints_req > 0 FROM pg_stat_checkpointer"
+          : "SELECT checkpoints_req > 0 FROM pg_stat_bgwriter";
+  for (int i = 0; i < 100 && Value(on_standby.get(), requested_sql) != "t";
+       ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ASSERT_EQ(Value(on_standby.get(), requested_sql), "t");
+  std::string primary_before = Fingerprint(on_primary.get());
+  std::string standby_before = Fingerprint(on_standby.get());
+
+  std::unique_ptr<BackgroundClient> writes, reads;
+  PGLAYOUT_ASSERT_OK(
+      primary->StartClient({"pgbench", "-n", "-c", "2", "-T", "120"}, &writes));
+  PGLAYOUT_ASSERT_OK(standby->StartClient(
+      {"pgbench", "-n", "-S", "-c", "2", "-T", "120"}, &reads));
+  NullProgress progress;
+  ObserveResult result;
+  Status st =
+      ObserveServer(standby->conninfo(), &progress, SixSeconds(), &result);
+  PGLAYOUT_EXPECT_OK(reads->Stop(&output));
+  PGLAYOUT_EXPECT_OK(writes->Stop(&output));
+  PGLAYOUT_ASSERT_OK(st);
+
+  EXPECT_TRUE(result.server.in_recovery);
+  EXPECT_GE(result.server.checkpoints_since_reset.requested, 1);
+  const Workload& w = result.workload;
+  EXPECT_TRUE(w.in_recovery);
+  const Relation* accounts = w.Find("public.pgbench_accounts");
+  ASSERT_NE(accounts, nullptr);
+  EXPECT_GT(accounts->read_iops, 0) << "pgbench -S on the standby";
+  EXPECT_GT(accounts->size, 50u * 1024 * 1024);
+  EXPECT_EQ(accounts->updates_per_second, 0)
+      << "replayed updates are not the standby's tuple changes";
+  EXPECT_EQ(accounts->primary_key, std::vector<std::string>{"aid"});
+  EXPECT_GT(w.wal_bytes_per_second, 0) << "replay of the primary's pgbench";
+  EXPECT_GT(w.commits_per_second, 0);
+  std::string toml = WorkloadToToml(w);
+  EXPECT_NE(toml.find("[server]\nin_recovery = true\n"), std::string::npos)
+      << toml;
+  Workload back;
+  PGLAYOUT_ASSERT_OK(ParseWorkload(toml, "workload.toml", &back));
+  EXPECT_TRUE(back.in_recovery);
+  std::string diagnosis =
+      FormatDiagnosis(DiagnoseLive(result), result.workload, 5);
+  EXPECT_NE(diagnosis.find("checkpoints on a standby are restartpoints"),
+            std::string::npos)
+      << diagnosis;
+
+  EXPECT_EQ(Value(on_standby.get(), "SELECT pg_is_in_recovery()"), "t");
+  EXPECT_EQ(Fingerprint(on_primary.get()), primary_before);
+  EXPECT_EQ(Fingerprint(on_standby.get()), standby_before);
+}
+
+// Relation::size counts every fork: after VACUUM a table has a free space
+// map and a visibility map beside its main fork. Its TOAST relation and
+// its index keep rows of their own and are not counted in the table's.
+TEST_P(ObservePgTest, SizesCountEveryForkOfEachRelation) {
+  PgCluster* pg;
+  PGLAYOUT_ASSERT_OK(SharedCluster(&pg));
+  std::unique_ptr<SqlSession> admin;
+  PGLAYOUT_ASSERT_OK(pg->Connect(&admin));
+  PGLAYOUT_ASSERT_OK(ExecuteSql(admin.get(), R"sql(
+    DROP SCHEMA IF EXISTS sizes CASCADE;
+    CREATE SCHEMA sizes;
+    CREATE TABLE sizes.t (id int PRIMARY KEY, doc text);
+    ALTER TABLE sizes.t ALTER doc SET STORAGE EXTERNAL;
+    INSERT INTO sizes.t SELECT g, CASE WHEN g <= 300 THEN repeat('x', 3000) END
+      FROM generate_series(1, 20000) g;
+    DELETE FROM sizes.t WHERE id % 2 = 0;
+  )sql"));
+  PGLAYOUT_ASSERT_OK(ExecuteSql(admin.get(), "VACUUM sizes.t"));
+
+  std::unique_ptr<SqlSession> session;
+  PGLAYOUT_ASSERT_OK(OpenPgSession(pg->conninfo(), "observe-test", &session));
+  std::unique_ptr<StatsSource> source;
+  PGLAYOUT_ASSERT_OK(OpenPgStatsSource(session.get(), &source));
+  std::vector<RelationInfo> relations;
+  PGLAYOUT_ASSERT_OK(source->ReadRelations(&relations));
+  Sample sample;
+  bool skipped = true;
+  PGLAYOUT_ASSERT_OK(source->ReadSample(&sample, &skipped));
+  ASSERT_FALSE(skipped);
+  auto size_of = [&](const std::function<bool(const RelationInfo&)>& match) {
+    auto it = std::find_if(relations.begin(), relations.end(), match);
+    EXPECT_NE(it, relations.end());
+    return it == relations.end()
+               ? std::string("<missing>")
+               : std::to_string(sample.relations[it->oid].size);
+  };
+
+  // The table: pg_table_size() minus the TOAST relation with its index.
+  std::string table =
+      size_of([](const auto& r) { return r.name == "sizes.t"; });
+  EXPECT_EQ(table, Value(admin.get(),
+                         "SELECT pg_table_size(oid) - "
+                         "pg_total_relation_size(reltoastrelid) "
+                         "FROM pg_class WHERE oid = 'sizes.t'::regclass"));
+  EXPECT_GT(std::stoull(table),
+            std::stoull(Value(admin.get(),
+                              "SELECT pg_relation_size('sizes.t', 'main')")))
+      << "VACUUM made a free space map and a visibility map";
+  // TOAST and the index: all their forks, and nothing else.
+  EXPECT_EQ(size_of([](const auto& r) {
+              return r.kind == RelationKind::kToast && r.table == "sizes.t";
+            }),
+            Value(admin.get(),
+                  "SELECT pg_table_size(reltoastrelid) FROM pg_class "
+                  "WHERE oid = 'sizes.t'::regclass"));
+  EXPECT_EQ(size_of([](const auto& r) { return r.name == "sizes.t_pkey"; }),
+            Value(admin.get(), "SELECT pg_table_size('sizes.t_pkey')"));
+
+  PGLAYOUT_EXPECT_OK(ExecuteSql(admin.get(), "DROP SCHEMA sizes CASCADE"));
+}
+
+PGLAYOUT_INSTANTIATE_PG_VERSIONS_FROM_12(ObservePgTest);
+
+// A TCP port nobody listens on (bound, then released).
+int UnusedPort() {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
+  socklen_t len = sizeof(addr);
+  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  close(fd);
+  return ntohs(addr.sin_port);
+}
+
+TEST(ObserveServer, ConnectionFailureNamesHostAndPortButNotThePassword) {
+  int port = UnusedPort();
+  NullProgress progress;
+  ObserveResult result;
+  Status st = ObserveServer(
+      "host=127.0.0.1 port=" + std::to_string(port) +
+          " user=monitor password=hunter2-secret connect_timeout=3",
+      &progress, SixSeconds(), &result);
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("127.0.0.1"), std::string::npos) << st.message();
+  EXPECT_NE(st.message().find(std::to_string(port)), std::string::npos)
+      << st.message();
+  EXPECT_EQ(st.message().find("hunter2"), std::string::npos) << st.message();
+}
+
+TEST(ObserveServer, BadOptionsFailBeforeConnecting) {
+  ObserveOptions o;
+  o.duration = 1;
+  o.interval = 1;
+  NullProgress progress;
+  ObserveResult result;
+  Status st =
+      ObserveServer("host=192.0.2.1 connect_timeout=30", &progress, o, &result);
+  EXPECT_TRUE(st.IsInvalidInput()) << st.ToString();
+}
+
+}  // namespace
+}  // namespace pglayout
