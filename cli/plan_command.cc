@@ -248,7 +248,7 @@ class PlanCommand : public Command {
             .WithContext("internal error: the plan does not validate"));
     std::vector<planner::SqlStep> steps;
     PGLAYOUT_RETURN_IF_ERROR(
-        planner::PlanSqlSteps(outcome.plan, outcome.catalog, &steps));
+        planner::PlanSqlSteps(outcome.plan, outcome.sql_objects, &steps));
     const std::filesystem::path dir(out_dir_);
     PGLAYOUT_RETURN_IF_ERROR(WriteTextFile(dir / "plan.toml", toml));
     PGLAYOUT_RETURN_IF_ERROR(

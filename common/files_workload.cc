@@ -19,7 +19,7 @@ using internal::TomlWriter;
 
 constexpr RelationKind kAllKinds[] = {
     RelationKind::kTable, RelationKind::kIndex, RelationKind::kToast,
-    RelationKind::kPartitioned};
+    RelationKind::kPartitioned, RelationKind::kMaterializedView};
 
 void ReadKind(KeyReader* k, RelationKind* kind) {
   std::string text = RelationKindName(*kind);
@@ -31,7 +31,7 @@ void ReadKind(KeyReader* k, RelationKind* kind) {
     }
   }
   k->Fail("kind", fmt::format("'{}' is not one of table, index, toast, "
-                              "partitioned",
+                              "partitioned, materialized_view",
                               text));
 }
 

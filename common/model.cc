@@ -42,6 +42,8 @@ const char* RelationKindName(RelationKind kind) {
       return "toast";
     case RelationKind::kPartitioned:
       return "partitioned";
+    case RelationKind::kMaterializedView:
+      return "materialized_view";
   }
   return "table";
 }

@@ -186,7 +186,15 @@ struct VolumeSet {
 
 // --------------------------------------------------------------- workload --
 
-enum class RelationKind { kTable, kIndex, kToast, kPartitioned };
+// kMaterializedView: a materialized view has storage of its own and is
+// placed like a table, but moves only offline (ALTER MATERIALIZED VIEW).
+enum class RelationKind {
+  kTable,
+  kIndex,
+  kToast,
+  kPartitioned,
+  kMaterializedView
+};
 
 const char* RelationKindName(RelationKind kind);  // "table", "index", ...
 

@@ -17,8 +17,8 @@ double RequestedShare(int64_t timed, int64_t requested) {
 
 namespace {
 
-// Above this share of requested checkpoints the diagnosis warns; BRIEF.md
-// section 2 calls healthy "requested ~ 0 relative to timed".
+// Above this share of requested checkpoints the diagnosis warns: on a
+// healthy server nearly every checkpoint is timed (docs/checkpoints.md).
 constexpr double kRequestedShareWarning = 0.1;
 // Mean sync phase per checkpoint above which storage looks slow to flush.
 constexpr double kSlowSyncMs = 1000;
@@ -89,20 +89,39 @@ void AddCheckpointTimings(const Checkpoints& c, std::vector<std::string>* out) {
   out->push_back(line);
 }
 
-void AddRequestedWarning(int64_t timed, int64_t requested, const Workload& w,
-                         std::vector<std::string>* out) {
+// Advice on requested checkpoints, from the counts of one window (|when|:
+// "during the observation", "in the log").
+void AddRequestedWarning(const char* when, int64_t timed, int64_t requested,
+                         const Workload& w, std::vector<std::string>* out) {
   double share = RequestedShare(timed, requested);
   if (share < kRequestedShareWarning) return;
   auto max_wal = w.Setting("max_wal_size");
   auto timeout = w.Setting("checkpoint_timeout");
   out->push_back(fmt::format(
-      "requested checkpoints are {} of all (healthy is near 0%): WAL reaches "
-      "max_wal_size{} before checkpoint_timeout{}, and each such checkpoint "
-      "flushes dirty buffers as fast as the storage allows; raise "
+      "requested checkpoints are {} of all {} (healthy is near 0%): WAL "
+      "reaches max_wal_size{} before checkpoint_timeout{}, and each such "
+      "checkpoint flushes dirty buffers as fast as the storage allows; raise "
       "max_wal_size (a CHECKPOINT command or a base backup also counts as "
       "requested)",
-      Percent(share), max_wal ? " (" + *max_wal + ")" : "",
+      Percent(share), when, max_wal ? " (" + *max_wal + ")" : "",
       timeout ? " (" + *timeout + ")" : ""));
+}
+
+// The counters since the last statistics reset are history: they may
+// predate today's settings and workload. They only speak when the
+// observation saw no checkpoint of its own, and then as a question.
+void AddHistoryNote(const Checkpoints& observed,
+                    const CheckpointCounters& total,
+                    std::vector<std::string>* out) {
+  if (observed.timed + observed.requested > 0) return;
+  double share = RequestedShare(total.timed, total.requested);
+  if (share < kRequestedShareWarning) return;
+  out->push_back(fmt::format(
+      "no checkpoint happened during the observation; since the last "
+      "statistics reset {} of checkpoints were requested, which may predate "
+      "today's settings: observe for longer than checkpoint_timeout (or read "
+      "the server log with --from-log) before changing max_wal_size",
+      Percent(share)));
 }
 
 void AddServerLine(const ObserveResult& r, std::vector<std::string>* out) {
@@ -181,8 +200,8 @@ std::vector<std::string> DiagnoseLive(const ObserveResult& r) {
                                       : r.server.checkpoints_reset_at))
                          .c_str(),
                      total.timed, total.requested));
-  AddRequestedWarning(c.timed + total.timed, c.requested + total.requested, w,
-                      &out);
+  AddRequestedWarning("during the observation", c.timed, c.requested, w, &out);
+  AddHistoryNote(c, total, &out);
   AddCheckpointTimings(c, &out);
   AddWalPressure(w, &out);
   AddWriteEstimate(r.rates, &out);
@@ -225,7 +244,8 @@ std::vector<std::string> DiagnoseLog(const CheckpointLogReport& report,
         "little as {:.0f} s apart",
         report.too_frequent_warnings, shortest));
   }
-  AddRequestedWarning(w.checkpoints.timed, w.checkpoints.requested, w, &out);
+  AddRequestedWarning("in the log", w.checkpoints.timed,
+                      w.checkpoints.requested, w, &out);
   AddCheckpointTimings(w.checkpoints, &out);
   if (w.wal_bytes_per_second > 0) {
     out.push_back(fmt::format(

@@ -36,13 +36,23 @@ constexpr const char* kSettings[] = {
 };
 
 // User relations with storage or facts: tables, indexes, TOAST, matviews,
-// partitioned tables. OIDs below FirstNormalObjectId (16384) are the
-// system catalogs and their TOAST; temporary tables belong to one session
-// and cannot be placed. Partitioned indexes have neither storage nor
-// statistics.
+// partitioned tables. OIDs below FirstNormalObjectId (16384) are the system
+// catalogs and their TOAST; temporary tables belong to one session and
+// cannot be placed. Partitioned indexes have neither storage nor statistics.
+// RelationsQuery() reports a TOAST relation's index as TOAST of the table
+// that owns the TOAST relation (TOAST storage moves with that table and is
+// never placed on its own: docs/workload-model.md), and leaves out
+// pglayout's own relations (kPglayoutInternal).
 constexpr char kRelationFilter[] =
     "c.relkind IN ('r', 'i', 't', 'm', 'p') AND c.oid >= 16384 "
     "AND c.relpersistence <> 't'";
+
+// pglayout's own relations, with their indexes and TOAST (o is the owner):
+// the journal and the old copies in schema pglayout, and the shadow tables
+// "pglayout_new_<oid>" of a migration in progress.
+constexpr char kPglayoutInternal[] =
+    "(COALESCE(onsp.nspname, n.nspname) = 'pglayout' "
+    "OR COALESCE(o.relname, c.relname) LIKE 'pglayout\\_new\\_%')";
 
 // The name of a relation as PostgreSQL prints a regclass, but always with
 // its schema (regclass drops the schema when it is on the search_path).
@@ -53,21 +63,25 @@ std::string QualifiedSql(const std::string& ns, const std::string& cls) {
 
 std::string RelationsQuery() {
   return fmt::format(
-      "SELECT c.oid, {name}, c.relkind, COALESCE(o.oid, 0), "
+      "SELECT c.oid, {name}, "
+      "CASE WHEN it.oid IS NULL THEN c.relkind ELSE 't' END, "
+      "COALESCE(o.oid, 0), "
       "COALESCE({owner}, ''), COALESCE(t.spcname, dts.spcname), "
-      "c.reltuples, c.relpages "
+      "c.reltuples, c.relpages, c.relpersistence, c.relispartition "
       "FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
       "LEFT JOIN pg_index i ON i.indexrelid = c.oid "
       "LEFT JOIN pg_class tt ON c.relkind = 't' AND tt.reltoastrelid = c.oid "
-      "LEFT JOIN pg_class o ON o.oid = COALESCE(i.indrelid, tt.oid) "
+      "LEFT JOIN pg_class it ON it.reltoastrelid = i.indrelid "
+      "LEFT JOIN pg_class o ON o.oid = COALESCE(it.oid, i.indrelid, tt.oid) "
       "LEFT JOIN pg_namespace onsp ON onsp.oid = o.relnamespace "
       "LEFT JOIN pg_tablespace t ON t.oid = c.reltablespace "
       "CROSS JOIN (SELECT s.spcname FROM pg_database d JOIN pg_tablespace s "
       "ON s.oid = d.dattablespace WHERE d.datname = current_database()) dts "
-      "WHERE {filter}",
+      "WHERE {filter} AND NOT {internal}",
       fmt::arg("name", QualifiedSql("n", "c")),
       fmt::arg("owner", QualifiedSql("onsp", "o")),
-      fmt::arg("filter", kRelationFilter));
+      fmt::arg("filter", kRelationFilter),
+      fmt::arg("internal", kPglayoutInternal));
 }
 
 // The size of relation c as Relation::size defines it: every fork moves
@@ -208,7 +222,8 @@ RelationKind KindOf(const std::string& relkind) {
   if (relkind == "i") return RelationKind::kIndex;
   if (relkind == "t") return RelationKind::kToast;
   if (relkind == "p") return RelationKind::kPartitioned;
-  return RelationKind::kTable;  // 'r' and materialized views ('m')
+  if (relkind == "m") return RelationKind::kMaterializedView;
+  return RelationKind::kTable;  // 'r'
 }
 
 std::vector<std::string> JsonStrings(const nlohmann::json& j) {
@@ -287,6 +302,8 @@ class PgStatsSource : public StatsSource {
       info.tablespace = ToText(row[5]);
       info.reltuples = ToDouble(row[6]);
       info.relpages = ToDouble(row[7]);
+      info.persistence = PersistenceName(ToText(row[8]));
+      info.is_partition = ToText(row[9]) == "t";
       relations->push_back(std::move(info));
     }
     return Status::Ok();

@@ -61,7 +61,7 @@ class ScriptedSource : public StatsSource {
     *skipped = n == skip_sample;
     sample->server.time = clock_->now;
     sample->server.wal_lsn = 1e6 * n;
-    sample->server.checkpoints.requested = n >= 3 ? 1 : 0;
+    sample->server.checkpoints.requested = n >= 3 ? requested_at_3 : 0;
     RelationCounters hot;
     hot.blocks_read = 100 * n;
     hot.tuples_updated = 10 * n;
@@ -94,6 +94,7 @@ class ScriptedSource : public StatsSource {
 
   int samples_read = 0;
   int skip_sample = -1;
+  int requested_at_3 = 1;  // requested checkpoints from the fourth sample
   bool in_recovery = false;
   std::vector<std::string> facts_for;
 
@@ -209,13 +210,41 @@ TEST(Diagnosis, NamesRequestedCheckpointsAndHotTablespaces) {
                       "requested (100% requested)"),
             std::string::npos)
       << text;
-  EXPECT_NE(text.find("requested checkpoints are 38% of all"),
+  // Advice from the observation's own window (1 of 1), not mixed with the
+  // counters since the last reset (5 of 15).
+  EXPECT_NE(text.find("requested checkpoints are 100% of all during the "
+                      "observation"),
             std::string::npos)
-      << text;  // (5 + 1) of (10 + 5 + 1)
+      << text;
+  EXPECT_EQ(text.find("since the last statistics reset 33%"), std::string::npos)
+      << text;
   EXPECT_NE(text.find("public.hot"), std::string::npos);
   EXPECT_NE(text.find("fast (/mnt/nvme/pg)"), std::string::npos) << text;
   EXPECT_NE(text.find("estimated"), std::string::npos);
   EXPECT_EQ(text.find("public.idle"), std::string::npos) << "limit 3";
+}
+
+// No checkpoint during the observation: the counters since the last reset
+// (5 requested of 15) are history, reported as such, never as advice to
+// raise max_wal_size.
+TEST(Diagnosis, HistorySinceTheResetIsNotAdvice) {
+  FakeClock clock;
+  ScriptedSource source(&clock);
+  source.requested_at_3 = 0;
+  NullProgress progress;
+  ObserveResult result;
+  ASSERT_TRUE(Observe(&source, &clock, &progress, ShortRun(), &result).ok());
+  std::string text = FormatDiagnosis(DiagnoseLive(result), result.workload, 3);
+  EXPECT_NE(text.find("checkpoints during the observation: 0 timed, 0 "
+                      "requested"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("requested checkpoints are"), std::string::npos) << text;
+  EXPECT_NE(text.find("no checkpoint happened during the observation; since "
+                      "the last statistics reset 33% of checkpoints were "
+                      "requested"),
+            std::string::npos)
+      << text;
 }
 
 // ------------------------------------------------ the PostgreSQL source --

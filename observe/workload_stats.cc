@@ -65,6 +65,7 @@ double EstimateBlocksWritten(const RelationInfo& info, const IntervalDelta& own,
     case RelationKind::kPartitioned:
       return 0;  // no storage of its own; its partitions are reported
     case RelationKind::kTable:
+    case RelationKind::kMaterializedView:
     case RelationKind::kToast:
       return NewBlocks(info, own.size, own.inserted) +
              std::min(pages, own.updated + own.deleted);
@@ -169,7 +170,8 @@ Relation MakeRelation(const RelationInfo& info, const ObservedData& data,
   r.deletes_per_second = Percentile95(s.deletes);
   double first = static_cast<double>(SizeIn(data.samples.front(), info.oid));
   r.growth_bytes_per_second = (static_cast<double>(r.size) - first) / duration;
-  r.partitioned = info.kind == RelationKind::kPartitioned;
+  r.partitioned = info.kind == RelationKind::kPartitioned || info.is_partition;
+  r.persistence = info.persistence;
   return r;
 }
 

@@ -35,6 +35,8 @@ struct RelationInfo {
   std::string tablespace;  // resolved: the database default when 0
   double reltuples = 0;    // planner estimate; <= 0 when never analysed
   double relpages = 0;
+  std::string persistence = "";  // "permanent", "unlogged"
+  bool is_partition = false;     // a partition of a partitioned table
 };
 
 // The cumulative counters of one relation in one sample.

@@ -60,6 +60,21 @@ void AddRelation(const Relation& r, const DemandOptions& o, TableDemand* d) {
   }
 }
 
+// The table whose group |r| joins: its own table, or, for the index of a
+// TOAST relation (written with the TOAST relation as its table), the table
+// that owns that TOAST relation. Sets *toast when |r| is TOAST storage (the
+// TOAST relation or its index), which moves with its table and is never
+// placed on its own.
+std::string GroupTable(const Relation& r, const Workload& w, bool* toast) {
+  *toast = r.kind == RelationKind::kToast || r.name.starts_with("pg_toast.");
+  const Relation* owner = w.Find(r.table);
+  if (owner != nullptr && owner->kind == RelationKind::kToast) {
+    *toast = true;
+    return owner->table;
+  }
+  return r.table;
+}
+
 // Adds an index or TOAST relation to its table's group.
 Status AddDependent(const Relation& r, const Workload& w,
                     const DemandOptions& options,
@@ -69,22 +84,24 @@ Status AddDependent(const Relation& r, const Workload& w,
         "workload relation '{}' is an {} but names no table ('table' key)",
         r.name, RelationKindName(r.kind)));
   }
-  auto it = by->find(r.table);
+  bool toast = false;
+  const std::string table = GroupTable(r, w, &toast);
+  auto it = by->find(table);
   if (it == by->end()) {
-    const Relation* owner = w.Find(r.table);
+    const Relation* owner = w.Find(table);
     if (owner != nullptr && owner->kind == RelationKind::kPartitioned) {
       return Status::Ok();  // a partitioned index: no storage of its own
     }
     return Status::InvalidInput(fmt::format(
         "workload relation '{}' ({}) belongs to table '{}', which is not a "
         "table in the workload; add a [[relation]] for it",
-        r.name, RelationKindName(r.kind), r.table));
+        r.name, RelationKindName(r.kind), table));
   }
   TableDemand& d = it->second;
-  if (r.kind == RelationKind::kIndex) {
-    d.indexes.push_back(r.name);
-  } else {
+  if (toast) {
     d.heap_bytes += r.size;
+  } else {
+    d.indexes.push_back(r.name);
   }
   AddRelation(r, options, &d);
   return Status::Ok();
@@ -118,7 +135,10 @@ Status BuildDemand(const Workload& workload, const VolumeSet& volumes,
                    std::vector<TableDemand>* tables, WalDemand* wal) {
   std::map<std::string, TableDemand> by_table;
   for (const Relation& r : workload.relations) {
-    if (r.kind != RelationKind::kTable) continue;
+    if (r.kind != RelationKind::kTable &&
+        r.kind != RelationKind::kMaterializedView) {
+      continue;
+    }
     TableDemand d;
     d.table = r.name;
     d.facts = &r;

@@ -37,6 +37,42 @@ bool HasRowKey(const TableDemand& d) {
   return !facts_known || !r.primary_key.empty() || !r.unique_keys.empty();
 }
 
+// A materialized view of the workload that depends on |r|, or "": it
+// would keep reading the old copy after an online swap, which migrate
+// refuses.
+std::string DependentMatview(const Relation& r, const Workload& w) {
+  for (const std::string& view : r.dependent_views) {
+    const Relation* v = w.Find(view);
+    if (v != nullptr && v->kind == RelationKind::kMaterializedView) {
+      return view;
+    }
+  }
+  return "";
+}
+
+std::string MatviewReason(const std::string& view) {
+  return "materialized view " + view +
+         " depends on it and would keep reading the old copy";
+}
+
+// Why |d| can only move offline, or "" when the online copy can take it.
+// From the workload's facts; migrate's preflight checks the catalog again
+// before changing anything.
+std::string OfflineReason(const TableDemand& d, const Workload& w) {
+  if (!HasRowKey(d)) return "no primary key or unique key";
+  if (d.facts == nullptr) return "";
+  const Relation& r = *d.facts;
+  if (r.kind == RelationKind::kMaterializedView) {
+    return "a materialized view is not copied online";
+  }
+  if (r.persistence == "unlogged") {
+    return "unlogged (its online copy would not survive a crash)";
+  }
+  if (r.partitioned) return "a partition (the online copy swaps whole tables)";
+  const std::string view = DependentMatview(r, w);
+  return view.empty() ? "" : MatviewReason(view);
+}
+
 // Growth seen over a shorter observation (autovacuum cycles, a batch job,
 // HOT chains filling pages) says nothing about months ahead: a 30-second
 // sample once projected a 130 MiB table to 894 GiB.
@@ -527,6 +563,8 @@ class Builder {
         *tables_[t].facts,
         key == opt_.keys.end() ? std::vector<std::string>{} : key->second,
         version_);
+    const std::string view = DependentMatview(*tables_[t].facts, w_);
+    if (!view.empty()) h.partition.blockers.push_back(MatviewReason(view));
     std::vector<int> members = StripeCandidates(&h.stripe_blocker);
     const double before = result_.max_utilization;
     for (const std::string& option : Order()) {
@@ -843,13 +881,14 @@ void Builder::AssemblePlacements(PlanOutcome* out) {
                     unknown ? "created on" : "from " + d.current_volume + " to",
                     BinName(b), d.read_iops, d.checkpoint_write_iops,
                     Percent(load), HumanSize(static_cast<double>(d.bytes)));
-    if (!HasRowKey(d)) {
-      // The online copy identifies rows by a key; without one, migrate would
-      // refuse. The short, locking ALTER TABLE ... SET TABLESPACE remains.
+    const std::string offline = OfflineReason(d, w_);
+    if (p.online && !offline.empty()) {
+      // migrate would refuse the online copy. The locking ALTER ... SET
+      // TABLESPACE remains.
       p.online = false;
-      p.reason +=
-          "; no primary key or unique key, so it moves offline (ALTER TABLE "
-          "... SET TABLESPACE locks it while its files are copied)";
+      p.reason += "; " + offline +
+                  ", so it moves offline (ALTER ... SET TABLESPACE locks it "
+                  "while its files are copied)";
     }
     ++out->moves;
     plan.placements.push_back(std::move(p));
@@ -1280,12 +1319,12 @@ void Builder::Assemble(PlanOutcome* out) {
   AssembleSettings(out);
   AssembleVerdicts(out);
   for (const TableDemand& d : tables_) {
-    if (!d.indexes.empty()) out->catalog.indexes[d.table] = d.indexes;
+    if (!d.indexes.empty()) out->sql_objects.indexes[d.table] = d.indexes;
   }
   for (const TablespaceInfo& t : w_.tablespaces) {
-    out->catalog.existing_tablespaces.insert(t.name);
+    out->sql_objects.existing_tablespaces.insert(t.name);
   }
-  out->catalog.server_version_num = version_;
+  out->sql_objects.server_version_num = version_;
 }
 
 }  // namespace

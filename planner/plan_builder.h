@@ -90,9 +90,9 @@ struct PlanOutcome {
   double mean_latency_us = 0;  // the plan's, comparable with the bound
   double max_utilization = 0;  // the plan's worst data volume
   BackupAdvice backup;
-  SqlObjects catalog;  // what plan.sql needs about the relations
-  bool live = false;   // a running server (vs a new build)
-  int tables = 0;      // table groups considered
+  SqlObjects sql_objects;  // what plan.sql needs about the relations
+  bool live = false;       // a running server (vs a new build)
+  int tables = 0;          // table groups considered
   int moves = 0;
   int partitioned = 0;
 };
@@ -101,7 +101,7 @@ struct PlanOutcome {
 // growth is observed over less than an hour: it says nothing about months),
 // the declared growth, the workload's checkpoint_timeout with the
 // recommended completion target, and the backup window. Capacity planning
-// (catalog.h) sizes with the same.
+// (capacity.h) sizes with the same.
 DemandOptions DemandOptionsFor(const PlanOptions& options,
                                const Workload& workload);
 

@@ -88,7 +88,7 @@ std::string VolumeOf(const Plan& plan, const std::string& tablespace,
 // Every output file, as the CLI writes them.
 std::string AllOutputs(const PlanOutcome& out, const Example& e) {
   std::vector<SqlStep> steps;
-  EXPECT_TRUE(PlanSqlSteps(out.plan, out.catalog, &steps).ok());
+  EXPECT_TRUE(PlanSqlSteps(out.plan, out.sql_objects, &steps).ok());
   return PlanToToml(out.plan) + PlanJson(out).dump(2) + RenderPlanSql(steps) +
          StripeScript(out.plan, e.volumes,
                       e.workload.Setting("data_directory").value_or("")) +
@@ -399,6 +399,91 @@ primary_key = ["aid"]
   EXPECT_TRUE(accounts->online);
 }
 
+// What migrate cannot copy online is planned offline, with the reason:
+// the plan never proposes a step that migrate's preflight refuses.
+TEST(BuildPlan, WhatCannotBeCopiedOnlineMovesOffline) {
+  Example e;
+  ASSERT_TRUE(ParseVolumes(R"(
+[[volume]]
+name = "wal"
+path = "/mnt/wal"
+capacity = "100GB"
+read_iops = 3000
+write_iops = 3000
+sync_write_latency_us = 500
+[[volume]]
+name = "d1"
+path = "/mnt/d1"
+capacity = "100GB"
+read_iops = 3000
+write_iops = 3000
+sync_write_latency_us = 900
+)",
+                           "v.toml", &e.volumes)
+                  .ok());
+  Status st = ParseWorkload(R"(
+[observation]
+source = "live"
+[settings]
+data_directory = "/var/lib/postgresql/data"
+[[relation]]
+name = "public.daily"
+kind = "materialized_view"
+size = "10MB"
+read_iops = 5
+[[relation]]
+name = "public.orders"
+size = "1GB"
+read_iops = 50
+persistence = "permanent"
+primary_key = ["id"]
+dependent_views = ["public.big_orders", "public.daily"]
+[[relation]]
+name = "public.sessions"
+size = "10MB"
+read_iops = 5
+persistence = "unlogged"
+primary_key = ["token"]
+[[relation]]
+name = "public.events_2026_01"
+size = "10MB"
+read_iops = 5
+persistence = "permanent"
+primary_key = ["id", "at"]
+partitioned = true
+[[relation]]
+name = "public.accounts"
+size = "2GB"
+read_iops = 400
+persistence = "permanent"
+primary_key = ["aid"]
+)",
+                            "w.toml", &e.workload);
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  PlanOutcome out = PlanOrDie(e);
+  const std::map<std::string, std::string> offline = {
+      {"public.daily", "a materialized view is not copied online"},
+      {"public.orders",
+       "materialized view public.daily depends on it and would keep reading "
+       "the old copy"},
+      {"public.sessions",
+       "unlogged (its online copy would not survive a crash)"},
+      {"public.events_2026_01",
+       "a partition (the online copy swaps whole tables)"}};
+  for (const auto& [name, why] : offline) {
+    const Placement* p = FindPlacement(out.plan, name);
+    ASSERT_NE(p, nullptr) << name;
+    ASSERT_EQ(p->strategy, Strategy::kMove) << name;
+    EXPECT_FALSE(p->online) << name;
+    EXPECT_NE(p->reason.find(why + std::string(", so it moves offline")),
+              std::string::npos)
+        << p->reason;
+  }
+  const Placement* accounts = FindPlacement(out.plan, "public.accounts");
+  ASSERT_NE(accounts, nullptr);
+  EXPECT_TRUE(accounts->online);
+}
+
 // Growth seen over seconds says nothing about months: it is not projected,
 // and the plan says so.
 TEST(BuildPlan, ShortObservationDoesNotProjectGrowth) {
@@ -615,6 +700,62 @@ TEST(Demand, CheckpointWritesAreSpreadAndCappedAtTheRelationsBlocks) {
   ASSERT_NE(wal_entry, nullptr);
   EXPECT_DOUBLE_EQ(wal_entry->wal_write_iops, 500);
   EXPECT_DOUBLE_EQ(wal_entry->wal_write_mbps, 14);
+}
+
+// A toasted table: its TOAST relation and the TOAST relation's index join
+// its group (bytes and I/O), and are never placed or moved on their own.
+// Older observe wrote the TOAST index as an index whose table is the TOAST
+// relation; both shapes give the same demand.
+TEST(Demand, ToastAndItsIndexJoinTheirTable) {
+  for (const char* index_shape :
+       {"kind = \"toast\"\ntable = \"public.docs\"",
+        "kind = \"index\"\ntable = \"pg_toast.pg_toast_16489\""}) {
+    SCOPED_TRACE(index_shape);
+    std::string workload = std::string(kCheckpointWorkload) + R"(
+[[relation]]
+name = "public.docs"
+size = "1GB"
+read_iops = 100
+[[relation]]
+name = "public.docs_pkey"
+kind = "index"
+table = "public.docs"
+size = "100MB"
+read_iops = 10
+[[relation]]
+name = "pg_toast.pg_toast_16489"
+kind = "toast"
+table = "public.docs"
+size = "3GB"
+read_iops = 200
+[[relation]]
+name = "pg_toast.pg_toast_16489_index"
+)" + index_shape + R"(
+size = "50MB"
+read_iops = 20
+)";
+    Example e = FromText(kOneDataVolume, workload);
+    std::vector<TableDemand> tables;
+    WalDemand wal;
+    Status st = BuildDemand(e.workload, e.volumes,
+                            DemandOptionsFor({}, e.workload), &tables, &wal);
+    ASSERT_TRUE(st.ok()) << st.ToString();
+    ASSERT_EQ(tables.size(), 3u);
+    auto docs = std::find_if(tables.begin(), tables.end(), [](const auto& d) {
+      return d.table == "public.docs";
+    });
+    ASSERT_NE(docs, tables.end());
+    EXPECT_EQ(docs->heap_bytes, (1ull << 30) + (3ull << 30) + (50ull << 20));
+    EXPECT_EQ(docs->bytes, docs->heap_bytes + (100ull << 20));
+    EXPECT_DOUBLE_EQ(docs->read_iops, 330);
+    EXPECT_EQ(docs->indexes, std::vector<std::string>{"public.docs_pkey"});
+    PlanOutcome out = PlanOrDie(e);
+    for (const auto& [table, indexes] : out.sql_objects.indexes) {
+      for (const std::string& index : indexes) {
+        EXPECT_EQ(index.find("pg_toast"), std::string::npos) << index;
+      }
+    }
+  }
 }
 
 // A backup reading public.big (1000 GiB) within 4 h reads 1,073,741,824,000

@@ -59,10 +59,10 @@ struct TableName {
   }
 };
 
-Status TablespaceSteps(const Plan& plan, const SqlObjects& catalog,
+Status TablespaceSteps(const Plan& plan, const SqlObjects& objects,
                        std::vector<SqlStep>* steps) {
   for (const TablespaceSpec& ts : plan.tablespaces) {
-    if (!catalog.existing_tablespaces.count(ts.name)) {
+    if (!objects.existing_tablespaces.count(ts.name)) {
       steps->push_back({fmt::format("tablespace on volume {}", ts.volume),
                         CreateTablespaceSql(ts), false});
     }
@@ -81,21 +81,21 @@ Status TablespaceSteps(const Plan& plan, const SqlObjects& catalog,
   return Status::Ok();
 }
 
-const std::vector<std::string>& IndexesOf(const SqlObjects& catalog,
+const std::vector<std::string>& IndexesOf(const SqlObjects& objects,
                                           const std::string& table) {
   static const std::vector<std::string> kNone;
-  auto it = catalog.indexes.find(table);
-  return it == catalog.indexes.end() ? kNone : it->second;
+  auto it = objects.indexes.find(table);
+  return it == objects.indexes.end() ? kNone : it->second;
 }
 
-void MoveSteps(const Placement& p, const SqlObjects& catalog,
+void MoveSteps(const Placement& p, const SqlObjects& objects,
                std::vector<SqlStep>* steps) {
   const std::string& ts = p.tablespaces[0];
   const std::string why = p.reason.empty() ? "move" : p.reason;
   steps->push_back({fmt::format("{}: {}", p.relation, why),
                     SetTablespaceSql('r', QuoteQualified(p.relation), ts), true,
                     p.online});
-  for (const std::string& index : IndexesOf(catalog, p.relation)) {
+  for (const std::string& index : IndexesOf(objects, p.relation)) {
     // Online, migrate builds each index on the table's copy in the target
     // tablespace (no REINDEX): the statement states the end result.
     steps->push_back(
@@ -107,7 +107,7 @@ void MoveSteps(const Placement& p, const SqlObjects& catalog,
 
 // The conversion as migrate's online engine runs it, every statement
 // commented out: the shadow and the old copy are named after the table's
-// oid, which only the live catalog knows, and a shadow made by hand would
+// oid, which only the live objects knows, and a shadow made by hand would
 // collide with migrate's partitions.
 Status PartitionSteps(const Placement& p, std::vector<SqlStep>* steps) {
   TableName t;
@@ -189,15 +189,15 @@ std::string PartitionName(const std::string& table, int remainder) {
   return t.Sibling(fmt::format("_p{}", remainder));
 }
 
-Status PlanSqlSteps(const Plan& plan, const SqlObjects& catalog,
+Status PlanSqlSteps(const Plan& plan, const SqlObjects& objects,
                     std::vector<SqlStep>* steps) {
   std::vector<SqlStep> out;
-  PGLAYOUT_RETURN_IF_ERROR(TablespaceSteps(plan, catalog, &out));
+  PGLAYOUT_RETURN_IF_ERROR(TablespaceSteps(plan, objects, &out));
   for (const Placement& p : plan.placements) {
     std::string schema, name;
     PGLAYOUT_RETURN_IF_ERROR(SplitQualifiedName(p.relation, &schema, &name));
     if (p.strategy == Strategy::kMove && !p.tablespaces.empty()) {
-      MoveSteps(p, catalog, &out);
+      MoveSteps(p, objects, &out);
     }
   }
   for (const Placement& p : plan.placements) {

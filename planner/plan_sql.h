@@ -1,7 +1,8 @@
 // The SQL a plan stands for: what `pglayout migrate` runs, and what
 // plan.sql shows for review. Shared by plan and migrate so the two can
 // never disagree. Needs no server: what it must know about relations comes
-// in a SqlObjects, filled from the workload (plan) or the catalog (migrate).
+// in a SqlObjects, filled from the workload (plan) or the system catalogs
+// (migrate).
 //
 // Order: tablespaces are created, then tuned, then relations move (each
 // table's indexes with it), then tables are converted to hash partitions,
@@ -54,7 +55,7 @@ struct SqlStep {
 // The steps of |plan|. InvalidInput when a setting or tablespace option
 // name is not a plain identifier, or a placement names a relation that
 // SplitQualifiedName rejects.
-Status PlanSqlSteps(const Plan& plan, const SqlObjects& catalog,
+Status PlanSqlSteps(const Plan& plan, const SqlObjects& objects,
                     std::vector<SqlStep>* steps);
 
 // plan.sql: a header, then each step as "-- comment" and "statement;" (an

@@ -33,10 +33,10 @@ Plan SamplePlan() {
 }
 
 TEST(PlanSql, QuotesEverythingAndKeepsTheOrder) {
-  SqlObjects catalog;
-  catalog.indexes["public.\"My Table\""] = {"public.\"My Table_pkey\""};
+  SqlObjects objects;
+  objects.indexes["public.\"My Table\""] = {"public.\"My Table_pkey\""};
   std::vector<SqlStep> steps;
-  ASSERT_TRUE(PlanSqlSteps(SamplePlan(), catalog, &steps).ok());
+  ASSERT_TRUE(PlanSqlSteps(SamplePlan(), objects, &steps).ok());
   std::string sql = RenderPlanSql(steps);
   EXPECT_NE(sql.find("CREATE TABLESPACE \"pglayout_d1\" LOCATION '/mnt/d''1';"),
             std::string::npos)
@@ -80,10 +80,10 @@ TEST(PlanSql, QuotesEverythingAndKeepsTheOrder) {
 TEST(PlanSql, OnlineMoveShowsIndexesBuiltOnTheCopy) {
   Plan plan = SamplePlan();
   plan.placements[0].online = true;
-  SqlObjects catalog;
-  catalog.indexes["public.\"My Table\""] = {"public.\"My Table_pkey\""};
+  SqlObjects objects;
+  objects.indexes["public.\"My Table\""] = {"public.\"My Table_pkey\""};
   std::vector<SqlStep> steps;
-  ASSERT_TRUE(PlanSqlSteps(plan, catalog, &steps).ok());
+  ASSERT_TRUE(PlanSqlSteps(plan, objects, &steps).ok());
   std::string sql = RenderPlanSql(steps);
   EXPECT_NE(sql.find("-- [online] ALTER TABLE \"public\".\"My Table\""),
             std::string::npos);
@@ -113,10 +113,10 @@ TEST(PlanSql, StatementsAreTheTextMigrateRuns) {
 }
 
 TEST(PlanSql, ExistingTablespacesAreNotCreatedAgain) {
-  SqlObjects catalog;
-  catalog.existing_tablespaces = {"pglayout_d1"};
+  SqlObjects objects;
+  objects.existing_tablespaces = {"pglayout_d1"};
   std::vector<SqlStep> steps;
-  ASSERT_TRUE(PlanSqlSteps(SamplePlan(), catalog, &steps).ok());
+  ASSERT_TRUE(PlanSqlSteps(SamplePlan(), objects, &steps).ok());
   EXPECT_EQ(RenderPlanSql(steps).find("CREATE TABLESPACE \"pglayout_d1\""),
             std::string::npos);
 }

@@ -79,12 +79,21 @@ WalRate EstimateWalRate(const CheckpointInput& in, uint64_t current,
   return {};
 }
 
-std::string CheckpointHistory(const Checkpoints& c, uint64_t current) {
+// What the workload saw. A workload read from logs or exports carries no
+// settings unless it says so: the default is then assumed, never
+// presented as observed.
+std::string CheckpointHistory(const Workload& w, uint64_t current) {
+  const Checkpoints& c = w.checkpoints;
   if (c.timed + c.requested == 0) return "";
   return fmt::format(
-      "; observed: {} of {} checkpoints requested (forced) "
-      "under max_wal_size {}",
-      c.requested, c.timed + c.requested, FormatPgSize(current));
+      "; observed: {} of {} checkpoints requested (forced) under "
+      "max_wal_size {}",
+      c.requested, c.timed + c.requested,
+      w.Setting("max_wal_size")
+          ? FormatPgSize(current)
+          : FormatPgSize(current) +
+                " (not recorded in the workload: PostgreSQL's default "
+                "assumed)");
 }
 
 // Applies the free-space and recovery bounds; |why| gets the binding one.
@@ -130,7 +139,7 @@ void RecommendMaxWal(const CheckpointInput& in, std::vector<SettingChange>* out,
       "{} x {} = {}, +20% for bursts{}",
       rate.basis, target, FormatDuration(timeout), Mbps(rate.bytes_per_second),
       FormatDuration(timeout), 1 + target, HumanSize(need / kWalBurstMargin),
-      CheckpointHistory(w.checkpoints, current));
+      CheckpointHistory(w, current));
   if (value < wanted) {
     reason += fmt::format(
         "; capped: {} (wanted {}), so peaks will still "

@@ -56,6 +56,28 @@ TEST(RecommendCheckpoints, EstimatesTheRateFromRequestedCheckpoints) {
   const SettingChange* max = FindSetting(s, "max_wal_size");
   ASSERT_NE(max, nullptr);
   EXPECT_NE(max->reason.find("estimated"), std::string::npos) << max->reason;
+  // A log carries no settings: the default is assumed, and said to be.
+  EXPECT_NE(max->reason.find("under max_wal_size 1GB (not recorded in the "
+                             "workload: PostgreSQL's default assumed)"),
+            std::string::npos)
+      << max->reason;
+  EXPECT_EQ(max->previous, "");
+}
+
+TEST(RecommendCheckpoints, ARecordedSettingIsObserved) {
+  Workload w;
+  w.duration = 600;
+  w.checkpoints.requested = 18;
+  w.settings = {{"max_wal_size", "1GB"}};
+  CheckpointInput in{&w, 0, 100 * kGiB, 900};
+  std::vector<SettingChange> s = RecommendCheckpoints(in);
+  const SettingChange* max = FindSetting(s, "max_wal_size");
+  ASSERT_NE(max, nullptr);
+  EXPECT_NE(max->reason.find("18 of 18 checkpoints requested (forced) under "
+                             "max_wal_size 1GB"),
+            std::string::npos)
+      << max->reason;
+  EXPECT_EQ(max->reason.find("not recorded"), std::string::npos);
 }
 
 TEST(RecommendBackup, DenseNvmeUsesEveryVcpuAndSpansTheStripe) {
@@ -124,8 +146,21 @@ TEST(CheckHashPartitioning, Rules) {
 
   Relation unlogged = t;
   unlogged.persistence = "unlogged";
-  EXPECT_TRUE(CheckHashPartitioning(unlogged, {}, 170000).feasible());
+  EXPECT_FALSE(CheckHashPartitioning(unlogged, {}, 170000).feasible());
   EXPECT_FALSE(CheckHashPartitioning(unlogged, {}, 180000).feasible());
+
+  Relation matview = t;
+  matview.kind = RelationKind::kMaterializedView;
+  EXPECT_FALSE(CheckHashPartitioning(matview, {}, 180000).feasible());
+
+  // Outgoing foreign keys: migrate adds them NOT VALID, which a partitioned
+  // table takes from 18 on.
+  Relation referencing = t;
+  referencing.foreign_keys_out = {"lines_order_fkey -> public.orders"};
+  c = CheckHashPartitioning(referencing, {}, 170000);
+  ASSERT_FALSE(c.feasible());
+  EXPECT_NE(c.blockers[0].find("from 18"), std::string::npos) << c.blockers[0];
+  EXPECT_TRUE(CheckHashPartitioning(referencing, {}, 180000).feasible());
 
   Relation published = t;
   published.publications = {"pub"};

@@ -42,11 +42,23 @@ void CheckTableKind(const Relation& t, int version, PartitionCheck* c) {
         "already partitioned (or a partition); re-partitioning is not "
         "supported");
   }
+  if (!t.foreign_keys_out.empty() && version < 180000) {
+    // Adding them would hold a long lock on the new parent and the
+    // referenced tables while every row is checked; migrate refuses.
+    c->blockers.push_back(fmt::format(
+        "outgoing foreign key(s) {}: a partitioned table takes them without "
+        "a long lock only as NOT VALID, which PostgreSQL supports from 18",
+        Columns(t.foreign_keys_out)));
+  }
+  if (t.kind == RelationKind::kMaterializedView) {
+    c->blockers.push_back("a materialized view cannot be partitioned");
+  }
   if (t.persistence == "temporary") {
     c->blockers.push_back("a temporary table");
-  } else if (t.persistence == "unlogged" && version >= 180000) {
+  } else if (t.persistence == "unlogged") {
     c->blockers.push_back(
-        "unlogged: PostgreSQL 18 does not allow unlogged partitioned tables");
+        "unlogged: the online conversion's copy would not survive a crash "
+        "(and PostgreSQL 18 does not allow unlogged partitioned tables)");
   }
   if (!t.identity_columns.empty() && version < 170000) {
     c->blockers.push_back(fmt::format(
@@ -69,14 +81,10 @@ void AddCautions(const Relation& t, int version, PartitionCheck* c) {
         "swap (NOT VALID, then validated)",
         t.foreign_keys_in.size()));
   }
-  if (!t.foreign_keys_out.empty()) {
+  if (!t.foreign_keys_out.empty() && version >= 180000) {
     c->cautions.push_back(
-        version >= 180000
-            ? "outgoing foreign keys: added NOT VALID after the copy, then "
-              "validated"
-            : "outgoing foreign keys: created before the copy (PostgreSQL "
-              "< 18 has no NOT VALID foreign keys on partitioned tables), so "
-              "each copied row is checked");
+        "outgoing foreign keys: added NOT VALID after the copy, then "
+        "validated");
   }
   if (!t.triggers.empty()) {
     c->cautions.push_back(fmt::format(

@@ -36,12 +36,15 @@ struct PartitionCheck {
 //  - a key is needed: the primary key, or one given by the user;
 //  - every unique constraint, the primary key included, must contain all
 //    key columns (a partitioned table enforces uniqueness per partition);
-//  - not already partitioned, not temporary; not unlogged on 18+;
+//  - not already partitioned, not a materialized view, not temporary or
+//    unlogged (migrate's online copy would not survive a crash);
 //  - identity columns on partitioned tables need PostgreSQL 17;
+//  - outgoing foreign keys need PostgreSQL 18 (NOT VALID on a partitioned
+//    table; before it, adding them locks while every row is checked);
 //  - members of publications are refused (subscribers would see partition
 //    names; migrate refuses them by default);
-//  - incoming and outgoing foreign keys, triggers, row security, views and
-//    replica identity are cautions: migrate re-creates them at the swap.
+//  - incoming foreign keys, triggers, row security, views and replica
+//    identity are cautions: migrate re-creates them at the swap.
 PartitionCheck CheckHashPartitioning(const Relation& table,
                                      const std::vector<std::string>& key,
                                      int server_version_num);

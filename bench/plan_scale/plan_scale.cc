@@ -133,7 +133,7 @@ Status RunOnce(const std::string& volumes_toml,
   PGLAYOUT_RETURN_IF_ERROR(planner::BuildPlan(vs, w, {}, out));
   std::vector<planner::SqlStep> steps;
   PGLAYOUT_RETURN_IF_ERROR(
-      planner::PlanSqlSteps(out->plan, out->catalog, &steps));
+      planner::PlanSqlSteps(out->plan, out->sql_objects, &steps));
   std::string all = PlanToToml(out->plan) + planner::PlanJson(*out).dump(2) +
                     planner::RenderPlanSql(steps) +
                     planner::StripeScript(out->plan, vs, "/mnt/vol00/pgdata") +
