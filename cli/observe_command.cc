@@ -41,6 +41,11 @@ constexpr char kFooter[] = R"(Sources (one of):
                 blocks (--oracle-block-size). Names become lower case, schema
                 = owner unless --schema-map OWNER=schema. Partitions add up
                 into their table, LOB segments into their table.
+                Oracle's column names (DBA_HIST_SEG_STAT[_OBJ], DBA_SEGMENTS,
+                DBA_HIST_SNAPSHOT times) and V$SEGMENT_STATISTICS rows
+                (statistic_name, value) are accepted too. The separator
+                (, ; tab |) is read from the header unless --separator
+                gives it; a UTF-8 byte-order mark and CRLF line ends are fine.
                 Produce it in Oracle (SQL*Plus: SET MARKUP CSV ON; SPOOL
                 segments.csv) with the query below; docs/oracle-import.md
                 explains it.
@@ -97,6 +102,9 @@ class ObserveCommand : public Command {
     app->add_option("--oracle-block-size", block_size_text_,
                     "Oracle db_block_size for --from-segments")
         ->capture_default_str();
+    app->add_option("--separator", separator_text_,
+                    "Field separator of --from-segments: , ; | or tab "
+                    "(default: read from the header)");
     app->footer(std::string(kFooter) + kOracleSegmentsQuery + ";\n");
   }
 
@@ -130,9 +138,11 @@ class ObserveCommand : public Command {
           "--from-segments");
     }
     if (segments_.empty() &&
-        (!schema_map_.empty() || block_size_text_ != "8192")) {
+        (!schema_map_.empty() || block_size_text_ != "8192" ||
+         !separator_text_.empty())) {
       return Status::InvalidInput(
-          "--schema-map and --oracle-block-size apply to --from-segments");
+          "--schema-map, --oracle-block-size and --separator apply to "
+          "--from-segments");
     }
     return Status::Ok();
   }
@@ -191,6 +201,10 @@ class ObserveCommand : public Command {
     PGLAYOUT_RETURN_IF_ERROR(ParseSchemaMap(schema_map_, &options));
     Status st = ParseSize(block_size_text_, &options.block_size);
     if (!st.ok()) return st.WithContext("--oracle-block-size");
+    if (!separator_text_.empty()) {
+      PGLAYOUT_RETURN_IF_ERROR(
+          ParseSeparator(separator_text_, &options.separator));
+    }
     SegmentImportReport report;
     PGLAYOUT_RETURN_IF_ERROR(
         ImportSegmentsFile(segments_, options, workload, &report));
@@ -226,6 +240,7 @@ class ObserveCommand : public Command {
   std::string segments_;
   std::vector<std::string> schema_map_;
   std::string block_size_text_ = "8192";
+  std::string separator_text_;
 };
 
 }  // namespace

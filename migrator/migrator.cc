@@ -1021,15 +1021,23 @@ class Migration {
       if (p.strategy == Strategy::kStay) continue;
       PGLAYOUT_RETURN_IF_ERROR(CheckPlacement(p, &problems));
     }
+    // Only the plan's own relations (with their partitions and TOAST): an
+    // invalid index or a trigger elsewhere is not this run's to judge, and
+    // must not keep every run from finishing.
+    std::vector<std::string> planned;
+    for (const Placement& p : plan_.placements) {
+      if (p.strategy != Strategy::kStay) planned.push_back(p.relation);
+    }
     SqlResult r;
     PGLAYOUT_RETURN_IF_ERROR(session_->Execute(
-        "SELECT tgrelid::regclass::text || ' has trigger ' || tgname FROM "
-        "pg_catalog.pg_trigger WHERE tgname LIKE 'pglayout\\_%' AND tgrelid "
-        "NOT IN (SELECT oid FROM pg_catalog.pg_class WHERE relnamespace = "
-        "'pglayout'::regnamespace) UNION ALL SELECT 'invalid index ' || "
-        "indexrelid::regclass::text FROM pg_catalog.pg_index WHERE NOT "
-        "indisvalid",
-        {}, &r));
+        std::string(kRelationsCte) +
+            "SELECT tgrelid::regclass::text || ' has trigger ' || tgname "
+            "FROM pg_catalog.pg_trigger WHERE tgname IN " +
+            kOwnTriggerNames +
+            " AND tgrelid IN (SELECT oid FROM r) UNION ALL SELECT 'invalid "
+            "index ' || indexrelid::regclass::text FROM pg_catalog.pg_index "
+            "WHERE NOT indisvalid AND indrelid IN (SELECT oid FROM r)",
+        {TextArrayLiteral(planned)}, &r));
     for (const auto& row : r.rows) problems.push_back(Cell(row, 0));
     std::vector<SettingRecord> settings;
     PGLAYOUT_RETURN_IF_ERROR(journal_->LoadSettings(run_.run_id, &settings));

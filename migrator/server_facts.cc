@@ -414,11 +414,12 @@ Status ReadForeignKeys(SqlSession* s, uint32_t oid, TableFacts* t) {
 
 Status ReadTriggersAndPolicies(SqlSession* s, uint32_t oid, TableFacts* t) {
   SqlResult r;
-  PGLAYOUT_RETURN_IF_ERROR(s->Execute(
-      "SELECT tgname, pg_catalog.pg_get_triggerdef(oid), tgenabled "
-      "FROM pg_catalog.pg_trigger WHERE tgrelid = $1::oid "
-      "AND NOT tgisinternal AND tgname NOT LIKE 'pglayout\\_%' ORDER BY 1",
-      {std::to_string(oid)}, &r));
+  PGLAYOUT_RETURN_IF_ERROR(
+      s->Execute("SELECT tgname, pg_catalog.pg_get_triggerdef(oid), tgenabled "
+                 "FROM pg_catalog.pg_trigger WHERE tgrelid = $1::oid "
+                 "AND NOT tgisinternal AND tgname NOT IN " +
+                     std::string(kOwnTriggerNames) + " ORDER BY 1",
+                 {std::to_string(oid)}, &r));
   for (const auto& row : r.rows) {
     t->triggers.push_back({Cell(row, 0), Cell(row, 1), CellChar(row, 2)});
   }

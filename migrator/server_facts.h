@@ -17,6 +17,13 @@
 
 namespace pglayout::migrator {
 
+// The triggers an online copy installs on its table, as an SQL list for
+// "tgname IN ...": a user's trigger of another name, pglayout_ prefix or
+// not, is the user's and is carried over.
+inline constexpr char kOwnTriggerNames[] =
+    "('pglayout_capture', 'pglayout_block_truncate')";
+// (online_sql.cc creates them.)
+
 // The advisory lock that allows one `pglayout migrate` per database at a
 // time: pg_try_advisory_lock(kRunLockClass, kRunLockObject).
 inline constexpr int kRunLockClass = 1885826169;  // "pgly"

@@ -8,12 +8,21 @@
 //   checkpoint complete: wrote N buffers (x%); ... write=a s, sync=b s,
 //     total=c s; ... distance=d kB, estimate=e kB ...
 //   checkpoints are occurring too frequently (N seconds apart)
-// and the same for "restartpoint" on a standby. The messages are found
-// anywhere in a line, so stderr, csvlog and jsonlog files all work, with any
-// log_line_prefix. Times come from the first "YYYY-MM-DD HH:MM:SS[.fff]" in
-// the line (%m or %t in log_line_prefix); the time zone is ignored, so all
-// files should share one. Only English messages (lc_messages = C or en) are
-// recognised.
+// and the same for "restartpoint" on a standby. Only English messages
+// (lc_messages = C or en) are recognised.
+//
+// Files: plain, gzip or bzip2 (told apart by their first bytes, whatever
+// their name), read as a stream: memory stays small whatever their size.
+// Formats, told apart line by line: stderr with any log_line_prefix (RDS
+// included), csvlog, jsonlog, syslog, Cloud Logging JSON (one entry a line
+// or a `gcloud --format=json` array; the entry's "timestamp", the message in
+// textPayload or jsonPayload.message) and CloudNativePG JSON (record.log_time
+// and record.message). docs/server-logs.md has the details.
+//
+// Order: files and lines may come in any order (newest first included);
+// messages are ordered by their own times and each "complete" is paired with
+// the latest unpaired "starting" of its kind at or before it (and no
+// earlier than its total= allows).
 
 #ifndef PGLAYOUT_OBSERVE_LOG_PARSER_H_
 #define PGLAYOUT_OBSERVE_LOG_PARSER_H_
@@ -30,7 +39,8 @@ namespace pglayout {
 
 struct CheckpointLogEvent {
   std::string source;  // "file:line" of the starting message
-  double time = -1;    // seconds (wall clock of the prefix); -1 = no time
+  double time = -1;    // seconds since the epoch (UTC when the log names its
+                       // zone, else the wall clock); -1 = no time
   bool restartpoint = false;
   std::vector<std::string> flags;  // "wal", "time", "immediate", "force", ...
   bool completed = false;
@@ -40,40 +50,79 @@ struct CheckpointLogEvent {
   int64_t estimate_kb = 0;
 
   bool HasFlag(std::string_view flag) const;
+  // Shutdown and end-of-recovery checkpoints say nothing about the workload:
+  // they are left out of every count, average and rate.
+  bool Counted() const;
+};
+
+// What one input held.
+struct LogFileSummary {
+  std::string path;
+  std::string compression;  // "", "gzip" or "bzip2"
+  std::string format;       // "stderr", "csvlog", "jsonlog", "syslog", "cloud
+                            // logging", "cloudnativepg", "json"; "" = none
+  int64_t lines = 0;        // lines (entries of a JSON array)
+  int64_t messages = 0;     // checkpoint messages
+};
+
+// Per counted checkpoint with a complete message.
+struct CheckpointAverages {
+  int64_t checkpoints = 0;  // the divisor: counted and completed
+  double buffers = 0;
+  double write_s = 0, sync_s = 0, total_s = 0;
 };
 
 struct CheckpointLogReport {
-  std::vector<CheckpointLogEvent> events;  // in the order read
+  std::vector<CheckpointLogEvent> events;  // by starting time
   int too_frequent_warnings = 0;
-  std::vector<double> too_frequent_seconds;  // "N seconds apart"
+  std::vector<double> too_frequent_seconds;  // "N seconds apart", by time
   int64_t lines = 0;
   int files = 0;
+  std::vector<LogFileSummary> inputs;  // in the order given
+  int64_t unpaired_completions = 0;    // "complete" without its "starting"
+  // For people, one line each: files without checkpoint messages, syslog
+  // years assumed, files without times.
+  std::vector<std::string> notes;
 
-  // Counting as the statistics views do: "time" is timed, everything else
-  // except shutdown and end-of-recovery checkpoints is requested.
+  // Counting as the statistics views do: a pure "time" is timed, any other
+  // cause (a "wal time" too) is requested. Counted() events only.
   int64_t Timed() const;
   int64_t Requested() const;
   int64_t WalTriggered() const;  // the subset of requested caused by WAL
-  // Seconds between the first and the last starting message with a time;
-  // 0 when fewer than two have one.
+  int64_t Completed() const;     // counted events with a complete message
+  CheckpointAverages Averages() const;
+  // Seconds between the first and the last counted starting message with a
+  // time; 0 when fewer than two have one.
   double Span() const;
 };
 
-// Adds the checkpoint messages of |text| to *report. |source_name| is used
-// in event sources ("postgresql.log:120").
-void ParseCheckpointLog(std::string_view text, const std::string& source_name,
-                        CheckpointLogReport* report);
+// A log held in memory (the text or its gzip/bzip2 bytes).
+struct NamedLog {
+  std::string name;
+  std::string bytes;
+};
 
 // Reads and parses each file. A file that cannot be read fails with its
-// path and the reason; when no checkpoint message is found in any file the
-// result is InvalidInput that says what to check (log_checkpoints,
-// lc_messages).
+// path and the reason (NotFound for a missing file); so does a compressed
+// file that is corrupt or in a format other than gzip and bzip2, and a file
+// with lines in no log format. When no checkpoint message is found in any
+// file the result is InvalidInput naming each file and what was looked for
+// (log_checkpoints, lc_messages); a file without them among others that
+// have some is a note.
 Status ReadCheckpointLogs(const std::vector<std::string>& paths,
                           CheckpointLogReport* report);
 
-// The workload the planner can use from a log: checkpoint counts and
-// timings, and the WAL rate estimated from checkpoint distances over the
-// span (average and 95th percentile of checkpoint intervals). source = "log".
+// The same for logs held in memory (tests, callers holding the text).
+Status ParseCheckpointLogs(const std::vector<NamedLog>& logs,
+                           CheckpointLogReport* report);
+
+// The workload the planner can use from a log (source = "log"): counted
+// checkpoints timed and requested; duration = Span(); write, sync and
+// buffer totals are Averages() times the counted checkpoints, so that a
+// total over timed + requested is the average of those with a complete
+// message. WAL rate from the distances of consecutive counted checkpoints
+// over the time between their starts (average, and the 95th percentile of
+// intervals as the peak).
 Workload LogReportToWorkload(const CheckpointLogReport& report);
 
 }  // namespace pglayout

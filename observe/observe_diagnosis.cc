@@ -225,6 +225,9 @@ std::vector<std::string> DiagnoseLog(const CheckpointLogReport& report,
       "{} checkpoint message(s) in {} file(s), {} lines, spanning {}",
       report.events.size(), report.files, report.lines,
       FormatDuration(std::round(report.Span()))));
+  // What the reader had to assume or leave out (a syslog year, a file
+  // without checkpoints, a completion without its start).
+  out.insert(out.end(), report.notes.begin(), report.notes.end());
   out.push_back(CheckpointLine("checkpoints", "in the log", w.checkpoints.timed,
                                w.checkpoints.requested));
   if (report.WalTriggered() > 0) {

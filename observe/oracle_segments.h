@@ -2,14 +2,31 @@
 // statistics (AWR: DBA_HIST_SEG_STAT) as a PostgreSQL workload, for teams
 // that plan the PostgreSQL layout before any PostgreSQL server exists.
 //
-// The CSV (docs/oracle-import.md has the Oracle query that produces it):
-// a header row, then one row per segment (and per AWR snapshot when
-// snap_id is given). Column names are case-insensitive and in any order;
-// unknown columns are ignored.
+// The CSV (docs/oracle-import.md has the Oracle queries that produce it and
+// the reasons behind the rules below): a header row, then one row per
+// segment (and per AWR snapshot when snap_id is given). Column names are
+// case-insensitive and in any order; unknown columns are ignored.
 //
 //   required: owner, segment_name, segment_type, physical_reads,
 //             physical_writes, bytes, interval_seconds
 //   optional: partition_name, snap_id, table_owner, table_name
+//
+// Oracle's own column names are accepted too: object_name, object_type,
+// subobject_name, physical_reads_delta, physical_writes_delta,
+// space_allocated_total or space_used_total (for bytes). Two header
+// columns naming the same column are an error. Without interval_seconds,
+// begin_interval_time and end_interval_time give it (formats in the doc);
+// without snap_id, begin_interval_time tells the snapshots apart.
+//
+// V$SEGMENT_STATISTICS's long form (statistic_name, value: one row per
+// segment and statistic) is pivoted: 'physical reads', 'physical writes',
+// and 'space allocated' when there is no bytes column; other statistics
+// are ignored.
+//
+// The text may start with a UTF-8 byte-order mark (skipped); lines end
+// with LF or CRLF; fields are separated by SegmentImportOptions::separator,
+// or by the one of , ; tab | that splits the header into the most known
+// column names. UTF-16 text is refused.
 //
 // physical_reads / physical_writes are Oracle blocks (PHYSICAL_READS_DELTA,
 // PHYSICAL_WRITES_DELTA) during interval_seconds; bytes is the segment's
@@ -48,7 +65,12 @@ struct SegmentImportOptions {
   // Oracle owner (any case) -> PostgreSQL schema (kept as given).
   std::map<std::string, std::string> schema_map;
   uint64_t block_size = 8192;  // Oracle db_block_size in bytes
+  char separator = 0;  // ',', ';', '\t' or '|'; 0 = detect from the header
 };
+
+// Parses "--separator" text: "," ";" "|" or "tab" (also "\t" or a tab
+// character) into *separator. InvalidInput for anything else.
+Status ParseSeparator(const std::string& text, char* separator);
 
 // Parses "--schema-map OWNER=schema" entries into options->schema_map.
 // InvalidInput for an entry without '=' or with an empty side.

@@ -1480,6 +1480,52 @@ TEST_P(MigrateTest, ADisabledCaptureTriggerStopsTheSwap) {
             oid + " 3000 0");
 }
 
+// What lies outside the plan is not the run's to judge: an invalid index
+// left by a failed CREATE UNIQUE INDEX CONCURRENTLY on another table, or a
+// user's trigger named pglayout_*, once made every run fail its final check
+// after the swap, and fail again on every resume. A user's pglayout_*
+// trigger on the moved table is the user's: it is carried over.
+TEST_P(MigrateTest, ObjectsOutsideThePlanDoNotFailItAndUserTriggersStay) {
+  OneMove m;
+  PGLAYOUT_ASSERT_OK(StartMove("outside", "moved", 2000, &m));
+  Exec(m.s.get(),
+       "CREATE TABLE other (id int, u int);"
+       "INSERT INTO other SELECT g, g % 10 FROM generate_series(1, 100) g;"
+       "CREATE TABLE audit (what text);"
+       "CREATE FUNCTION audit() RETURNS trigger LANGUAGE plpgsql AS "
+       "'BEGIN INSERT INTO audit VALUES (TG_TABLE_NAME); RETURN NEW; END';"
+       "CREATE TRIGGER pglayout_audit AFTER INSERT ON other "
+       "FOR EACH ROW EXECUTE FUNCTION audit();"
+       "CREATE TRIGGER pglayout_audit AFTER INSERT ON moved "
+       "FOR EACH ROW EXECUTE FUNCTION audit()");
+  // Duplicates in u: the concurrent build fails and leaves the index
+  // behind, invalid.
+  EXPECT_FALSE(ExecuteSql(m.s.get(),
+                          "CREATE UNIQUE INDEX CONCURRENTLY other_u ON other "
+                          "(u)")
+                   .ok());
+  ASSERT_EQ(Value(m.s.get(),
+                  "SELECT indisvalid FROM pg_index WHERE indexrelid = "
+                  "'other_u'::regclass"),
+            "f");
+
+  PGLAYOUT_ASSERT_OK(m.Run());
+  EXPECT_TRUE(HasLine(m.report,
+                      "final check: every relation is in its "
+                      "planned tablespace"));
+  EXPECT_EQ(Value(m.s.get(),
+                  "SELECT t.spcname FROM pg_class c JOIN pg_tablespace t ON "
+                  "t.oid = c.reltablespace WHERE c.oid = 'moved'::regclass"),
+            "moved_ts");
+  Exec(m.s.get(), "INSERT INTO moved VALUES (5000, 'x')");
+  EXPECT_EQ(Value(m.s.get(),
+                  "SELECT string_agg(tgname, ',' ORDER BY tgname) FROM "
+                  "pg_trigger WHERE tgrelid = 'moved'::regclass"),
+            "pglayout_audit");
+  EXPECT_EQ(Value(m.s.get(), "SELECT count(*) FROM audit"), "1")
+      << "the user's trigger still fires on the moved table";
+}
+
 // VACUUM FULL between two batches of a block-range copy reshuffles the
 // heap under the copy's cursor without firing the capture trigger: the next
 // batch stops the run. A key-order copy (12) is not affected and finishes.
