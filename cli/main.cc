@@ -13,6 +13,7 @@
 
 #include "cli/command.h"
 #include "cli/terminal_progress.h"
+#include "pglayout_commit.h"  // PGLAYOUT_COMMIT, written at build time
 
 namespace pglayout::cli {
 namespace {
@@ -49,7 +50,10 @@ int Main(int argc, char** argv) {
       "pglayout: plan where a PostgreSQL database's data and I/O should live "
       "across a host's volumes, and move it there safely."};
   app.footer(kFooter);
-  app.set_version_flag("--version", "pglayout " PGLAYOUT_VERSION);
+  // "pglayout 0.1.0 (commit ddf06cb)", or "(unknown commit)" when built
+  // outside a git checkout (packaging/commit.cmake).
+  app.set_version_flag("--version",
+                       "pglayout " PGLAYOUT_VERSION " (" PGLAYOUT_COMMIT ")");
   app.require_subcommand(1);
   GlobalOptions global;
   app.add_flag("-v,--verbose", global.verbosity,

@@ -161,6 +161,14 @@ class MigrateCommand : public Command {
     }
     options_.tool_version = PGLAYOUT_VERSION;
     options_.failpoint = KillAtFailpoint;
+    // Step messages as they happen, each flushed: a run killed later (or
+    // whose output goes to a file, where stdout is block-buffered) keeps
+    // the log of what it did. With --json they go to stderr as a log, and
+    // stdout holds the one JSON document.
+    options_.on_line = [json = json_](const std::string& line) {
+      std::ostream& out = json ? std::cerr : std::cout;
+      out << line << std::endl;
+    };
     migrator::MigrateReport report;
     Status st = migrator::Migrate(plan, options_, context.progress, &report);
     Print(report);
@@ -198,7 +206,7 @@ class MigrateCommand : public Command {
                 << migrator::FormatSteps(report.steps)
                 << "Dry run: nothing was changed. Add --apply to execute.\n";
     }
-    for (const std::string& line : report.lines) std::cout << line << "\n";
+    // report.lines were printed as they happened (on_line).
   }
 
   std::string plan_path_;

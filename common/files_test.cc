@@ -305,6 +305,25 @@ TEST(WorkloadFile, ReadsAndRoundTrips) {
   EXPECT_DOUBLE_EQ(back.io[0].fsyncs_per_second, 2);
 }
 
+// A workload without a WAL rate (a log without distances, a hand-written
+// file) keeps it unknown through the file and the JSON: unknown is not 0.
+TEST(WorkloadFile, AnUnknownWalRateStaysUnknown) {
+  Workload w;
+  Status st = ParseWorkload("[wal]\ncommits_per_second = 10\n", "w.toml", &w);
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  EXPECT_FALSE(w.wal_bytes_per_second.has_value());
+  std::string text = WorkloadToToml(w);
+  EXPECT_NE(text.find("# bytes_per_second: unknown"), std::string::npos)
+      << text;
+  Workload back;
+  ASSERT_TRUE(ParseWorkload(text, "out.toml", &back).ok()) << text;
+  EXPECT_FALSE(back.wal_bytes_per_second.has_value());
+  EXPECT_TRUE(ToJson(back)["wal"]["bytes_per_second"].is_null());
+  ASSERT_TRUE(
+      ParseWorkload("[wal]\nbytes_per_second = 0\n", "w.toml", &back).ok());
+  EXPECT_EQ(back.wal_bytes_per_second.value_or(-1), 0) << "a measured 0";
+}
+
 TEST(WorkloadFile, BadInputs) {
   auto error = [](std::string text) {
     Workload w;

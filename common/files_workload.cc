@@ -92,9 +92,14 @@ Status ReadCheckpoints(const toml::table& table, const std::string& file,
 
 Status ReadWal(const toml::table& table, const std::string& file, Workload* w) {
   KeyReader k(table, file, "[wal]");
-  k.Number("bytes_per_second", &w->wal_bytes_per_second);
+  double rate = -1;
+  k.Number("bytes_per_second", &rate);
+  if (rate >= 0) w->wal_bytes_per_second = rate;
   k.Number("bytes_per_second_peak", &w->wal_bytes_per_second_peak);
   k.Number("commits_per_second", &w->commits_per_second);
+  double syncs = -1;
+  k.Number("syncs_per_second", &syncs);
+  if (syncs >= 0) w->wal_syncs_per_second = syncs;
   return k.Finish();
 }
 
@@ -275,9 +280,16 @@ std::string WorkloadToToml(const Workload& w) {
   t.Table("settings");
   t.StringMapEntries(w.settings);
   t.Table("wal");
-  t.Number("bytes_per_second", w.wal_bytes_per_second);
+  if (w.wal_bytes_per_second) {
+    t.Number("bytes_per_second", *w.wal_bytes_per_second);
+  } else {
+    t.Comment("bytes_per_second: unknown (not in the input)");
+  }
   t.NumberIfSet("bytes_per_second_peak", w.wal_bytes_per_second_peak);
   t.NumberIfSet("commits_per_second", w.commits_per_second);
+  if (w.wal_syncs_per_second) {
+    t.Number("syncs_per_second", *w.wal_syncs_per_second);
+  }
   t.Table("checkpoints");
   t.Integer("timed", w.checkpoints.timed);
   t.Integer("requested", w.checkpoints.requested);

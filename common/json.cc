@@ -233,25 +233,29 @@ Json ToJson(const Workload& w) {
                   {"fsyncs_per_second", i.fsyncs_per_second}});
   }
   const Checkpoints& c = w.checkpoints;
-  return Json{{"observation",
-               {{"duration", w.duration},
-                {"source", w.source},
-                {"write_method", w.write_method}}},
-              {"server", {{"in_recovery", w.in_recovery}}},
-              {"settings", w.settings},
-              {"wal",
-               {{"bytes_per_second", w.wal_bytes_per_second},
-                {"bytes_per_second_peak", w.wal_bytes_per_second_peak},
-                {"commits_per_second", w.commits_per_second}}},
-              {"checkpoints",
-               {{"timed", c.timed},
-                {"requested", c.requested},
-                {"write_time_ms", c.write_time_ms},
-                {"sync_time_ms", c.sync_time_ms},
-                {"buffers_written", c.buffers_written}}},
-              {"tablespaces", tablespaces},
-              {"io", io},
-              {"relations", relations}};
+  return Json{
+      {"observation",
+       {{"duration", w.duration},
+        {"source", w.source},
+        {"write_method", w.write_method}}},
+      {"server", {{"in_recovery", w.in_recovery}}},
+      {"settings", w.settings},
+      {"wal",
+       {{"bytes_per_second",
+         w.wal_bytes_per_second ? Json(*w.wal_bytes_per_second) : Json()},
+        {"bytes_per_second_peak", w.wal_bytes_per_second_peak},
+        {"commits_per_second", w.commits_per_second},
+        {"syncs_per_second",
+         w.wal_syncs_per_second ? Json(*w.wal_syncs_per_second) : Json()}}},
+      {"checkpoints",
+       {{"timed", c.timed},
+        {"requested", c.requested},
+        {"write_time_ms", c.write_time_ms},
+        {"sync_time_ms", c.sync_time_ms},
+        {"buffers_written", c.buffers_written}}},
+      {"tablespaces", tablespaces},
+      {"io", io},
+      {"relations", relations}};
 }
 
 Json ToJson(const Plan& plan) {

@@ -98,7 +98,8 @@ struct Topology {
 };
 
 // One sequential write of a whole file, timed until the data is durable:
-// the closing fdatasync and close are counted in (BRIEF.md section 3).
+// the closing fdatasync and close are counted in
+// (docs/device-model.md#durable-writes).
 struct DurableWrite {
   uint64_t bytes = 0;             // written, in 1 MiB requests
   double mbps = 0;                // amortised: bytes / seconds_to_durable
@@ -276,9 +277,16 @@ struct Workload {
   // "" = measured or declared. Written so nobody mistakes an estimate for a
   // measurement.
   std::string write_method;
-  double wal_bytes_per_second = 0;       // average
-  double wal_bytes_per_second_peak = 0;  // 95th percentile of intervals
+  // Average WAL rate; unset when unknown (a log without checkpoint
+  // distances, a hand-written file without [wal] bytes_per_second): unknown
+  // is not zero, and the plan says which forecasts lack it.
+  std::optional<double> wal_bytes_per_second;
+  double wal_bytes_per_second_peak = 0;  // 95th percentile; 0 = not measured
   double commits_per_second = 0;
+  // WAL flushes to disk per second, as the server counts them (14+); unset
+  // when not counted. The WAL volume serves these, not the commits (most
+  // of which may be read-only).
+  std::optional<double> wal_syncs_per_second;
   Checkpoints checkpoints;
   std::vector<TablespaceInfo> tablespaces;
   std::vector<IoRate> io;  // pg_stat_io, 16+; rows with no activity omitted

@@ -1,7 +1,9 @@
 // The one file that includes libpqxx. Every libpqxx exception is caught here
-// and turned into a Status; see research/style.md (2.1) for why the catch
-// list ends with std::exception: in 6.4 several libpqxx errors are not
-// pqxx::failure.
+// and turned into a Status. The catch list ends with std::exception because
+// in libpqxx 6.4 several errors are not pqxx::failure: usage_error is a
+// std::logic_error, conversion_error a std::domain_error, and range_error
+// and unexpected_rows (exec0/exec1 given the wrong number of rows) are
+// std::out_of_range.
 
 #include <fmt/format.h>
 

@@ -46,11 +46,12 @@ std::string Summarize(const VolumeSet& volumes) {
 
 std::string Summarize(const Workload& w) {
   std::string out = fmt::format(
-      "{} relation(s), {} tablespace(s); WAL {}/s; checkpoints {} timed, {} "
+      "{} relation(s), {} tablespace(s); WAL {}; checkpoints {} timed, {} "
       "requested\n",
       w.relations.size(), w.tablespaces.size(),
-      HumanSize(w.wal_bytes_per_second), w.checkpoints.timed,
-      w.checkpoints.requested);
+      w.wal_bytes_per_second ? HumanSize(*w.wal_bytes_per_second) + "/s"
+                             : std::string("rate unknown"),
+      w.checkpoints.timed, w.checkpoints.requested);
   std::vector<const Relation*> hottest;
   for (const Relation& r : w.relations) hottest.push_back(&r);
   std::stable_sort(

@@ -86,7 +86,10 @@ class Executor {
   void Failpoint(const std::string& name) const {
     if (options_.failpoint) options_.failpoint(name);
   }
-  void Line(const std::string& text) { report_->lines.push_back(text); }
+  void Line(const std::string& text) {
+    report_->lines.push_back(text);
+    if (options_.on_line) options_.on_line(text);
+  }
 
  private:
   SqlSession* session_;

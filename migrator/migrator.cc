@@ -1116,14 +1116,28 @@ class Migration {
     }
     std::vector<std::pair<int64_t, std::string>> copies;
     PGLAYOUT_RETURN_IF_ERROR(journal_->ListOldCopies(&copies));
+    // One copy that cannot be dropped (an object still depends on it) does
+    // not keep the others: each is tried, and the failures are listed.
+    std::vector<std::string> kept;
     for (const auto& [run, name] : copies) {
-      PGLAYOUT_RETURN_IF_ERROR(ex_->WithLockRetry("finalize", {name}, [&]() {
+      Status st = ex_->WithLockRetry("finalize", {name}, [&]() {
         return ex_->Exec("DROP TABLE " + name);
-      }));
+      });
+      if (!st.ok()) {
+        kept.push_back(name + ": " + st.message());
+        ex_->Line(fmt::format("kept {} (the copy kept by run {}): {}", name,
+                              run, st.message()));
+        continue;
+      }
       ex_->Line(fmt::format("dropped {} (the copy kept by run {})", name, run));
     }
     if (copies.empty()) ex_->Line("no old copies to drop");
-    return Status::Ok();
+    if (kept.empty()) return Status::Ok();
+    std::string text = fmt::format(
+        "{} of {} old copies could not be dropped (the others were):",
+        kept.size(), copies.size());
+    for (const std::string& k : kept) text += "\n  " + k;
+    return Status::Aborted(text);
   }
 
   const Plan& plan_;

@@ -276,8 +276,9 @@ TEST(Preflight, RefusesWhenATargetVolumeIsTooSmall) {
       << c.Refusals();
 }
 
-// Research B8: an index build whose sort outgrows its memory spills about
-// the index's size into the temp tablespace, which may be a target too.
+// An index build whose sort outgrows its memory spills about the index's
+// size into the temp tablespace, which may be a target too
+// (docs/online-migration.md#sort-spill).
 TEST(Preflight, CountsTheIndexBuildsSortFilesInTheTempTablespace) {
   PreflightCase c;
   c.server.temp_tablespaces = {"a"};

@@ -32,6 +32,7 @@
 #include <thread>
 
 #include "common/units.h"
+#include "migrator/copy_progress.h"
 #include "migrator/executor.h"
 #include "migrator/online_sql.h"
 #include "migrator/server_facts.h"
@@ -314,17 +315,21 @@ class OnlineRun {
     ProgressUpdate u;
     u.task = "copy " + relation();
     u.step = what;
-    double total = std::max(EstimatedRows(), 1.0);
-    u.fraction = std::min(1.0, static_cast<double>(rows_copied_) / total);
     u.elapsed_s = Since(start);
-    double rps = u.elapsed_s > 0 ? static_cast<double>(rows) / u.elapsed_s : 0;
-    if (rps > 0 && u.fraction < 1) {
-      u.eta_s = (total - static_cast<double>(rows_copied_)) / rps;
-    }
-    double mbps =
-        u.elapsed_s > 0 ? static_cast<double>(bytes) / 1e6 / u.elapsed_s : 0;
-    u.detail = fmt::format("{:.0f} rows/s, {:.1f} MB/s, throttle {}", rps, mbps,
-                           ThrottleState());
+    CopyProgressInput in;
+    in.rows_done = rows;
+    in.bytes_done = bytes;
+    in.rows_before = rows_copied_ - rows;
+    in.rows_total = EstimatedRows();
+    in.elapsed_s = u.elapsed_s;
+    in.cap_mbps = ex_->options().max_rate_mbps;
+    const CopyProgress p = ComputeCopyProgress(in);
+    u.fraction = p.fraction;
+    if (p.eta_s) u.eta_s = *p.eta_s;
+    u.detail = fmt::format(
+        "{:.0f} rows/s, {:.1f} MB/s on average with the "
+        "pauses, throttle {}",
+        p.rows_per_second, p.mbps, ThrottleState());
     ex_->progress()->Update(u);
   }
 
@@ -998,7 +1003,8 @@ class OnlineRun {
   }
 
   // A prepared transaction holding a lock on the table never ends by
-  // itself: the swap would wait for it until the lock deadline (research C8).
+  // itself: the swap would wait for it until the lock deadline
+  // (docs/online-migration.md#prepared-transactions).
   Status RefusePreparedLocks() {
     std::vector<std::string> gids;
     PGLAYOUT_RETURN_IF_ERROR(ReadPreparedLocks(ex_->session(), oid_, &gids));
@@ -1011,10 +1017,11 @@ class OnlineRun {
   }
 
   // A rename swap is not MVCC-safe: a snapshot taken before it would see
-  // the new table without the rows copied after the snapshot (research
-  // H6/C5). Waits, bounded by old_xact_wait_s, until every transaction of
-  // this database that holds a snapshot and started before the swap phase
-  // has ended, as pg_repack does; VACUUM and our own sessions are skipped.
+  // the new table without the rows copied after the snapshot
+  // (docs/online-migration.md#older-snapshots). Waits, bounded by
+  // old_xact_wait_s, until every transaction of this database that holds a
+  // snapshot and started before the swap phase has ended, as pg_repack
+  // does; VACUUM and our own sessions are skipped.
   Status WaitForOlderTransactions() {
     SqlValue since;
     PGLAYOUT_RETURN_IF_ERROR(

@@ -10,10 +10,11 @@
 // logged key from the source and replaces the shadow's row (delete, then
 // insert what exists now). That is idempotent, needs no per-key ordering of
 // the log, is NULL-safe and handles key-changing UPDATEs (both keys are
-// logged), which are the cases peers got wrong (research E3, E7). The
-// invariant: a log row is deleted only by the transaction that re-reads
-// its key in a later snapshot, so every committed change is either in the
-// shadow or still in the log.
+// logged), which are the cases peers got wrong
+// (docs/online-migration.md#replay-by-key). The invariant: a log row is
+// deleted only by the transaction that re-reads its key in a later
+// snapshot, so every committed change is either in the shadow or still in
+// the log.
 //
 // All functions are pure: they turn TableFacts and names into text, so they
 // are unit-tested without a server.
@@ -226,10 +227,11 @@ struct SwapInputs {
 };
 
 // The statements of the swap transaction after the locks are held and the
-// log is drained (research H1): drop capture triggers, re-own serial
-// sequences, detach incoming and outgoing foreign keys, move the old table
-// to pglayout.old_<oid> (its indexes and identity sequences renamed first so
-// they cannot collide there), give the shadow the table's name and its
+// log is drained (docs/online-migration.md#swap-lock): drop capture
+// triggers, re-own serial sequences, detach incoming and outgoing foreign
+// keys, move the old table to pglayout.old_<oid> (its indexes and identity
+// sequences renamed first so they cannot collide there), give the shadow
+// the table's name and its
 // indexes and identity sequences their original names, continue identity
 // sequences, then carry over grants, comment, RLS and policies, replica
 // identity, user triggers (with their ENABLE state), dependent views

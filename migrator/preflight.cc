@@ -194,7 +194,8 @@ class Checker {
     CheckOnlineCopy(p, t);
   }
 
-  // What the shadow-copy-and-swap path needs from any table (research I4).
+  // What the shadow-copy-and-swap path needs from any table
+  // (docs/online-migration.md#eligible-tables).
   void CheckOnlineCopy(const Placement& p, const TableFacts& t) {
     const std::string& o = p.relation;
     if (t.kind != 'r') Refuse(o, "is not an ordinary table");
@@ -368,9 +369,10 @@ class Checker {
     return need;
   }
 
-  // Research B8: the temp files of the largest online index build. A sort
-  // whose index is larger than half its memory (in memory a tuple takes
-  // about twice its size in the index) spills about the index's size. The
+  // The temp files of the largest online index build
+  // (docs/online-migration.md#sort-spill). A sort whose index is larger
+  // than half its memory (in memory a tuple takes about twice its size in
+  // the index) spills about the index's size. The
   // builds run one at a time, so the largest counts; a partitioned copy
   // builds each partition's index on its own. A copy's builds sort in
   // sort_memory (or the server's maintenance_work_mem if larger), REINDEX
@@ -408,9 +410,9 @@ class Checker {
     return total;
   }
 
-  // Research D2/D3: WAL held by an inactive slot (or a failing archiver)
-  // is not recycled, so the copies' WAL piles up on the WAL volume, and a
-  // full WAL volume PANICs the server.
+  // WAL held by an inactive slot (or a failing archiver) is not recycled,
+  // so the copies' WAL piles up on the WAL volume, and a full WAL volume
+  // PANICs the server (docs/online-migration.md#wal-retention).
   void CheckWalRetention() {
     uint64_t wal =
         static_cast<uint64_t>(static_cast<double>(BulkBytes()) * kWalPerByte);

@@ -471,7 +471,8 @@ Status ReadGrants(SqlSession* s, uint32_t oid, TableFacts* t) {
 }
 
 // Objects that refer to the table by oid and would keep pointing at the old
-// copy after a rename swap (research H2/H3).
+// copy after a rename swap (docs/online-migration.md#objects-bound-by-oid,
+// #row-type-users).
 Status ReadDependents(SqlSession* s, uint32_t oid, TableFacts* t) {
   SqlResult r;
   PGLAYOUT_RETURN_IF_ERROR(s->Execute(
@@ -596,7 +597,8 @@ Status ReadStreamingStandbys(SqlSession* s, ServerFacts* f) {
   return Status::Ok();
 }
 
-// Slots and archiving keep WAL that the copies' WAL adds to (research D2).
+// Slots and archiving keep WAL that the copies' WAL adds to
+// (docs/online-migration.md#wal-retention).
 // PostgreSQL 12 has neither a slot's wal_status nor max_slot_wal_keep_size
 // (13+): its slots keep WAL without limit.
 Status ReadWalRetention(SqlSession* s, ServerFacts* f) {

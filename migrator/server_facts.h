@@ -66,7 +66,8 @@ Status GatherServerFacts(SqlSession* session, const Plan& plan,
 Status GatherTableFacts(SqlSession* session, uint32_t oid, TableFacts* facts);
 
 // The gids (as quoted literals) of prepared transactions holding a lock on
-// the relation with |oid|; they never end by themselves (research C8).
+// the relation with |oid|; they never end by themselves
+// (docs/online-migration.md#prepared-transactions).
 Status ReadPreparedLocks(SqlSession* session, uint32_t oid,
                          std::vector<std::string>* gids);
 

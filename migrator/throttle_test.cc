@@ -7,6 +7,8 @@
 
 #include <vector>
 
+#include "migrator/copy_progress.h"
+
 namespace pglayout::migrator {
 namespace {
 
@@ -175,6 +177,53 @@ TEST(ThrottleMode, ParsesBothModesAndRefusesOthers) {
   EXPECT_EQ(st.message(),
             "--throttle: 'bogus' is not a throttle mode; use adaptive or off");
   EXPECT_STREQ(ThrottleModeName(ThrottleMode::kAdaptive), "adaptive");
+}
+
+// A throttled copy as the progress line saw it: a first batch of 10 MB in
+// 0.14 s (71 MB/s), then pauses that hold it at its 2 MB/s cap. The line
+// once showed the burst rate and an ETA of 1 s for a copy that took 30 s.
+TEST(CopyProgress, RatesIncludeThePausesAndTheEtaRespectsTheCap) {
+  CopyProgressInput in;
+  in.rows_total = 60000;  // 60 MB of 1000-byte rows
+  in.cap_mbps = 2;
+  in.rows_done = 10000;
+  in.bytes_done = 10000000;
+  in.elapsed_s = 0.14;  // the first batch, before any pause
+  CopyProgress first = ComputeCopyProgress(in);
+  EXPECT_NEAR(first.mbps, 71.4, 0.1);
+  ASSERT_TRUE(first.eta_s.has_value());
+  EXPECT_NEAR(*first.eta_s, 25, 1e-9) << "50 MB left at the 2 MB/s cap";
+  EXPECT_NEAR(first.fraction, 1.0 / 6, 1e-12);
+
+  in.rows_done = 30000;  // three batches and two 5 s pauses later
+  in.bytes_done = 30000000;
+  in.elapsed_s = 15;
+  CopyProgress later = ComputeCopyProgress(in);
+  EXPECT_NEAR(later.mbps, 2, 1e-12);
+  EXPECT_NEAR(later.rows_per_second, 2000, 1e-9);
+  EXPECT_NEAR(*later.eta_s, 15, 1e-9);
+
+  // Without a cap the average, pauses included, is the rate.
+  in.cap_mbps = 0;
+  in.elapsed_s = 30;
+  EXPECT_NEAR(*ComputeCopyProgress(in).eta_s, 30, 1e-9);
+}
+
+TEST(CopyProgress, AResumedCopyCountsEarlierRowsButNotTheirTime) {
+  CopyProgressInput in;
+  in.rows_total = 100000;
+  in.rows_before = 50000;
+  in.rows_done = 10000;
+  in.bytes_done = 1000000;
+  in.elapsed_s = 10;
+  CopyProgress p = ComputeCopyProgress(in);
+  EXPECT_NEAR(p.fraction, 0.6, 1e-12);
+  EXPECT_NEAR(*p.eta_s, 40, 1e-9);
+  in.rows_done = 0;
+  EXPECT_FALSE(ComputeCopyProgress(in).eta_s.has_value())
+      << "no rate yet, no ETA";
+  in.rows_done = 50000;
+  EXPECT_FALSE(ComputeCopyProgress(in).eta_s.has_value()) << "done";
 }
 
 }  // namespace

@@ -939,8 +939,8 @@ Record MakeRecord(const Match& m, std::string_view msg, const Stamp& stamp) {
     e.sync_s = std::max(0.0, ValueAfter(rest, "sync="));
     r.value = ValueAfter(rest, "total=");
     e.total_s = std::max(0.0, r.value);
-    e.distance_kb =
-        static_cast<int64_t>(std::max(0.0, ValueAfter(rest, "distance=")));
+    // -1 when the message has none (servers before 9.6).
+    e.distance_kb = static_cast<int64_t>(ValueAfter(rest, "distance="));
     e.estimate_kb =
         static_cast<int64_t>(std::max(0.0, ValueAfter(rest, "estimate=")));
   } else {
@@ -1363,7 +1363,8 @@ void WalFromDistances(const CheckpointLogReport& report, Workload* w) {
   for (const CheckpointLogEvent& e : report.events) {
     if (e.restartpoint) continue;
     if (previous != nullptr && previous->Counted() && e.Counted() &&
-        e.completed && previous->time >= 0 && e.time > previous->time) {
+        e.completed && e.distance_kb >= 0 && previous->time >= 0 &&
+        e.time > previous->time) {
       double b = static_cast<double>(e.distance_kb) * 1024;
       double dt = e.time - previous->time;
       bytes += b;

@@ -46,7 +46,9 @@ struct CheckpointLogEvent {
   bool completed = false;
   int64_t buffers = 0;  // from the complete message
   double write_s = 0, sync_s = 0, total_s = 0;
-  int64_t distance_kb = 0;  // WAL since the previous checkpoint's redo
+  // WAL since the previous checkpoint's redo; -1 when the message has no
+  // distance= (servers before 9.6).
+  int64_t distance_kb = -1;
   int64_t estimate_kb = 0;
 
   bool HasFlag(std::string_view flag) const;

@@ -81,7 +81,7 @@ TEST(CheckpointLog, CountsPg15MessagesAsTheStatisticsViewsDo) {
       << "not the shutdown checkpoint's buffer";
   EXPECT_NEAR(w.checkpoints.write_time_ms, 100 + 64 + 53 + 17, 1e-6);
   double expected = (34607.0 + 22646 + 9068) * 1024 / (25.941 - 25.412);
-  EXPECT_NEAR(w.wal_bytes_per_second, expected, expected * 1e-6)
+  EXPECT_NEAR(w.wal_bytes_per_second.value_or(-1), expected, expected * 1e-6)
       << "times are seconds since the epoch: relative error only";
   EXPECT_GT(w.wal_bytes_per_second_peak, 0);
 }
@@ -125,7 +125,7 @@ TEST(CheckpointLog, TimedCheckpointsCsvlogAndRestartpoints) {
   Workload w = LogReportToWorkload(report);
   // One checkpoint interval (restartpoints are a standby's): 30000 kB over
   // 300 s.
-  EXPECT_DOUBLE_EQ(w.wal_bytes_per_second, 30000.0 * 1024 / 300);
+  EXPECT_DOUBLE_EQ(w.wal_bytes_per_second.value_or(-1), 30000.0 * 1024 / 300);
 }
 
 // The rotated Debian log: 14 checkpoints from 10:00:00.012 to 10:55:03.200,
@@ -160,7 +160,31 @@ void ExpectRotatedDay(const CheckpointLogReport& report) {
       << "per counted checkpoint, the average of the 12 complete ones";
   // Ten intervals, 10:00:00.012 to the CHECKPOINT at 10:41:40.700; those
   // around the restart are left out.
-  EXPECT_DOUBLE_EQ(w.wal_bytes_per_second, std::round(2342518784.0 / 2500.688));
+  EXPECT_DOUBLE_EQ(w.wal_bytes_per_second.value_or(-1),
+                   std::round(2342518784.0 / 2500.688));
+}
+
+// Before 9.6 the complete message has no distance=: the WAL rate is
+// unknown, not zero, and the workload file says so.
+TEST(CheckpointLog, NoDistanceMeansAnUnknownWalRate) {
+  constexpr char kText[] =
+      "2016-03-01 10:00:00 UTC [1] LOG:  checkpoint starting: time\n"
+      "2016-03-01 10:04:30 UTC [1] LOG:  checkpoint complete: wrote 500 "
+      "buffers (3.1%); 0 transaction log file(s) added, 0 removed, 1 "
+      "recycled; write=269.9 s, sync=0.1 s, total=270.0 s; sync files=9, "
+      "longest=0.1 s, average=0.0 s\n"
+      "2016-03-01 10:05:00 UTC [1] LOG:  checkpoint starting: xlog\n"
+      "2016-03-01 10:05:40 UTC [1] LOG:  checkpoint complete: wrote 900 "
+      "buffers (5.5%); 0 transaction log file(s) added, 0 removed, 3 "
+      "recycled; write=39.0 s, sync=0.5 s, total=40.0 s; sync files=9, "
+      "longest=0.1 s, average=0.0 s\n";
+  CheckpointLogReport report = Parse(kText);
+  ASSERT_EQ(report.events.size(), 2u);
+  EXPECT_EQ(report.events[1].distance_kb, -1);
+  Workload w = LogReportToWorkload(report);
+  EXPECT_FALSE(w.wal_bytes_per_second.has_value()) << *w.wal_bytes_per_second;
+  EXPECT_EQ(w.wal_bytes_per_second_peak, 0);
+  EXPECT_EQ(w.checkpoints.timed + w.checkpoints.requested, 2);
 }
 
 TEST(CheckpointLog, RotatedLogsGiveTheSameResultInAnyOrder) {
@@ -187,7 +211,7 @@ TEST(CheckpointLog, ReadsAGzipFileAlone) {
   EXPECT_GT(report.lines, 8);
   Workload w = LogReportToWorkload(report);
   EXPECT_DOUBLE_EQ(w.duration, 900.032);
-  EXPECT_DOUBLE_EQ(w.wal_bytes_per_second,
+  EXPECT_DOUBLE_EQ(w.wal_bytes_per_second.value_or(-1),
                    std::round((61440.0 + 81920 + 71680) * 1024 / 900.032));
 }
 
@@ -227,7 +251,7 @@ TEST_P(EveryFormat, GivesTheSameCheckpoints) {
 
   Workload w = LogReportToWorkload(report);
   EXPECT_EQ(w.checkpoints.buffers_written, 2200);
-  EXPECT_DOUBLE_EQ(w.wal_bytes_per_second,
+  EXPECT_DOUBLE_EQ(w.wal_bytes_per_second.value_or(-1),
                    std::round((65536.0 + 98304 + 16384) * 1024 / 900));
   EXPECT_DOUBLE_EQ(
       w.wal_bytes_per_second_peak,
@@ -376,7 +400,8 @@ TEST(CheckpointLog, ShutdownAndEndOfRecoveryAreLeftOut) {
   EXPECT_DOUBLE_EQ(report.Averages().buffers, 200);
   EXPECT_DOUBLE_EQ(report.Span(), 300);
   Workload w = LogReportToWorkload(report);
-  EXPECT_DOUBLE_EQ(w.wal_bytes_per_second, std::round(6000.0 * 1024 / 300))
+  EXPECT_DOUBLE_EQ(w.wal_bytes_per_second.value_or(-1),
+                   std::round(6000.0 * 1024 / 300))
       << "only the interval between the two counted checkpoints";
 }
 

@@ -59,7 +59,8 @@ bool WalBudget(const Workload& w, double* budget, double* timeout) {
 
 void AddWalPressure(const Workload& w, std::vector<std::string>* out) {
   double budget = 0, timeout = 0;
-  double peak = std::max(w.wal_bytes_per_second_peak, w.wal_bytes_per_second);
+  double peak =
+      std::max(w.wal_bytes_per_second_peak, w.wal_bytes_per_second.value_or(0));
   if (peak <= 0 || !WalBudget(w, &budget, &timeout)) return;
   double per_cycle = peak * timeout;
   std::string line = fmt::format(
@@ -250,11 +251,16 @@ std::vector<std::string> DiagnoseLog(const CheckpointLogReport& report,
   AddRequestedWarning("in the log", w.checkpoints.timed,
                       w.checkpoints.requested, w, &out);
   AddCheckpointTimings(w.checkpoints, &out);
-  if (w.wal_bytes_per_second > 0) {
+  if (w.wal_bytes_per_second) {
     out.push_back(fmt::format(
         "WAL {}/s average, {}/s peak, estimated from checkpoint distances",
-        HumanSize(w.wal_bytes_per_second),
+        HumanSize(*w.wal_bytes_per_second),
         HumanSize(w.wal_bytes_per_second_peak)));
+  } else {
+    out.push_back(
+        "WAL rate unknown: no two consecutive checkpoints with times and "
+        "\"distance=\" (PostgreSQL 9.6+) in the log; the plan will say "
+        "which forecasts lack it");
   }
   return out;
 }

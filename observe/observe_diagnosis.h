@@ -1,7 +1,8 @@
 // What `pglayout observe` tells people after capturing a workload: the
-// checkpoint health (BRIEF.md section 2: requested checkpoints should be
-// near zero next to timed ones), the WAL rate against max_wal_size, and the
-// hottest relations with the tablespace (and so the volume) they sit on.
+// checkpoint health (requested checkpoints should be near zero next to
+// timed ones: docs/checkpoints.md#timed-and-requested), the WAL rate
+// against max_wal_size, and the hottest relations with the tablespace (and
+// so the volume) they sit on.
 //
 // Findings are plain sentences; the table is fixed-width text. Both go to
 // stdout, and the findings into --json.

@@ -147,9 +147,22 @@ std::string ServerQuery(bool in_recovery) {
 }
 
 // pg_stat_wal exists from 14; its wal_records, wal_fpi and wal_bytes kept
-// their names in 18, which moved the write and sync timings to pg_stat_io.
-constexpr char kWalQuery[] =
-    "SELECT wal_records, wal_fpi, wal_bytes FROM pg_stat_wal";
+// their names in 18, which moved the write and sync counts to pg_stat_io
+// (object "wal"). wal_sync counts the flushes of WAL to disk, which is
+// what the WAL volume serves; commits include read-only transactions.
+std::string WalQuery(int version) {
+  return std::string("SELECT wal_records, wal_fpi, wal_bytes, ") +
+         (version < 180000 ? "wal_sync" : "-1") + " FROM pg_stat_wal";
+}
+
+// The WAL flushes of 18 from its pg_stat_io rows.
+int64_t WalSyncsFromIo(const std::vector<IoCounters>& io) {
+  int64_t syncs = 0;
+  for (const IoCounters& c : io) {
+    if (c.object == "wal") syncs += static_cast<int64_t>(c.fsyncs);
+  }
+  return syncs;
+}
 
 constexpr char kIoQuery[] =
     "SELECT backend_type, object, context, COALESCE(reads, 0), "
@@ -419,15 +432,17 @@ class PgStatsSource : public StatsSource {
         Run(CheckpointQuery(version, in_recovery_), {}, &r));
     if (!r.rows.empty()) ParseCheckpoints(r.rows[0], &s.checkpoints);
     if (version >= 140000) {
-      PGLAYOUT_RETURN_IF_ERROR(Run(kWalQuery, {}, &r));
+      PGLAYOUT_RETURN_IF_ERROR(Run(WalQuery(version), {}, &r));
       if (!r.rows.empty()) {
         s.has_wal_stats = true;
         s.wal_records = ToInt(r.rows[0][0]);
         s.wal_fpi = ToInt(r.rows[0][1]);
         s.wal_bytes = ToDouble(r.rows[0][2]);
+        if (r.rows[0].size() > 3) s.wal_syncs = ToInt(r.rows[0][3]);
       }
     }
     if (version >= 160000) PGLAYOUT_RETURN_IF_ERROR(ReadIo(&s.io));
+    if (version >= 180000) s.wal_syncs = WalSyncsFromIo(s.io);
     return ReadRelationCounters(&sample->relations);
   }
 

@@ -130,7 +130,7 @@ TEST(Observe, SamplesOnAFixedScheduleAndRanksRelations) {
   EXPECT_EQ(w.relations[0].primary_key, std::vector<std::string>{"id"});
   EXPECT_EQ(source.facts_for, std::vector<std::string>{"public.hot"})
       << "the index leads to its table once; idle tables get no facts";
-  EXPECT_DOUBLE_EQ(w.wal_bytes_per_second, 1e6);
+  EXPECT_DOUBLE_EQ(w.wal_bytes_per_second.value_or(-1), 1e6);
   EXPECT_EQ(w.checkpoints.requested, 1);
   EXPECT_EQ(w.Setting("max_wal_size").value_or(""), "1GB");
   EXPECT_EQ(w.tablespaces.size(), 2u);

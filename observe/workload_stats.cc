@@ -247,7 +247,8 @@ void FillIoRates(const std::map<IoKey, IoCounters>& sums, double duration,
 void FillServerRates(const std::vector<Sample>& samples, double duration,
                      Workload* w, ServerRates* rates) {
   std::vector<double> wal;
-  double records = 0, fpi = 0, commits = 0, clean = 0;
+  double records = 0, fpi = 0, commits = 0, clean = 0, syncs = 0;
+  bool syncs_counted = samples.size() > 1;
   for (size_t i = 1; i < samples.size(); ++i) {
     const ServerCounters& b = samples[i - 1].server;
     const ServerCounters& n = samples[i].server;
@@ -258,6 +259,9 @@ void FillServerRates(const std::vector<Sample>& samples, double duration,
     AddCheckpointDelta(b.checkpoints, n.checkpoints, &rates->checkpoints);
     clean += CounterDelta(static_cast<double>(b.buffers_clean),
                           static_cast<double>(n.buffers_clean));
+    if (b.wal_syncs < 0 || n.wal_syncs < 0) syncs_counted = false;
+    syncs += CounterDelta(static_cast<double>(b.wal_syncs),
+                          static_cast<double>(n.wal_syncs));
     if (b.has_wal_stats && n.has_wal_stats) {
       records += CounterDelta(static_cast<double>(b.wal_records),
                               static_cast<double>(n.wal_records));
@@ -271,6 +275,7 @@ void FillServerRates(const std::vector<Sample>& samples, double duration,
       CounterDelta(first.wal_lsn, last.wal_lsn) / duration;
   rates->wal_bytes_per_second_peak = Percentile95(wal);
   rates->commits_per_second = commits / duration;
+  if (syncs_counted) rates->wal_syncs_per_second = syncs / duration;
   rates->buffers_clean = clean;
   if (records > 0) rates->fpi_share = fpi / records;
 
@@ -286,6 +291,9 @@ void FillServerRates(const std::vector<Sample>& samples, double duration,
   w->wal_bytes_per_second = rates->wal_bytes_per_second;
   w->wal_bytes_per_second_peak = rates->wal_bytes_per_second_peak;
   w->commits_per_second = rates->commits_per_second;
+  if (rates->wal_syncs_per_second >= 0) {
+    w->wal_syncs_per_second = rates->wal_syncs_per_second;
+  }
   w->checkpoints = rates->checkpoints;
 }
 
@@ -295,9 +303,14 @@ double Tidy(double v) { return std::round(v * 1000) / 1000; }
 
 void TidyRates(Workload* w) {
   w->duration = Tidy(w->duration);
-  w->wal_bytes_per_second = Tidy(w->wal_bytes_per_second);
+  if (w->wal_bytes_per_second) {
+    w->wal_bytes_per_second = Tidy(*w->wal_bytes_per_second);
+  }
   w->wal_bytes_per_second_peak = Tidy(w->wal_bytes_per_second_peak);
   w->commits_per_second = Tidy(w->commits_per_second);
+  if (w->wal_syncs_per_second) {
+    w->wal_syncs_per_second = Tidy(*w->wal_syncs_per_second);
+  }
   w->checkpoints.write_time_ms = Tidy(w->checkpoints.write_time_ms);
   w->checkpoints.sync_time_ms = Tidy(w->checkpoints.sync_time_ms);
   for (IoRate& io : w->io) {

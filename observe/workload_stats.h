@@ -83,6 +83,10 @@ struct ServerCounters {
   int64_t wal_records = 0;
   int64_t wal_fpi = 0;  // full-page images
   double wal_bytes = 0;
+  // WAL flushes to disk (fsync/fdatasync of WAL files): pg_stat_wal's
+  // wal_sync on 14-17, the fsyncs of pg_stat_io's "wal" rows on 18; -1 =
+  // not counted (12, 13).
+  int64_t wal_syncs = -1;
   std::vector<IoCounters> io;  // empty before 16
 };
 
@@ -133,6 +137,7 @@ struct ServerRates {
   double wal_bytes_per_second = 0;
   double wal_bytes_per_second_peak = 0;
   double commits_per_second = 0;
+  double wal_syncs_per_second = -1;  // -1 = not counted
   double fpi_share = -1;    // full-page images / WAL records; -1 = unknown
   Checkpoints checkpoints;  // deltas over the observation
   double buffers_clean = 0;

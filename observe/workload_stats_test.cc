@@ -159,14 +159,32 @@ TEST(BuildWorkloadFromSamples, RatesAveragesAndPeaks) {
   EXPECT_EQ(w.relations.back().name, "public.cold") << "idle sorts last";
   EXPECT_RATE(w.Find("public.cold")->read_iops, 0);
 
-  EXPECT_RATE(w.wal_bytes_per_second, 40e6 / 30);
+  EXPECT_RATE(w.wal_bytes_per_second.value_or(-1), 40e6 / 30);
   // WAL per interval 1, 2, 1 MB/s: peak 1 + 0.9 * 1 = 1.9 MB/s.
   EXPECT_RATE(w.wal_bytes_per_second_peak, 1.9e6);
   EXPECT_RATE(w.commits_per_second, 400.0 / 30);
+  EXPECT_FALSE(w.wal_syncs_per_second.has_value()) << "12 and 13 count none";
   EXPECT_EQ(w.checkpoints.timed, 0);
   EXPECT_EQ(w.checkpoints.requested, 1);
   EXPECT_EQ(w.checkpoints.buffers_written, 500);
   EXPECT_RATE(rates.measured_blocks_written_per_second, 500.0 / 30);
+}
+
+// The WAL flushes the server counted (14+) become the WAL's flush rate; a
+// sample without the count (a server before 14) leaves it unknown.
+TEST(BuildWorkloadFromSamples, WalSyncsAreCountedWhereTheServerCountsThem) {
+  ObservedData data = Scripted();
+  for (size_t i = 0; i < data.samples.size(); ++i) {
+    data.samples[i].server.wal_syncs = 1000 + 60 * static_cast<int64_t>(i);
+  }
+  Workload w;
+  ServerRates rates;
+  ASSERT_TRUE(BuildWorkloadFromSamples(data, &w, &rates).ok());
+  EXPECT_RATE(w.wal_syncs_per_second.value_or(-1), 180.0 / 30);
+  data.samples[1].server.wal_syncs = -1;
+  Workload partial;
+  ASSERT_TRUE(BuildWorkloadFromSamples(data, &partial, &rates).ok());
+  EXPECT_FALSE(partial.wal_syncs_per_second.has_value());
 }
 
 TEST(BuildWorkloadFromSamples, PgStatIoRowsBecomeAverageRates) {

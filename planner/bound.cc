@@ -1,7 +1,10 @@
 #include "planner/bound.h"
 
-// find_flow_cost.hpp is not self-contained in Boost 1.74: it must come after
-// the SSP header (research/style.md 2.4), so the order here is deliberate.
+// find_flow_cost.hpp is not self-contained in Boost 1.74: it uses
+// bgl_named_params and detail::edge_weight_value without including them, so
+// it must come after the SSP header, which does (before it, g++ fails with
+// "'edge_weight_value' in namespace 'boost::detail' does not name a
+// template type"). The order here is deliberate.
 // clang-format off
 #include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/successive_shortest_path_nonnegative_weights.hpp>

@@ -344,7 +344,7 @@ VolumeNeed CapacitySearch::DataNeed(const Family& f) const {
 VolumeNeed CapacitySearch::WalNeed() const {
   const double target = options_.target_utilization;
   VolumeNeed need;
-  need.iops = wal_.commits_per_second / target;
+  need.iops = wal_.flushes_per_second / target;
   need.mbps =
       std::max(need.iops * kPageSize, wal_.bytes_per_second / target) / 1e6;
   need.bytes = static_cast<uint64_t>(std::ceil(WalBytes()));

@@ -111,7 +111,7 @@ Status AddDependent(const Relation& r, const Workload& w,
 
 InstanceLoad TotalLoad(const std::vector<TableDemand>& tables,
                        const WalDemand& wal) {
-  InstanceLoad load{wal.commits_per_second, wal.bytes_per_second / 1e6};
+  InstanceLoad load{wal.flushes_per_second, wal.bytes_per_second / 1e6};
   for (const TableDemand& d : tables) {
     const double pages = d.read_iops + d.checkpoint_write_iops;
     load.iops += pages;
@@ -161,9 +161,13 @@ Status BuildDemand(const Workload& workload, const VolumeSet& volumes,
     tables->push_back(std::move(d));
   }
   wal->peak_known = workload.wal_bytes_per_second_peak > 0;
-  wal->bytes_per_second = wal->peak_known ? workload.wal_bytes_per_second_peak
-                                          : workload.wal_bytes_per_second;
-  wal->commits_per_second = workload.commits_per_second;
+  wal->rate_known = wal->peak_known || workload.wal_bytes_per_second;
+  wal->bytes_per_second = wal->peak_known
+                              ? workload.wal_bytes_per_second_peak
+                              : workload.wal_bytes_per_second.value_or(0);
+  wal->flushes_counted = workload.wal_syncs_per_second.has_value();
+  wal->flushes_per_second =
+      workload.wal_syncs_per_second.value_or(workload.commits_per_second);
   return Status::Ok();
 }
 

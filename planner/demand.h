@@ -13,7 +13,8 @@
 //    evicting), a block dirtied again within one checkpoint cycle is written
 //    once per cycle, so a cycle writes at most the relation's blocks; and the
 //    checkpointer spreads a cycle's writes over checkpoint_timeout x
-//    checkpoint_completion_target (BRIEF.md section 2). Per relation:
+//    checkpoint_completion_target (docs/checkpoints.md#timed-and-requested).
+//    Per relation:
 //      checkpoint_write_iops = min(write_iops x T, size / 8 KiB) / (T x cct).
 //    A large, evenly updated table is written 1/cct faster than it is
 //    dirtied (the cycle's writes squeezed into cct of it); a small hot one
@@ -56,9 +57,16 @@ struct TableDemand {
 };
 
 struct WalDemand {
-  double bytes_per_second = 0;    // peak when known, else average
-  double commits_per_second = 0;  // each one a synchronous flush
+  double bytes_per_second = 0;  // peak when known, else average
+  // WAL flushes per second the WAL volume serves: the server's own count of
+  // WAL syncs when the workload has it, else the commits (each at worst a
+  // synchronous flush; read-only ones flush nothing, so this overstates).
+  double flushes_per_second = 0;
+  bool flushes_counted = false;  // from the server's count, not commits
   bool peak_known = false;
+  // False when the workload does not know its WAL rate: bytes_per_second
+  // is then 0 and the WAL's load is not forecast, which the plan says.
+  bool rate_known = true;
 };
 
 struct DemandOptions {

@@ -23,9 +23,10 @@
 //     c = read_iops x L0 requests in flight (Little's law), so it behaves as
 //     c parallel servers of service time L0: latency stays near L0 until
 //     close to saturation and then rises steeply. That is the "knee" cloud
-//     volumes show (BRIEF.md section 4: 1 ms at low load, 6-20 ms when
-//     saturated); M/M/1 (c = 1) would predict 3.3 x L0 already at 70%, which
-//     no provisioned-IOPS volume shows.
+//     volumes show (1 ms at low load, 6-20 ms when saturated:
+//     docs/source-scenarios.md#oracle-to-the-cloud); M/M/1 (c = 1) would
+//     predict 3.3 x L0 already at 70%, which no provisioned-IOPS volume
+//     shows (docs/device-model.md#latency-under-load).
 // Synchronous WAL writes are serialised by PostgreSQL (one flush at a time),
 // so the WAL's commit latency is M/M/1 on sync_write_latency_us.
 // Utilisation is capped at kMaxUtilization for latency purposes: beyond

@@ -101,7 +101,7 @@ double WalUtilization(const DeviceModel& m, const WalDemand& wal) {
   const double bytes_per_second = m.write_mbps() > 0
                                       ? m.write_mbps() * 1e6
                                       : m.write_capacity() * kPageSize;
-  return std::max(wal.commits_per_second / m.write_capacity(),
+  return std::max(wal.flushes_per_second / m.write_capacity(),
                   wal.bytes_per_second / bytes_per_second);
 }
 
@@ -302,8 +302,9 @@ class Builder {
   }
 
   // The WAL cannot be hash-partitioned: when its stream keeps even the best
-  // volume above the target, the remedy is a stripe (BRIEF.md section 4:
-  // "WAL ... possibly itself a striped LV"). The fewest alike, empty
+  // volume above the target, the remedy is a stripe (the WAL's own volume
+  // may itself be a striped LV: docs/source-scenarios.md#oracle-to-the-cloud,
+  // docs/device-model.md#wal-and-commit-latency). The fewest alike, empty
   // volumes that carry it within the target, lowest fdatasync latency
   // first, leaving at least one volume for the data. A stripe adds write
   // IOPS and bandwidth; one flush still waits for its slowest member, so it
@@ -716,6 +717,7 @@ class Builder {
   // too short to tell (see kMinGrowthObservation).
   double GrowthHorizon() const;
   std::string WalReason() const;
+  std::string WalLoadText() const;
   std::string BinName(int bin) const;
   int BinOfStripe() const;
   uint64_t StripeWidth() const;
@@ -780,10 +782,26 @@ std::string Builder::WalReason() const {
   }
   return fmt::format(
       "{} ({}); alone, so commits never queue behind data reads and "
-      "checkpoint writes; WAL keeps it {} busy",
+      "checkpoint writes; {}",
       opt_.wal_volume.empty() ? "lowest commit latency"
                               : "sized for the WAL by capacity planning",
-      latency, Percent(wal_util_));
+      latency, WalLoadText());
+}
+
+// What the WAL costs its volume, or that it is not known.
+std::string Builder::WalLoadText() const {
+  if (!wal_.rate_known) {
+    return "WAL rate unknown (not in the workload), so its load on this "
+           "volume is not forecast: observe the live server to measure it";
+  }
+  return fmt::format(
+      "WAL keeps it {} busy ({})", Percent(wal_util_),
+      wal_.flushes_counted
+          ? fmt::format("{:.0f} WAL flushes/s as the server counted them",
+                        wal_.flushes_per_second)
+          : fmt::format("{:.0f} commits/s, each counted as a WAL flush: the "
+                        "workload has no count of the server's flushes",
+                        wal_.flushes_per_second));
 }
 
 void Builder::AssembleTablespaces(PlanOutcome* out) {
@@ -919,7 +937,7 @@ void Builder::AssembleForecast(PlanOutcome* out) {
   }
   ForecastEntry wal_load;
   wal_load.utilization_after = wal_util_;
-  wal_load.wal_write_iops = wal_.commits_per_second;
+  wal_load.wal_write_iops = wal_.flushes_per_second;
   wal_load.wal_write_mbps = wal_.bytes_per_second / 1e6;
   for (size_t b = 0; b < bins_.size(); ++b) {
     bin_load[b].utilization_after = result_.utilization[b];

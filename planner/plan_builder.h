@@ -4,7 +4,8 @@
 // the same plan (and the same bytes once written). Steps:
 //  1. device models (device_model.h) and demand (demand.h);
 //  2. the WAL's volume: the lowest fdatasync latency, alone when another
-//     volume exists (BRIEF.md section 4: commit latency is WAL latency);
+//     volume exists (commit latency is WAL latency:
+//     docs/device-model.md#wal-and-commit-latency);
 //     when no single volume carries its flushes and bytes at the target,
 //     a stripe of the fewest alike, empty volumes that does ("wal_stripe",
 //     64 KiB chunk; the WAL cannot be hash-partitioned), leaving at least

@@ -95,7 +95,7 @@ std::string AllOutputs(const PlanOutcome& out, const Example& e) {
          RenderPlanText(out);
 }
 
-// ---------------------------------------------------- BRIEF.md section 4 --
+// -------------------------- docs/source-scenarios.md#oracle-to-the-cloud --
 
 TEST(OracleToCloudExample, HotTableIsHashPartitionedOverTheFiveNewVolumes) {
   Example e = LoadExample("oracle_cloud");
@@ -152,7 +152,7 @@ TEST(OracleToCloudExample, PreferStripeBuildsOneFromTheEmptyVolumes) {
             std::string::npos);
 }
 
-// ---------------------------------------------------- BRIEF.md section 2 --
+// ---------------------------------- docs/source-scenarios.md#checkpoints --
 
 TEST(CheckpointExample, RaisesMaxWalSizeWithTheReason) {
   Example e = LoadExample("checkpoints");
@@ -174,7 +174,7 @@ TEST(CheckpointExample, RaisesMaxWalSizeWithTheReason) {
   }
 }
 
-// ---------------------------------------------------- BRIEF.md section 1 --
+// -------------------------- docs/source-scenarios.md#striped-nvme-backup --
 
 TEST(StripedNvmeExample, BackupReadsSpanTheStripeWithEveryVcpu) {
   Example e = LoadExample("striped_nvme_backup");
@@ -700,6 +700,50 @@ TEST(Demand, CheckpointWritesAreSpreadAndCappedAtTheRelationsBlocks) {
   ASSERT_NE(wal_entry, nullptr);
   EXPECT_DOUBLE_EQ(wal_entry->wal_write_iops, 500);
   EXPECT_DOUBLE_EQ(wal_entry->wal_write_mbps, 14);
+}
+
+// Unknown is not zero: without a WAL rate the plan still puts the WAL on
+// the best volume, and says that its load there is not forecast.
+TEST(Demand, AnUnknownWalRateIsSaidNotForecastAsIdle) {
+  std::string workload = kCheckpointWorkload;
+  const std::string rate = "bytes_per_second = 14000000\n";
+  workload.erase(workload.find(rate), rate.size());
+  Example e = FromText(kOneDataVolume, workload);
+  ASSERT_FALSE(e.workload.wal_bytes_per_second.has_value());
+  PlanOutcome out = PlanOrDie(e);
+  EXPECT_EQ(out.plan.wal_volume, "wal");
+  EXPECT_NE(out.plan.wal_reason.find("WAL rate unknown (not in the "
+                                     "workload), so its load on this volume "
+                                     "is not forecast"),
+            std::string::npos)
+      << out.plan.wal_reason;
+  EXPECT_EQ(out.plan.wal_reason.find("WAL keeps it"), std::string::npos);
+}
+
+// The WAL volume serves the WAL flushes the server counted, not the
+// commits: most of a read-mostly workload's commits flush nothing.
+TEST(Demand, TheWalVolumeServesTheCountedFlushesNotTheCommits) {
+  std::string workload = kCheckpointWorkload;
+  workload.insert(workload.find("commits_per_second = 500"),
+                  "syncs_per_second = 80\n");
+  Example e = FromText(kOneDataVolume, workload);
+  ASSERT_EQ(e.workload.wal_syncs_per_second.value_or(-1), 80);
+  PlanOutcome out = PlanOrDie(e);
+  const ForecastEntry* wal = FindForecast(out.plan, "wal");
+  ASSERT_NE(wal, nullptr);
+  EXPECT_DOUBLE_EQ(wal->wal_write_iops, 80);
+  EXPECT_NE(out.plan.wal_reason.find("80 WAL flushes/s as the server counted "
+                                     "them"),
+            std::string::npos)
+      << out.plan.wal_reason;
+  // Without the count, each of the 500 commits is taken as a flush.
+  PlanOutcome commits =
+      PlanOrDie(FromText(kOneDataVolume, kCheckpointWorkload));
+  EXPECT_DOUBLE_EQ(FindForecast(commits.plan, "wal")->wal_write_iops, 500);
+  EXPECT_NE(commits.plan.wal_reason.find("500 commits/s, each counted as a "
+                                         "WAL flush"),
+            std::string::npos)
+      << commits.plan.wal_reason;
 }
 
 // A toasted table: its TOAST relation and the TOAST relation's index join

@@ -1,11 +1,12 @@
 // Settings that go with a layout, each with its reason and numbers.
 //
-// Checkpoints (BRIEF.md section 2). PostgreSQL requests a checkpoint once
+// Checkpoints (docs/checkpoints.md). PostgreSQL requests a checkpoint once
 // about max_wal_size / (1 + checkpoint_completion_target) of WAL was written
 // since the last one (xlog.c, CalculateCheckpointSegments). A requested
 // checkpoint ignores the completion target and flushes as fast as the
-// storage allows, which is what cut pgbench from 1000 to 620 TPS in the
-// article. So that checkpoints are timed, not requested, at the WAL peak R:
+// storage allows, which is what cut pgbench from 1000 to 620 TPS in
+// docs/source-scenarios.md#checkpoints. So that checkpoints are timed, not
+// requested, at the WAL peak R:
 //   max_wal_size >= R x checkpoint_timeout x (1 + target) x 1.2 (bursts),
 // bounded by 60% of the WAL volume's free space (max_wal_size is a soft
 // limit; timescaledb-tune's rule leaves room to react) and by a
@@ -13,17 +14,19 @@
 // assumed kReplayBytesPerSecond). Without a measured rate, the rate is
 // estimated from the requested checkpoints over the observation.
 //
-// I/O per tablespace (research/planner_migrator.md 3.4). seq_page_cost is
-// relative to the volume of pg_default (slower sequential reads cost more);
+// I/O per tablespace (docs/device-model.md#per-tablespace-io-settings).
+// seq_page_cost is relative to the volume of pg_default (slower sequential
+// reads cost more);
 // random_page_cost = seq_page_cost x (sequential pages/s / random IOPS),
 // within [1.1, 4]: the throughput ratio the planner's costs stand for;
 // effective_io_concurrency and maintenance_io_concurrency = the requests in
 // flight the volume needs to reach its IOPS (Little's law). pg_default's own
 // values go to the global settings.
 //
-// Backup readers (BRIEF.md section 1): wal-g direct reads of 1 MiB per
-// member disk so one read spans the whole stripe; reader concurrency vCPU/2,
-// or all vCPUs on dense-NVMe families and tiny hosts; CPUWeight=25.
+// Backup readers (docs/device-model.md#backup-readers): wal-g direct reads
+// of 1 MiB per member disk so one read spans the whole stripe; reader
+// concurrency vCPU/2, or all vCPUs on dense-NVMe families and tiny hosts;
+// CPUWeight=25.
 
 #ifndef PGLAYOUT_PLANNER_RECOMMEND_H_
 #define PGLAYOUT_PLANNER_RECOMMEND_H_

@@ -31,8 +31,9 @@ struct PartitionCheck {
 };
 
 // Judges hash partitioning of |table| on |key| (empty: the primary key) for
-// a server of |server_version_num|. Rules (PostgreSQL 11-18 documentation,
-// research/migration_correctness.md G1-G6, F2, F5, A7):
+// a server of |server_version_num|. Rules (PostgreSQL 11-18 documentation;
+// docs/online-migration.md#hash-partitioning, #generated-and-identity-columns,
+// #outgoing-foreign-keys, #publications-and-subscriptions):
 //  - a key is needed: the primary key, or one given by the user;
 //  - every unique constraint, the primary key included, must contain all
 //    key columns (a partitioned table enforces uniqueness per partition);
@@ -50,7 +51,8 @@ PartitionCheck CheckHashPartitioning(const Relation& table,
                                      int server_version_num);
 
 // The stripe chunk pglayout proposes: 512 KiB, mdadm's default and the
-// chunk of the NVMe arrays in BRIEF.md section 1; larger than PostgreSQL's
+// chunk of the NVMe array of docs/source-scenarios.md#striped-nvme-backup
+// (docs/device-model.md#striping); larger than PostgreSQL's
 // largest combined read (io_combine_limit <= 1 MB spans at most two
 // members), small enough that an 8 KiB random read touches one member.
 inline constexpr uint64_t kStripeChunk = 512 * 1024;

@@ -36,7 +36,8 @@ int FindKnee(const std::vector<RandomReadPoint>& curve);
 // The stripe-wide read size: the smallest request size whose MB/s at
 // |queue_depth| reaches kReachedFraction of the best MB/s at that depth. On
 // a RAID0 of 4 disks with 512 KiB chunks this is 2-4 MiB; on one disk about
-// 1 MiB (BRIEF.md section 1). 0 when no point has that depth.
+// 1 MiB (docs/device-model.md#stripe-wide-reads). 0 when no point has that
+// depth.
 uint64_t StripeWideReadSize(const std::vector<SequentialReadPoint>& curve,
                             int queue_depth = 1);
 

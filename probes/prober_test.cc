@@ -50,7 +50,8 @@ TEST(Prober, FindsTheKnownAnswersOfAFourDiskRaid0) {
   EXPECT_LE(v.read_iops, 1.001 * peak);
   EXPECT_GE(v.readers_to_saturate, 8);
   EXPECT_LE(v.readers_to_saturate, 64);
-  // BRIEF.md section 1: a 4-disk, 512 KiB-chunk RAID0 needs 4 MiB reads.
+  // A 4-disk, 512 KiB-chunk RAID0 needs 4 MiB reads
+  // (docs/device-model.md#stripe-wide-reads).
   EXPECT_EQ(v.stripe_read_size, 4 * kMiB);
   EXPECT_NEAR(v.read_mbps, 3907, 3907 * 0.02);  // 16 MiB at depth 1
   // Commit: 30 us write access + 8.192 us transfer + 400 us flush.

@@ -1,9 +1,9 @@
 // `pglayout probe --compare-buffered`: the same sequential write of the
 // probe file through the page cache and with O_DIRECT, each timed until the
-// data is durable, with the user and system CPU of each (BRIEF.md section
-// 3: a buffered write is a loan; write() returns at memory speed and the
-// device is paid at fdatasync, partly by kernel flusher threads whose CPU
-// no process is charged for).
+// data is durable, with the user and system CPU of each
+// (docs/device-model.md#durable-writes: a buffered write is a loan; write()
+// returns at memory speed and the device is paid at fdatasync, partly by
+// kernel flusher threads whose CPU no process is charged for).
 //
 // Both halves overwrite the already filled probe file, so neither pays for
 // block allocation. The buffered half leaves the file's pages in the page

@@ -23,7 +23,9 @@ struct Fixture {
   Plan plan;
 };
 
-// The fixture scenario (BRIEF §4's layout), read through the real readers.
+// The fixture scenario (the layout of
+// docs/source-scenarios.md#oracle-to-the-cloud), read through the real
+// readers.
 const Fixture& Scenario() {
   static const Fixture* fixture = [] {
     auto* f = new Fixture;

@@ -17,7 +17,8 @@ namespace {
 constexpr size_t kRankedBars = 12;
 constexpr size_t kRankedRows = 30;
 // Requested checkpoints above this share of all checkpoints mean WAL
-// outruns max_wal_size: BRIEF §2 calls a healthy server's share ~0.
+// outruns max_wal_size: on a healthy server the share is near 0
+// (docs/checkpoints.md#timed-and-requested).
 constexpr double kRequestedShareWarning = 0.1;
 
 double Demand(const Relation& r) { return r.read_iops + r.write_iops; }
@@ -45,8 +46,10 @@ void RenderWorkloadFacts(const Workload& w, Markup* out) {
   double total = 0;
   for (const Relation& r : w.relations) total += static_cast<double>(r.size);
   std::string wal;
-  if (w.wal_bytes_per_second > 0) {
-    wal = BytesPerSecond(w.wal_bytes_per_second) + " average";
+  if (w.wal_bytes_per_second) {
+    wal = BytesPerSecond(*w.wal_bytes_per_second) + " average";
+  } else {
+    wal = "rate unknown";
   }
   if (w.wal_bytes_per_second_peak > 0) {
     wal += (wal.empty() ? "" : " · ") +

@@ -76,7 +76,7 @@ Workload MakeWorkload(int tables, int indexes, int volumes, bool live) {
                 {"max_wal_size", "1GB"},
                 {"checkpoint_timeout", "5min"}};
   if (live) w.settings["data_directory"] = "/mnt/vol00/pgdata";
-  w.wal_bytes_per_second = 30e6;
+  w.wal_bytes_per_second = 30e6;  // optional: known
   w.wal_bytes_per_second_peak = 60e6;
   w.commits_per_second = 8000;
   for (int v = 1; live && v < 8; ++v) {

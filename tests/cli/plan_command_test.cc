@@ -52,6 +52,39 @@ Completion Plan(const std::vector<std::string>& extra) {
   return RunPglayout(args);
 }
 
+// A log from before 9.6 has no checkpoint distances: observe --from-log
+// -> plan must say the WAL rate is unknown, never "WAL keeps it 0% busy",
+// and must not present the default max_wal_size as observed.
+TEST(PlanCommand, AnUnknownWalRateFromALogIsSaidNotForecastAsIdle) {
+  const std::string log = WriteTempFile(
+      "old.log",
+      "2016-03-01 10:00:00 UTC [1] LOG:  checkpoint starting: xlog\n"
+      "2016-03-01 10:00:40 UTC [1] LOG:  checkpoint complete: wrote 900 "
+      "buffers (5.5%); 0 transaction log file(s) added, 0 removed, 3 "
+      "recycled; write=39.0 s, sync=0.5 s, total=40.0 s; sync files=9, "
+      "longest=0.1 s, average=0.0 s\n"
+      "2016-03-01 10:01:00 UTC [1] LOG:  checkpoint starting: xlog\n"
+      "2016-03-01 10:01:40 UTC [1] LOG:  checkpoint complete: wrote 800 "
+      "buffers (5.0%); 0 transaction log file(s) added, 0 removed, 3 "
+      "recycled; write=39.0 s, sync=0.5 s, total=40.0 s; sync files=9, "
+      "longest=0.1 s, average=0.0 s\n");
+  const std::string workload = ::testing::TempDir() + "/old_workload.toml";
+  Completion observe =
+      RunPglayout({"observe", "--from-log", log, "-o", workload});
+  ASSERT_EQ(observe.exit_code, 0) << observe.output;
+  EXPECT_NE(observe.output.find("WAL rate unknown"), std::string::npos)
+      << observe.output;
+  Completion plan = RunPglayout(
+      {"plan", "--volumes", WriteTempFile("old_volumes.toml", kVolumes),
+       "--workload", workload, "--out-dir", ::testing::TempDir() + "/old"});
+  ASSERT_EQ(plan.exit_code, 0) << plan.output;
+  EXPECT_NE(plan.output.find("WAL rate unknown (not in the workload)"),
+            std::string::npos)
+      << plan.output;
+  EXPECT_EQ(plan.output.find("WAL keeps it 0% busy"), std::string::npos)
+      << plan.output;
+}
+
 TEST(PlanCommand, MalformedGrowthNamesTheOption) {
   Completion run = Plan({"--growth", "20"});
   EXPECT_EQ(run.exit_code, 2) << run.output;

@@ -1076,7 +1076,8 @@ TEST_P(MigrateTest, RefusesToSwapATableASubscriptionAppliesTo) {
 
 // The swap waits for transactions older than the copy; the foreground's
 // writes meanwhile are replayed before the swap takes its ACCESS EXCLUSIVE
-// lock, never thousands of them under it (research C1, E11).
+// lock, never thousands of them under it (docs/online-migration.md#lock-queue,
+// #convergence).
 TEST_P(MigrateTest, SwapReplaysTheBacklogOfItsWaitOutsideTheLock) {
   OneMove m;
   PGLAYOUT_ASSERT_OK(StartMove("backlog", "b", 20000, &m));
@@ -1478,6 +1479,74 @@ TEST_P(MigrateTest, ADisabledCaptureTriggerStopsTheSwap) {
                   "' ' || (SELECT count(*) FROM pg_trigger WHERE "
                   "tgname LIKE 'pglayout%') FROM d"),
             oid + " 3000 0");
+}
+
+// A run killed midway, its output going to a file (block-buffered, as
+// under cron, systemd, nohup or | tee), still leaves the log of every step
+// it completed: a DBA resuming after a kill needs it.
+TEST_P(MigrateTest, AKilledRunsLogHoldsTheStepsItCompleted) {
+  PgCluster* pg;
+  std::unique_ptr<SqlSession> s;
+  PGLAYOUT_ASSERT_OK(FreshDatabase("killlog", &pg, &s));
+  Exec(s.get(),
+       "CREATE TABLE t (id int PRIMARY KEY, v text);"
+       "INSERT INTO t SELECT g, 'v' FROM generate_series(1, 5000) g");
+  const std::string plan = WriteFile("killlog.toml", MovePlan(pg, "t"));
+  BinaryRun run = RunPglayout(
+      {"migrate", plan, "--dsn", Conninfo(pg, "killlog"), "--apply",
+       "--throttle", "off", "--batch-rows", "1000", "--no-checkpoint-guard"},
+      "copy-batch:2:after-commit");
+  EXPECT_EQ(run.signal, SIGKILL) << run.output;
+  EXPECT_NE(run.output.find("run 1 started"), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find("created tablespace t_ts at "), std::string::npos)
+      << run.output;
+  // The resumed run says so, and finishes.
+  BinaryRun resumed =
+      RunPglayout({"migrate", plan, "--dsn", Conninfo(pg, "killlog"), "--apply",
+                   "--throttle", "off", "--no-checkpoint-guard"},
+                  "");
+  EXPECT_EQ(resumed.exit_code, 0) << resumed.output;
+  EXPECT_NE(resumed.output.find("run 1 resumed"), std::string::npos)
+      << resumed.output;
+  EXPECT_EQ(Value(s.get(), "SELECT count(*) FROM t"), "5000");
+}
+
+// --finalize drops every old copy it can: one that an object still
+// depends on is kept and named, and does not keep the others.
+TEST_P(MigrateTest, FinalizeDropsWhatItCanAndNamesWhatItKept) {
+  PgCluster* pg;
+  std::unique_ptr<SqlSession> s;
+  PGLAYOUT_ASSERT_OK(FreshDatabase("finalize", &pg, &s));
+  Exec(s.get(),
+       "CREATE TABLE a (id int PRIMARY KEY, v text);"
+       "CREATE TABLE b (id int PRIMARY KEY, v text);"
+       "INSERT INTO a SELECT g, 'a' FROM generate_series(1, 100) g;"
+       "INSERT INTO b SELECT g, 'b' FROM generate_series(1, 100) g");
+  const std::string a_oid = Value(s.get(), "SELECT 'a'::regclass::oid");
+  MigrateOptions options;
+  options.checkpoint_guard = false;
+  options.throttle = ThrottleMode::kOff;
+  MigrateReport report;
+  const std::string plan = MovePlan(pg, "a") + MovePlan(pg, "b");
+  PGLAYOUT_ASSERT_OK(
+      MigratePlan(plan, Conninfo(pg, "finalize"), true, &report, options));
+  Exec(s.get(), "CREATE VIEW keeps_a AS SELECT * FROM pglayout.old_" + a_oid);
+
+  options.mode = MigrateMode::kFinalize;
+  report = MigrateReport();
+  Status st =
+      MigratePlan(plan, Conninfo(pg, "finalize"), true, &report, options);
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("1 of 2 old copies could not be dropped"),
+            std::string::npos)
+      << st.message();
+  EXPECT_NE(st.message().find("pglayout.old_" + a_oid), std::string::npos)
+      << st.message();
+  EXPECT_EQ(Value(s.get(),
+                  "SELECT string_agg(relname, ',') FROM pg_class WHERE "
+                  "relnamespace = 'pglayout'::regnamespace AND relkind = 'r' "
+                  "AND relname LIKE 'old\\_%'"),
+            "old_" + a_oid);
 }
 
 // What lies outside the plan is not the run's to judge: an invalid index
