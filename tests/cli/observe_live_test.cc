@@ -1,0 +1,66 @@
+// `pglayout observe` through the real binary against real servers: what
+// the diagnosis says, and from which window.
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "common/sql.h"
+#include "testing/pg_test.h"
+#include "tests/run_pglayout.h"
+
+namespace pglayout {
+namespace {
+
+// Advice from the right window: a server whose past is full of requested
+// checkpoints (CHECKPOINT commands), observed while none happens, is not
+// told to raise max_wal_size; the history is reported as history.
+class ObserveWindowTest : public PgVersionTest {};
+
+TEST_P(ObserveWindowTest, HistorySinceTheResetIsNotAdvice) {
+  std::unique_ptr<PgCluster> pg;
+  PGLAYOUT_ASSERT_OK(StartCluster({}, &pg));
+  std::unique_ptr<SqlSession> s;
+  PGLAYOUT_ASSERT_OK(pg->Connect(&s));
+  CheckpointCounts before;
+  PGLAYOUT_ASSERT_OK(ReadCheckpointCounts(s.get(), &before));
+  for (int i = 0; i < 3; ++i) {
+    PGLAYOUT_ASSERT_OK(
+        ExecuteSql(s.get(),
+                   "CREATE TABLE IF NOT EXISTS t (a int); INSERT INTO t "
+                   "VALUES (1)"));
+    PGLAYOUT_ASSERT_OK(ExecuteSql(s.get(), "CHECKPOINT"));
+  }
+  // Before 15 the statistics arrive asynchronously: wait until the views
+  // show the three, so that none lands in the observation's window.
+  CheckpointCounts counts;
+  for (int i = 0; i < 100; ++i) {
+    PGLAYOUT_ASSERT_OK(ExecuteSql(s.get(), "SELECT pg_stat_clear_snapshot()"));
+    PGLAYOUT_ASSERT_OK(ReadCheckpointCounts(s.get(), &counts));
+    if (counts.requested >= before.requested + 3) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ASSERT_GE(counts.requested, before.requested + 3);
+  Completion run = RunPglayout({"observe", "--dsn", pg->conninfo(),
+                                "--duration", "3s", "--interval", "1s", "-o",
+                                ::testing::TempDir() + "/window.toml"});
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_NE(run.output.find("checkpoints during the observation: 0 timed, 0 "
+                            "requested"),
+            std::string::npos)
+      << run.output;
+  EXPECT_NE(run.output.find("no checkpoint happened during the observation; "
+                            "since the last statistics reset"),
+            std::string::npos)
+      << run.output;
+  EXPECT_EQ(run.output.find("requested checkpoints are"), std::string::npos)
+      << run.output;
+}
+
+PGLAYOUT_INSTANTIATE_PG_VERSIONS_FROM_12(ObserveWindowTest);
+
+}  // namespace
+}  // namespace pglayout
