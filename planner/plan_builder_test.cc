@@ -344,11 +344,8 @@ TEST(BuildPlan, TooMuchForTheHostSaysWhatIsNeeded) {
   EXPECT_TRUE(said);
 }
 
-// A table without any key cannot be copied online (migrate identifies rows
-// by a key), so its move is planned offline; a keyed table stays online.
-TEST(BuildPlan, TableWithoutAKeyMovesOffline) {
-  Example e;
-  Status st = ParseVolumes(R"(
+// A WAL volume and one data volume, alike but for commit latency.
+constexpr char kWalAndD1[] = R"(
 [[volume]]
 name = "wal"
 path = "/mnt/wal"
@@ -363,8 +360,13 @@ capacity = "100GB"
 read_iops = 3000
 write_iops = 3000
 sync_write_latency_us = 900
-)",
-                           "v.toml", &e.volumes);
+)";
+
+// A table without any key cannot be copied online (migrate identifies rows
+// by a key), so its move is planned offline; a keyed table stays online.
+TEST(BuildPlan, TableWithoutAKeyMovesOffline) {
+  Example e;
+  Status st = ParseVolumes(kWalAndD1, "v.toml", &e.volumes);
   ASSERT_TRUE(st.ok()) << st.ToString();
   st = ParseWorkload(R"(
 [observation]
@@ -403,24 +405,7 @@ primary_key = ["aid"]
 // the plan never proposes a step that migrate's preflight refuses.
 TEST(BuildPlan, WhatCannotBeCopiedOnlineMovesOffline) {
   Example e;
-  ASSERT_TRUE(ParseVolumes(R"(
-[[volume]]
-name = "wal"
-path = "/mnt/wal"
-capacity = "100GB"
-read_iops = 3000
-write_iops = 3000
-sync_write_latency_us = 500
-[[volume]]
-name = "d1"
-path = "/mnt/d1"
-capacity = "100GB"
-read_iops = 3000
-write_iops = 3000
-sync_write_latency_us = 900
-)",
-                           "v.toml", &e.volumes)
-                  .ok());
+  ASSERT_TRUE(ParseVolumes(kWalAndD1, "v.toml", &e.volumes).ok());
   Status st = ParseWorkload(R"(
 [observation]
 source = "live"

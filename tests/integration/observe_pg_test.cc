@@ -44,6 +44,20 @@ PgClusterOptions SmallServer() {
   return o;
 }
 
+// A read-only observing session on a server, its source, and the
+// relations it reads first.
+struct Observing {
+  std::unique_ptr<SqlSession> session;
+  std::unique_ptr<StatsSource> source;
+
+  Status Open(const std::string& conninfo,
+              std::vector<RelationInfo>* relations) {
+    PGLAYOUT_RETURN_IF_ERROR(OpenPgSession(conninfo, "observe-test", &session));
+    PGLAYOUT_RETURN_IF_ERROR(OpenPgStatsSource(session.get(), &source));
+    return source->ReadRelations(relations);
+  }
+};
+
 class ObservePgTest : public PgVersionTest {};
 
 // Runs |sql| and returns its single value, or "<error: ...>" so that a
@@ -229,12 +243,11 @@ TEST_P(ObservePgTest, CollectsTheFactsTheMigratorNeeds) {
     CREATE PUBLICATION obs_pub FOR TABLE obs."Order Lines";
   )sql"));
 
-  std::unique_ptr<SqlSession> session;
-  PGLAYOUT_ASSERT_OK(OpenPgSession(pg->conninfo(), "observe-test", &session));
-  std::unique_ptr<StatsSource> source;
-  PGLAYOUT_ASSERT_OK(OpenPgStatsSource(session.get(), &source));
+  Observing o;
   std::vector<RelationInfo> relations;
-  PGLAYOUT_ASSERT_OK(source->ReadRelations(&relations));
+  PGLAYOUT_ASSERT_OK(o.Open(pg->conninfo(), &relations));
+  SqlSession* session = o.session.get();
+  StatsSource* source = o.source.get();
   auto lines = std::find_if(
       relations.begin(), relations.end(),
       [](const auto& r) { return r.name == "obs.\"Order Lines\""; });
@@ -273,7 +286,7 @@ TEST_P(ObservePgTest, CollectsTheFactsTheMigratorNeeds) {
   EXPECT_EQ(toast_of_customers[1], toast_of_customers[0] + "_index");
 
   // The observing session refuses to write.
-  Status write = ExecuteSql(session.get(), "CREATE TABLE obs.nope (a int)");
+  Status write = ExecuteSql(session, "CREATE TABLE obs.nope (a int)");
   EXPECT_FALSE(write.ok());
   EXPECT_EQ(session->last_sqlstate(), "25006") << write.ToString();
 
@@ -396,12 +409,10 @@ TEST_P(ObservePgTest, SizesCountEveryForkOfEachRelation) {
   )sql"));
   PGLAYOUT_ASSERT_OK(ExecuteSql(admin.get(), "VACUUM sizes.t"));
 
-  std::unique_ptr<SqlSession> session;
-  PGLAYOUT_ASSERT_OK(OpenPgSession(pg->conninfo(), "observe-test", &session));
-  std::unique_ptr<StatsSource> source;
-  PGLAYOUT_ASSERT_OK(OpenPgStatsSource(session.get(), &source));
+  Observing o;
   std::vector<RelationInfo> relations;
-  PGLAYOUT_ASSERT_OK(source->ReadRelations(&relations));
+  PGLAYOUT_ASSERT_OK(o.Open(pg->conninfo(), &relations));
+  StatsSource* source = o.source.get();
   Sample sample;
   bool skipped = true;
   PGLAYOUT_ASSERT_OK(source->ReadSample(&sample, &skipped));
@@ -471,12 +482,9 @@ TEST_P(ObservePgTest, LeavesOutPglayoutsOwnRelations) {
     CREATE TABLE own.pglayoutish (id int PRIMARY KEY);
   )sql"));
 
-  std::unique_ptr<SqlSession> session;
-  PGLAYOUT_ASSERT_OK(OpenPgSession(pg->conninfo(), "observe-test", &session));
-  std::unique_ptr<StatsSource> source;
-  PGLAYOUT_ASSERT_OK(OpenPgStatsSource(session.get(), &source));
+  Observing o;
   std::vector<RelationInfo> relations;
-  PGLAYOUT_ASSERT_OK(source->ReadRelations(&relations));
+  PGLAYOUT_ASSERT_OK(o.Open(pg->conninfo(), &relations));
   std::vector<std::string> own;
   for (const RelationInfo& r : relations) {
     EXPECT_EQ(r.name.find("pglayout."), std::string::npos) << r.name;
