@@ -346,7 +346,7 @@ void WriteVolume(const Volume& v, TomlWriter* w) {
   w->ArrayTable("volume");
   w->String("name", v.name);
   w->StringIfSet("path", v.path);
-  w->Size("capacity", v.capacity);
+  w->MeasuredSize("capacity", v.capacity);
   w->Number("read_iops", v.read_iops);
   w->Number("write_iops", v.write_iops);
   w->Number("read_mbps", v.read_mbps);
@@ -418,7 +418,7 @@ std::string VolumesToToml(const VolumeSet& volumes) {
   const Host& h = volumes.host;
   w.Table("host");
   w.NumberIfSet("vcpus", h.vcpus);
-  w.SizeIfSet("memory", h.memory);
+  if (h.memory > 0) w.MeasuredSize("memory", h.memory);
   w.StringIfSet("instance_type", h.instance_type);
   w.NumberIfSet("bandwidth_cap_mbps", h.bandwidth_cap_mbps);
   w.NumberIfSet("iops_cap", h.iops_cap);

@@ -125,6 +125,10 @@ void TomlWriter::Size(std::string_view key, uint64_t bytes) {
   String(key, FormatSize(bytes));
 }
 
+void TomlWriter::MeasuredSize(std::string_view key, uint64_t bytes) {
+  String(key, FormatMeasuredSize(bytes));
+}
+
 void TomlWriter::Duration(std::string_view key, double seconds) {
   String(key, FormatDuration(seconds));
 }

@@ -26,7 +26,9 @@ class TomlWriter {
   void Number(std::string_view key, double value);
   void Integer(std::string_view key, int64_t value);
   void Bool(std::string_view key, bool value);
-  void Size(std::string_view key, uint64_t bytes);      // "600GiB"
+  void Size(std::string_view key, uint64_t bytes);  // "600GiB"
+  // A measured size, to three significant figures (FormatMeasuredSize).
+  void MeasuredSize(std::string_view key, uint64_t bytes);
   void Duration(std::string_view key, double seconds);  // "5min"
   void StringList(std::string_view key, const std::vector<std::string>& list);
   void StringListList(std::string_view key,

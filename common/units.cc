@@ -170,6 +170,30 @@ std::string FormatSize(uint64_t bytes) {
   return fmt::format("{}B", bytes);
 }
 
+std::string FormatMeasuredSize(uint64_t bytes) {
+  // An exact spelling of a few digits is kept: a declared or provisioned
+  // size ("1500GiB") must not lose its last digits.
+  const std::string exact = FormatSize(bytes);
+  const size_t digits = exact.find_first_not_of("0123456789.");
+  if (digits != std::string::npos && digits <= 6 &&
+      exact.substr(digits) != "B") {
+    return exact;
+  }
+  static constexpr std::array<Unit, 4> kLargestFirst = {
+      {{"TiB", kTiB}, {"GiB", kGiB}, {"MiB", kMiB}, {"KiB", kKiB}}};
+  for (const Unit& u : kLargestFirst) {
+    const double value = static_cast<double>(bytes) / u.factor;
+    if (value < 1) continue;
+    // Three significant figures, rounded down: 251.97 -> 251, 23.54 -> 23.5.
+    const int decimals = value >= 100 ? 0 : value >= 10 ? 1 : 2;
+    const double scale = std::pow(10.0, decimals);
+    // (1e-3 of the last digit absorbs the bytes ParseSize truncated.)
+    const double shown = std::floor(value * scale + 1e-3) / scale;
+    return fmt::format("{}{}", shown, u.name);
+  }
+  return fmt::format("{}B", bytes);
+}
+
 std::string FormatPgSize(uint64_t bytes) {
   static constexpr std::array<Unit, 4> kLargestFirst = {
       {{"TB", kTiB}, {"GB", kGiB}, {"MB", kMiB}, {"kB", kKiB}}};

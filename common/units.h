@@ -54,6 +54,14 @@ Status ParseGrowthRate(std::string_view text, GrowthRate* rate);
 // "1.5KiB" only when exact to the byte, otherwise plain bytes.
 std::string FormatSize(uint64_t bytes);
 
+// For measured sizes (a filesystem's capacity, a host's memory), written
+// for people to read and ParseSize to read back: the largest IEC unit the
+// size reaches, with at most three significant figures, rounded down so a
+// capacity is never overstated: 270553174016 (264212084 KiB) -> "251GiB".
+// A size exact in a few digits ("1500GiB", "1.5TiB", "512KiB") is written
+// as it is.
+std::string FormatMeasuredSize(uint64_t bytes);
+
 // For postgresql.conf values: the largest of kB/MB/GB/TB that divides
 // |bytes| exactly ("4GB", "1536MB"), or bytes if none does.
 std::string FormatPgSize(uint64_t bytes);

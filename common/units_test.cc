@@ -134,5 +134,25 @@ TEST(ParseGrowthRate, RejectsMalformedRatesQuotingThem) {
   }
 }
 
+// Measured sizes are written to the precision they have: a filesystem's
+// 264212084 KiB is "251GiB" (rounded down: never overstated), a host's
+// 24683584 KiB "23.5GiB"; exact short spellings stay exact.
+TEST(FormatMeasuredSize, ThreeFiguresRoundedDownExactOnesKept) {
+  EXPECT_EQ(FormatMeasuredSize(264212084ull * kKiB), "251GiB");
+  EXPECT_EQ(FormatMeasuredSize(24683584ull * kKiB), "23.5GiB");
+  EXPECT_EQ(FormatMeasuredSize(1500 * kGiB), "1500GiB");
+  EXPECT_EQ(FormatMeasuredSize(kTiB + kTiB / 2), "1.5TiB");
+  EXPECT_EQ(FormatMeasuredSize(512 * kKiB), "512KiB");
+  EXPECT_EQ(FormatMeasuredSize(1000), "1000B");
+  EXPECT_EQ(FormatMeasuredSize(1234567), "1.17MiB");
+  // What it writes reads back, and writes the same again.
+  for (uint64_t bytes : {264212084ull * kKiB, 24683584ull * kKiB, 1234567ull}) {
+    uint64_t back = 0;
+    ASSERT_TRUE(ParseSize(FormatMeasuredSize(bytes), &back).ok());
+    EXPECT_LE(back, bytes);
+    EXPECT_EQ(FormatMeasuredSize(back), FormatMeasuredSize(bytes));
+  }
+}
+
 }  // namespace
 }  // namespace pglayout

@@ -302,7 +302,9 @@ void FillServerRates(const std::vector<Sample>& samples, double duration,
 double Tidy(double v) { return std::round(v * 1000) / 1000; }
 
 void TidyRates(Workload* w) {
-  w->duration = Tidy(w->duration);
+  // The samples' own clock jitters by milliseconds: an observation of
+  // 2min is written "2min", not "119999ms".
+  w->duration = w->duration >= 10 ? std::round(w->duration) : Tidy(w->duration);
   if (w->wal_bytes_per_second) {
     w->wal_bytes_per_second = Tidy(*w->wal_bytes_per_second);
   }

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "common/files.h"
+
 namespace pglayout {
 namespace {
 
@@ -185,6 +187,19 @@ TEST(BuildWorkloadFromSamples, WalSyncsAreCountedWhereTheServerCountsThem) {
   Workload partial;
   ASSERT_TRUE(BuildWorkloadFromSamples(data, &partial, &rates).ok());
   EXPECT_FALSE(partial.wal_syncs_per_second.has_value());
+}
+
+// The samples' clock jitters by milliseconds: an observation of 30 s is
+// written as 30 s, not 29999 ms.
+TEST(BuildWorkloadFromSamples, TheDurationHasTheObservationsPrecision) {
+  ObservedData data = Scripted();
+  data.samples.back().server.time -= 0.001;
+  Workload w;
+  ServerRates rates;
+  ASSERT_TRUE(BuildWorkloadFromSamples(data, &w, &rates).ok());
+  EXPECT_EQ(w.duration, 30);
+  EXPECT_NE(WorkloadToToml(w).find("duration = \"30s\""), std::string::npos)
+      << WorkloadToToml(w);
 }
 
 TEST(BuildWorkloadFromSamples, PgStatIoRowsBecomeAverageRates) {

@@ -169,6 +169,9 @@ TEST(Report, WorkloadRanksRelationsAndJudgesCheckpoints) {
   EXPECT_TRUE(Contains(text, "11.2k"));
   EXPECT_TRUE(Contains(text, "14 MB/s average · 31 MB/s peak"));
   EXPECT_TRUE(Contains(text, "61% of checkpoints were requested"));
+  // server_version_num 150010 as people write it.
+  EXPECT_TRUE(Contains(text, "15.10")) << text;
+  EXPECT_FALSE(Contains(text, "150010")) << text;
   EXPECT_EQ(page->Count("//s:svg[@id='workload-checkpoints']"), 1);
 }
 

@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <string>
 
 #include "report/chart.h"
 #include "report/format.h"
@@ -42,6 +44,16 @@ std::string Observed(const Workload& w) {
   return text;
 }
 
+// server_version_num as people write it: 160004 -> "16.4", 90624 ->
+// "9.6.24"; "" or anything else as it is.
+std::string ServerVersionName(const std::string& num) {
+  char* end = nullptr;
+  const long v = std::strtol(num.c_str(), &end, 10);
+  if (num.empty() || *end != '\0' || v <= 0) return num;
+  if (v >= 100000) return fmt::format("{}.{}", v / 10000, v % 10000);
+  return fmt::format("{}.{}.{}", v / 10000, v / 100 % 100, v % 100);
+}
+
 void RenderWorkloadFacts(const Workload& w, Markup* out) {
   double total = 0;
   for (const Relation& r : w.relations) total += static_cast<double>(r.size);
@@ -55,17 +67,19 @@ void RenderWorkloadFacts(const Workload& w, Markup* out) {
     wal += (wal.empty() ? "" : " · ") +
            BytesPerSecond(w.wal_bytes_per_second_peak) + " peak";
   }
-  RenderFacts({{"Observation", Observed(w)},
-               {"Relations", fmt::format("{} ({} in all)", w.relations.size(),
-                                         Bytes(total))},
-               {"WAL written", wal},
-               {"Commits", w.commits_per_second > 0
-                               ? PerSecond(w.commits_per_second, "commits")
-                               : ""},
-               {"Server version", w.Setting("server_version_num").value_or("")},
-               {"max_wal_size", w.Setting("max_wal_size").value_or("")},
-               {"shared_buffers", w.Setting("shared_buffers").value_or("")}},
-              out);
+  RenderFacts(
+      {{"Observation", Observed(w)},
+       {"Relations",
+        fmt::format("{} ({} in all)", w.relations.size(), Bytes(total))},
+       {"WAL written", wal},
+       {"Commits", w.commits_per_second > 0
+                       ? PerSecond(w.commits_per_second, "commits")
+                       : ""},
+       {"Server version",
+        ServerVersionName(w.Setting("server_version_num").value_or(""))},
+       {"max_wal_size", w.Setting("max_wal_size").value_or("")},
+       {"shared_buffers", w.Setting("shared_buffers").value_or("")}},
+      out);
 }
 
 void RenderHotRelations(const Workload& w, Markup* out) {

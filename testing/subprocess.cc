@@ -35,6 +35,14 @@ struct ChildSetup {
   int stdin_fd = -1;
   int output_fd = -1;
   int error_fd = -1;  // write end of the exec-error pipe
+  std::vector<const char*> cgroup_procs_files;
+};
+
+// What a child that could not start reports through the exec-error pipe.
+// One write of 8 bytes, well under PIPE_BUF, so it arrives whole.
+struct ChildFailure {
+  int error = 0;   // errno
+  int stage = -1;  // -1: setup or execve; i >= 0: cgroup_procs_files[i]
 };
 
 std::vector<std::string> ChildEnvironment(
@@ -63,6 +71,33 @@ void SetSignals(void (*disposition)(int)) {
   }
 }
 
+// Writes this process's PID in decimal to |path|. Async-signal-safe: no
+// allocation, only open/write/close. Returns 0 or the errno.
+int WriteOwnPid(const char* path) {
+  char digits[24];
+  char* end = digits + sizeof(digits);
+  char* p = end;
+  unsigned long value = static_cast<unsigned long>(getpid());
+  do {
+    *--p = static_cast<char>('0' + value % 10);
+    value /= 10;
+  } while (value != 0);
+  int fd = open(path, O_WRONLY | O_CLOEXEC);
+  if (fd < 0) return errno;
+  ssize_t n = write(fd, p, static_cast<size_t>(end - p));
+  int err = n < 0 ? errno : 0;
+  if (n >= 0 && n != end - p) err = EIO;
+  close(fd);
+  return err;
+}
+
+[[noreturn]] void ChildFailed(const ChildSetup& setup, int error, int stage) {
+  ChildFailure failure{error, stage};
+  ssize_t ignored = write(setup.error_fd, &failure, sizeof(failure));
+  (void)ignored;
+  _exit(127);
+}
+
 // Runs in the child after fork; never returns.
 [[noreturn]] void ExecChild(const ChildSetup& setup) {
   if (setup.detach) {
@@ -76,6 +111,11 @@ void SetSignals(void (*disposition)(int)) {
   sigset_t none;
   sigemptyset(&none);
   sigprocmask(SIG_SETMASK, &none, nullptr);
+  // Joining cgroups needs the privileges the child may drop below.
+  for (size_t i = 0; i < setup.cgroup_procs_files.size(); ++i) {
+    int err = WriteOwnPid(setup.cgroup_procs_files[i]);
+    if (err != 0) ChildFailed(setup, err, static_cast<int>(i));
+  }
   bool ok = dup2(setup.stdin_fd, 0) >= 0 && dup2(setup.output_fd, 1) >= 0 &&
             dup2(setup.output_fd, 2) >= 0;
   if (ok && setup.cwd != nullptr) ok = chdir(setup.cwd) == 0;
@@ -84,10 +124,7 @@ void SetSignals(void (*disposition)(int)) {
          setuid(setup.uid) == 0;
   }
   if (ok) execve(setup.argv[0], setup.argv.data(), setup.envp.data());
-  int err = errno;
-  ssize_t ignored = write(setup.error_fd, &err, sizeof(err));
-  (void)ignored;
-  _exit(127);
+  ChildFailed(setup, errno, -1);
 }
 
 int OpenOrDevNull(const std::string& path, int flags) {
@@ -126,18 +163,26 @@ Status OpenSpawnFds(const Command& command, const std::string& output_path,
 }
 
 // After fork: reads the exec-error pipe. EOF means execve succeeded.
-Status CheckExec(const std::string& program, SpawnFds* fds, pid_t pid) {
+Status CheckExec(const Command& command, SpawnFds* fds, pid_t pid) {
+  const std::string& program = command.argv[0];
   close(fds->err_write);
   fds->err_write = -1;
-  int child_errno = 0;
+  ChildFailure failure;
   ssize_t n;
   do {
-    n = read(fds->err_read, &child_errno, sizeof(child_errno));
+    n = read(fds->err_read, &failure, sizeof(failure));
   } while (n < 0 && errno == EINTR);
   if (n <= 0) return Status::Ok();
   int ignored;
   (void)WaitForChild(pid, &ignored);
-  return Status::FromErrno("cannot start " + program, child_errno);
+  if (failure.stage >= 0 &&
+      static_cast<size_t>(failure.stage) < command.cgroup_procs_files.size()) {
+    return Status::FromErrno(
+        "cannot start " + program + ": writing its PID to " +
+            command.cgroup_procs_files[static_cast<size_t>(failure.stage)],
+        failure.error);
+  }
+  return Status::FromErrno("cannot start " + program, failure.error);
 }
 
 }  // namespace
@@ -197,11 +242,14 @@ Status SpawnCommand(const Command& command, const std::string& output_path,
   setup.stdin_fd = fds.in;
   setup.output_fd = fds.out;
   setup.error_fd = fds.err_write;
+  for (const std::string& file : command.cgroup_procs_files) {
+    setup.cgroup_procs_files.push_back(file.c_str());
+  }
 
   pid_t child = fork();
   if (child < 0) return Status::FromErrno("fork", errno);
   if (child == 0) ExecChild(setup);
-  PGLAYOUT_RETURN_IF_ERROR(CheckExec(command.argv[0], &fds, child));
+  PGLAYOUT_RETURN_IF_ERROR(CheckExec(command, &fds, child));
   *pid = child;
   return Status::Ok();
 }

@@ -44,6 +44,13 @@ struct Command {
   // ignore SIGINT, SIGTERM, SIGHUP and SIGQUIT.
   bool detach = false;
   int stdin_fd = -1;  // -1 = /dev/null; otherwise duplicated onto stdin
+  // Files the child writes its own PID to before it drops privileges and
+  // executes the program: each a cgroup's cgroup.procs (or v1 "tasks"), so
+  // that the program and everything it forks start inside those cgroups
+  // (testing/volume_lab.h). Empty = the child stays in this process's
+  // cgroups. A file the child cannot write makes SpawnCommand fail, naming
+  // the file, and the program never runs.
+  std::vector<std::string> cgroup_procs_files;
 };
 
 // "argv[0] arg1 arg2": for messages.
