@@ -486,17 +486,12 @@ Status PgCluster::StartStandby(const PgCluster& primary,
 PgCluster::~PgCluster() { Destroy(); }
 
 Status PgCluster::CreateRoot(const std::string& role) {
-  std::string name = std::string("/tmp/pglayout-") + PgVersionName(version_) +
-                     "-" + role + "XXXXXX";
-  if (mkdtemp(name.data()) == nullptr) {
-    return Status::FromErrno("mkdtemp " + name, errno);
-  }
-  root_dir_ = name;
   // The watchdog compares the postmaster's working directory with the data
   // directory, which the kernel reports without symlinks.
-  std::error_code ec;
-  fs::path canonical = fs::canonical(root_dir_, ec);
-  if (!ec) root_dir_ = canonical.string();
+  PGLAYOUT_RETURN_IF_ERROR(MakeTempDirectory(std::string("/tmp/pglayout-") +
+                                                 PgVersionName(version_) + "-" +
+                                                 role + "XXXXXX",
+                                             &root_dir_));
   data_dir_ = root_dir_ + "/data";
   socket_dir_ = root_dir_ + "/sock";
   log_path_ = root_dir_ + "/server.log";

@@ -11,6 +11,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -344,6 +345,17 @@ std::string TailOfFile(const std::string& path, int lines) {
   std::string text;
   if (!ReadTextFile(path, &text).ok()) return "";
   return TailOfText(text, lines);
+}
+
+Status MakeTempDirectory(const std::string& pattern, std::string* dir) {
+  std::string name = pattern;
+  if (mkdtemp(name.data()) == nullptr) {
+    return Status::FromErrno("mkdtemp " + name, errno);
+  }
+  std::error_code ec;
+  std::filesystem::path canonical = std::filesystem::canonical(name, ec);
+  *dir = ec ? name : canonical.string();
+  return Status::Ok();
 }
 
 }  // namespace pglayout

@@ -94,6 +94,11 @@ Completion RunToCompletion(const Command& command);
 
 // The last |lines| lines of a file, "" if it cannot be read.
 std::string TailOfFile(const std::string& path, int lines);
+
+// mkdtemp(|pattern|, ending in XXXXXX), and the new directory's path as the
+// kernel reports it (symlinks resolved: /proc shows working directories,
+// backing files and mount points that way) in *dir.
+Status MakeTempDirectory(const std::string& pattern, std::string* dir);
 // The last |lines| lines of |text|.
 std::string TailOfText(const std::string& text, int lines);
 

@@ -524,15 +524,8 @@ Status VolumeLab::MakeDirectory() {
         " MiB free; the lab's backing files may grow to " +
         std::to_string(needed >> 20) + " MiB (set TMPDIR elsewhere)");
   }
-  std::string name = base + "/pglayout-lab-XXXXXX";
-  if (mkdtemp(name.data()) == nullptr) {
-    return Status::FromErrno("mkdtemp " + name, errno);
-  }
-  dir_ = name;
-  // The kernel reports backing files and mount points without symlinks.
-  std::error_code ec;
-  fs::path canonical = fs::canonical(dir_, ec);
-  if (!ec) dir_ = canonical.string();
+  PGLAYOUT_RETURN_IF_ERROR(
+      MakeTempDirectory(base + "/pglayout-lab-XXXXXX", &dir_));
   if (HasWhitespace(dir_)) {
     // Cleaned up by TearDown like any other failure midway.
     return Status::InvalidInput(
