@@ -235,6 +235,11 @@ std::string FormatDuration(double seconds) {
   return fmt::format("{}s", seconds);
 }
 
+std::string FormatServerVersion(int v) {
+  if (v >= 100000) return fmt::format("{}.{}", v / 10000, v % 10000);
+  return fmt::format("{}.{}.{}", v / 10000, v / 100 % 100, v % 100);
+}
+
 std::string CountOf(int64_t n, const char* one, const char* many) {
   return fmt::format("{} {}", n, n == 1 ? one : many);
 }

@@ -73,6 +73,10 @@ std::string HumanSize(double bytes);
 // "250ms", "1.5s".
 std::string FormatDuration(double seconds);
 
+// server_version_num as people write it: 160004 -> "16.4", 90624 ->
+// "9.6.24".
+std::string FormatServerVersion(int version_num);
+
 // "1 batch", "3 batches", "0 batches": |n| and the word for that many.
 std::string CountOf(int64_t n, const char* one, const char* many);
 

@@ -128,9 +128,9 @@ void AddHistoryNote(const Checkpoints& observed,
 void AddServerLine(const ObserveResult& r, std::vector<std::string>* out) {
   const ServerInfo& s = r.server;
   out->push_back(fmt::format(
-      "observed {} (PostgreSQL {}.{}{}) for {} in {} intervals: WAL {}/s "
+      "observed {} (PostgreSQL {}{}) for {} in {} intervals: WAL {}/s "
       "average, {}/s peak{}; {:.0f} commits/s",
-      s.description, s.version_num / 10000, s.version_num % 10000,
+      s.description, FormatServerVersion(s.version_num),
       s.in_recovery ? ", standby: WAL is the replay rate" : "",
       FormatDuration(std::round(r.rates.duration)), r.rates.intervals,
       HumanSize(r.rates.wal_bytes_per_second),

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "common/units.h"
 #include "report/chart.h"
 #include "report/format.h"
 #include "report/sections.h"
@@ -44,14 +45,13 @@ std::string Observed(const Workload& w) {
   return text;
 }
 
-// server_version_num as people write it: 160004 -> "16.4", 90624 ->
-// "9.6.24"; "" or anything else as it is.
+// The workload's server_version_num as people write it; "" or anything
+// else as it is.
 std::string ServerVersionName(const std::string& num) {
   char* end = nullptr;
   const long v = std::strtol(num.c_str(), &end, 10);
   if (num.empty() || *end != '\0' || v <= 0) return num;
-  if (v >= 100000) return fmt::format("{}.{}", v / 10000, v % 10000);
-  return fmt::format("{}.{}.{}", v / 10000, v / 100 % 100, v % 100);
+  return FormatServerVersion(static_cast<int>(v));
 }
 
 void RenderWorkloadFacts(const Workload& w, Markup* out) {

@@ -31,16 +31,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Runs |sql| and returns its single value, or "<error: ...>" / "<null>" so
-// that a failing comparison shows what happened.
-std::string Value(SqlSession* session, const std::string& sql,
-                  const std::vector<SqlValue>& params = {}) {
-  SqlValue value;
-  Status s = QueryValue(session, sql, params, &value);
-  if (!s.ok()) return "<error: " + s.ToString() + ">";
-  return value.value_or("<null>");
-}
-
 bool WaitFor(const std::function<bool()>& condition, int timeout_ms) {
   auto deadline =
       std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);

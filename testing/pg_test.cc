@@ -18,4 +18,12 @@ std::string PgVersionParamName(
          << expression << " failed: " << status.ToString();
 }
 
+std::string Value(SqlSession* session, const std::string& sql,
+                  const std::vector<SqlValue>& params) {
+  SqlValue value;
+  Status st = QueryValue(session, sql, params, &value);
+  if (!st.ok()) return "<error: " + st.ToString() + ">";
+  return value.value_or("<null>");
+}
+
 }  // namespace pglayout

@@ -24,7 +24,9 @@
 #include <memory>
 #include <ostream>
 #include <string>
+#include <vector>
 
+#include "common/sql.h"
 #include "common/status.h"
 #include "testing/pg_cluster.h"
 
@@ -53,6 +55,11 @@ void PrintTo(PgVersion version, std::ostream* os);
 
 // Names the instances "pg12", "pg15" and "pg18".
 std::string PgVersionParamName(const ::testing::TestParamInfo<PgVersion>& info);
+
+// The first column of the single row |sql| returns, "<null>" for NULL, or
+// "<error: ...>" when it fails: for comparing in EXPECT_EQ.
+std::string Value(SqlSession* session, const std::string& sql,
+                  const std::vector<SqlValue>& params = {});
 
 // gtest predicate formatter: succeeds for an OK Status, otherwise prints the
 // expression and the Status message.

@@ -158,13 +158,6 @@ constexpr char kChecksums[] =
     "   FROM \"ärger\".\"täbelle\" x"
     ") s";
 
-std::string Value(SqlSession* session, const std::string& sql) {
-  SqlValue value;
-  Status st = QueryValue(session, sql, {}, &value);
-  if (!st.ok()) return "<error: " + st.ToString() + ">";
-  return value.value_or("<null>");
-}
-
 class RealisticSchemaTest : public PgVersionTest {
  protected:
   void SetUp() override {

@@ -31,13 +31,6 @@
 namespace pglayout::migrator {
 namespace {
 
-std::string Value(SqlSession* s, const std::string& sql) {
-  SqlValue v;
-  Status st = QueryValue(s, sql, {}, &v);
-  EXPECT_TRUE(st.ok()) << sql << ": " << st.ToString();
-  return v.value_or("<null>");
-}
-
 void Exec(SqlSession* s, const std::string& sql) {
   Status st = ExecuteSql(s, sql);
   ASSERT_TRUE(st.ok()) << sql << ": " << st.ToString();
@@ -1491,7 +1484,10 @@ TEST_P(MigrateTest, AKilledRunsLogHoldsTheStepsItCompleted) {
   Exec(s.get(),
        "CREATE TABLE t (id int PRIMARY KEY, v text);"
        "INSERT INTO t SELECT g, 'v' FROM generate_series(1, 5000) g");
-  const std::string plan = WriteFile("killlog.toml", MovePlan(pg, "t"));
+  // One file per version: ctest runs the versions as parallel processes.
+  const std::string plan =
+      WriteFile(std::string("killlog-") + PgVersionName(version()) + ".toml",
+                MovePlan(pg, "t"));
   BinaryRun run = RunPglayout(
       {"migrate", plan, "--dsn", Conninfo(pg, "killlog"), "--apply",
        "--throttle", "off", "--batch-rows", "1000", "--no-checkpoint-guard"},

@@ -13,12 +13,6 @@
 namespace pglayout::migrator {
 namespace {
 
-std::string Value(SqlSession* s, const std::string& sql) {
-  SqlValue v;
-  Status st = QueryValue(s, sql, {}, &v);
-  return st.ok() ? v.value_or("<null>") : "<error: " + st.ToString() + ">";
-}
-
 class MigrateStandbyTest : public PgVersionTest {};
 
 TEST_P(MigrateStandbyTest, ApplyRefusesAStandby) {

@@ -60,15 +60,6 @@ struct Observing {
 
 class ObservePgTest : public PgVersionTest {};
 
-// Runs |sql| and returns its single value, or "<error: ...>" so that a
-// failing comparison shows what happened.
-std::string Value(SqlSession* session, const std::string& sql) {
-  SqlValue value;
-  Status st = QueryValue(session, sql, {}, &value);
-  if (!st.ok()) return "<error: " + st.ToString() + ">";
-  return value.value_or("<null>");
-}
-
 // What observe could have changed on a server: its relations (not their
 // statistics, which autovacuum updates), settings, roles, tablespaces and
 // replication slots. Settings of the calling session are part of it, so
