@@ -132,10 +132,16 @@ class Runner {
     return std::max(0.0, phase_end * budget_ - used_);
   }
 
-  // Runs one step within its share of the phase. *ran is false (and nothing
-  // is measured) when the phase has no time left for even a short step.
+  // What became of one step.
+  enum class Outcome {
+    kMeasured,
+    kSkipped,  // the phase had no time left for even a short step
+    kStalled,  // it ran, but not one I/O completed: not a figure
+  };
+
+  // Runs one step within its share of the phase.
   Status Step(const std::string& label, const IoJob& job, double phase_end,
-              size_t steps_left, StepResult* result, bool* ran) {
+              size_t steps_left, StepResult* result, Outcome* outcome) {
     StepLimits limits = mode_.limits;
     // An even share of what is left, but never less than half the minimum:
     // when time is short the early steps (depth 1 first) run and the last
@@ -146,8 +152,8 @@ class Runner {
                        static_cast<double>(std::max<size_t>(1, steps_left)) -
                    limits.warmup_seconds;
     double floor = limits.min_seconds / 2;
-    *ran = left >= floor;
-    if (!*ran) {
+    if (left < floor) {
+      *outcome = Outcome::kSkipped;
       ++skipped_steps_;
       return Status::Ok();
     }
@@ -163,8 +169,20 @@ class Runner {
     used_ += result->engine_seconds;
     step_seconds_ = 0;
     ++steps_;
-    if (!result->converged) ++capped_steps_;
     if (!st.ok()) return st.WithContext(label);
+    if (result->stats.ios == 0) {
+      // A device that completes nothing for a whole step was stalled by
+      // something else (another tenant, a throttle's debt): zero is not
+      // its capacity, and a zero would also end the depth sweep.
+      *outcome = Outcome::kStalled;
+      report_->notes.push_back(fmt::format(
+          "{}: no I/O completed in {:.1f} s (the device stalled); the step is "
+          "left out",
+          label, result->engine_seconds));
+      return Status::Ok();
+    }
+    *outcome = Outcome::kMeasured;
+    if (!result->converged) ++capped_steps_;
     return Status::Ok();
   }
 
@@ -202,11 +220,12 @@ class Runner {
     for (size_t i = 0; i < depths.size(); ++i) {
       IoJob job = BaseJob(IoKind::kRead, Access::kRandom, kPageSize, depths[i]);
       StepResult r;
-      bool ran;
+      Outcome outcome;
       PGLAYOUT_RETURN_IF_ERROR(
           Step(fmt::format("randread 8KiB qd={}", depths[i]), job, kRandReadEnd,
-               depths.size() - i, &r, &ran));
-      if (!ran) break;
+               depths.size() - i, &r, &outcome));
+      if (outcome == Outcome::kSkipped) break;
+      if (outcome == Outcome::kStalled) continue;
       const LatencyHistogram& h = r.stats.latency;
       report_->randread.push_back(RandomReadPoint{
           depths[i], r.iops(), r.mbps(), NsToUs(h.Percentile(0.5)),
@@ -231,11 +250,12 @@ class Runner {
       auto [size, depth] = points[i];
       IoJob job = BaseJob(IoKind::kRead, Access::kSequential, size, depth);
       StepResult r;
-      bool ran;
+      Outcome outcome;
       PGLAYOUT_RETURN_IF_ERROR(
           Step(fmt::format("seqread {}KiB qd={}", size / kKiB, depth), job,
-               kSeqReadEnd, points.size() - i, &r, &ran));
-      if (!ran) break;
+               kSeqReadEnd, points.size() - i, &r, &outcome));
+      if (outcome == Outcome::kSkipped) break;
+      if (outcome == Outcome::kStalled) continue;
       report_->seqread.push_back(SequentialReadPoint{size, depth, r.mbps()});
     }
     return Status::Ok();
@@ -259,11 +279,12 @@ class Runner {
       job.region_size = std::min(job.region_size, kWalRegion);
       job.durability = specs[i].durability;
       StepResult r;
-      bool ran;
+      Outcome outcome;
       PGLAYOUT_RETURN_IF_ERROR(Step(
           fmt::format("wal {} {}KiB", specs[i].method, specs[i].size / kKiB),
-          job, kSyncWriteEnd, specs.size() - i, &r, &ran));
-      if (!ran) break;
+          job, kSyncWriteEnd, specs.size() - i, &r, &outcome));
+      if (outcome == Outcome::kSkipped) break;
+      if (outcome == Outcome::kStalled) continue;
       const LatencyHistogram& h = r.stats.latency;
       report_->syncwrite.push_back(SyncWritePoint{
           specs[i].method, specs[i].size, r.iops(), NsToUs(h.Percentile(0.5)),
@@ -279,11 +300,12 @@ class Runner {
           BaseJob(IoKind::kWrite, Access::kRandom, kPageSize, depths[i]);
       job.durability = Durability::kFdatasyncAtEnd;
       StepResult r;
-      bool ran;
+      Outcome outcome;
       PGLAYOUT_RETURN_IF_ERROR(
           Step(fmt::format("randwrite 8KiB qd={}", depths[i]), job,
-               kRandWriteEnd, depths.size() - i, &r, &ran));
-      if (!ran) break;
+               kRandWriteEnd, depths.size() - i, &r, &outcome));
+      if (outcome == Outcome::kSkipped) break;
+      if (outcome == Outcome::kStalled) continue;
       const LatencyHistogram& h = r.stats.latency;
       report_->randwrite.push_back(
           RandomWritePoint{depths[i], r.iops(), NsToUs(h.Percentile(0.5)),

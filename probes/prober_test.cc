@@ -113,6 +113,57 @@ TEST(Prober, ATinyBudgetSkipsStepsAndSaysSo) {
   EXPECT_TRUE(mentioned);
 }
 
+// A simulated device on which one job (by the order of Run calls) completes
+// nothing: its intervals pass empty until the observer or the cap ends it.
+class StallingDevice : public IoEngine {
+ public:
+  StallingDevice(const SimulatedDeviceConfig& config, int stalled_run)
+      : device_(config), stalled_run_(stalled_run) {}
+  std::string name() const override { return "stalling"; }
+  Status Run(const IoJob& job, const IntervalObserver& observer,
+             JobResult* result) override {
+    if (++runs_ != stalled_run_) return device_.Run(job, observer, result);
+    *result = JobResult();
+    IntervalStats empty;
+    empty.seconds = job.interval_seconds;
+    while (result->total.seconds < job.max_seconds) {
+      result->total.Merge(empty);
+      if (!observer(empty)) break;
+    }
+    return Status::Ok();
+  }
+  Status RunTogether(const std::vector<IoJob>&,
+                     const std::vector<IntervalObserver>&,
+                     std::vector<JobResult>*) override {
+    return Status::Unavailable("not used here");
+  }
+
+ private:
+  SimulatedDevice device_;
+  int stalled_run_;
+  int runs_ = 0;
+};
+
+TEST(Prober, AStepThatCompletesNothingIsLeftOutNotReadAsZero) {
+  // Run 1 is the fill, run 2 the depth-1 reads, run 3 the depth-4 reads.
+  StallingDevice device(Raid0(4), /*stalled_run=*/3);
+  ProbeOptions options;
+  options.file_size = 1 * kGiB;
+  options.quick = true;
+  ProbeReport report;
+  ASSERT_TRUE(RunProbe(&device, options, nullptr, &report).ok());
+  // The sweep went on past the stalled depth, and no point reads zero.
+  ASSERT_GE(report.randread.size(), 2u);
+  EXPECT_EQ(report.randread[0].queue_depth, 1);
+  EXPECT_EQ(report.randread[1].queue_depth, 16);
+  for (const RandomReadPoint& p : report.randread) EXPECT_GT(p.iops, 0);
+  std::string notes;
+  for (const std::string& n : report.notes) notes += n + "\n";
+  EXPECT_NE(notes.find("randread 8KiB qd=4: no I/O completed"),
+            std::string::npos)
+      << notes;
+}
+
 TEST(Prober, EnospcDuringTheFillFailsWithAClearMessage) {
   SimulatedDeviceConfig c = Raid0(1);
   c.fail_after_write_bytes = 100 * kMiB;
