@@ -253,8 +253,9 @@ class PlanCommand : public Command {
     PGLAYOUT_RETURN_IF_ERROR(WriteTextFile(dir / "plan.toml", toml));
     PGLAYOUT_RETURN_IF_ERROR(
         WriteTextFile(dir / "plan.json", json.dump(2) + "\n"));
-    PGLAYOUT_RETURN_IF_ERROR(
-        WriteTextFile(dir / "plan.sql", planner::RenderPlanSql(steps)));
+    PGLAYOUT_RETURN_IF_ERROR(WriteTextFile(
+        dir / "plan.sql",
+        planner::RenderPlanSql(steps) + planner::WalMoveSqlNote(outcome.plan)));
     return WriteTextFile(
         dir / "stripe.sh",
         planner::StripeScript(outcome.plan, volumes,

@@ -32,6 +32,7 @@ Status ReadPlanHeader(const toml::table& table, const std::string& file,
       plan->prefer != "stripe") {
     k.Fail("prefer", "must be one of auto, partition, stripe");
   }
+  k.StringList("warnings", &plan->warnings);
   k.StringList("verdicts", &plan->verdicts);
   return k.Finish();
 }
@@ -41,6 +42,20 @@ Status ReadWalSection(const toml::table& table, const std::string& file,
   KeyReader k(table, file, "[wal]");
   k.String("volume", &plan->wal_volume);
   k.String("reason", &plan->wal_reason);
+  k.String("now", &plan->wal_now);
+  k.String("now_note", &plan->wal_now_note);
+  std::string move_to;
+  k.String("move_to_path", &move_to);
+  if (!move_to.empty()) {
+    WalMove move;
+    move.to_path = move_to;
+    k.String("move_from_volume", &move.from_volume);
+    k.String("move_from_path", &move.from_path);
+    k.String("data_directory", &move.data_directory);
+    k.Number("move_from_utilization_until_moved",
+             &move.from_utilization_until_moved);
+    plan->wal_move = std::move(move);
+  }
   return k.Finish();
 }
 
@@ -260,6 +275,19 @@ void WritePlacement(const Placement& p, TomlWriter* w) {
   w->StringIfSet("reason", p.reason);
 }
 
+// A step for a person: migrate ignores it (moving pg_wal needs the server
+// stopped).
+void WriteWalMove(const WalMove& m, TomlWriter* w) {
+  w->Comment(
+      "pg_wal moves by hand, with the server stopped: see the plan's text");
+  w->String("move_to_path", m.to_path);
+  w->StringIfSet("move_from_volume", m.from_volume);
+  w->StringIfSet("move_from_path", m.from_path);
+  w->StringIfSet("data_directory", m.data_directory);
+  w->Number("move_from_utilization_until_moved",
+            m.from_utilization_until_moved);
+}
+
 void WriteExtras(const Plan& plan, TomlWriter* w) {
   for (const Stripe& s : plan.stripes) {
     w->ArrayTable("stripe");
@@ -345,10 +373,14 @@ std::string PlanToToml(const Plan& plan) {
   w.Table("plan");
   w.Number("target_utilization", plan.target_utilization);
   w.String("prefer", plan.prefer);
+  w.StringListIfSet("warnings", plan.warnings);
   w.StringListIfSet("verdicts", plan.verdicts);
   w.Table("wal");
   w.StringIfSet("volume", plan.wal_volume);
   w.StringIfSet("reason", plan.wal_reason);
+  w.StringIfSet("now", plan.wal_now);
+  w.StringIfSet("now_note", plan.wal_now_note);
+  if (plan.wal_move) WriteWalMove(*plan.wal_move, &w);
   for (const TablespaceSpec& ts : plan.tablespaces) {
     w.ArrayTable("tablespace");
     w.String("name", ts.name);

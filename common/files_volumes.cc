@@ -29,6 +29,8 @@ Status ReadTopology(const toml::table& table, const std::string& file,
                     const std::string& context, Topology* t) {
   KeyReader r(table, file, context + " [topology]");
   r.String("device", &t->device);
+  r.String("dev", &t->dev);
+  r.String("mount_point", &t->mount_point);
   r.String("disk", &t->disk);
   r.String("kind", &t->kind);
   r.String("model", &t->model);
@@ -246,6 +248,8 @@ Status CheckUniqueNames(const toml::table& root, const std::string& file,
 void WriteTopology(const Topology& t, TomlWriter* w) {
   w->Table("volume.topology");
   w->StringIfSet("device", t.device);
+  w->StringIfSet("dev", t.dev);
+  w->StringIfSet("mount_point", t.mount_point);
   w->StringIfSet("disk", t.disk);
   w->StringIfSet("kind", t.kind);
   w->StringIfSet("model", t.model);

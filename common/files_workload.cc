@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <iterator>
 #include <set>
 
 #include "common/files.h"
@@ -116,7 +118,60 @@ Status ReadServer(const toml::table& table, const std::string& file,
                   Workload* w) {
   KeyReader k(table, file, "[server]");
   k.Bool("in_recovery", &w->in_recovery);
+  k.String("locations", &w->locations_note);
   return k.Finish();
+}
+
+constexpr const char* kLocationRoles[] = {"data_directory", "pg_wal",
+                                          "tablespace"};
+
+void ReadLocationRole(KeyReader* k, DataLocation* l) {
+  k->String("role", &l->role, KeyReader::kRequired);
+  k->String("tablespace", &l->tablespace);
+  if (k->failed()) return;
+  if (std::find(std::begin(kLocationRoles), std::end(kLocationRoles),
+                l->role) == std::end(kLocationRoles)) {
+    k->Fail("role", fmt::format("'{}' is not one of data_directory, pg_wal, "
+                                "tablespace",
+                                l->role));
+  } else if ((l->role == "tablespace") == l->tablespace.empty()) {
+    k->Fail("tablespace",
+            "names the tablespace of role = \"tablespace\" "
+            "and only then");
+  }
+}
+
+// [[location]]: where a directory of the server lives. The device keys
+// (resolved, dev, mount_point, device) are absent when it was not resolved.
+Status ReadLocations(const std::vector<const toml::table*>& tables,
+                     const std::string& file, std::vector<DataLocation>* out) {
+  for (const toml::table* t : tables) {
+    KeyReader k(*t, file, "[[location]]");
+    DataLocation l;
+    ReadLocationRole(&k, &l);
+    k.String("path", &l.path, KeyReader::kRequired);
+    DeviceLocation on;
+    k.String("resolved", &on.resolved);
+    k.String("dev", &on.dev);
+    k.String("mount_point", &on.mount_point);
+    k.String("device", &on.device);
+    if (!on.resolved.empty() || !on.dev.empty()) l.on = std::move(on);
+    PGLAYOUT_RETURN_IF_ERROR(k.Finish());
+    out->push_back(std::move(l));
+  }
+  return Status::Ok();
+}
+
+void WriteLocation(const DataLocation& l, TomlWriter* w) {
+  w->ArrayTable("location");
+  w->String("role", l.role);
+  w->StringIfSet("tablespace", l.tablespace);
+  w->String("path", l.path);
+  if (!l.on) return;
+  w->StringIfSet("resolved", l.on->resolved);
+  w->StringIfSet("dev", l.on->dev);
+  w->StringIfSet("mount_point", l.on->mount_point);
+  w->StringIfSet("device", l.on->device);
 }
 
 Status ReadTablespaces(const std::vector<const toml::table*>& tables,
@@ -233,6 +288,7 @@ Status WorkloadFromToml(const toml::table& root, const std::string& source_name,
   const toml::table* wal = k.Table("wal");
   const toml::table* checkpoints = k.Table("checkpoints");
   std::vector<const toml::table*> tablespaces = k.Tables("tablespace");
+  std::vector<const toml::table*> locations = k.Tables("location");
   std::vector<const toml::table*> io = k.Tables("io");
   std::vector<const toml::table*> relations = k.Tables("relation");
   PGLAYOUT_RETURN_IF_ERROR(k.Finish());
@@ -247,6 +303,7 @@ Status WorkloadFromToml(const toml::table& root, const std::string& source_name,
   }
   PGLAYOUT_RETURN_IF_ERROR(
       ReadTablespaces(tablespaces, source_name, &w.tablespaces));
+  PGLAYOUT_RETURN_IF_ERROR(ReadLocations(locations, source_name, &w.locations));
   PGLAYOUT_RETURN_IF_ERROR(ReadIo(io, source_name, &w.io));
   for (size_t i = 0; i < relations.size(); ++i) {
     w.relations.emplace_back();
@@ -273,9 +330,10 @@ std::string WorkloadToToml(const Workload& w) {
   t.Duration("duration", w.duration);
   t.StringIfSet("source", w.source);
   t.StringIfSet("write_method", w.write_method);
-  if (w.in_recovery) {
+  if (w.in_recovery || !w.locations_note.empty()) {
     t.Table("server");
-    t.Bool("in_recovery", true);
+    if (w.in_recovery) t.Bool("in_recovery", true);
+    t.StringIfSet("locations", w.locations_note);
   }
   t.Table("settings");
   t.StringMapEntries(w.settings);
@@ -303,6 +361,7 @@ std::string WorkloadToToml(const Workload& w) {
     t.String("name", ts.name);
     t.StringIfSet("location", ts.location);
   }
+  for (const DataLocation& l : w.locations) WriteLocation(l, &t);
   for (const IoRate& io : w.io) WriteIo(io, &t);
   for (const Relation& r : w.relations) WriteRelation(r, &t);
   return t.str();

@@ -5,6 +5,8 @@ namespace {
 
 Json TopologyJson(const Topology& t) {
   return Json{{"device", t.device},
+              {"dev", t.dev},
+              {"mount_point", t.mount_point},
               {"disk", t.disk},
               {"kind", t.kind},
               {"model", t.model},
@@ -156,6 +158,39 @@ Json RelationJson(const Relation& r) {
               {"partitioned", r.partitioned}};
 }
 
+Json LocationJson(const DataLocation& l) {
+  Json j{{"role", l.role},
+         {"tablespace", l.tablespace},
+         {"path", l.path},
+         {"on", nullptr}};
+  if (l.on) {
+    j["on"] = {{"resolved", l.on->resolved},
+               {"dev", l.on->dev},
+               {"mount_point", l.on->mount_point},
+               {"device", l.on->device}};
+  }
+  return j;
+}
+
+Json WalJson(const Plan& plan) {
+  Json j{{"volume", plan.wal_volume},
+         {"reason", plan.wal_reason},
+         {"now", plan.wal_now},
+         {"now_note", plan.wal_now_note},
+         {"move", nullptr}};
+  if (plan.wal_move) {
+    const WalMove& m = *plan.wal_move;
+    j["move"] = {
+        {"needs_restart", true},
+        {"from_volume", m.from_volume},
+        {"from_path", m.from_path},
+        {"to_path", m.to_path},
+        {"data_directory", m.data_directory},
+        {"from_utilization_until_moved", m.from_utilization_until_moved}};
+  }
+  return j;
+}
+
 Json PlacementJson(const Placement& p, const Plan& plan) {
   Json volumes = Json::array();
   for (const std::string& ts : p.tablespaces) {
@@ -216,9 +251,13 @@ Json ToJson(const VolumeSet& volumes) {
 }
 
 Json ToJson(const Workload& w) {
-  Json tablespaces = Json::array(), relations = Json::array();
+  Json tablespaces = Json::array(), relations = Json::array(),
+       locations = Json::array();
   for (const TablespaceInfo& t : w.tablespaces) {
     tablespaces.push_back({{"name", t.name}, {"location", t.location}});
+  }
+  for (const DataLocation& l : w.locations) {
+    locations.push_back(LocationJson(l));
   }
   for (const Relation& r : w.relations) relations.push_back(RelationJson(r));
   Json io = Json::array();
@@ -238,7 +277,8 @@ Json ToJson(const Workload& w) {
        {{"duration", w.duration},
         {"source", w.source},
         {"write_method", w.write_method}}},
-      {"server", {{"in_recovery", w.in_recovery}}},
+      {"server",
+       {{"in_recovery", w.in_recovery}, {"locations_note", w.locations_note}}},
       {"settings", w.settings},
       {"wal",
        {{"bytes_per_second",
@@ -254,6 +294,7 @@ Json ToJson(const Workload& w) {
         {"sync_time_ms", c.sync_time_ms},
         {"buffers_written", c.buffers_written}}},
       {"tablespaces", tablespaces},
+      {"locations", locations},
       {"io", io},
       {"relations", relations}};
 }
@@ -279,8 +320,9 @@ Json ToJson(const Plan& plan) {
   Json j{{"plan",
           {{"target_utilization", plan.target_utilization},
            {"prefer", plan.prefer},
+           {"warnings", plan.warnings},
            {"verdicts", plan.verdicts}}},
-         {"wal", {{"volume", plan.wal_volume}, {"reason", plan.wal_reason}}},
+         {"wal", WalJson(plan)},
          {"tablespaces", tablespaces},
          {"placements", placements},
          {"settings", settings}};

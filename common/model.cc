@@ -28,6 +28,14 @@ std::optional<std::string> Workload::Setting(const std::string& name) const {
   return it->second;
 }
 
+const DataLocation* Workload::FindLocation(
+    const std::string& role, const std::string& tablespace) const {
+  for (const DataLocation& l : locations) {
+    if (l.role == role && l.tablespace == tablespace) return &l;
+  }
+  return nullptr;
+}
+
 const TablespaceSpec* Plan::FindTablespace(const std::string& name) const {
   return FindByName(tablespaces, name);
 }

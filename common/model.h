@@ -70,7 +70,13 @@ struct SyncWritePoint {
 
 // What sysfs says about the block device behind a volume's directory.
 struct Topology {
-  std::string device;                // kernel name: "md0", "nvme1n1", "vdb1"
+  std::string device;  // kernel name: "md0", "nvme1n1", "vdb1"
+  // The filesystem's st_dev as "major:minor" and its mount point: what the
+  // planner matches the server's directories against
+  // (docs/where-data-lives.md). Empty in files from older probes and in
+  // hand-written files.
+  std::string dev;
+  std::string mount_point;
   std::string disk;                  // whole disk of a partition: "vdb"
   std::string kind;                  // see VolumeKind names in probes/
   std::string model;                 // NVMe/SCSI model string
@@ -248,6 +254,25 @@ struct TablespaceInfo {
   std::string location;  // "" for pg_default / pg_global
 };
 
+// Where a directory lives on the host's storage, as stat() and the mount
+// table say (common/locate.h).
+struct DeviceLocation {
+  std::string resolved;     // the path with every symlink followed
+  std::string dev;          // st_dev, "major:minor"
+  std::string mount_point;  // the mount holding it
+  std::string device;       // block device, "nvme1n1"; "" = none (tmpfs...)
+};
+
+// One directory of the server: the data directory, pg_wal, or a
+// tablespace's location. |on| is unset when it was not resolved (observed
+// from another host, or a file written before pglayout recorded it).
+struct DataLocation {
+  std::string role;        // "data_directory", "pg_wal" or "tablespace"
+  std::string tablespace;  // role "tablespace": its name
+  std::string path;        // as the server reports it
+  std::optional<DeviceLocation> on;
+};
+
 // One row of pg_stat_io (PostgreSQL 16+), as average rates over the
 // observation. Operations are counted in the row's own unit (op_bytes, 8 KiB
 // for relations), as pg_stat_io counts them.
@@ -289,11 +314,21 @@ struct Workload {
   std::optional<double> wal_syncs_per_second;
   Checkpoints checkpoints;
   std::vector<TablespaceInfo> tablespaces;
+  // Where the data directory, pg_wal and each tablespace live; empty =
+  // unknown (an older file, a log or an import). |locations_note| says in
+  // one line how they were found, e.g. that the paths could not be
+  // resolved on the observing host.
+  std::vector<DataLocation> locations;
+  std::string locations_note;
   std::vector<IoRate> io;  // pg_stat_io, 16+; rows with no activity omitted
   std::vector<Relation> relations;
 
   const Relation* Find(const std::string& name) const;
   std::optional<std::string> Setting(const std::string& name) const;
+  // The location of |role| ("pg_wal", ...; for "tablespace", the one named
+  // |tablespace|), or nullptr.
+  const DataLocation* FindLocation(const std::string& role,
+                                   const std::string& tablespace = "") const;
 };
 
 // ------------------------------------------------------------------- plan --
@@ -355,11 +390,30 @@ struct SettingChange {
   std::string reason;
 };
 
+// Moving pg_wal to the plan's WAL volume: a step for a person, run with
+// the server stopped. `migrate` never does it (docs/where-data-lives.md).
+struct WalMove {
+  std::string from_volume;  // "" = on no declared volume
+  std::string from_path;    // where pg_wal resolves now
+  std::string to_path;      // the new pg_wal directory
+  std::string data_directory;
+  // The forecast until it is done: the WAL's load stays on from_volume.
+  double from_utilization_until_moved = 0;
+};
+
 struct Plan {
   double target_utilization = 0.7;
   std::string prefer = "auto";  // "partition", "stripe", "auto"
   std::string wal_volume;
   std::string wal_reason;
+  // The volume holding pg_wal now: a name, "" when unknown; see
+  // wal_now_note for how it was found or why it is unknown.
+  std::string wal_now;
+  std::string wal_now_note;
+  std::optional<WalMove> wal_move;  // set when pg_wal must move
+  // What the plan could not attribute (a directory on no declared volume):
+  // for people, shown before anything else.
+  std::vector<std::string> warnings;
   std::vector<TablespaceSpec> tablespaces;
   std::vector<Placement> placements;
   std::vector<SettingChange> settings;

@@ -11,6 +11,7 @@
 
 #include "common/sql.h"
 #include "common/units.h"
+#include "observe/data_locations.h"
 
 namespace pglayout {
 namespace {
@@ -188,6 +189,10 @@ Status Observe(StatsSource* source, ObserveClock* clock, ProgressSink* progress,
   out.workload.in_recovery = out.server.in_recovery;
   out.workload.settings = out.server.settings;
   out.workload.tablespaces = out.server.tablespaces;
+  LocatedDirectories located = LocateServerDirectories(
+      options.system_paths, out.server.settings, out.server.tablespaces);
+  out.workload.locations = std::move(located.locations);
+  out.workload.locations_note = std::move(located.note);
   PGLAYOUT_RETURN_IF_ERROR(
       BuildWorkloadFromSamples(data, &out.workload, &out.rates));
   PGLAYOUT_RETURN_IF_ERROR(

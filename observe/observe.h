@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "common/locate.h"
 #include "common/model.h"
 #include "common/progress.h"
 #include "common/status.h"
@@ -76,6 +77,9 @@ struct ObserveOptions {
   // Set (by a signal handler) to stop early: the samples taken so far are
   // used if there are at least two.
   const std::atomic<bool>* cancel = nullptr;
+  // Where the server's directories are resolved to devices
+  // (observe/data_locations.h); tests point it at fixtures.
+  SystemPaths system_paths;
 };
 
 // InvalidInput when the interval is not positive or the duration holds

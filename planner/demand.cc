@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <functional>
 #include <map>
 
 #include "common/units.h"
@@ -16,14 +17,47 @@ bool IsInside(const std::string& directory, const std::string& root) {
          directory[root.size()] == '/';
 }
 
-std::string Location(const Workload& w, const std::string& tablespace) {
-  if (tablespace.empty() || tablespace == "pg_default") {
-    return w.Setting("data_directory").value_or("");
+enum class Same { kYes, kNo, kUnknown };
+
+// Whether |v| is the filesystem (or, in older files, the block device)
+// that |on| resolved to; kUnknown when either side recorded no device.
+Same SameDevice(const Volume& v, const std::optional<DeviceLocation>& on) {
+  if (!on || !v.topology) return Same::kUnknown;
+  const Topology& t = *v.topology;
+  if (!t.dev.empty() && !on->dev.empty()) {
+    return t.dev == on->dev ? Same::kYes : Same::kNo;
   }
-  for (const TablespaceInfo& t : w.tablespaces) {
-    if (t.name == tablespace) return t.location;
+  if (!t.device.empty() && !on->device.empty()) {
+    return t.device == on->device ? Same::kYes : Same::kNo;
   }
-  return "";
+  return Same::kUnknown;
+}
+
+bool Contains(const Volume& v, const DataLocation& l) {
+  return IsInside(l.path, v.path) || (l.on && IsInside(l.on->resolved, v.path));
+}
+
+// Among the volumes that |same| admits, the one whose path holds |l|
+// (longest), else the first admitted when |any_admitted|.
+const Volume* Pick(const VolumeSet& volumes, const DataLocation& l,
+                   const std::function<bool(const Volume&)>& admitted,
+                   bool any_admitted) {
+  const Volume* best = nullptr;
+  const Volume* first = nullptr;
+  for (const Volume& v : volumes.volumes) {
+    if (!admitted(v)) continue;
+    if (first == nullptr) first = &v;
+    if (!Contains(v, l)) continue;
+    if (best == nullptr || v.path.size() > best->path.size()) best = &v;
+  }
+  return best != nullptr ? best : any_admitted ? first : nullptr;
+}
+
+std::string DeviceText(const DeviceLocation& on) {
+  std::string text = "device " + on.dev;
+  if (!on.device.empty()) text += " (" + on.device + ")";
+  if (!on.mount_point.empty()) text += " mounted at " + on.mount_point;
+  return text;
 }
 
 uint64_t Growth(const Relation& r, const DemandOptions& o) {
@@ -120,14 +154,70 @@ InstanceLoad TotalLoad(const std::vector<TableDemand>& tables,
   return load;
 }
 
-std::string VolumeOfDirectory(const VolumeSet& volumes,
-                              const std::string& directory) {
-  const Volume* best = nullptr;
-  for (const Volume& v : volumes.volumes) {
-    if (!IsInside(directory, v.path)) continue;
-    if (best == nullptr || v.path.size() > best->path.size()) best = &v;
+VolumeMatch VolumeOfLocation(const VolumeSet& volumes,
+                             const DataLocation& location) {
+  if (location.path.empty()) return {};
+  auto same = [&](const Volume& v) {
+    return SameDevice(v, location.on) == Same::kYes;
+  };
+  if (const Volume* v = Pick(volumes, location, same, true); v != nullptr) {
+    return {v->name, "device " + location.on->dev};
   }
-  return best ? best->name : "";
+  auto unknown = [&](const Volume& v) {
+    return SameDevice(v, location.on) == Same::kUnknown;
+  };
+  if (const Volume* v = Pick(volumes, location, unknown, false); v != nullptr) {
+    return {v->name, "path prefix"};
+  }
+  return {};
+}
+
+DataLocation LocationOf(const Workload& w, const std::string& tablespace) {
+  const bool base = tablespace.empty() || tablespace == "pg_default";
+  const DataLocation* found = base ? w.FindLocation("data_directory")
+                                   : w.FindLocation("tablespace", tablespace);
+  if (found != nullptr) return *found;
+  DataLocation l;
+  l.role = base ? "data_directory" : "tablespace";
+  l.tablespace = base ? "" : tablespace;
+  l.path = base ? w.Setting("data_directory").value_or("") : "";
+  for (const TablespaceInfo& t : w.tablespaces) {
+    if (!base && t.name == tablespace) l.path = t.location;
+  }
+  return l;
+}
+
+std::string DescribeLocation(const DataLocation& l) {
+  const std::string what = l.role == "tablespace" ? "tablespace " + l.tablespace
+                           : l.role == "pg_wal"   ? "pg_wal"
+                                                  : "the data directory";
+  if (!l.on)
+    return fmt::format("{} ({}, not resolved to a device)", what, l.path);
+  const std::string path =
+      l.on->resolved == l.path ? l.path : l.path + " -> " + l.on->resolved;
+  return fmt::format("{} ({}, {})", what, path, DeviceText(*l.on));
+}
+
+std::vector<std::string> UnmatchedLocations(const Workload& w,
+                                            const VolumeSet& volumes) {
+  std::vector<DataLocation> all = w.locations;
+  if (all.empty()) {  // an older file: the paths it has
+    all.push_back(LocationOf(w, ""));
+    for (const TablespaceInfo& t : w.tablespaces) {
+      if (!t.location.empty()) all.push_back(LocationOf(w, t.name));
+    }
+  }
+  std::vector<std::string> out;
+  for (const DataLocation& l : all) {
+    if (l.path.empty() || !VolumeOfLocation(volumes, l).volume.empty()) {
+      continue;
+    }
+    out.push_back(fmt::format(
+        "WARNING: {} is on no declared volume: its load counts in no "
+        "volume's \"before\"; probe or declare the volume that holds it",
+        DescribeLocation(l)));
+  }
+  return out;
 }
 
 Status BuildDemand(const Workload& workload, const VolumeSet& volumes,
@@ -146,7 +236,7 @@ Status BuildDemand(const Workload& workload, const VolumeSet& volumes,
     AddRelation(r, options, &d);
     d.tablespace = r.tablespace == "pg_default" ? "" : r.tablespace;
     d.current_volume =
-        VolumeOfDirectory(volumes, Location(workload, d.tablespace));
+        VolumeOfLocation(volumes, LocationOf(workload, d.tablespace)).volume;
     by_table.emplace(r.name, std::move(d));
   }
   for (const Relation& r : workload.relations) {

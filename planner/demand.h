@@ -82,8 +82,8 @@ struct DemandOptions {
 
 // Groups |workload|'s relations into table demands, sorted by table name,
 // and reads the WAL demand. Where a table lives now is resolved from its
-// tablespace's location (or the data_directory setting for pg_default)
-// against the volumes' paths, longest prefix first.
+// tablespace's location (or the data directory for pg_default) matched to
+// a volume by VolumeOfLocation.
 // InvalidInput when an index or TOAST relation names no table or a table
 // missing from the workload. Partitioned parents hold no data and are
 // skipped (their partitions are ordinary tables).
@@ -101,9 +101,32 @@ struct InstanceLoad {
 InstanceLoad TotalLoad(const std::vector<TableDemand>& tables,
                        const WalDemand& wal);
 
-// The volume whose path contains |directory| (longest match), or "".
-std::string VolumeOfDirectory(const VolumeSet& volumes,
-                              const std::string& directory);
+// Which declared volume holds a directory of the server
+// (docs/where-data-lives.md). By device first: the location's st_dev
+// against each volume's probed topology.dev (or, from older files, the
+// block device names); a subdirectory of a mount matches its volume however
+// the paths are spelt. Only a volume or a location without a recorded
+// device falls back to the longest path prefix, and |how| says so.
+struct VolumeMatch {
+  std::string volume;  // "" = on no declared volume (or nothing known)
+  std::string how;     // "device 7:3", "path prefix"; "" when no match
+};
+VolumeMatch VolumeOfLocation(const VolumeSet& volumes,
+                             const DataLocation& location);
+
+// The directory of |tablespace| ("" or "pg_default": the data directory)
+// from the workload's [[location]] records, or, in files without them, its
+// path alone; an empty path when unknown.
+DataLocation LocationOf(const Workload& workload,
+                        const std::string& tablespace);
+
+// "pg_wal", "data directory" or "tablespace NAME", and where it resolved.
+std::string DescribeLocation(const DataLocation& location);
+
+// One loud line per directory of the server (data directory, pg_wal,
+// tablespaces) that is on no declared volume.
+std::vector<std::string> UnmatchedLocations(const Workload& workload,
+                                            const VolumeSet& volumes);
 
 }  // namespace pglayout::planner
 

@@ -81,6 +81,9 @@ constexpr double kMinGrowthObservation = 3600;
 constexpr double kSpreadTolerance = 0.03;
 // fdatasync latencies within 5% are equal for choosing the WAL's volume.
 constexpr double kLatencyTie = 1.05;
+// The volume that holds pg_wal now keeps it unless another is more than
+// 25% faster to fdatasync (moving pg_wal needs a restart).
+constexpr double kWalStayTie = 1.25;
 constexpr int kMaxRemedies = 16;
 // Partition counts tried beyond the least that carries a table.
 constexpr int kExtraPartitions = 6;
@@ -181,8 +184,9 @@ class Builder {
     version_ = static_cast<int>(std::strtol(
         w_.Setting("server_version_num").value_or("0").c_str(), nullptr, 10));
     live_ = w_.source == "live" || w_.source == "log";
-    default_volume_ = VolumeIndex(
-        VolumeOfDirectory(vs_, w_.Setting("data_directory").value_or("")));
+    default_volume_ =
+        VolumeIndex(VolumeOfLocation(vs_, LocationOf(w_, "")).volume);
+    LocateWal();
     current_bytes_.assign(vs_.volumes.size(), 0);
     for (const TableDemand& t : tables_) {
       const int v = VolumeIndex(t.current_volume);
@@ -195,6 +199,15 @@ class Builder {
     parts_.assign(tables_.size(), 1);
     tried_.assign(tables_.size(), false);
     return Status::Ok();
+  }
+
+  // Where pg_wal is now, from the workload's [[location]] of role pg_wal:
+  // wal_now_ is its volume, -1 when on no declared volume or unknown.
+  void LocateWal() {
+    wal_location_ = w_.FindLocation("pg_wal");
+    if (wal_location_ == nullptr) return;
+    wal_match_ = VolumeOfLocation(vs_, *wal_location_);
+    wal_now_ = VolumeIndex(wal_match_.volume);
   }
 
   int VolumeIndex(const std::string& name) const {
@@ -283,9 +296,24 @@ class Builder {
       if (latency(i) > lowest * kLatencyTie) continue;
       if (rank(i) < rank(best)) best = i;
     }
+    if (WalStays(lowest)) best = wal_now_;
     wal_volume_ = best;
     wal_util_ = WalUtilization(models_[best], wal_);
     return Status::Ok();
+  }
+
+  // The WAL stays where it is when moving it would gain little: its volume
+  // holds no data, its fdatasync latency is within kWalStayTie of the best
+  // and it carries the WAL within the target. Moving pg_wal takes a
+  // restart; a few microseconds of probe noise are not worth one.
+  bool WalStays(double lowest) const {
+    if (wal_now_ < 0 || wal_now_ == default_volume_ ||
+        current_bytes_[wal_now_] > 0) {
+      return false;
+    }
+    const double latency = models_[wal_now_].sync_write_latency_us();
+    return latency > 0 && latency <= lowest * kWalStayTie &&
+           WalUtilization(models_[wal_now_], wal_) <= opt_.target_utilization;
   }
 
   bool WalShares() const { return models_.size() == 1; }
@@ -708,10 +736,14 @@ class Builder {
   void AssembleBound(PlanOutcome* out);
   void AssembleSettings(PlanOutcome* out);
   void AssembleVerdicts(PlanOutcome* out);
+  void AssembleWalNow(PlanOutcome* out);
+  std::string WalTargetDirectory() const;
+  std::vector<std::string> WhereNow() const;
   void AssembleViews(PlanOutcome* out);
   void AssembleStripes(PlanOutcome* out);
   void AddFitVerdicts(PlanOutcome* out);
   void AddWalVerdicts(PlanOutcome* out);
+  void AddWalMoveVerdict(PlanOutcome* out) const;
   void AddHostCapVerdicts(PlanOutcome* out);
   // The horizon over which growth is projected: 0 when the observation was
   // too short to tell (see kMinGrowthObservation).
@@ -733,6 +765,9 @@ class Builder {
   int version_ = 0;
   bool live_ = false;
   int default_volume_ = -1;
+  const DataLocation* wal_location_ = nullptr;  // pg_wal now; null = unknown
+  VolumeMatch wal_match_;                       // its volume, and how found
+  int wal_now_ = -1;                            // its volume index, or -1
   int wal_volume_ = 0;
   double wal_util_ = 0;
   std::vector<uint64_t> current_bytes_;  // per volume
@@ -783,8 +818,11 @@ std::string Builder::WalReason() const {
   return fmt::format(
       "{} ({}); alone, so commits never queue behind data reads and "
       "checkpoint writes; {}",
-      opt_.wal_volume.empty() ? "lowest commit latency"
-                              : "sized for the WAL by capacity planning",
+      !opt_.wal_volume.empty() ? "sized for the WAL by capacity planning"
+      : wal_now_ == wal_volume_
+          ? "pg_wal is already here and no volume is more than 25% faster "
+            "to fdatasync"
+          : "lowest commit latency",
       latency, WalLoadText());
 }
 
@@ -821,7 +859,9 @@ void Builder::AssembleTablespaces(PlanOutcome* out) {
       const Volume& vol = vs_.volumes[v];
       for (const TablespaceInfo& t : w_.tablespaces) {
         if (t.name.starts_with("pg_") || t.location.empty()) continue;
-        if (VolumeOfDirectory(vs_, t.location) != vol.name) continue;
+        if (VolumeOfLocation(vs_, LocationOf(w_, t.name)).volume != vol.name) {
+          continue;
+        }
         spec.name = t.name;
         spec.path = t.location;
         break;
@@ -921,9 +961,13 @@ void Builder::AssembleForecast(PlanOutcome* out) {
     const int v = VolumeIndex(d.current_volume);
     if (v >= 0) before[v] += TableUtilization(models_[v], d);
   }
-  // The workload does not say where pg_wal is now, so "before" counts the
-  // WAL only where it cannot be anywhere else: on the only volume.
-  if (WalShares()) before[0] += wal_util_;
+  // "before" counts the WAL where pg_wal is now; when the workload does not
+  // say, only where it cannot be anywhere else: on the only volume.
+  if (wal_now_ >= 0) {
+    before[wal_now_] += WalUtilization(models_[wal_now_], wal_);
+  } else if (WalShares() && wal_location_ == nullptr) {
+    before[0] += wal_util_;
+  }
   // The load after the plan, per bin, then per volume; a stripe's members
   // each carry an equal share of it.
   std::vector<ForecastEntry> bin_load(bins_.size());
@@ -1004,6 +1048,64 @@ void Builder::AddForecastEntry(const std::string& name,
     *x = round1(*x);
   }
   out->plan.forecast.push_back(after);
+}
+
+// Where pg_wal goes: <volume path>/pg_wal, or on the WAL's stripe, mounted
+// where stripe.sh mounts it.
+std::string Builder::WalTargetDirectory() const {
+  if (wal_stripe_) return "/mnt/" + wal_stripe_->name + "/pg_wal";
+  const Volume& v = vs_.volumes[wal_volume_];
+  return (v.path.empty() ? "/mnt/" + v.name : v.path) + "/pg_wal";
+}
+
+// One line per directory of the server and the volume holding it.
+std::vector<std::string> Builder::WhereNow() const {
+  std::vector<DataLocation> all = w_.locations;
+  if (all.empty()) all.push_back(LocationOf(w_, ""));
+  std::vector<std::string> out;
+  for (const DataLocation& l : all) {
+    if (l.path.empty()) continue;
+    const VolumeMatch m = VolumeOfLocation(vs_, l);
+    out.push_back(fmt::format(
+        "{}: {}", DescribeLocation(l),
+        m.volume.empty() ? "on no declared volume"
+                         : fmt::format("on {} (by {})", m.volume, m.how)));
+  }
+  return out;
+}
+
+// Where pg_wal is now, and the step by hand that moves it when the plan
+// puts it elsewhere (docs/where-data-lives.md#moving-the-wal).
+void Builder::AssembleWalNow(PlanOutcome* out) {
+  Plan& plan = out->plan;
+  plan.warnings = UnmatchedLocations(w_, vs_);
+  out->where_now = WhereNow();
+  if (wal_location_ == nullptr) {
+    plan.wal_now_note =
+        "unknown: the workload does not record where pg_wal is (observe the "
+        "server on its own host to record it)";
+    return;
+  }
+  plan.wal_now = wal_match_.volume;
+  plan.wal_now_note = DescribeLocation(*wal_location_) +
+                      (wal_match_.volume.empty() ? ", on no declared volume"
+                                                 : ", on " + wal_match_.volume);
+  if (!wal_stripe_ && wal_now_ == wal_volume_) return;
+  WalMove m;
+  m.from_volume = wal_match_.volume;
+  m.from_path =
+      wal_location_->on ? wal_location_->on->resolved : wal_location_->path;
+  m.to_path = WalTargetDirectory();
+  m.data_directory = LocationOf(w_, "").path;
+  for (const ForecastEntry& f : plan.forecast) {
+    if (wal_now_ < 0 || f.volume != m.from_volume) continue;
+    m.from_utilization_until_moved =
+        std::round(
+            (f.utilization_after + WalUtilization(models_[wal_now_], wal_)) *
+            1000) /
+        1000;
+  }
+  plan.wal_move = std::move(m);
 }
 
 void Builder::AssembleViews(PlanOutcome* out) {
@@ -1210,11 +1312,14 @@ void Builder::AddWalVerdicts(PlanOutcome* out) {
         best, Percent(wal_single_util_), Percent(opt_.target_utilization),
         wal_stripe_->members.size(), WalMemberNames(), Percent(wal_util_)));
   } else {
-    v.push_back(fmt::format("WAL: alone on {}, {}", best,
-                            opt_.wal_volume.empty()
-                                ? "the lowest fdatasync latency"
-                                : "the volume sized for it"));
+    v.push_back(
+        fmt::format("WAL: alone on {}, {}", best,
+                    !opt_.wal_volume.empty() ? "the volume sized for it"
+                    : wal_now_ == wal_volume_
+                        ? "where pg_wal already is (moving it needs a restart)"
+                        : "the lowest fdatasync latency"));
   }
+  AddWalMoveVerdict(out);
   if (wal_util_ <= opt_.target_utilization) return;
   // What it would take: volumes like the WAL's, striped, at the target.
   const int needed =
@@ -1226,6 +1331,28 @@ void Builder::AddWalVerdicts(PlanOutcome* out) {
       best, Percent(wal_util_), Percent(opt_.target_utilization),
       wal_stripe_blocker_.empty() ? "" : ", and here " + wal_stripe_blocker_,
       std::max(needed, 2), best));
+}
+
+void Builder::AddWalMoveVerdict(PlanOutcome* out) const {
+  const Plan& plan = out->plan;
+  std::vector<std::string>& v = out->plan.verdicts;
+  if (wal_location_ == nullptr) {
+    v.push_back("WAL: where pg_wal is now is " + plan.wal_now_note);
+    return;
+  }
+  if (!plan.wal_move) return;
+  const WalMove& m = *plan.wal_move;
+  v.push_back(fmt::format(
+      "WAL: pg_wal is on {} now; moving it to {} is a step by hand that "
+      "NEEDS A RESTART (stop the server, move pg_wal, symlink, start; "
+      "migrate does not do it){}",
+      m.from_volume.empty() ? "no declared volume" : m.from_volume,
+      plan.wal_volume,
+      m.from_volume.empty()
+          ? ""
+          : fmt::format("; until then {} also carries the WAL: {} busy",
+                        m.from_volume,
+                        Percent(m.from_utilization_until_moved))));
 }
 
 void Builder::AddFitVerdicts(PlanOutcome* out) {
@@ -1332,6 +1459,7 @@ void Builder::Assemble(PlanOutcome* out) {
   AssembleTablespaces(out);
   AssembleStripes(out);
   AssembleForecast(out);
+  AssembleWalNow(out);
   AssembleViews(out);
   AssembleBound(out);
   AssembleSettings(out);

@@ -3,8 +3,11 @@
 // Pure computation: no I/O, no clock, no randomness; the same inputs give
 // the same plan (and the same bytes once written). Steps:
 //  1. device models (device_model.h) and demand (demand.h);
-//  2. the WAL's volume: the lowest fdatasync latency, alone when another
-//     volume exists (commit latency is WAL latency:
+//  2. the WAL's volume: where pg_wal is now (the workload's [[location]])
+//     when that volume holds no data and is within 25% of the lowest
+//     fdatasync latency, else the lowest; alone when another volume exists;
+//     moving pg_wal is a step by hand with a restart (Plan::wal_move),
+//     never assumed done (commit latency is WAL latency:
 //     docs/device-model.md#wal-and-commit-latency);
 //     when no single volume carries its flushes and bytes at the target,
 //     a stripe of the fewest alike, empty volumes that does ("wal_stripe",
@@ -93,7 +96,10 @@ struct PlanOutcome {
   BackupAdvice backup;
   SqlObjects sql_objects;  // what plan.sql needs about the relations
   bool live = false;       // a running server (vs a new build)
-  int tables = 0;          // table groups considered
+  // Where the data directory, pg_wal and tablespaces are now and on which
+  // volume, one line each, for the plan's text.
+  std::vector<std::string> where_now;
+  int tables = 0;  // table groups considered
   int moves = 0;
   int partitioned = 0;
 };

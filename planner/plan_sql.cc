@@ -5,6 +5,7 @@
 
 #include "common/ddl.h"
 #include "common/sql.h"
+#include "planner/stripe_script.h"
 
 namespace pglayout::planner {
 namespace {
@@ -209,6 +210,18 @@ Status PlanSqlSteps(const Plan& plan, const SqlObjects& objects,
   PGLAYOUT_RETURN_IF_ERROR(SettingSteps(plan, &out));
   *steps = std::move(out);
   return Status::Ok();
+}
+
+std::string WalMoveSqlNote(const Plan& plan) {
+  if (!plan.wal_move) return "";
+  std::string out = fmt::format(
+      "\n-- pg_wal moves to {} [needs a restart]: not SQL, and migrate never "
+      "does it.\n-- With the server stopped, as stripe.sh writes it out:\n",
+      plan.wal_volume);
+  for (const std::string& line : WalMoveCommands(*plan.wal_move)) {
+    out += "--   " + line + "\n";
+  }
+  return out;
 }
 
 std::string RenderPlanSql(const std::vector<SqlStep>& steps) {

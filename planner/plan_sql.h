@@ -62,6 +62,10 @@ Status PlanSqlSteps(const Plan& plan, const SqlObjects& objects,
 // online step as a commented statement).
 std::string RenderPlanSql(const std::vector<SqlStep>& steps);
 
+// Comment lines for plan.sql when pg_wal must move (Plan::wal_move): not
+// SQL and never run by migrate, it needs the server stopped; "" otherwise.
+std::string WalMoveSqlNote(const Plan& plan);
+
 // The name of the k-th hash partition of |table|, kept within PostgreSQL's
 // 63-byte identifiers (the name migrate gives it).
 std::string PartitionName(const std::string& table, int remainder);

@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include "common/units.h"
+#include "planner/stripe_script.h"
 
 namespace pglayout::planner {
 namespace {
@@ -135,6 +136,35 @@ void SettingsSection(const PlanOutcome& o, std::string* out) {
   }
 }
 
+void WhereNowSection(const PlanOutcome& o, std::string* out) {
+  if (o.where_now.empty()) return;
+  *out += "\nWhere the data lives now\n";
+  for (const std::string& line : o.where_now) *out += "  " + line + "\n";
+}
+
+// The WAL's volume, where pg_wal is now, and the move by hand when it
+// must move (docs/where-data-lives.md#moving-the-wal).
+void WalSection(const Plan& plan, std::string* out) {
+  *out += fmt::format("\nWAL on {}\n  {}\n", plan.wal_volume, plan.wal_reason);
+  if (!plan.wal_now_note.empty()) {
+    *out += fmt::format("  now: {}\n", plan.wal_now_note);
+  }
+  if (!plan.wal_move) return;
+  const WalMove& m = *plan.wal_move;
+  *out += fmt::format(
+      "  STEP BY HAND, NEEDS A RESTART (migrate does not move pg_wal; "
+      "stripe.sh has it):\n");
+  for (const std::string& line : WalMoveCommands(m)) {
+    *out += "    " + line + "\n";
+  }
+  if (!m.from_volume.empty()) {
+    *out += fmt::format(
+        "  forecast: after it, as below; until it is done {} also carries "
+        "the WAL: {:.0f}% busy\n",
+        m.from_volume, m.from_utilization_until_moved * 100);
+  }
+}
+
 void BackupSection(const PlanOutcome& o, std::string* out) {
   *out += "\nBackup readers\n";
   std::vector<std::string> walg, pgbr;
@@ -151,10 +181,11 @@ void BackupSection(const PlanOutcome& o, std::string* out) {
 
 std::string RenderPlanText(const PlanOutcome& o) {
   std::string out;
+  for (const std::string& w : o.plan.warnings) out += w + "\n";
   Header(o, &out);
   VolumesSection(o, &out);
-  out +=
-      fmt::format("\nWAL on {}\n  {}\n", o.plan.wal_volume, o.plan.wal_reason);
+  WhereNowSection(o, &out);
+  WalSection(o.plan, &out);
   HotSection(o, &out);
   PlacementSection(o, &out);
   ForecastSection(o, &out);

@@ -127,13 +127,29 @@ std::string WalDirectory(const Plan& plan, const VolumeSet& volumes) {
   return wal == nullptr ? "" : wal->path;
 }
 
+// The move the plan wrote out: from where pg_wal is now, needing a
+// restart.
+void WalMoveSection(const Plan& plan, std::string* out) {
+  const WalMove& m = *plan.wal_move;
+  *out += fmt::format(
+      "\n# --- WAL: pg_wal moves from {} ({}) to {} ({}).\n"
+      "# NEEDS A RESTART: the server is down between stop and start. "
+      "pglayout migrate\n# never does this step.\n",
+      m.from_path, m.from_volume.empty() ? "no declared volume" : m.from_volume,
+      m.to_path, plan.wal_volume);
+  for (const std::string& line : WalMoveCommands(m)) *out += "# " + line + "\n";
+}
+
 void WalSection(const Plan& plan, const VolumeSet& volumes,
                 const std::string& data_directory, std::string* out) {
+  if (plan.wal_move) return WalMoveSection(plan, out);
+  if (!plan.wal_now.empty()) return;  // known, and where the plan wants it
   const std::string directory = WalDirectory(plan, volumes);
   if (directory.empty()) return;
+  const DataLocation where{"data_directory", "", data_directory, std::nullopt};
   if (!data_directory.empty() &&
-      VolumeOfDirectory(volumes, data_directory) == plan.wal_volume) {
-    return;  // pg_wal is already on that volume
+      VolumeOfLocation(volumes, where).volume == plan.wal_volume) {
+    return;  // pg_wal is probably already on that volume
   }
   const std::string data =
       data_directory.empty() ? "$PGDATA" : ShellQuote(data_directory);
@@ -149,6 +165,22 @@ void WalSection(const Plan& plan, const VolumeSet& volumes,
       plan.wal_volume, plan.wal_reason, target, data, data, target, target,
       data, data);
 }
+
+}  // namespace
+
+std::vector<std::string> WalMoveCommands(const WalMove& m) {
+  const std::string data =
+      m.data_directory.empty() ? "$PGDATA" : ShellQuote(m.data_directory);
+  const std::string to = ShellQuote(m.to_path);
+  return {
+      fmt::format("pg_ctl stop -D {} -m fast", data),
+      fmt::format("mv {} {}", ShellQuote(m.from_path), to),
+      fmt::format("ln -sfn {} {}/pg_wal", to, data),
+      fmt::format("pg_ctl start -D {}", data),
+  };
+}
+
+namespace {
 
 // Every line but the shebang and "exit 0" is a comment, whatever text a
 // hand-edited plan or volumes file carries (a newline in a reason must not

@@ -12,10 +12,15 @@
 #define PGLAYOUT_PLANNER_STRIPE_SCRIPT_H_
 
 #include <string>
+#include <vector>
 
 #include "common/model.h"
 
 namespace pglayout::planner {
+
+// The shell commands that move pg_wal as |move| says, with the server
+// stopped: stop, move, symlink, start. Uncommented; callers comment them.
+std::vector<std::string> WalMoveCommands(const WalMove& move);
 
 // |data_directory|: the server's, "" when unknown (a new build).
 std::string StripeScript(const Plan& plan, const VolumeSet& volumes,

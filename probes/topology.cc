@@ -184,15 +184,8 @@ void CheckAlignmentOffset(const fs::path& node, Topology* t) {
       node.filename().string(), offset));
 }
 
-// The sysfs node of block device |device|; false when the filesystem has
-// no block device behind it.
 bool ResolveNode(const SystemPaths& paths, dev_t device, fs::path* node) {
-  std::error_code ec;
-  *node =
-      fs::canonical(fs::path(paths.sysfs_root) / "dev" / "block" /
-                        fmt::format("{}:{}", ::major(device), ::minor(device)),
-                    ec);
-  return !ec;
+  return BlockDeviceNode(paths, device, node);
 }
 
 // dm: the table is not in sysfs, so the target is inferred: a striped LV
@@ -223,90 +216,9 @@ bool StartsWith(const std::string& s, std::string_view prefix) {
   return s.rfind(prefix, 0) == 0;
 }
 
-std::string Unescape(std::string_view s) {
-  std::string out;
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '\\' && i + 3 < s.size() + 0 && std::isdigit(s[i + 1]) &&
-        std::isdigit(s[i + 2]) && std::isdigit(s[i + 3])) {
-      out += static_cast<char>((s[i + 1] - '0') * 64 + (s[i + 2] - '0') * 8 +
-                               (s[i + 3] - '0'));
-      i += 3;
-    } else {
-      out += s[i];
-    }
-  }
-  return out;
-}
-
-// "a,b" + "b,c" -> "a,b,c": mount options then superblock options.
-std::string MergeOptions(const std::string& a, const std::string& b) {
-  std::vector<std::string> out;
-  for (const std::string* list : {&a, &b}) {
-    std::stringstream in(*list);
-    std::string item;
-    while (std::getline(in, item, ',')) {
-      if (!item.empty() &&
-          std::find(out.begin(), out.end(), item) == out.end()) {
-        out.push_back(item);
-      }
-    }
-  }
-  std::string joined;
-  for (const std::string& o : out) joined += (joined.empty() ? "" : ",") + o;
-  return joined;
-}
-
 std::string OrNone(const std::string& s) { return s.empty() ? "none" : s; }
 
-bool IsPathPrefix(const std::string& prefix, const std::string& path) {
-  if (prefix == "/") return true;
-  if (!StartsWith(path, prefix)) return false;
-  return path.size() == prefix.size() || path[prefix.size()] == '/';
-}
-
 }  // namespace
-
-std::vector<MountEntry> ParseMountInfo(std::string_view text) {
-  std::vector<MountEntry> out;
-  std::istringstream lines{std::string(text)};
-  std::string line;
-  while (std::getline(lines, line)) {
-    std::istringstream fields(line);
-    std::vector<std::string> f;
-    for (std::string w; fields >> w;) f.push_back(w);
-    auto dash = std::find(f.begin(), f.end(), "-");
-    if (f.size() < 10 || dash == f.end() || f.end() - dash < 4 ||
-        dash - f.begin() < 6) {
-      continue;
-    }
-    MountEntry e;
-    if (std::sscanf(f[2].c_str(), "%u:%u", &e.major, &e.minor) != 2) continue;
-    e.mount_point = Unescape(f[4]);
-    e.fstype = *(dash + 1);
-    e.source = Unescape(*(dash + 2));
-    e.options = MergeOptions(f[5], *(dash + 3));
-    out.push_back(std::move(e));
-  }
-  return out;
-}
-
-const MountEntry* FindMount(const std::vector<MountEntry>& mounts,
-                            unsigned major, unsigned minor,
-                            const std::string& path) {
-  const MountEntry* best = nullptr;
-  auto better = [&](const MountEntry& e) {
-    if (best == nullptr) return true;
-    bool e_dev = e.major == major && e.minor == minor;
-    bool b_dev = best->major == major && best->minor == minor;
-    if (e_dev != b_dev) return e_dev;
-    // Later lines are mounted over earlier ones at the same point.
-    return e.mount_point.size() >= best->mount_point.size();
-  };
-  for (const MountEntry& e : mounts) {
-    if (IsPathPrefix(e.mount_point, path) && better(e)) best = &e;
-  }
-  return best;
-}
 
 std::string ClassifyKind(const std::string& disk, const std::string& model,
                          bool rotational) {
@@ -329,17 +241,12 @@ Status DiscoverTopology(const SystemPaths& paths, dev_t device,
                         const std::string& path, Topology* topology) {
   Topology t;
   unsigned major = ::major(device), minor = ::minor(device);
-  std::string mountinfo;
-  {
-    std::ifstream in(paths.mountinfo);
-    std::stringstream buffer;
-    buffer << in.rdbuf();
-    mountinfo = buffer.str();
-  }
-  std::vector<MountEntry> mounts = ParseMountInfo(mountinfo);
+  t.dev = DeviceNumber(device);
+  std::vector<MountEntry> mounts = ReadMountInfo(paths);
   if (const MountEntry* m = FindMount(mounts, major, minor, path);
       m != nullptr) {
     t.filesystem = m->fstype;
+    t.mount_point = m->mount_point;
     t.mount_options = m->options;
   }
   fs::path node;

@@ -19,34 +19,18 @@
 #include <string_view>
 #include <vector>
 
+#include "common/locate.h"
 #include "common/model.h"
 #include "common/status.h"
 
 namespace pglayout::probes {
 
-struct SystemPaths {
-  std::string sysfs_root = "/sys";
-  std::string mountinfo = "/proc/self/mountinfo";
-};
-
-struct MountEntry {
-  unsigned major = 0;
-  unsigned minor = 0;
-  std::string mount_point;  // unescaped ("\040" -> space)
-  std::string fstype;
-  std::string source;
-  std::string options;  // per-mount options, then superblock options
-};
-
-// Parses mountinfo text (proc(5) format). Malformed lines are skipped.
-std::vector<MountEntry> ParseMountInfo(std::string_view text);
-
-// The mount holding |path| (absolute, canonical): the longest mount point
-// that is a path prefix of it, preferring entries of device major:minor.
-// nullptr when none matches.
-const MountEntry* FindMount(const std::vector<MountEntry>& mounts,
-                            unsigned major, unsigned minor,
-                            const std::string& path);
+// The mount table and sysfs readers live in common/locate.h (observe
+// resolves the server's directories with the same functions).
+using ::pglayout::FindMount;
+using ::pglayout::MountEntry;
+using ::pglayout::ParseMountInfo;
+using ::pglayout::SystemPaths;
 
 // The volume kind from a disk's name and model string: "aws-ebs",
 // "aws-instance-store", "azure-local-nvme", "azure-disk", "gcp-pd",
@@ -55,7 +39,8 @@ std::string ClassifyKind(const std::string& disk, const std::string& model,
                          bool rotational);
 
 // Fills |topology| for the block device |device| (a directory's st_dev)
-// and the mount holding |path|. A filesystem without a block device behind
+// and the mount holding |path|, including dev ("major:minor") and the
+// mount point. A filesystem without a block device behind
 // it (tmpfs, overlay, NFS, btrfs' anonymous devices) is not an error: only
 // the filesystem fields are set and device stays empty.
 Status DiscoverTopology(const SystemPaths& paths, dev_t device,

@@ -4,7 +4,7 @@
 # uncomment one at a time, after checking the device names.
 exit 0
 
-# --- WAL on wal (lowest commit latency (1500 us per 8 KiB write + fdatasync); alone, so commits never queue behind data reads and checkpoint writes; WAL keeps it 55% busy). Skip if pg_wal is already a link there.
+# --- WAL on wal (lowest commit latency (1500 us per 8 KiB write + fdatasync); alone, so commits never queue behind data reads and checkpoint writes; WAL keeps it 55% busy (1100 commits/s, each counted as a WAL flush: the workload has no count of the server's flushes)). Skip if pg_wal is already a link there.
 # A new cluster: initdb --waldir='/mnt/wal/pg_wal'
 # An existing one (a short outage):
 # pg_ctl stop -D '/mnt/data/pgdata' -m fast

@@ -77,48 +77,48 @@ ALTER TABLESPACE "pglayout_sdh" SET ("effective_io_concurrency" = '24', "mainten
 -- ... and the partitioned table takes its name
 -- [online] ALTER TABLE "public"."pglayout_new_<oid>" RENAME TO "a";
 
--- public.b: 5 hash partitions on (id), built online by migrate; <oid> is the table's oid, known at run time (`pglayout migrate plan.toml` prints the exact SQL)
--- [online] CREATE TABLE "public"."pglayout_new_<oid>" (LIKE "public"."b" INCLUDING ALL) PARTITION BY HASH ("id");
+-- public.c: 5 hash partitions on (id), built online by migrate; <oid> is the table's oid, known at run time (`pglayout migrate plan.toml` prints the exact SQL)
+-- [online] CREATE TABLE "public"."pglayout_new_<oid>" (LIKE "public"."c" INCLUDING ALL) PARTITION BY HASH ("id");
 
 -- partition 0 and its indexes on pglayout_sdd
 -- [online] SET default_tablespace = 'pglayout_sdd';
 
 -- remainder 0 of 5
--- [online] CREATE TABLE "public"."b_p0" PARTITION OF "public"."pglayout_new_<oid>" FOR VALUES WITH (MODULUS 5, REMAINDER 0) TABLESPACE "pglayout_sdd";
+-- [online] CREATE TABLE "public"."c_p0" PARTITION OF "public"."pglayout_new_<oid>" FOR VALUES WITH (MODULUS 5, REMAINDER 0) TABLESPACE "pglayout_sdd";
 
 -- partition 1 and its indexes on pglayout_sde
 -- [online] SET default_tablespace = 'pglayout_sde';
 
 -- remainder 1 of 5
--- [online] CREATE TABLE "public"."b_p1" PARTITION OF "public"."pglayout_new_<oid>" FOR VALUES WITH (MODULUS 5, REMAINDER 1) TABLESPACE "pglayout_sde";
+-- [online] CREATE TABLE "public"."c_p1" PARTITION OF "public"."pglayout_new_<oid>" FOR VALUES WITH (MODULUS 5, REMAINDER 1) TABLESPACE "pglayout_sde";
 
 -- partition 2 and its indexes on pglayout_sdf
 -- [online] SET default_tablespace = 'pglayout_sdf';
 
 -- remainder 2 of 5
--- [online] CREATE TABLE "public"."b_p2" PARTITION OF "public"."pglayout_new_<oid>" FOR VALUES WITH (MODULUS 5, REMAINDER 2) TABLESPACE "pglayout_sdf";
+-- [online] CREATE TABLE "public"."c_p2" PARTITION OF "public"."pglayout_new_<oid>" FOR VALUES WITH (MODULUS 5, REMAINDER 2) TABLESPACE "pglayout_sdf";
 
 -- partition 3 and its indexes on pglayout_sdg
 -- [online] SET default_tablespace = 'pglayout_sdg';
 
 -- remainder 3 of 5
--- [online] CREATE TABLE "public"."b_p3" PARTITION OF "public"."pglayout_new_<oid>" FOR VALUES WITH (MODULUS 5, REMAINDER 3) TABLESPACE "pglayout_sdg";
+-- [online] CREATE TABLE "public"."c_p3" PARTITION OF "public"."pglayout_new_<oid>" FOR VALUES WITH (MODULUS 5, REMAINDER 3) TABLESPACE "pglayout_sdg";
 
 -- partition 4 and its indexes on pglayout_sdh
 -- [online] SET default_tablespace = 'pglayout_sdh';
 
 -- remainder 4 of 5
--- [online] CREATE TABLE "public"."b_p4" PARTITION OF "public"."pglayout_new_<oid>" FOR VALUES WITH (MODULUS 5, REMAINDER 4) TABLESPACE "pglayout_sdh";
+-- [online] CREATE TABLE "public"."c_p4" PARTITION OF "public"."pglayout_new_<oid>" FOR VALUES WITH (MODULUS 5, REMAINDER 4) TABLESPACE "pglayout_sdh";
 
 -- back to the database's default
 -- [online] RESET default_tablespace;
 
 -- copy every row with change capture; then, in one short transaction, the old table leaves for schema pglayout (kept until migrate --finalize) ...
--- [online] ALTER TABLE "public"."b" RENAME TO "old_<oid>";
+-- [online] ALTER TABLE "public"."c" RENAME TO "old_<oid>";
 -- [online] ALTER TABLE "public"."old_<oid>" SET SCHEMA pglayout;
 
 -- ... and the partitioned table takes its name
--- [online] ALTER TABLE "public"."pglayout_new_<oid>" RENAME TO "b";
+-- [online] ALTER TABLE "public"."pglayout_new_<oid>" RENAME TO "c";
 
 -- max_wal_size was 4GB [outside a transaction]
 ALTER SYSTEM SET "max_wal_size" = '26GB';

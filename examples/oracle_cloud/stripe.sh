@@ -11,7 +11,7 @@ exit 0
 # install -d -o postgres -g postgres -m 700 '/mnt/sdg'    # pglayout_sdg on sdg
 # install -d -o postgres -g postgres -m 700 '/mnt/sdh'    # pglayout_sdh on sdh
 
-# --- WAL on sdc (lowest commit latency (600 us per 8 KiB write + fdatasync); alone, so commits never queue behind data reads and checkpoint writes; WAL keeps it 8% busy). Skip if pg_wal is already a link there.
+# --- WAL on sdc (lowest commit latency (600 us per 8 KiB write + fdatasync); alone, so commits never queue behind data reads and checkpoint writes; WAL keeps it 8% busy (3000 commits/s, each counted as a WAL flush: the workload has no count of the server's flushes)). Skip if pg_wal is already a link there.
 # A new cluster: initdb --waldir='/mnt/sdc/pg_wal'
 # An existing one (a short outage):
 # pg_ctl stop -D '/mnt/sdb/pgdata' -m fast

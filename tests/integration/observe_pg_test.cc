@@ -8,14 +8,17 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
 #include <functional>
 #include <thread>
 
 #include "common/files.h"
+#include "common/locate.h"
 #include "observe/log_parser.h"
 #include "observe/observe.h"
 #include "observe/observe_diagnosis.h"
@@ -135,6 +138,52 @@ TEST_P(ObservePgTest, PgbenchMakesAccountsTheHottestRelation) {
   st = ParseWorkload(WorkloadToToml(w), "workload.toml", &back);
   PGLAYOUT_ASSERT_OK(st);
   EXPECT_EQ(WorkloadToToml(back), WorkloadToToml(w));
+}
+
+std::string DeviceOf(const std::string& path) {
+  struct stat st {};
+  EXPECT_EQ(::stat(path.c_str(), &st), 0) << path;
+  return DeviceNumber(st.st_dev);
+}
+
+// observe runs on the server's host here: it records where the data
+// directory, pg_wal and a tablespace live, down to st_dev and the mount
+// (docs/where-data-lives.md), and the file keeps it.
+TEST_P(ObservePgTest, RecordsWhereTheWalAndTablespacesLive) {
+  std::unique_ptr<PgCluster> pg;
+  PGLAYOUT_ASSERT_OK(StartCluster(SmallServer(), &pg));
+  std::string dir;
+  PGLAYOUT_ASSERT_OK(pg->MakeDirectory("ts_here", &dir));
+  std::unique_ptr<SqlSession> admin;
+  PGLAYOUT_ASSERT_OK(pg->Connect(&admin));
+  PGLAYOUT_ASSERT_OK(
+      ExecuteSql(admin.get(), "CREATE TABLESPACE here LOCATION '" + dir + "'"));
+
+  NullProgress progress;
+  ObserveResult result;
+  PGLAYOUT_ASSERT_OK(
+      ObserveServer(pg->conninfo(), &progress, SixSeconds(), &result));
+  const Workload& w = result.workload;
+  EXPECT_EQ(w.locations_note,
+            "resolved on this host: symlinks followed, st_dev, mount point "
+            "and block device");
+  const std::string data = std::filesystem::canonical(pg->data_dir());
+  const DataLocation* wal = w.FindLocation("pg_wal");
+  ASSERT_NE(wal, nullptr);
+  EXPECT_EQ(wal->path, w.Setting("data_directory").value_or("") + "/pg_wal");
+  ASSERT_TRUE(wal->on.has_value());
+  EXPECT_EQ(wal->on->resolved, data + "/pg_wal");
+  EXPECT_EQ(wal->on->dev, DeviceOf(data + "/pg_wal"));
+  EXPECT_FALSE(wal->on->mount_point.empty());
+  const DataLocation* ts = w.FindLocation("tablespace", "here");
+  ASSERT_NE(ts, nullptr);
+  ASSERT_TRUE(ts->on.has_value());
+  EXPECT_EQ(ts->on->resolved, std::filesystem::canonical(dir).string());
+  EXPECT_EQ(ts->on->dev, DeviceOf(dir));
+  Workload back;  // written and read back as they were
+  PGLAYOUT_ASSERT_OK(ParseWorkload(WorkloadToToml(w), "workload.toml", &back));
+  ASSERT_NE(back.FindLocation("pg_wal"), nullptr);
+  EXPECT_EQ(back.FindLocation("pg_wal")->on->dev, wal->on->dev);
 }
 
 // A read-mostly load commits far more often than it flushes WAL: the WAL

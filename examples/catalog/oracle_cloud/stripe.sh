@@ -12,7 +12,7 @@ exit 0
 # install -d -o postgres -g postgres -m 700 '/mnt/data5'    # pglayout_data5 on data5
 # install -d -o postgres -g postgres -m 700 '/mnt/data6'    # pglayout_data6 on data6
 
-# --- WAL on wal (sized for the WAL by capacity planning (1200 us per 8 KiB write + fdatasync); alone, so commits never queue behind data reads and checkpoint writes; WAL keeps it 69% busy). Skip if pg_wal is already a link there.
+# --- WAL on wal (sized for the WAL by capacity planning (1200 us per 8 KiB write + fdatasync); alone, so commits never queue behind data reads and checkpoint writes; WAL keeps it 69% busy (3000 commits/s, each counted as a WAL flush: the workload has no count of the server's flushes)). Skip if pg_wal is already a link there.
 # A new cluster: initdb --waldir='/mnt/wal/pg_wal'
 # An existing one (a short outage):
 # pg_ctl stop -D '/mnt/sdb/pgdata' -m fast

@@ -23,7 +23,7 @@ exit 0
 # --- tablespace directories: must exist, be empty and belong to postgres
 # install -d -o postgres -g postgres -m 700 '/mnt/data_stripe/pg'    # pglayout_data_stripe on data_stripe
 
-# --- WAL on sdc (lowest commit latency (600 us per 8 KiB write + fdatasync); alone, so commits never queue behind data reads and checkpoint writes; WAL keeps it 8% busy). Skip if pg_wal is already a link there.
+# --- WAL on sdc (lowest commit latency (600 us per 8 KiB write + fdatasync); alone, so commits never queue behind data reads and checkpoint writes; WAL keeps it 8% busy (3000 commits/s, each counted as a WAL flush: the workload has no count of the server's flushes)). Skip if pg_wal is already a link there.
 # A new cluster: initdb --waldir='/mnt/sdc/pg_wal'
 # An existing one (a short outage):
 # pg_ctl stop -D '/mnt/sdb/pgdata' -m fast
