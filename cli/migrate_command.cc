@@ -60,7 +60,8 @@ class MigrateCommand : public Command {
                   "Roll back the unfinished run: drop shadow copies and "
                   "capture triggers, restore changed settings");
     app->add_flag("--finalize", finalize_,
-                  "Drop the old copies kept after swaps");
+                  "Drop the old copies kept after swaps, and restore what "
+                  "--leave-raised left raised");
     app->add_option("--max-rate", options_.max_rate_mbps,
                     "Copy at most this many MB/s (10^6 bytes), a hard cap "
                     "whatever the throttle; 0 = no limit");
@@ -124,6 +125,10 @@ class MigrateCommand : public Command {
                     "checkpoint to fit the original max_wal_size before "
                     "restoring it (default: checkpoint_timeout x (1 + "
                     "checkpoint_completion_target) + 60 s)");
+    app->add_flag("--leave-raised", options_.leave_guard_raised,
+                  "Do not restore max_wal_size at the end of the run (and do "
+                  "not wait for room to): leave it raised, journaled, for "
+                  "`--finalize` to restore");
     app->add_flag("--json", json_, "Print the result as JSON");
     app->footer(
         "Without --apply nothing is changed: the preflight runs and the "

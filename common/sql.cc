@@ -51,6 +51,27 @@ std::string QuoteIdent(const std::string& name) {
   return out;
 }
 
+std::string DisplayIdent(const std::string& name) {
+  auto plain = [](char c, bool first) {
+    return (c >= 'a' && c <= 'z') || c == '_' ||
+           (!first && ((c >= '0' && c <= '9') || c == '$'));
+  };
+  bool quote = name.empty();
+  for (size_t i = 0; i < name.size() && !quote; ++i) {
+    quote = !plain(name[i], i == 0);
+  }
+  return quote ? QuoteIdent(name) : name;
+}
+
+std::string DisplayIdentList(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& n : names) {
+    if (!out.empty()) out += ", ";
+    out += DisplayIdent(n);
+  }
+  return out;
+}
+
 namespace {
 
 // Reads one identifier starting at *pos; stops at an unquoted '.'.

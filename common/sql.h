@@ -71,6 +71,12 @@ Status QueryValue(SqlSession* session, const std::string& sql,
 
 // "My Table" -> "\"My Table\"": a quoted identifier, always.
 std::string QuoteIdent(const std::string& name);
+// For messages: |name| as a person would type it, quoted only when it is
+// not a plain lowercase identifier ([a-z_][a-z0-9_$]*), so that a name such
+// as `,")` cannot be misread: "id", "Order", ","")".
+std::string DisplayIdent(const std::string& name);
+// Each name through DisplayIdent, joined by ", ".
+std::string DisplayIdentList(const std::vector<std::string>& names);
 // Relation names in pglayout's files are written as PostgreSQL prints a
 // regclass: public.orders, public."My Table", "Sales"."Q1.data". Unquoted
 // parts fold to lower case, quoted parts keep case and "" stands for ".

@@ -5,6 +5,17 @@
 namespace pglayout {
 namespace {
 
+TEST(DisplayIdent, QuotesOnlyWhatAPersonCouldMisread) {
+  EXPECT_EQ(DisplayIdent("order_id"), "order_id");
+  EXPECT_EQ(DisplayIdent("_x$1"), "_x$1");
+  EXPECT_EQ(DisplayIdent("Order"), "\"Order\"");
+  EXPECT_EQ(DisplayIdent("1st"), "\"1st\"");
+  EXPECT_EQ(DisplayIdent("a b"), "\"a b\"");
+  EXPECT_EQ(DisplayIdent(""), "\"\"");
+  EXPECT_EQ(DisplayIdent(",\")"), "\",\"\")\"");
+  EXPECT_EQ(DisplayIdentList({",\")", "col1"}), "\",\"\")\", col1");
+}
+
 TEST(QuoteIdent, AlwaysQuotesAndDoublesQuotes) {
   EXPECT_EQ(QuoteIdent("orders"), "\"orders\"");
   EXPECT_EQ(QuoteIdent("My \"Big\" Table"), "\"My \"\"Big\"\" Table\"");

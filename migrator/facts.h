@@ -54,13 +54,26 @@ struct IndexFacts {
   // pg_get_indexdef() after "ON <table> ": "USING btree (id) WHERE ...".
   std::string using_clause;
   // pg_get_constraintdef() for constraint-backed indexes: "UNIQUE (a, b)".
+  // It leaves out the index's storage parameters, which |options| has.
   std::string constraint_def;
+  std::vector<std::string> options;  // reloptions: "fillfactor=70"
+  bool clustered = false;            // CLUSTER ... USING marked it
+  bool replica_identity = false;     // REPLICA IDENTITY USING INDEX it
 };
 
 struct ForeignKeyFacts {
   std::string name;
-  std::string table;       // the other table, quoted-qualified
-  std::string definition;  // pg_get_constraintdef(): "FOREIGN KEY ..."
+  std::string table;              // the other table, quoted-qualified
+  std::string definition;         // pg_get_constraintdef(): "FOREIGN KEY ...",
+                                  // without a trailing " NOT VALID"
+  bool valid = true;              // convalidated: NOT VALID stays NOT VALID
+  bool from_partitioned = false;  // the referencing table is partitioned
+};
+
+// A CHECK constraint marked NOT VALID: rows older than it may break it.
+struct CheckFacts {
+  std::string name;
+  std::string definition;  // "CHECK ((qty > 0))", without " NOT VALID"
 };
 
 struct TriggerFacts {
@@ -118,14 +131,29 @@ struct TableFacts {
   std::string row_key_index;  // the index providing row_key, "" if none
   std::vector<ForeignKeyFacts> fks_out;
   std::vector<ForeignKeyFacts> fks_in;
+  std::vector<CheckFacts> not_valid_checks;
+  std::vector<std::string> no_inherit_checks;  // CHECK ... NO INHERIT names
   bool self_referencing_fk = false;
   std::vector<TriggerFacts> triggers;  // user triggers only
+  // User triggers under a name an online copy gives its own
+  // (kOwnTriggerNames): "pglayout_capture".
+  std::vector<std::string> triggers_named_like_ours;
+  // Relations of the table's schema under names a hash conversion would
+  // create (its partitions and their indexes). Set by the migrator for a
+  // hash-partition placement, not read by GatherTableFacts.
+  std::vector<std::string> taken_names;
   std::vector<PolicyFacts> policies;
   std::vector<std::string> grants;  // GRANT statements, table placeholder
-  std::vector<ViewFacts> views;     // views reading the table
+  // COMMENT ON INDEX / CONSTRAINT / TRIGGER / POLICY statements for what the
+  // swap makes anew, "{table}" standing for the table.
+  std::vector<std::string> object_comments;
+  std::vector<ViewFacts> views;  // views reading the table
   std::vector<std::string> dependent_matviews;
   std::vector<std::string> rules;          // rule names (not _RETURN)
   std::vector<std::string> rowtype_users;  // "table.column" or function
+  // Other objects bound to it by oid that a swap would leave on the old
+  // copy: "policy readable on table documents", "rule r on table t".
+  std::vector<std::string> bound_dependents;
   std::vector<std::string> publications;   // FOR TABLE and FOR ALL TABLES
   std::vector<std::string> subscriptions;  // applying logical replication to it
   std::vector<std::string> owned_sequences;     // serial: "schema.seq|column"

@@ -265,24 +265,51 @@ Status Journal::SetSettingState(int64_t run_id, const std::string& kind,
       {std::to_string(run_id), kind, name, state}, &r);
 }
 
+namespace {
+
+constexpr char kSettingColumns[] =
+    "name, kind, coalesce(original_setting, ''), original_auto_conf, "
+    "new_value, state";
+
+// One row of kSettingColumns, from column |first| on.
+SettingRecord SettingFromRow(const std::vector<SqlValue>& row, size_t first) {
+  SettingRecord s;
+  s.name = Cell(row, first);
+  s.kind = Cell(row, first + 1);
+  s.original_setting = Cell(row, first + 2);
+  s.original_auto_conf = row.size() > first + 3 ? row[first + 3] : std::nullopt;
+  s.new_value = Cell(row, first + 4);
+  s.state = Cell(row, first + 5);
+  return s;
+}
+
+}  // namespace
+
 Status Journal::LoadSettings(int64_t run_id,
                              std::vector<SettingRecord>* settings) {
   settings->clear();
   SqlResult r;
   PGLAYOUT_RETURN_IF_ERROR(session_->Execute(
-      "SELECT name, kind, coalesce(original_setting, ''), original_auto_conf, "
-      "new_value, state FROM pglayout.setting WHERE run_id = $1 "
-      "ORDER BY kind, name",
+      std::string("SELECT ") + kSettingColumns +
+          " FROM pglayout.setting WHERE run_id = $1 ORDER BY kind, name",
       {std::to_string(run_id)}, &r));
+  for (const auto& row : r.rows) settings->push_back(SettingFromRow(row, 0));
+  return Status::Ok();
+}
+
+Status Journal::ListLeftSettings(
+    std::vector<std::pair<int64_t, SettingRecord>>* settings) {
+  settings->clear();
+  bool exists = false;
+  PGLAYOUT_RETURN_IF_ERROR(Exists(&exists));
+  if (!exists) return Status::Ok();
+  SqlResult r;
+  PGLAYOUT_RETURN_IF_ERROR(session_->Execute(
+      std::string("SELECT run_id, ") + kSettingColumns +
+          " FROM pglayout.setting WHERE state = 'left' ORDER BY run_id, name",
+      {}, &r));
   for (const auto& row : r.rows) {
-    SettingRecord s;
-    s.name = Cell(row, 0);
-    s.kind = Cell(row, 1);
-    s.original_setting = Cell(row, 2);
-    s.original_auto_conf = row.size() > 3 ? row[3] : std::nullopt;
-    s.new_value = Cell(row, 4);
-    s.state = Cell(row, 5);
-    settings->push_back(std::move(s));
+    settings->emplace_back(CellInt(row, 0), SettingFromRow(row, 1));
   }
   return Status::Ok();
 }

@@ -57,7 +57,9 @@ struct SettingRecord {
   std::string original_setting;                   // pg_settings value with unit
   std::optional<std::string> original_auto_conf;  // nullopt = not in auto.conf
   std::string new_value;
-  std::string state;  // pending, applied, restored, superseded
+  // pending, applied, restored, superseded, or left: raised on purpose at
+  // the end of a finished run (--leave-raised), for --finalize to restore.
+  std::string state;
 };
 
 class Journal {
@@ -110,6 +112,9 @@ class Journal {
   Status SetSettingState(int64_t run_id, const std::string& kind,
                          const std::string& name, const std::string& state);
   Status LoadSettings(int64_t run_id, std::vector<SettingRecord>* settings);
+  // Settings that finished runs left raised (state "left"), with their runs.
+  Status ListLeftSettings(
+      std::vector<std::pair<int64_t, SettingRecord>>* settings);
 
   // Old copies kept after swaps, not yet dropped: "pglayout"."old_123".
   Status ListOldCopies(std::vector<std::pair<int64_t, std::string>>* copies);

@@ -24,6 +24,9 @@ namespace pglayout::migrator {
 namespace {
 
 constexpr char kAppName[] = "pglayout-migrate";
+// How long the checkpoint guard measures the foreground's WAL rate after the
+// bulk work before it trusts the figure.
+constexpr double kForegroundRateSeconds = 5;
 
 // A session as the options say (their factory, or libpq), tagged |app|.
 Status Connect(const MigrateOptions& options, const std::string& app,
@@ -418,6 +421,11 @@ class Migration {
         PGLAYOUT_RETURN_IF_ERROR(
             GatherTableFacts(session_.get(), oids_[p.relation], &t));
       }
+      if (p.strategy == Strategy::kHashPartition && t.exists && t.kind == 'r') {
+        PGLAYOUT_RETURN_IF_ERROR(ReadTakenNames(
+            session_.get(), t.schema, PartitionRelationNames(t, TargetOf(p)),
+            &t.taken_names));
+      }
       tables_[p.relation] = std::move(t);
       PGLAYOUT_RETURN_IF_ERROR(NoteIfPlacedAsPlanned(p));
     }
@@ -662,7 +670,22 @@ class Migration {
         rec.original_auto_conf = e.original_auto_conf;
       }
     }
-    return journal_->RecordOriginal(run_.run_id, rec);
+    // So does a setting an earlier run left raised: this run takes it over
+    // (its original first, then the earlier record is superseded).
+    std::vector<std::pair<int64_t, SettingRecord>> left;
+    PGLAYOUT_RETURN_IF_ERROR(journal_->ListLeftSettings(&left));
+    for (const auto& [run, e] : left) {
+      if (e.name != name) continue;
+      rec.original_setting = e.original_setting;
+      rec.original_auto_conf = e.original_auto_conf;
+    }
+    PGLAYOUT_RETURN_IF_ERROR(journal_->RecordOriginal(run_.run_id, rec));
+    for (const auto& [run, e] : left) {
+      if (e.name != name) continue;
+      PGLAYOUT_RETURN_IF_ERROR(
+          journal_->SetSettingState(run, e.kind, e.name, "superseded"));
+    }
+    return Status::Ok();
   }
 
   Status GuardRaise(const Step& s, int no) {
@@ -731,6 +754,7 @@ class Migration {
     WalPoint first, now;
     PGLAYOUT_RETURN_IF_ERROR(ReadWalPoint(&first));
     Clock::time_point start = Clock::now();
+    bool announced = false;
     while (true) {
       PGLAYOUT_RETURN_IF_ERROR(ReadWalPoint(&now));
       double waited =
@@ -739,9 +763,12 @@ class Migration {
       check.wal_since_redo = now.lsn - now.redo;
       // Until a few seconds are measured, assume the rate since the last
       // checkpoint started (it includes the copy: pessimistic).
+      check.rate_measured = waited >= kForegroundRateSeconds;
       check.wal_rate =
-          waited >= 5 ? (now.lsn - first.lsn) / waited
-                      : check.wal_since_redo / std::max(now.since_start_s, 1.0);
+          check.rate_measured
+              ? (now.lsn - first.lsn) / waited
+              : check.wal_since_redo / std::max(now.since_start_s, 1.0);
+      check.cycle_seconds = timeout;
       check.seconds_to_next_start = timeout - now.since_start_s;
       check.checkpoint_since_wait = now.redo >= first.lsn;
       RestoreVerdict verdict = DecideRestore(limit, cct, check);
@@ -756,17 +783,36 @@ class Migration {
         return Status::Ok();
       }
       if (verdict == RestoreVerdict::kCannot) {
+        // The measured rate says more than one checkpoint's outcome.
+        bool by_rate = ForegroundOutgrows(limit, cct, check);
+        double cycle =
+            by_rate ? ForegroundCycleWal(check) : ProjectedWal(check);
         ex_->Line(fmt::format(
-            "checkpoint guard: a timed checkpoint since the bulk work ended "
-            "did not make room: the workload alone writes about {} of WAL "
+            "checkpoint guard: {}: the workload alone writes about {} of WAL "
             "per checkpoint cycle ({:.0f} s), above the {} at which "
             "max_wal_size {} requests a checkpoint (with a 10% margin), so "
             "it requests checkpoints at that setting with or without "
             "pglayout. Restoring it now; set a larger max_wal_size in the "
             "plan's [settings] to avoid them",
-            HumanSize(ProjectedWal(check)), timeout,
-            HumanSize(RequestThreshold(limit, cct)), rec.original_setting));
+            by_rate ? fmt::format("no wait can help, by the WAL rate "
+                                  "measured over {:.0f} s since the bulk "
+                                  "work ended",
+                                  waited)
+                    : "a timed checkpoint since the bulk work ended did not "
+                      "make room",
+            HumanSize(cycle), timeout, HumanSize(RequestThreshold(limit, cct)),
+            rec.original_setting));
         return Status::Ok();
+      }
+      if (!announced && check.rate_measured) {
+        announced = true;
+        ex_->Line(fmt::format(
+            "checkpoint guard: waiting up to {:.0f} s for the next timed "
+            "checkpoint (due in about {:.0f} s) to make room, so that "
+            "lowering max_wal_size back to {} requests none; --restore-wait "
+            "0 restores at once, --leave-raised leaves it for --finalize",
+            max_wait, std::max(0.0, check.seconds_to_next_start),
+            rec.original_setting));
       }
       if (waited > max_wait) {
         ex_->Line(fmt::format(
@@ -787,7 +833,9 @@ class Migration {
     }
   }
 
-  Status RestoreSetting(const SettingRecord& rec, bool wait) {
+  // |run_id|: the run whose journal holds |rec| (this one, or for
+  // --finalize a finished run that left it raised).
+  Status RestoreSetting(const SettingRecord& rec, bool wait, int64_t run_id) {
     if (wait && rec.name == "max_wal_size") {
       PGLAYOUT_RETURN_IF_ERROR(WaitForCheckpointRoom(rec));
     }
@@ -797,7 +845,7 @@ class Migration {
     PGLAYOUT_RETURN_IF_ERROR(ex_->Exec(sql));
     PGLAYOUT_RETURN_IF_ERROR(ex_->Exec(ReloadConfSql()));
     PGLAYOUT_RETURN_IF_ERROR(
-        journal_->SetSettingState(run_.run_id, rec.kind, rec.name, "restored"));
+        journal_->SetSettingState(run_id, rec.kind, rec.name, "restored"));
     ex_->Line(fmt::format("restored {} to {} ({})", rec.name,
                           rec.original_setting,
                           rec.original_auto_conf ? "postgresql.auto.conf value"
@@ -837,7 +885,16 @@ class Migration {
             run_.run_id, rec.kind, rec.name, "superseded"));
         continue;
       }
-      PGLAYOUT_RETURN_IF_ERROR(RestoreSetting(rec, wait));
+      if (options_.leave_guard_raised) {
+        PGLAYOUT_RETURN_IF_ERROR(
+            journal_->SetSettingState(run_.run_id, rec.kind, rec.name, "left"));
+        ex_->Line(fmt::format(
+            "checkpoint guard: left {} at {} as asked (raised from {}); "
+            "`pglayout migrate --finalize` restores it",
+            rec.name, rec.new_value, rec.original_setting));
+        continue;
+      }
+      PGLAYOUT_RETURN_IF_ERROR(RestoreSetting(rec, wait, run_.run_id));
     }
     return MarkDone(s, no);
   }
@@ -918,12 +975,13 @@ class Migration {
   // ------------------------------------------------------------ verify --
 
   // (relation, tablespace) for a relation, its TOAST table and index and
-  // its indexes; the database default tablespace is spelled out.
+  // its indexes; the database default tablespace is spelled out. Nothing
+  // for a relation that does not exist (a partition of another layout).
   Status Placements(const std::string& relation, bool with_indexes,
                     std::vector<std::pair<std::string, std::string>>* out) {
     SqlResult r;
     PGLAYOUT_RETURN_IF_ERROR(session_->Execute(
-        "WITH rel AS (SELECT $1::regclass::oid AS oid), objs AS ("
+        "WITH rel AS (SELECT pg_catalog.to_regclass($1)::oid AS oid), objs AS ("
         " SELECT c.oid, c.reltablespace FROM pg_catalog.pg_class c, rel "
         " WHERE c.oid = rel.oid"
         " UNION ALL SELECT t.oid, t.reltablespace FROM pg_catalog.pg_class c "
@@ -988,10 +1046,7 @@ class Migration {
       PGLAYOUT_RETURN_IF_ERROR(Placements(qualified, true, &objs));
       expected.assign(objs.size(), p.tablespaces[0]);
     } else {
-      OnlineTarget target;
-      target.partitioned = true;
-      target.partitions = p.partitions;
-      target.tablespaces = p.tablespaces;
+      OnlineTarget target = TargetOf(p);
       OnlineNames names = MakeOnlineNames(stub, target);
       for (int r = 0; r < p.partitions; ++r) {
         size_t before = objs.size();
@@ -1043,7 +1098,7 @@ class Migration {
     PGLAYOUT_RETURN_IF_ERROR(journal_->LoadSettings(run_.run_id, &settings));
     for (const SettingRecord& rec : settings) {
       if (rec.kind == "guard" && rec.state != "restored" &&
-          rec.state != "superseded") {
+          rec.state != "superseded" && rec.state != "left") {
         problems.push_back("setting " + rec.name + " was not restored");
       }
     }
@@ -1096,7 +1151,7 @@ class Migration {
       if (rec.state == "restored" || rec.state == "superseded") continue;
       if (!locked) PGLAYOUT_RETURN_IF_ERROR(AcquireSettingsLock());
       locked = true;
-      PGLAYOUT_RETURN_IF_ERROR(RestoreSetting(rec, true));
+      PGLAYOUT_RETURN_IF_ERROR(RestoreSetting(rec, true, run_.run_id));
     }
     CheckpointCounts end;
     PGLAYOUT_RETURN_IF_ERROR(ReadCheckpointCounts(session_.get(), &end));
@@ -1105,6 +1160,19 @@ class Migration {
         fmt::format("run {} aborted (created tablespaces and finished "
                     "offline moves are kept)",
                     run_.run_id));
+    return Status::Ok();
+  }
+
+  // What finished runs left raised (--leave-raised), restored as their
+  // guards would have: after waiting for room, bounded.
+  Status RestoreLeftSettings() {
+    std::vector<std::pair<int64_t, SettingRecord>> left;
+    PGLAYOUT_RETURN_IF_ERROR(journal_->ListLeftSettings(&left));
+    if (left.empty()) return Status::Ok();
+    PGLAYOUT_RETURN_IF_ERROR(AcquireSettingsLock());
+    for (const auto& [run, rec] : left) {
+      PGLAYOUT_RETURN_IF_ERROR(RestoreSetting(rec, true, run));
+    }
     return Status::Ok();
   }
 
@@ -1132,6 +1200,7 @@ class Migration {
       ex_->Line(fmt::format("dropped {} (the copy kept by run {})", name, run));
     }
     if (copies.empty()) ex_->Line("no old copies to drop");
+    PGLAYOUT_RETURN_IF_ERROR(RestoreLeftSettings());
     if (kept.empty()) return Status::Ok();
     std::string text = fmt::format(
         "{} of {} old copies could not be dropped (the others were):",

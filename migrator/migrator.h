@@ -107,6 +107,10 @@ struct MigrateOptions {
   // with a line saying so, once a checkpoint shows that the workload alone
   // outgrows the original setting.
   double restore_wait_s = -1;
+  // Leave max_wal_size raised at the end of the run instead of restoring
+  // it (no wait); the journal keeps the original for --finalize, which
+  // restores it, and a later run adopts it.
+  bool leave_guard_raised = false;
   double offline_rate_mbps = 200;  // for offline lock-time estimates
   double space_margin = 1.2;
   // Each new tablespace's directory exists on every streaming standby's

@@ -417,6 +417,93 @@ TEST(Preflight, RefusesAnOnlineCopyOfASubscribedTable) {
   EXPECT_EQ(c.Refusals(), "");
 }
 
+TEST(Preflight, RefusesObjectsOfOtherTablesBoundToTheTable) {
+  PreflightCase c;
+  c.tables["public.orders"].bound_dependents = {
+      "policy readable on table documents"};
+  EXPECT_NE(c.Refusals().find("public.orders: policy readable on table "
+                              "documents refers to it by oid and would keep "
+                              "reading the old copy after the swap"),
+            std::string::npos)
+      << c.Refusals();
+  c.tables["public.orders"].bound_dependents.clear();
+  EXPECT_EQ(c.Refusals(), "");
+}
+
+TEST(Preflight, RefusesNamesTheRunWouldTake) {
+  PreflightCase c;
+  TableFacts& t = c.tables["public.orders"];
+  t.triggers_named_like_ours = {"pglayout_capture"};
+  t.taken_names = {"orders_p1"};
+  // Two index names alike in their first 60 bytes: cut to 63 bytes with
+  // "_p0", both copies on partition 0 would have one name.
+  IndexFacts a;
+  a.name = std::string(61, 'x') + "ab";
+  a.columns = {"id"};
+  IndexFacts b = a;
+  b.name = std::string(61, 'x') + "cd";
+  t.indexes.push_back(a);
+  t.indexes.push_back(b);
+  std::string r = c.Refusals();
+  EXPECT_NE(r.find("public.orders: has a trigger named pglayout_capture, the "
+                   "name an online copy gives its own capture trigger"),
+            std::string::npos)
+      << r;
+  EXPECT_NE(r.find("public.orders: the conversion creates public.orders_p1, "
+                   "which exists already"),
+            std::string::npos)
+      << r;
+  EXPECT_NE(r.find("would both be named " + std::string(60, 'x') + "_p0"),
+            std::string::npos)
+      << r;
+}
+
+TEST(Preflight, RefusesWhatAPartitionedTableCannotHave) {
+  PreflightCase c;
+  TableFacts& t = c.tables["public.orders"];
+  t.no_inherit_checks = {"local_only"};
+  t.triggers = {{"audit",
+                 "CREATE TRIGGER audit AFTER INSERT ON public.orders "
+                 "REFERENCING NEW TABLE AS added FOR EACH ROW EXECUTE "
+                 "FUNCTION f()",
+                 'O'}};
+  t.fks_in = {{"sales_order_fkey", "public.sales", "FOREIGN KEY ...", true,
+               /*from_partitioned=*/true}};
+  c.server.version_num = 170000;
+  std::string r = c.Refusals();
+  EXPECT_NE(r.find("CHECK constraint local_only is NO INHERIT"),
+            std::string::npos)
+      << r;
+  EXPECT_NE(r.find("row trigger audit has transition tables"),
+            std::string::npos)
+      << r;
+  EXPECT_NE(r.find("foreign key sales_order_fkey of partitioned table "
+                   "public.sales references it"),
+            std::string::npos)
+      << r;
+  c.server.version_num = 180000;
+  EXPECT_EQ(c.Refusals().find("sales_order_fkey"), std::string::npos);
+}
+
+TEST(OnlineNames, APrimaryKeyCopyKeepsItsPartitionNumberWhenCut) {
+  TableFacts t = Orders();
+  t.name = std::string(60, 'l');
+  IndexFacts key;
+  key.name = "k";
+  key.constraint_type = 'p';
+  OnlineTarget target;
+  target.partitioned = true;
+  target.partitions = 2;
+  target.tablespaces = {"a"};
+  OnlineNames names = MakeOnlineNames(t, target);
+  EXPECT_EQ(names.partitions[1], std::string(60, 'l') + "_p1");
+  EXPECT_EQ(PartitionIndexName(key, names, 1),
+            std::string(55, 'l') + "_p1_pkey");
+  t.name = "orders";
+  names = MakeOnlineNames(t, target);
+  EXPECT_EQ(PartitionIndexName(key, names, 1), "orders_p1_pkey");
+}
+
 TEST(Preflight, SkipsChecksOfStepsAlreadyStarted) {
   PreflightCase c;
   c.tables["public.orders"].kind = 'p';  // swapped: partitioned now
@@ -549,6 +636,24 @@ TEST(Guard, RestoresOnlyWhenTheNextTimedCheckpointComesFirst) {
   check.wal_rate = 0.5 * kMiB;
   check.seconds_to_next_start = 30;
   EXPECT_EQ(DecideRestore(original, 0.9, check), RestoreVerdict::kRestore);
+}
+
+// Known up front: a foreground that alone writes more WAL per cycle than
+// the original allows cannot be waited out, once its rate is measured.
+TEST(Guard, AMeasuredRateAboveTheOriginalMakesTheWaitFutile) {
+  uint64_t original = 1 * kGiB;  // requests at 539 MiB (485 MiB with margin)
+  RestoreCheck check;
+  check.wal_since_redo = 600.0 * kMiB;
+  check.seconds_to_next_start = 200;
+  check.cycle_seconds = 300;
+  check.wal_rate = 2.0 * kMiB;  // 600 MiB per cycle
+  EXPECT_EQ(DecideRestore(original, 0.9, check), RestoreVerdict::kWait)
+      << "an assumed rate (the copy's WAL in it) decides nothing";
+  check.rate_measured = true;
+  EXPECT_EQ(ForegroundCycleWal(check), 600.0 * kMiB);
+  EXPECT_EQ(DecideRestore(original, 0.9, check), RestoreVerdict::kCannot);
+  check.wal_rate = 1.0 * kMiB;  // 300 MiB per cycle: a checkpoint helps
+  EXPECT_EQ(DecideRestore(original, 0.9, check), RestoreVerdict::kWait);
 }
 
 TEST(Guard, ReadsPgSettingsUnits) {

@@ -28,6 +28,7 @@
 
 #include <chrono>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -69,16 +70,19 @@ constexpr char kCompletedXidsSql[] =
 
 // step.detail: structure hash, schema, table, kCopyByBlocks when the copy
 // goes by heap block ranges, the source's filenode when the shadow was
-// made, and the block-range copy's xmin threshold (CopyTidRangeSql), one
-// per line. Fixed when the shadow is made, so a resumed run copies the way
-// it started (a run started by an older version has no fourth line and
+// made, the block-range copy's xmin threshold (CopyTidRangeSql), and the
+// foreign keys that were NOT VALID then (a text[] literal), one per line.
+// Fixed when the shadow is made, so a resumed run copies the way it
+// started (a run started by an older version has no fourth line and
 // resumes in key order, nor a fifth, nor a sixth: its log has no key index
-// and every row is looked up by anti join).
+// and every row is looked up by anti join; nor a seventh: it validates
+// every key after the swap).
 std::string MakeDetail(const TableFacts& t, bool by_blocks,
                        const std::string& filenode = "",
                        const std::string& copy_xmin = "") {
   return t.structure_hash + "\n" + t.schema + "\n" + t.name + "\n" +
-         (by_blocks ? kCopyByBlocks : "") + "\n" + filenode + "\n" + copy_xmin;
+         (by_blocks ? kCopyByBlocks : "") + "\n" + filenode + "\n" + copy_xmin +
+         "\n" + TextArrayLiteral(NotValidForeignKeys(t));
 }
 
 struct Detail {
@@ -86,6 +90,9 @@ struct Detail {
   bool by_blocks = false;
   std::string filenode;   // "" = not recorded
   std::string copy_xmin;  // "" = not recorded
+  // ForeignKeyKey()s of the keys that were NOT VALID when the shadow was
+  // made: they stay so after the swap (empty for older runs).
+  std::set<std::string> not_valid_fks;
 };
 
 Detail ParseDetail(const std::string& text) {
@@ -99,6 +106,11 @@ Detail ParseDetail(const std::string& text) {
   d.by_blocks = mode == kCopyByBlocks;
   std::getline(in, d.filenode);
   std::getline(in, d.copy_xmin);
+  std::string fks;
+  std::getline(in, fks);
+  for (const SqlValue& fk : ParseArrayLiteral(fks)) {
+    if (fk) d.not_valid_fks.insert(*fk);
+  }
   return d;
 }
 
@@ -1107,7 +1119,7 @@ class OnlineRun {
     if (new_oid) {
       PGLAYOUT_RETURN_IF_ERROR(GatherTableFacts(ex_->session(), new_oid, &now));
     }
-    for (const std::string& sql : PostSwapSql(now, names)) {
+    for (const std::string& sql : PostSwapSql(now, names, d.not_valid_fks)) {
       PGLAYOUT_RETURN_IF_ERROR(ex_->Exec(sql));
     }
     // The log takes the foreground's every change: autovacuum visits it.

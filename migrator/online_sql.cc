@@ -114,6 +114,17 @@ std::string LikeClause(const std::string& table, int server_version) {
       table, server_version >= 140000 ? " INCLUDING COMPRESSION" : "");
 }
 
+// LIKE ... INCLUDING CONSTRAINTS copies a NOT VALID check as valid, and
+// the copy of the older rows it does not hold for would then fail. The
+// shadow goes without it until the swap adds it back, NOT VALID.
+void AppendDropNotValidChecks(const TableFacts& t, const std::string& shadow,
+                              std::vector<std::string>* out) {
+  for (const CheckFacts& c : t.not_valid_checks) {
+    out->push_back(fmt::format("ALTER TABLE {} DROP CONSTRAINT {}", shadow,
+                               QuoteIdent(c.name)));
+  }
+}
+
 void AppendColumnSettings(const TableFacts& t, const std::string& shadow,
                           std::vector<std::string>* out) {
   for (const ColumnFacts& c : t.columns) {
@@ -147,7 +158,17 @@ std::string ConstraintDefinition(const IndexFacts& index) {
   }
   static const std::regex kTablespace(
       R"( USING INDEX TABLESPACE ("(?:[^"]|"")*"|[^ "]+))");
-  return std::regex_replace(index.constraint_def, kTablespace, "");
+  std::string def = std::regex_replace(index.constraint_def, kTablespace, "");
+  if (index.options.empty()) return def;
+  // WITH (...) belongs among the index parameters: before an exclusion
+  // constraint's predicate and before the deferral attributes.
+  size_t at = def.size();
+  for (const char* tail :
+       {" WHERE (", " DEFERRABLE", " NOT DEFERRABLE", " INITIALLY "}) {
+    at = std::min(at, def.find(tail));
+  }
+  def.insert(at, " " + WithOptionsClause(index.options, {}));
+  return def;
 }
 
 constexpr char kAutovacuumEnabled[] = "autovacuum_enabled";
@@ -191,11 +212,7 @@ std::vector<std::string> PartitionedIndexSql(const IndexFacts& index,
                              names.QualifiedShadow(), index.using_clause));
   }
   for (int r = 0; r < target.partitions; ++r) {
-    // A primary key's partition indexes get the names PostgreSQL gives
-    // them ("<partition>_pkey"), as when the key is declared on the parent.
-    std::string child = index.constraint_type == 'p'
-                            ? TruncatedName(names.partitions[r], "_pkey")
-                            : TruncatedName(index.name, fmt::format("_p{}", r));
+    std::string child = PartitionIndexName(index, names, r);
     tx.push_back(SetDefaultTablespace(PartitionTablespace(target, r)));
     if (constraint) {
       tx.push_back(fmt::format("ALTER TABLE ONLY {} ADD CONSTRAINT {} {}",
@@ -281,8 +298,41 @@ std::string TruncatedName(const std::string& name, const std::string& suffix) {
   return name.substr(0, cut) + suffix;
 }
 
+std::string PartitionIndexName(const IndexFacts& index,
+                               const OnlineNames& names, int r) {
+  if (index.constraint_type != 'p') {
+    return TruncatedName(index.name, fmt::format("_p{}", r));
+  }
+  std::string name = names.partitions[static_cast<size_t>(r)] + "_pkey";
+  if (name.size() <= kMaxIdentifierBytes) return name;
+  return TruncatedName(names.table, fmt::format("_p{}_pkey", r));
+}
+
+std::vector<std::string> PartitionRelationNames(const TableFacts& table,
+                                                const OnlineTarget& target) {
+  OnlineNames names = MakeOnlineNames(table, target);
+  std::vector<std::string> out = names.partitions;
+  for (const IndexFacts& index : table.indexes) {
+    for (int r = 0; r < target.partitions; ++r) {
+      out.push_back(PartitionIndexName(index, names, r));
+    }
+  }
+  return out;
+}
+
 const std::string& PartitionTablespace(const OnlineTarget& target, int r) {
   return target.tablespaces[static_cast<size_t>(r) % target.tablespaces.size()];
+}
+
+OnlineTarget TargetOf(const Placement& p) {
+  OnlineTarget target;
+  target.tablespaces = p.tablespaces;
+  if (p.strategy == Strategy::kHashPartition) {
+    target.partitioned = true;
+    target.partitions = p.partitions;
+    target.key = p.key;
+  }
+  return target;
 }
 
 OnlineNames MakeOnlineNames(const TableFacts& table,
@@ -326,6 +376,7 @@ std::vector<std::string> ShadowCreateSql(const TableFacts& t,
                              QuoteIdent(target.tablespaces[0])));
     tx.push_back(
         fmt::format("ALTER TABLE {} OWNER TO {}", shadow, QuoteIdent(t.owner)));
+    AppendDropNotValidChecks(t, shadow, &tx);
     AppendColumnSettings(t, shadow, &tx);
     return tx;
   }
@@ -333,6 +384,7 @@ std::vector<std::string> ShadowCreateSql(const TableFacts& t,
                            shadow, like, QuoteIdentList(target.key)));
   tx.push_back(
       fmt::format("ALTER TABLE {} OWNER TO {}", shadow, QuoteIdent(t.owner)));
+  AppendDropNotValidChecks(t, shadow, &tx);
   for (int r = 0; r < target.partitions; ++r) {
     const std::string& ts = PartitionTablespace(target, r);
     tx.push_back(SetDefaultTablespace(ts));
@@ -722,15 +774,17 @@ void AppendNameNew(const TableFacts& t, const OnlineNames& names,
   }
 }
 
+// |sql| with its "{table}" placeholder replaced by |table|.
+std::string ForTable(std::string sql, const std::string& table) {
+  size_t at = sql.find("{table}");
+  if (at != std::string::npos) sql.replace(at, 7, table);
+  return sql;
+}
+
 void AppendCarryOver(const TableFacts& t, const OnlineNames& names,
                      std::vector<std::string>* out) {
   std::string table = names.QualifiedTable();
-  for (const std::string& g : t.grants) {
-    std::string sql = g;
-    size_t at = sql.find("{table}");
-    if (at != std::string::npos) sql.replace(at, 7, table);
-    out->push_back(sql);
-  }
+  for (const std::string& g : t.grants) out->push_back(ForTable(g, table));
   if (!t.comment.empty()) {
     out->push_back(fmt::format("COMMENT ON TABLE {} IS {}", table,
                                QuoteLiteral(t.comment)));
@@ -749,6 +803,20 @@ void AppendCarryOver(const TableFacts& t, const OnlineNames& names,
     out->push_back("ALTER TABLE " + table + " REPLICA IDENTITY FULL");
   } else if (t.replica_identity == 'n') {
     out->push_back("ALTER TABLE " + table + " REPLICA IDENTITY NOTHING");
+  }
+  // The indexes have their own names again by now. A partitioned table
+  // can be marked by neither.
+  for (const IndexFacts& i : t.indexes) {
+    if (!names.partitions.empty()) break;
+    if (i.replica_identity) {
+      out->push_back(
+          fmt::format("ALTER TABLE {} REPLICA IDENTITY USING INDEX {}", table,
+                      QuoteIdent(i.name)));
+    }
+    if (i.clustered) {
+      out->push_back(fmt::format("ALTER TABLE {} CLUSTER ON {}", table,
+                                 QuoteIdent(i.name)));
+    }
   }
   for (const TriggerFacts& tr : t.triggers) {
     out->push_back(tr.definition);
@@ -782,6 +850,11 @@ std::vector<std::string> SwapSql(const TableFacts& t,
   std::vector<std::string> out = {
       "DROP TRIGGER pglayout_capture ON " + names.QualifiedTable(),
       "DROP TRIGGER pglayout_block_truncate ON " + names.QualifiedTable()};
+  for (const CheckFacts& c : t.not_valid_checks) {
+    out.push_back(fmt::format("ALTER TABLE {} ADD CONSTRAINT {} {} NOT VALID",
+                              names.QualifiedShadow(), QuoteIdent(c.name),
+                              c.definition));
+  }
   for (const std::string& seq : t.owned_sequences) {
     out.push_back(fmt::format("ALTER SEQUENCE {} OWNED BY {}.{}",
                               Split(seq, true), names.QualifiedShadow(),
@@ -808,17 +881,41 @@ std::vector<std::string> SwapSql(const TableFacts& t,
                               names.QualifiedTable(), QuoteIdent(fk.name),
                               fk.definition));
   }
+  // Last: every object commented on exists again under its own name.
+  for (const std::string& c : t.object_comments) {
+    out.push_back(ForTable(c, names.QualifiedTable()));
+  }
+  return out;
+}
+
+std::string ForeignKeyKey(const ForeignKeyFacts& fk, bool incoming) {
+  return incoming ? "in:" + fk.table + ":" + fk.name : "out:" + fk.name;
+}
+
+std::vector<std::string> NotValidForeignKeys(const TableFacts& t) {
+  std::vector<std::string> out;
+  for (const ForeignKeyFacts& fk : t.fks_in) {
+    if (!fk.valid) out.push_back(ForeignKeyKey(fk, true));
+  }
+  for (const ForeignKeyFacts& fk : t.fks_out) {
+    if (!fk.valid) out.push_back(ForeignKeyKey(fk, false));
+  }
   return out;
 }
 
 std::vector<std::string> PostSwapSql(const TableFacts& t,
-                                     const OnlineNames& names) {
+                                     const OnlineNames& names,
+                                     const std::set<std::string>& not_valid) {
   std::vector<std::string> out;
+  // A key that was NOT VALID before the swap stays so: its older rows may
+  // not hold, and validating them is the user's decision.
   for (const ForeignKeyFacts& fk : t.fks_in) {
+    if (not_valid.count(ForeignKeyKey(fk, true))) continue;
     out.push_back(fmt::format("ALTER TABLE {} VALIDATE CONSTRAINT {}", fk.table,
                               QuoteIdent(fk.name)));
   }
   for (const ForeignKeyFacts& fk : t.fks_out) {
+    if (not_valid.count(ForeignKeyKey(fk, false))) continue;
     out.push_back(fmt::format("ALTER TABLE {} VALIDATE CONSTRAINT {}",
                               names.QualifiedTable(), QuoteIdent(fk.name)));
   }

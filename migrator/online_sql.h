@@ -24,9 +24,11 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
+#include "common/model.h"
 #include "migrator/facts.h"
 
 namespace pglayout::migrator {
@@ -38,6 +40,10 @@ struct OnlineTarget {
   int partitions = 0;                    // hash partitions (k)
   std::vector<std::string> key;          // partition key columns
 };
+
+// Where |p| puts its table: one tablespace (a move), or hash partitions by
+// its key round robin over its tablespaces.
+OnlineTarget TargetOf(const Placement& p);
 
 // The names of every object an online run creates for table |oid|; derived
 // from the oid so that a resumed run finds them again.
@@ -65,6 +71,19 @@ OnlineNames MakeOnlineNames(const TableFacts& table,
 // Truncates |name| to PostgreSQL's 63 bytes without splitting a UTF-8
 // character, keeping |suffix| whole: ("orders", "_p0") -> "orders_p0".
 std::string TruncatedName(const std::string& name, const std::string& suffix);
+
+// The name of |index|'s copy on partition r: "<partition>_pkey" for a
+// primary key (as PostgreSQL names it when the key is declared on the
+// parent), "<index>_p<r>" otherwise; cut to 63 bytes so that the partition
+// number always survives ("<table>_p<r>_pkey" when "<partition>_pkey" is
+// too long).
+std::string PartitionIndexName(const IndexFacts& index,
+                               const OnlineNames& names, int r);
+
+// Every relation a hash conversion creates in the table's schema besides
+// the shadow: the partitions and each index's copy on each of them.
+std::vector<std::string> PartitionRelationNames(const TableFacts& table,
+                                                const OnlineTarget& target);
 
 // The tablespace of partition r (round robin over the target's list).
 const std::string& PartitionTablespace(const OnlineTarget& target, int r);
@@ -242,11 +261,19 @@ std::vector<std::string> SwapSql(const TableFacts& t,
                                  const OnlineNames& names,
                                  const SwapInputs& inputs);
 
+// Names a foreign key of the table's, incoming or outgoing, across the
+// swap: "out:<name>", "in:<referencing table>:<name>".
+std::string ForeignKeyKey(const ForeignKeyFacts& fk, bool incoming);
+// ForeignKeyKey()s of |t|'s foreign keys that are NOT VALID.
+std::vector<std::string> NotValidForeignKeys(const TableFacts& t);
+
 // After the swap committed: VALIDATE the re-added foreign keys (a scan that
-// does not block writes) and ANALYZE the new table (autovacuum never
-// analyzes partitioned parents).
+// does not block writes) but those in |not_valid| (ForeignKeyKey()s of
+// keys that were NOT VALID before the swap and stay so), and ANALYZE the
+// new table (autovacuum never analyzes partitioned parents).
 std::vector<std::string> PostSwapSql(const TableFacts& t,
-                                     const OnlineNames& names);
+                                     const OnlineNames& names,
+                                     const std::set<std::string>& not_valid);
 
 // "INSERT INTO shadow (cols) [OVERRIDING SYSTEM VALUE]": the column list
 // leaves generated columns out.

@@ -3,8 +3,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <set>
 
+#include "common/sql.h"
 #include "common/units.h"
+#include "migrator/online_sql.h"
 #include "migrator/sql_util.h"
 #include "migrator/steps.h"
 
@@ -222,35 +225,50 @@ class Checker {
     for (const std::string& k : t.row_key) {
       const ColumnFacts* c = t.FindColumn(k);
       if (c && c->generated) {
-        Refuse(o, "row key column " + k + " is a generated column");
+        Refuse(o,
+               "row key column " + DisplayIdent(k) + " is a generated column");
       }
       if (c && c->type.ends_with("[]")) {
-        Refuse(o, "row key column " + k + " is an array");
+        Refuse(o, "row key column " + DisplayIdent(k) + " is an array");
       }
     }
     for (const IndexFacts& i : t.indexes) {
       if (!i.valid) {
-        Refuse(o, "index " + i.name + " is invalid; drop or REINDEX it first");
+        Refuse(o, "index " + DisplayIdent(i.name) +
+                      " is invalid; drop or REINDEX it first");
       }
     }
     for (const std::string& m : t.dependent_matviews) {
       Refuse(o, "materialized view " + m +
                     " depends on it and would keep reading the old copy");
     }
-    for (const std::string& r : t.rules) Refuse(o, "has rule " + r);
+    for (const std::string& r : t.rules)
+      Refuse(o, "has rule " + DisplayIdent(r));
     for (const std::string& u : t.rowtype_users) {
       Refuse(o, u + " refers to it by oid (its row type or a BEGIN ATOMIC "
                     "body) and would keep pointing at the old copy");
     }
+    for (const std::string& d : t.bound_dependents) {
+      Refuse(o, d +
+                    " refers to it by oid and would keep reading the old "
+                    "copy after the swap; " +
+                    (p.strategy == Strategy::kMove
+                         ? "move it with online = false (ALTER TABLE ... SET "
+                           "TABLESPACE keeps the table), or drop "
+                         : "drop ") +
+                    "that object before the migration and create it again "
+                    "after");
+    }
     for (const std::string& pub : t.publications) {
-      Refuse(o, "is published by publication " + pub +
+      Refuse(o, "is published by publication " + DisplayIdent(pub) +
                     ": a rename swap would break its subscribers");
     }
     // The subscription's table list holds the table's oid: its apply worker
     // would find the new table by name, see no subscription state for it,
     // and skip every later change without an error.
     for (const std::string& sub : t.subscriptions) {
-      Refuse(o, "receives logical replication from subscription " + sub +
+      Refuse(o, "receives logical replication from subscription " +
+                    DisplayIdent(sub) +
                     ": after a rename swap it would silently stop applying "
                     "changes to it" +
                     (p.strategy == Strategy::kMove
@@ -258,6 +276,22 @@ class Checker {
                            "SET TABLESPACE keeps the table)"
                          : "; partition it on the publisher's side, or stop "
                            "subscribing to it first"));
+    }
+    for (const std::string& name : t.triggers_named_like_ours) {
+      Refuse(o, fmt::format("has a trigger named {}, the name an online copy "
+                            "gives its own capture trigger; rename it first "
+                            "(ALTER TRIGGER {} ON {} RENAME TO ...)",
+                            name, name, o));
+    }
+    if (server().version_num < 180000) {
+      for (const ForeignKeyFacts& fk : t.fks_in) {
+        if (!fk.from_partitioned) continue;
+        Refuse(o, fmt::format("foreign key {} of partitioned table {} "
+                              "references it: the swap re-adds it NOT VALID, "
+                              "which a partitioned table accepts from "
+                              "PostgreSQL 18",
+                              DisplayIdent(fk.name), fk.table));
+      }
     }
     if (t.self_referencing_fk) {
       Refuse(o, "has a foreign key to itself, which the swap cannot re-point");
@@ -278,12 +312,15 @@ class Checker {
       return;
     }
     CheckOnlineCopy(p, t);
+    CheckPartitionNames(p, t);
     for (const std::string& k : p.key) {
       const ColumnFacts* c = t.FindColumn(k);
       if (!c) {
-        Refuse(o, "partition key column " + k + " does not exist");
+        Refuse(o,
+               "partition key column " + DisplayIdent(k) + " does not exist");
       } else if (c->generated) {
-        Refuse(o, "partition key column " + k + " is a generated column");
+        Refuse(o, "partition key column " + DisplayIdent(k) +
+                      " is a generated column");
       }
     }
     for (const IndexFacts& i : t.indexes) {
@@ -298,15 +335,16 @@ class Checker {
       const char* what = i.primary ? "primary key" : "unique index";
       if (i.constraint_type == 'x') what = "exclusion constraint";
       if (!missing.empty() || i.has_expressions) {
-        Refuse(o, fmt::format("{} {} ({}) does not contain the partition key "
-                              "column(s) {}: PostgreSQL requires every unique "
-                              "constraint of a partitioned table to include "
-                              "the key",
-                              what, i.name, JoinComma(i.columns),
-                              JoinComma(missing.empty() ? p.key : missing)));
+        Refuse(o, fmt::format(
+                      "{} {} ({}) does not contain the partition key "
+                      "column(s) {}: PostgreSQL requires every unique "
+                      "constraint of a partitioned table to include "
+                      "the key",
+                      what, DisplayIdent(i.name), DisplayIdentList(i.columns),
+                      DisplayIdentList(missing.empty() ? p.key : missing)));
       }
       if (i.constraint_type == 'x' && server().version_num < 170000) {
-        Refuse(o, "exclusion constraint " + i.name +
+        Refuse(o, "exclusion constraint " + DisplayIdent(i.name) +
                       " cannot exist on a partitioned table before "
                       "PostgreSQL 17");
       }
@@ -316,15 +354,46 @@ class Checker {
         Refuse(o, fmt::format("foreign key {} references {}: adding it to a "
                               "partitioned table without a long lock needs "
                               "NOT VALID, which PostgreSQL supports from 18",
-                              fk.name, fk.table));
+                              DisplayIdent(fk.name), fk.table));
       }
     }
+    for (const std::string& c : t.no_inherit_checks) {
+      Refuse(o, "CHECK constraint " + DisplayIdent(c) +
+                    " is NO INHERIT, which a partitioned table cannot have");
+    }
     for (const TriggerFacts& tr : t.triggers) {
+      if (tr.definition.find(" REFERENCING ") != std::string::npos &&
+          tr.definition.find(" FOR EACH ROW ") != std::string::npos) {
+        Refuse(o, "row trigger " + DisplayIdent(tr.name) +
+                      " has transition tables, which a partitioned table's "
+                      "row triggers cannot have");
+      }
       if (tr.definition.find(" BEFORE ") != std::string::npos &&
           tr.definition.find(" FOR EACH ROW ") != std::string::npos &&
           server().version_num < 130000) {
-        Refuse(o, "BEFORE ROW trigger " + tr.name +
+        Refuse(o, "BEFORE ROW trigger " + DisplayIdent(tr.name) +
                       " is not supported on partitioned tables before 13");
+      }
+    }
+  }
+
+  // The relations a conversion creates must not exist yet, nor share a
+  // name after PostgreSQL's 63-byte cut.
+  void CheckPartitionNames(const Placement& p, const TableFacts& t) {
+    for (const std::string& name : t.taken_names) {
+      Refuse(p.relation,
+             fmt::format("the conversion creates {}.{}, which exists "
+                         "already; rename or drop that relation first",
+                         DisplayIdent(t.schema), DisplayIdent(name)));
+    }
+    std::set<std::string> seen;
+    for (const std::string& name : PartitionRelationNames(t, TargetOf(p))) {
+      if (!seen.insert(name).second) {
+        Refuse(p.relation,
+               fmt::format("two of the relations the conversion creates "
+                           "would both be named {} (names are cut to 63 "
+                           "bytes); rename one of its indexes first",
+                           DisplayIdent(name)));
       }
     }
   }

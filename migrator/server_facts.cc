@@ -320,7 +320,8 @@ Status ReadIndexes(SqlSession* s, uint32_t oid, TableFacts* t) {
       "pg_catalog.pg_get_indexdef(x.indexrelid), "
       "pg_catalog.format('%I.%I', n.nspname, c.relname), "
       "CASE WHEN con.oid IS NULL THEN '' "
-      "ELSE pg_catalog.pg_get_constraintdef(con.oid) END "
+      "ELSE pg_catalog.pg_get_constraintdef(con.oid) END, "
+      "x.indisclustered, x.indisreplident "
       "FROM pg_catalog.pg_index x "
       "JOIN pg_catalog.pg_class ic ON ic.oid = x.indexrelid "
       "JOIN pg_catalog.pg_class c ON c.oid = x.indrelid "
@@ -344,7 +345,20 @@ Status ReadIndexes(SqlSession* s, uint32_t oid, TableFacts* t) {
     i.constraint_type = CellChar(row, 9);
     i.using_clause = UsingClause(Cell(row, 10), Cell(row, 11));
     i.constraint_def = Cell(row, 12);
+    i.clustered = CellBool(row, 13);
+    i.replica_identity = CellBool(row, 14);
     t->indexes.push_back(std::move(i));
+  }
+  SqlResult options;
+  PGLAYOUT_RETURN_IF_ERROR(s->Execute(
+      "SELECT ic.relname, pg_catalog.unnest(ic.reloptions) FROM "
+      "pg_catalog.pg_index x JOIN pg_catalog.pg_class ic ON ic.oid = "
+      "x.indexrelid WHERE x.indrelid = $1::oid ORDER BY 1",
+      {std::to_string(oid)}, &options));
+  for (const auto& row : options.rows) {
+    for (IndexFacts& i : t->indexes) {
+      if (i.name == Cell(row, 0)) i.options.push_back(Cell(row, 1));
+    }
   }
   SqlResult cols;
   PGLAYOUT_RETURN_IF_ERROR(
@@ -388,13 +402,27 @@ void ChooseRowKey(TableFacts* t) {
   }
 }
 
+// pg_get_constraintdef() ends a constraint that is not validated with
+// " NOT VALID"; the SQL generators add it where they need it.
+std::string WithoutNotValid(std::string definition) {
+  constexpr std::string_view kSuffix = " NOT VALID";
+  if (definition.ends_with(kSuffix)) {
+    definition.resize(definition.size() - kSuffix.size());
+  }
+  return definition;
+}
+
+// Foreign keys from and to the table, and its CHECK constraints marked NOT
+// VALID (which CREATE TABLE ... LIKE would copy as valid) or NO INHERIT
+// (which a partitioned table cannot have).
 Status ReadForeignKeys(SqlSession* s, uint32_t oid, TableFacts* t) {
   SqlResult r;
   PGLAYOUT_RETURN_IF_ERROR(s->Execute(
       "SELECT c.conname, c.conrelid = $1::oid, c.confrelid = $1::oid, "
       "pg_catalog.format('%I.%I', rn.nspname, r.relname), "
       "pg_catalog.format('%I.%I', fn.nspname, f.relname), "
-      "pg_catalog.pg_get_constraintdef(c.oid) "
+      "pg_catalog.pg_get_constraintdef(c.oid), c.convalidated, "
+      "r.relkind = 'p' "
       "FROM pg_catalog.pg_constraint c "
       "JOIN pg_catalog.pg_class r ON r.oid = c.conrelid "
       "JOIN pg_catalog.pg_namespace rn ON rn.oid = r.relnamespace "
@@ -406,8 +434,27 @@ Status ReadForeignKeys(SqlSession* s, uint32_t oid, TableFacts* t) {
   for (const auto& row : r.rows) {
     bool out = CellBool(row, 1), in = CellBool(row, 2);
     if (out && in) t->self_referencing_fk = true;
-    if (out) t->fks_out.push_back({Cell(row, 0), Cell(row, 4), Cell(row, 5)});
-    if (in) t->fks_in.push_back({Cell(row, 0), Cell(row, 3), Cell(row, 5)});
+    bool valid = CellBool(row, 6);
+    std::string definition = WithoutNotValid(Cell(row, 5));
+    if (out)
+      t->fks_out.push_back({Cell(row, 0), Cell(row, 4), definition, valid});
+    if (in) {
+      t->fks_in.push_back(
+          {Cell(row, 0), Cell(row, 3), definition, valid, CellBool(row, 7)});
+    }
+  }
+  SqlResult checks;
+  PGLAYOUT_RETURN_IF_ERROR(s->Execute(
+      "SELECT conname, pg_catalog.pg_get_constraintdef(oid), convalidated, "
+      "connoinherit FROM pg_catalog.pg_constraint WHERE conrelid = $1::oid "
+      "AND contype = 'c' AND (NOT convalidated OR connoinherit) ORDER BY 1",
+      {std::to_string(oid)}, &checks));
+  for (const auto& row : checks.rows) {
+    if (!CellBool(row, 2)) {
+      t->not_valid_checks.push_back(
+          {Cell(row, 0), WithoutNotValid(Cell(row, 1))});
+    }
+    if (CellBool(row, 3)) t->no_inherit_checks.push_back(Cell(row, 0));
   }
   return Status::Ok();
 }
@@ -422,6 +469,19 @@ Status ReadTriggersAndPolicies(SqlSession* s, uint32_t oid, TableFacts* t) {
                  {std::to_string(oid)}, &r));
   for (const auto& row : r.rows) {
     t->triggers.push_back({Cell(row, 0), Cell(row, 1), CellChar(row, 2)});
+  }
+  // A trigger of ours calls a function in schema pglayout; one that does
+  // not is the user's, under a name an online copy needs.
+  SqlResult taken;
+  PGLAYOUT_RETURN_IF_ERROR(s->Execute(
+      "SELECT t.tgname FROM pg_catalog.pg_trigger t JOIN pg_catalog.pg_proc f "
+      "ON f.oid = t.tgfoid JOIN pg_catalog.pg_namespace n ON n.oid = "
+      "f.pronamespace WHERE t.tgrelid = $1::oid AND n.nspname <> 'pglayout' "
+      "AND t.tgname IN " +
+          std::string(kOwnTriggerNames) + " ORDER BY 1",
+      {std::to_string(oid)}, &taken));
+  for (const auto& row : taken.rows) {
+    t->triggers_named_like_ours.push_back(Cell(row, 0));
   }
   SqlResult p;
   PGLAYOUT_RETURN_IF_ERROR(s->Execute(
@@ -440,6 +500,42 @@ Status ReadTriggersAndPolicies(SqlSession* s, uint32_t oid, TableFacts* t) {
   for (const auto& row : p.rows) {
     t->policies.push_back({Cell(row, 0), Cell(row, 1)});
   }
+  return Status::Ok();
+}
+
+// COMMENT statements for what the swap makes anew and LIKE does not copy:
+// the table's indexes, its key, exclusion, foreign-key and NOT VALID check
+// constraints, triggers and policies, and the foreign keys of other tables
+// to it. "{table}" stands for the table.
+Status ReadObjectComments(SqlSession* s, uint32_t oid, TableFacts* t) {
+  SqlResult r;
+  PGLAYOUT_RETURN_IF_ERROR(s->Execute(
+      "SELECT pg_catalog.format('COMMENT ON INDEX %I.%I IS %L', n.nspname, "
+      "ic.relname, d.description) FROM pg_catalog.pg_index x JOIN "
+      "pg_catalog.pg_class ic ON ic.oid = x.indexrelid JOIN "
+      "pg_catalog.pg_namespace n ON n.oid = ic.relnamespace JOIN "
+      "pg_catalog.pg_description d ON d.objoid = ic.oid AND d.classoid = "
+      "'pg_catalog.pg_class'::regclass AND d.objsubid = 0 WHERE x.indrelid = "
+      "$1::oid "
+      "UNION ALL SELECT pg_catalog.format('COMMENT ON CONSTRAINT %I ON %s IS "
+      "%L', c.conname, CASE WHEN c.conrelid = $1::oid THEN '{table}' ELSE "
+      "c.conrelid::regclass::text END, d.description) FROM "
+      "pg_catalog.pg_constraint c JOIN pg_catalog.pg_description d ON "
+      "d.objoid = c.oid AND d.classoid = 'pg_catalog.pg_constraint'::regclass "
+      "WHERE (c.conrelid = $1::oid AND (c.contype IN ('p', 'u', 'x', 'f') OR "
+      "(c.contype = 'c' AND NOT c.convalidated))) OR (c.confrelid = $1::oid "
+      "AND c.contype = 'f' AND c.conrelid <> $1::oid AND c.conparentid = 0) "
+      "UNION ALL SELECT pg_catalog.format('COMMENT ON TRIGGER %I ON {table} IS "
+      "%L', tr.tgname, d.description) FROM pg_catalog.pg_trigger tr JOIN "
+      "pg_catalog.pg_description d ON d.objoid = tr.oid AND d.classoid = "
+      "'pg_catalog.pg_trigger'::regclass WHERE tr.tgrelid = $1::oid AND NOT "
+      "tr.tgisinternal "
+      "UNION ALL SELECT pg_catalog.format('COMMENT ON POLICY %I ON {table} IS "
+      "%L', p.polname, d.description) FROM pg_catalog.pg_policy p JOIN "
+      "pg_catalog.pg_description d ON d.objoid = p.oid AND d.classoid = "
+      "'pg_catalog.pg_policy'::regclass WHERE p.polrelid = $1::oid ORDER BY 1",
+      {std::to_string(oid)}, &r));
+  for (const auto& row : r.rows) t->object_comments.push_back(Cell(row, 0));
   return Status::Ok();
 }
 
@@ -470,6 +566,48 @@ Status ReadGrants(SqlSession* s, uint32_t oid, TableFacts* t) {
   return Status::Ok();
 }
 
+// Every other object that refers to the table by oid (pg_depend, normal
+// dependencies) and that the swap neither recreates nor re-points: a policy
+// or a rule of another table, for example. What the swap carries (the
+// table's own indexes, constraints, triggers, policies, rules and
+// statistics; other tables' foreign keys and their triggers; views) and
+// what other facts refuse on their own (functions, publications,
+// inheritance children, materialized views) are left out here.
+Status ReadBoundDependents(SqlSession* s, uint32_t oid, TableFacts* t) {
+  SqlResult r;
+  PGLAYOUT_RETURN_IF_ERROR(s->Execute(
+      "SELECT DISTINCT pg_catalog.pg_describe_object(d.classid, d.objid, 0) "
+      "FROM pg_catalog.pg_depend d "
+      "WHERE d.refclassid = 'pg_catalog.pg_class'::regclass "
+      "AND d.refobjid = $1::oid AND d.deptype = 'n' "
+      "AND d.classid NOT IN ('pg_catalog.pg_proc'::regclass, "
+      "'pg_catalog.pg_publication_rel'::regclass) "
+      "AND NOT (d.classid = 'pg_catalog.pg_class'::regclass AND "
+      "(d.objid = $1::oid OR d.objid IN (SELECT inhrelid FROM "
+      "pg_catalog.pg_inherits WHERE inhparent = $1::oid) OR d.objid IN "
+      "(SELECT indexrelid FROM pg_catalog.pg_index WHERE indrelid = $1::oid))) "
+      "AND NOT (d.classid = 'pg_catalog.pg_constraint'::regclass AND d.objid "
+      "IN (SELECT oid FROM pg_catalog.pg_constraint WHERE conrelid = $1::oid "
+      "OR contype = 'f')) "
+      "AND NOT (d.classid = 'pg_catalog.pg_trigger'::regclass AND d.objid IN "
+      "(SELECT oid FROM pg_catalog.pg_trigger WHERE tgrelid = $1::oid OR "
+      "tgconstraint <> 0)) "
+      "AND NOT (d.classid = 'pg_catalog.pg_policy'::regclass AND d.objid IN "
+      "(SELECT oid FROM pg_catalog.pg_policy WHERE polrelid = $1::oid)) "
+      "AND NOT (d.classid = 'pg_catalog.pg_rewrite'::regclass AND d.objid IN "
+      "(SELECT rw.oid FROM pg_catalog.pg_rewrite rw JOIN pg_catalog.pg_class v "
+      "ON v.oid = rw.ev_class WHERE rw.ev_class = $1::oid OR (rw.rulename = "
+      "'_RETURN' AND v.relkind IN ('v', 'm')))) "
+      "AND NOT (d.classid = 'pg_catalog.pg_attrdef'::regclass AND d.objid IN "
+      "(SELECT oid FROM pg_catalog.pg_attrdef WHERE adrelid = $1::oid)) "
+      "AND NOT (d.classid = 'pg_catalog.pg_statistic_ext'::regclass AND "
+      "d.objid IN (SELECT oid FROM pg_catalog.pg_statistic_ext WHERE "
+      "stxrelid = $1::oid)) ORDER BY 1",
+      {std::to_string(oid)}, &r));
+  for (const auto& row : r.rows) t->bound_dependents.push_back(Cell(row, 0));
+  return Status::Ok();
+}
+
 // Objects that refer to the table by oid and would keep pointing at the old
 // copy after a rename swap (docs/online-migration.md#objects-bound-by-oid,
 // #row-type-users).
@@ -484,7 +622,8 @@ Status ReadDependents(SqlSession* s, uint32_t oid, TableFacts* t) {
       "JOIN pg_catalog.pg_namespace vn ON vn.oid = v.relnamespace "
       "WHERE d.classid = 'pg_catalog.pg_rewrite'::regclass "
       "AND d.refclassid = 'pg_catalog.pg_class'::regclass "
-      "AND d.refobjid = $1::oid AND v.oid <> $1::oid ORDER BY 1",
+      "AND d.refobjid = $1::oid AND v.oid <> $1::oid "
+      "AND rw.rulename = '_RETURN' AND v.relkind IN ('v', 'm') ORDER BY 1",
       {std::to_string(oid)}, &r));
   for (const auto& row : r.rows) {
     if (CellChar(row, 1) == 'm') {
@@ -517,7 +656,7 @@ Status ReadDependents(SqlSession* s, uint32_t oid, TableFacts* t) {
       "'pg_catalog.pg_class'::regclass AND d.refobjid = $1::oid)) ORDER BY 1",
       {std::to_string(oid)}, &users));
   for (const auto& row : users.rows) t->rowtype_users.push_back(Cell(row, 0));
-  return Status::Ok();
+  return ReadBoundDependents(s, oid, t);
 }
 
 Status ReadReplicationAndSequences(SqlSession* s, uint32_t oid, TableFacts* t) {
@@ -666,11 +805,26 @@ Status GatherTableFacts(SqlSession* session, uint32_t oid, TableFacts* facts) {
   PGLAYOUT_RETURN_IF_ERROR(ReadForeignKeys(session, oid, &t));
   PGLAYOUT_RETURN_IF_ERROR(ReadTriggersAndPolicies(session, oid, &t));
   PGLAYOUT_RETURN_IF_ERROR(ReadGrants(session, oid, &t));
+  PGLAYOUT_RETURN_IF_ERROR(ReadObjectComments(session, oid, &t));
   PGLAYOUT_RETURN_IF_ERROR(ReadDependents(session, oid, &t));
   PGLAYOUT_RETURN_IF_ERROR(ReadReplicationAndSequences(session, oid, &t));
   PGLAYOUT_RETURN_IF_ERROR(ReadStructureHash(session, oid, &t.structure_hash));
   PGLAYOUT_RETURN_IF_ERROR(ReadPreparedLocks(session, oid, &t.prepared_xacts));
   *facts = std::move(t);
+  return Status::Ok();
+}
+
+Status ReadTakenNames(SqlSession* session, const std::string& schema,
+                      const std::vector<std::string>& names,
+                      std::vector<std::string>* taken) {
+  taken->clear();
+  SqlResult r;
+  PGLAYOUT_RETURN_IF_ERROR(session->Execute(
+      "SELECT c.relname FROM pg_catalog.pg_class c JOIN "
+      "pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = "
+      "$1 AND c.relname = ANY ($2::text[]) ORDER BY 1",
+      {schema, TextArrayLiteral(names)}, &r));
+  for (const auto& row : r.rows) taken->push_back(Cell(row, 0));
   return Status::Ok();
 }
 

@@ -65,6 +65,11 @@ Status GatherServerFacts(SqlSession* session, const Plan& plan,
 // the oid no longer names a relation (then nothing else is filled).
 Status GatherTableFacts(SqlSession* session, uint32_t oid, TableFacts* facts);
 
+// Which of |names| already name a relation in |schema| (unquoted names).
+Status ReadTakenNames(SqlSession* session, const std::string& schema,
+                      const std::vector<std::string>& names,
+                      std::vector<std::string>* taken);
+
 // The gids (as quoted literals) of prepared transactions holding a lock on
 // the relation with |oid|; they never end by themselves
 // (docs/online-migration.md#prepared-transactions).

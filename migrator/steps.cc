@@ -104,12 +104,9 @@ Step OnlineCopyStep(const Placement& p, const TableFacts& t,
   s.kind = StepKind::kOnlineCopy;
   s.placement = &p;
   s.bytes = t.total_size();
-  s.target.tablespaces = p.tablespaces;
+  s.target = TargetOf(p);
   if (p.strategy == Strategy::kHashPartition) {
     s.key = "partition:" + p.relation;
-    s.target.partitioned = true;
-    s.target.partitions = p.partitions;
-    s.target.key = p.key;
     s.title = fmt::format(
         "convert {} to {} hash partitions by ({}) over {} "
         "(online)",
@@ -170,7 +167,8 @@ Step OnlineCopyStep(const Placement& p, const TableFacts& t,
                               names.QualifiedTable(), names.QualifiedShadow()));
   append(SwapSql(t, s.target, names, SwapInputs()));
   s.sql.push_back("-- 7. after the swap:");
-  append(PostSwapSql(t, names));
+  std::vector<std::string> not_valid = NotValidForeignKeys(t);
+  append(PostSwapSql(t, names, {not_valid.begin(), not_valid.end()}));
   append(CaptureDropSql(names, false));
   s.note = fmt::format(
       "the table stays readable and writable; the swap holds ACCESS "
@@ -335,14 +333,37 @@ double RequestThreshold(uint64_t original, double completion_target) {
          (1.0 + std::clamp(completion_target, 0.0, 1.0));
 }
 
+double ForegroundCycleWal(const RestoreCheck& check) {
+  if (!check.rate_measured) return 0;
+  return std::max(check.wal_rate, 0.0) * std::max(check.cycle_seconds, 0.0);
+}
+
+namespace {
+
+// Where the guard restores: 90% of the request threshold.
+double Room(uint64_t original, double completion_target) {
+  return 0.9 * RequestThreshold(original, completion_target);
+}
+
+}  // namespace
+
+bool ForegroundOutgrows(uint64_t original, double completion_target,
+                        const RestoreCheck& check) {
+  return check.rate_measured &&
+         ForegroundCycleWal(check) >= Room(original, completion_target);
+}
+
 RestoreVerdict DecideRestore(uint64_t original, double completion_target,
                              const RestoreCheck& check) {
-  if (ProjectedWal(check) <
-      0.9 * RequestThreshold(original, completion_target)) {
+  if (ProjectedWal(check) < Room(original, completion_target)) {
     return RestoreVerdict::kRestore;
   }
-  return check.checkpoint_since_wait ? RestoreVerdict::kCannot
-                                     : RestoreVerdict::kWait;
+  // No checkpoint can make room for a cycle's WAL that alone exceeds it.
+  if (check.checkpoint_since_wait ||
+      ForegroundOutgrows(original, completion_target, check)) {
+    return RestoreVerdict::kCannot;
+  }
+  return RestoreVerdict::kWait;
 }
 
 GuardDecision DecideMaxWalSize(uint64_t current, uint64_t bulk_bytes,

@@ -104,6 +104,11 @@ struct RestoreCheck {
   // A checkpoint that started after the wait began has completed: the
   // distance is the foreground's alone, and waiting longer cannot help.
   bool checkpoint_since_wait = false;
+  // wal_rate was measured after the bulk work (the foreground alone), not
+  // assumed; with cycle_seconds (checkpoint_timeout) it says up front
+  // whether the foreground alone outgrows the original in one cycle.
+  bool rate_measured = false;
+  double cycle_seconds = 0;
 };
 enum class RestoreVerdict {
   kRestore,  // safe now
@@ -111,11 +116,20 @@ enum class RestoreVerdict {
   kCannot,   // the foreground alone outgrows the original: restoring will
              // request checkpoints whenever it happens
 };
+// kCannot as soon as a measured rate says so (ForegroundCycleWal), or once
+// a checkpoint since the wait began did not make room.
 RestoreVerdict DecideRestore(uint64_t original, double completion_target,
                              const RestoreCheck& check);
 // The WAL past the last checkpoint's redo point when the next timed
 // checkpoint starts, in bytes (what DecideRestore compares).
 double ProjectedWal(const RestoreCheck& check);
+// The foreground's WAL in one timed checkpoint cycle, bytes (0 unless the
+// rate was measured).
+double ForegroundCycleWal(const RestoreCheck& check);
+// That cycle's WAL alone reaches where the guard would restore: no
+// checkpoint can make room.
+bool ForegroundOutgrows(uint64_t original, double completion_target,
+                        const RestoreCheck& check);
 // Where PostgreSQL requests a checkpoint at max_wal_size |original|, bytes.
 double RequestThreshold(uint64_t original, double completion_target);
 

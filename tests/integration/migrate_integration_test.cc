@@ -12,6 +12,7 @@
 #include <signal.h>
 #include <sys/wait.h>
 
+#include <atomic>
 #include <chrono>
 #include <fstream>
 #include <map>
@@ -131,6 +132,25 @@ std::string MovePlan(PgCluster* pg, const std::string& table) {
   return "[[tablespace]]\nname = \"" + table + "_ts\"\npath = \"" + dir +
          "\"\n[[placement]]\nrelation = \"public." + table +
          "\"\nstrategy = \"move\"\ntablespaces = [\"" + table + "_ts\"]\n";
+}
+
+// The first line of |report| containing |text|, or "".
+std::string LineWith(const MigrateReport& report, const std::string& text) {
+  for (const std::string& line : report.lines) {
+    if (line.find(text) != std::string::npos) return line;
+  }
+  return "";
+}
+
+bool HasLine(const MigrateReport& report, const std::string& text) {
+  return !LineWith(report, text).empty();
+}
+
+// Every line of |report|, for failure messages.
+std::string Lines(const MigrateReport& report) {
+  std::string out;
+  for (const std::string& line : report.lines) out += line + "\n";
+  return out;
 }
 
 // One online move on the shared server, for the tests of what may happen
@@ -292,6 +312,276 @@ TEST_P(MigrateTest, DryRunChangesNothingAndBadInputsAreRefused) {
             std::string::npos)
       << pace.output;
   EXPECT_EQ(Value(s.get(), "SELECT to_regnamespace('pglayout') IS NULL"), "t");
+}
+
+// The names a run gives what it creates can be the user's already: a
+// trigger named like the capture trigger, a table named like a partition,
+// two long names that PostgreSQL's 63-byte cut would make one. Each is
+// refused before any change, naming the object as it must be typed; a
+// name of 60 bytes converts (its partitions' key indexes keep their
+// numbers).
+TEST_P(MigrateTest, NamesTheRunWouldTakeAreCheckedBeforeAnyChange) {
+  PgCluster* pg;
+  std::unique_ptr<SqlSession> s;
+  PGLAYOUT_ASSERT_OK(FreshDatabase("names", &pg, &s));
+  const std::string longname(60, 'l');
+  Exec(s.get(),
+       "CREATE TABLE orders (id int PRIMARY KEY, v text);"
+       "CREATE TABLE orders_p1 (x int);"
+       "CREATE TABLE audited (id int PRIMARY KEY);"
+       "CREATE FUNCTION note() RETURNS trigger LANGUAGE plpgsql AS "
+       "'BEGIN RETURN NEW; END';"
+       "CREATE TRIGGER pglayout_capture AFTER INSERT ON audited "
+       "FOR EACH ROW EXECUTE FUNCTION note();"
+       "CREATE TABLE quoted (id int PRIMARY KEY, \",\"\")\" int UNIQUE);"
+       "CREATE TABLE " +
+           longname +
+           " (id int PRIMARY KEY, v text);"
+           "INSERT INTO " +
+           longname + " SELECT g, 'v' FROM generate_series(1, 300) g");
+  auto hash = [](const std::string& table) {
+    return "[[placement]]\nrelation = \"public." + table +
+           "\"\nstrategy = \"hash_partition\"\ntablespaces = "
+           "[\"pg_default\"]\npartitions = 3\nkey = [\"id\"]\n";
+  };
+  std::string plan = hash("orders") + hash("quoted") + MovePlan(pg, "audited");
+  MigrateReport report;
+  Status st = MigratePlan(plan, Conninfo(pg, "names"), true, &report);
+  EXPECT_TRUE(st.IsInvalidInput()) << st.ToString();
+  for (const char* expected :
+       {"public.orders: the conversion creates public.orders_p1, which exists "
+        "already; rename or drop that relation first",
+        "public.audited: has a trigger named pglayout_capture, the name an "
+        "online copy gives its own capture trigger",
+        "(\",\"\")\") does not contain the partition key column(s) id"}) {
+    EXPECT_NE(st.message().find(expected), std::string::npos) << st.message();
+  }
+  EXPECT_EQ(Value(s.get(), "SELECT to_regnamespace('pglayout') IS NULL"), "t")
+      << "a refusal must change nothing";
+
+  PGLAYOUT_ASSERT_OK(
+      MigratePlan(hash(longname), Conninfo(pg, "names"), true, &report));
+  EXPECT_EQ(Value(s.get(), "SELECT count(*) FROM " + longname), "300");
+  EXPECT_EQ(Value(s.get(),
+                  "SELECT string_agg(c.relname, ',' ORDER BY c.relname) FROM "
+                  "pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid "
+                  "WHERE c.relkind = 'i'"),
+            longname.substr(0, 55) + "_p0_pkey," + longname.substr(0, 55) +
+                "_p1_pkey," + longname.substr(0, 55) + "_p2_pkey");
+}
+
+// Constraints marked NOT VALID hold for new rows only. Older rows that
+// break them are copied, and the constraints come out of the move and the
+// conversion still NOT VALID: a check on the table, keys from and to it.
+TEST_P(MigrateTest, NotValidConstraintsStayNotValid) {
+  PgCluster* pg;
+  std::unique_ptr<SqlSession> s;
+  PGLAYOUT_ASSERT_OK(FreshDatabase("notvalid", &pg, &s));
+  Exec(s.get(),
+       "CREATE TABLE customers (id int PRIMARY KEY);"
+       "INSERT INTO customers VALUES (1);"
+       "CREATE TABLE items (id int PRIMARY KEY, qty int, customer int);"
+       "INSERT INTO items SELECT g, g - 3, 1 + g % 2 FROM "
+       "generate_series(1, 500) g;"
+       "ALTER TABLE items ADD CONSTRAINT qty_positive CHECK (qty > 0) "
+       "NOT VALID;"
+       "ALTER TABLE items ADD CONSTRAINT items_customer FOREIGN KEY "
+       "(customer) REFERENCES customers NOT VALID;"
+       "CREATE TABLE notes (id int PRIMARY KEY, item int);"
+       "INSERT INTO notes VALUES (1, 1), (2, 100000);"
+       "ALTER TABLE notes ADD CONSTRAINT notes_item FOREIGN KEY (item) "
+       "REFERENCES items NOT VALID;"
+       "CREATE TABLE counts (id int PRIMARY KEY, qty int);"
+       "INSERT INTO counts SELECT g, g - 3 FROM generate_series(1, 500) g;"
+       "ALTER TABLE counts ADD CONSTRAINT counts_positive CHECK (qty > 0) "
+       "NOT VALID");
+  const std::string validity =
+      "SELECT string_agg(conname || '=' || convalidated, ',' ORDER BY "
+      "conname) FROM pg_constraint WHERE conname IN ('qty_positive', "
+      "'items_customer', 'notes_item', 'counts_positive') AND conrelid IN "
+      "('items'::regclass, 'notes'::regclass, 'counts'::regclass)";
+  const std::string before = Value(s.get(), validity);
+  ASSERT_EQ(before,
+            "counts_positive=false,items_customer=false,notes_item=false,"
+            "qty_positive=false");
+
+  std::string plan =
+      MovePlan(pg, "items") +
+      "[[placement]]\nrelation = \"public.counts\"\nstrategy = "
+      "\"hash_partition\"\ntablespaces = [\"pg_default\"]\npartitions = "
+      "2\nkey = [\"id\"]\n";
+  MigrateOptions options;
+  options.checkpoint_guard = false;
+  MigrateReport report;
+  PGLAYOUT_ASSERT_OK(
+      MigratePlan(plan, Conninfo(pg, "notvalid"), true, &report, options));
+  EXPECT_EQ(Value(s.get(), validity), before);
+  EXPECT_EQ(Value(s.get(), "SELECT count(*) FROM items WHERE qty <= 0"), "3");
+  EXPECT_EQ(Value(s.get(), "SELECT count(*) FROM counts WHERE qty <= 0"), "3");
+  EXPECT_EQ(Value(s.get(),
+                  "SELECT relkind FROM pg_class WHERE relname = "
+                  "'counts'"),
+            "p");
+  // Still enforced for new rows.
+  EXPECT_FALSE(
+      ExecuteSql(s.get(), "INSERT INTO items VALUES (501, -1, 1)").ok());
+  EXPECT_FALSE(ExecuteSql(s.get(), "INSERT INTO counts VALUES (501, -1)").ok());
+  EXPECT_FALSE(
+      ExecuteSql(s.get(), "INSERT INTO notes VALUES (3, 999999)").ok());
+}
+
+// What PostgreSQL would refuse only after the copy (at the swap) or in the
+// middle of the conversion is refused before anything changes: a foreign
+// key of a partitioned table to the table before 18, a NO INHERIT check and
+// a row trigger with transition tables on a table to be partitioned, and a
+// table that is partitioned already, not as the plan says (once a raw
+// "relation does not exist", even in a dry run).
+TEST_P(MigrateTest, PreflightRefusesWhatWouldFailMidRun) {
+  PgCluster* pg;
+  std::unique_ptr<SqlSession> s;
+  PGLAYOUT_ASSERT_OK(FreshDatabase("midrun", &pg, &s));
+  Exec(s.get(),
+       "CREATE TABLE products (id int PRIMARY KEY);"
+       "INSERT INTO products SELECT generate_series(1, 50);"
+       "CREATE TABLE sales (id int, product int REFERENCES products) "
+       "PARTITION BY HASH (id);"
+       "CREATE TABLE sales_0 PARTITION OF sales FOR VALUES WITH (MODULUS 1, "
+       "REMAINDER 0);"
+       "INSERT INTO sales SELECT g, g FROM generate_series(1, 50) g;"
+       "CREATE TABLE guarded (id int PRIMARY KEY, v int, "
+       "CONSTRAINT v_local CHECK (v > 0) NO INHERIT);"
+       "CREATE TABLE audited (id int PRIMARY KEY);"
+       "CREATE FUNCTION seen() RETURNS trigger LANGUAGE plpgsql AS "
+       "'BEGIN RETURN NULL; END';"
+       "CREATE TRIGGER audit_rows AFTER INSERT ON audited REFERENCING NEW "
+       "TABLE AS added FOR EACH ROW EXECUTE FUNCTION seen();"
+       "CREATE TABLE split (id int PRIMARY KEY) PARTITION BY HASH (id);"
+       "CREATE TABLE split_a PARTITION OF split FOR VALUES WITH (MODULUS 2, "
+       "REMAINDER 0);"
+       "CREATE TABLE split_b PARTITION OF split FOR VALUES WITH (MODULUS 2, "
+       "REMAINDER 1)");
+  auto hash = [](const std::string& table) {
+    return "[[placement]]\nrelation = \"public." + table +
+           "\"\nstrategy = \"hash_partition\"\ntablespaces = "
+           "[\"pg_default\"]\npartitions = 2\nkey = [\"id\"]\n";
+  };
+  std::string plan = hash("guarded") + hash("audited") + hash("split");
+  for (bool apply : {false, true}) {
+    MigrateReport report;
+    Status st = MigratePlan(plan, Conninfo(pg, "midrun"), apply, &report);
+    EXPECT_TRUE(st.IsInvalidInput()) << st.ToString();
+    for (const char* expected :
+         {"public.guarded: CHECK constraint v_local is NO INHERIT",
+          "public.audited: row trigger audit_rows has transition tables",
+          "public.split: is already partitioned, not as this plan says"}) {
+      EXPECT_NE(st.message().find(expected), std::string::npos) << st.message();
+    }
+  }
+  EXPECT_EQ(Value(s.get(), "SELECT to_regnamespace('pglayout') IS NULL"), "t")
+      << "a refusal must change nothing";
+
+  std::string move = MovePlan(pg, "products");
+  MigrateOptions options;
+  options.checkpoint_guard = false;
+  MigrateReport report;
+  Status st = MigratePlan(move, Conninfo(pg, "midrun"), true, &report, options);
+  if (version() != PgVersion::k18) {
+    EXPECT_TRUE(st.IsInvalidInput()) << st.ToString();
+    EXPECT_NE(st.message().find("public.products: foreign key "
+                                "sales_product_fkey of partitioned table "
+                                "public.sales references it"),
+              std::string::npos)
+        << st.message();
+    return;
+  }
+  PGLAYOUT_ASSERT_OK(st);
+  EXPECT_EQ(Value(s.get(),
+                  "SELECT convalidated FROM pg_constraint WHERE conname = "
+                  "'sales_product_fkey' AND conrelid = 'sales'::regclass"),
+            "t")
+      << Lines(report);
+  EXPECT_FALSE(ExecuteSql(s.get(), "INSERT INTO sales VALUES (99, 99)").ok())
+      << "the key still holds against the moved table";
+}
+
+// What a table is, apart from where it lives: its indexes with their
+// storage parameters and marks, its constraints with their validity, its
+// replica identity and storage parameters, its statistics targets.
+std::string Fingerprint(SqlSession* s, const std::string& table) {
+  const std::string oid = "'" + table + "'::regclass";
+  return Value(
+      s,
+      "SELECT concat_ws(E'\\n', (SELECT string_agg(concat_ws(' ', i.relname, "
+      "regexp_replace(pg_get_indexdef(i.oid), ' TABLESPACE \\S+', ''), "
+      "i.reloptions::text, x.indisclustered, x.indisreplident), E'\\n' "
+      "ORDER BY i.relname) FROM pg_index x JOIN pg_class i ON i.oid = "
+      "x.indexrelid WHERE x.indrelid = " +
+          oid +
+          "), (SELECT string_agg(concat_ws(' ', conname, pg_get_constraintdef("
+          "oid), convalidated), E'\\n' ORDER BY conname) FROM pg_constraint "
+          "WHERE conrelid = " +
+          oid +
+          "), (SELECT concat_ws(' ', relreplident, reloptions::text) "
+          "FROM pg_class WHERE oid = " +
+          oid +
+          "), (SELECT string_agg(description, ',' ORDER BY description) FROM "
+          "pg_description WHERE objoid IN (SELECT indexrelid FROM pg_index "
+          "WHERE indrelid = " +
+          oid + " UNION ALL SELECT oid FROM pg_constraint WHERE conrelid = " +
+          oid + " OR confrelid = " + oid +
+          " UNION ALL SELECT oid FROM pg_trigger WHERE tgrelid = " + oid +
+          " UNION ALL SELECT oid FROM pg_policy WHERE polrelid = " + oid +
+          ")))");
+}
+
+// What pg_get_constraintdef() leaves out, what marks an index rather than
+// the table, and comments on what the swap makes anew come through a move:
+// key indexes' storage parameters, the CLUSTER mark, REPLICA IDENTITY USING
+// INDEX, comments on indexes, constraints (another table's key to it too),
+// triggers and policies.
+TEST_P(MigrateTest, AMoveKeepsIndexParametersAndMarks) {
+  OneMove m;
+  PGLAYOUT_ASSERT_OK(StartMove("marks", "marked", 500, &m));
+  Exec(m.s.get(),
+       "ALTER TABLE marked ADD COLUMN u int NOT NULL DEFAULT 0;"
+       "UPDATE marked SET u = id;"
+       "ALTER TABLE marked DROP CONSTRAINT marked_pkey;"
+       "ALTER TABLE marked ADD CONSTRAINT marked_pkey PRIMARY KEY (id) "
+       "WITH (fillfactor = 70);"
+       "ALTER TABLE marked ADD CONSTRAINT marked_u UNIQUE (u) INCLUDE (v) "
+       "WITH (fillfactor = 80) DEFERRABLE;"
+       "CREATE UNIQUE INDEX marked_u_only ON marked (u) WITH (fillfactor = 90);"
+       "ALTER TABLE marked CLUSTER ON marked_u;"
+       "ALTER TABLE marked REPLICA IDENTITY USING INDEX marked_u_only;"
+       "ALTER TABLE marked SET (fillfactor = 60);"
+       "CREATE TABLE marks_ref (id int PRIMARY KEY, m int CONSTRAINT "
+       "marks_ref_m REFERENCES marked);"
+       "CREATE FUNCTION marked_noop() RETURNS trigger LANGUAGE plpgsql AS "
+       "'BEGIN RETURN NEW; END';"
+       "CREATE TRIGGER marked_touch BEFORE UPDATE ON marked FOR EACH ROW "
+       "EXECUTE FUNCTION marked_noop();"
+       "CREATE POLICY marked_all ON marked USING (true);"
+       "COMMENT ON INDEX marked_u_only IS 'index note';"
+       "COMMENT ON CONSTRAINT marked_pkey ON marked IS 'key note';"
+       "COMMENT ON CONSTRAINT marks_ref_m ON marks_ref IS 'incoming note';"
+       "COMMENT ON TRIGGER marked_touch ON marked IS 'trigger note';"
+       "COMMENT ON POLICY marked_all ON marked IS 'policy note'");
+  const std::string before = Fingerprint(m.s.get(), "marked");
+  ASSERT_NE(before.find("marked_pkey CREATE UNIQUE INDEX marked_pkey ON "
+                        "public.marked USING btree (id) WITH (fillfactor='70') "
+                        "{fillfactor=70} f f"),
+            std::string::npos)
+      << before;
+  ASSERT_NE(before.find("incoming note,index note,key note,policy note,"
+                        "trigger note"),
+            std::string::npos)
+      << before;
+  PGLAYOUT_ASSERT_OK(m.Run());
+  EXPECT_EQ(Value(m.s.get(),
+                  "SELECT t.spcname FROM pg_class c JOIN pg_tablespace t ON "
+                  "t.oid = c.reltablespace WHERE c.oid = 'marked'::regclass"),
+            "marked_ts");
+  EXPECT_EQ(Fingerprint(m.s.get(), "marked"), before);
 }
 
 // ---------------------------------------- tablespaces and offline moves --
@@ -735,7 +1025,8 @@ TEST_P(MigrateTest, ResumesABlockCopyStartedWithoutTheXminThreshold) {
   Exec(s.get(), "DO $$DECLARE i regclass; BEGIN FOR i IN " + key_indexes +
                     " LOOP EXECUTE 'DROP INDEX ' || i; END LOOP; END$$;"
                     "UPDATE pglayout.step SET detail = regexp_replace(detail, "
-                    "E'\\n[^\\n]*$', '') WHERE step_key = 'move:public.z'");
+                    "E'\\n[^\\n]*\\n[^\\n]*$', '') WHERE step_key = "
+                    "'move:public.z'");
   EXPECT_EQ(Value(s.get(),
                   "SELECT array_length(string_to_array(detail, E'\\n'), 1) "
                   "FROM pglayout.step WHERE step_key = 'move:public.z'"),
@@ -863,18 +1154,6 @@ TEST_P(MigrateTest, ResumesAfterTheServerCrashesDuringTheCopy) {
                   "SELECT count(*) FROM pg_trigger WHERE tgname LIKE "
                   "'pglayout%'"),
             "0");
-}
-
-// The first line of |report| containing |text|, or "".
-std::string LineWith(const MigrateReport& report, const std::string& text) {
-  for (const std::string& line : report.lines) {
-    if (line.find(text) != std::string::npos) return line;
-  }
-  return "";
-}
-
-bool HasLine(const MigrateReport& report, const std::string& text) {
-  return !LineWith(report, text).empty();
 }
 
 // A block-range copy would read a row twice when an UPDATE moves it from a
@@ -1591,6 +1870,57 @@ TEST_P(MigrateTest, ObjectsOutsideThePlanDoNotFailItAndUserTriggersStay) {
       << "the user's trigger still fires on the moved table";
 }
 
+// A policy and a rule of other tables read the moved table by oid: a swap
+// would leave them on the old copy (the policy would go on granting what
+// the moved table no longer says). The online move is refused before any
+// change; the offline move keeps the table, and with it both.
+TEST_P(MigrateTest, ObjectsOfOtherTablesBoundToTheTableRefuseTheSwap) {
+  OneMove m;
+  PGLAYOUT_ASSERT_OK(StartMove("bound", "grants", 10, &m));
+  Exec(m.s.get(),
+       "UPDATE grants SET v = 'bound_clerk';"
+       "CREATE TABLE documents (id int PRIMARY KEY, body text);"
+       "INSERT INTO documents SELECT g, 'doc' FROM generate_series(1, 10) g;"
+       "ALTER TABLE documents ENABLE ROW LEVEL SECURITY;"
+       "CREATE POLICY readable ON documents USING (EXISTS (SELECT 1 FROM "
+       "grants g WHERE g.id = documents.id AND g.v = current_user));"
+       "DROP ROLE IF EXISTS bound_clerk; CREATE ROLE bound_clerk;"
+       "GRANT SELECT ON documents, grants TO bound_clerk;"
+       "CREATE TABLE requests (id int, v text);"
+       "CREATE RULE forward AS ON INSERT TO requests DO ALSO "
+       "INSERT INTO grants VALUES (NEW.id, NEW.v)");
+  const std::string visible =
+      "SET ROLE bound_clerk; SELECT count(*) FROM documents";
+
+  Status st = m.Run();
+  EXPECT_TRUE(st.IsInvalidInput()) << st.ToString();
+  for (const char* object : {"policy readable on table public.documents",
+                             "rule forward on table public.requests"}) {
+    EXPECT_NE(st.message().find(std::string("public.grants: ") + object +
+                                " refers to it by oid and would keep reading "
+                                "the old copy after the swap; move it with "
+                                "online = false"),
+              std::string::npos)
+        << st.message();
+  }
+  EXPECT_EQ(Value(m.s.get(),
+                  "SELECT count(*) FROM pg_tablespace WHERE spcname = "
+                  "'grants_ts'"),
+            "0")
+      << "the refusal changed nothing";
+
+  m.plan += "online = false\n";
+  PGLAYOUT_ASSERT_OK(m.Run());
+  EXPECT_EQ(Value(m.side.get(), visible), "10");
+  Exec(m.s.get(), "DELETE FROM grants");
+  EXPECT_EQ(Value(m.side.get(), "RESET ROLE; " + visible), "0")
+      << "the policy reads the moved table";
+  Exec(m.s.get(), "INSERT INTO requests VALUES (3, 'bound_clerk')");
+  EXPECT_EQ(Value(m.side.get(), "RESET ROLE; " + visible), "1")
+      << "the rule writes into the moved table";
+  Exec(m.s.get(), "DROP OWNED BY bound_clerk; DROP ROLE bound_clerk");
+}
+
 // VACUUM FULL between two batches of a block-range copy reshuffles the
 // heap under the copy's cursor without firing the capture trigger: the next
 // batch stops the run. A key-order copy (12) is not affected and finishes.
@@ -2212,6 +2542,86 @@ TEST_P(MigrateTest, CheckpointGuardKeepsCheckpointsTimed) {
                   "2"),
             "restored");
   CheckOldAndPreparedTransactions(pg.get(), ts);
+}
+
+// The guard's wait for room before lowering max_wal_size again is skipped
+// when the workload alone writes more WAL per checkpoint cycle than the
+// original allows (no checkpoint could make room): a few seconds of
+// measuring, not checkpoint_timeout and more. And a run can leave the
+// setting raised for --finalize, which restores it.
+TEST_P(MigrateTest, GuardSkipsAFutileWaitOrLeavesTheSettingForFinalize) {
+  std::unique_ptr<PgCluster> pg;
+  std::unique_ptr<SqlSession> s, writer;
+  PGLAYOUT_ASSERT_OK(PrivateServer({{"max_wal_size", "32MB"},
+                                    {"min_wal_size", "32MB"},
+                                    {"checkpoint_timeout", "30s"}},
+                                   &pg, &s));
+  Exec(s.get(),
+       "CREATE TABLE f1 (id int PRIMARY KEY, pad text);"
+       "INSERT INTO f1 SELECT g, md5(g::text) FROM generate_series(1, 60000) g;"
+       "CREATE TABLE f2 AS TABLE f1; ALTER TABLE f2 ADD PRIMARY KEY (id);"
+       "CREATE TABLE busy (id int, pad text)");
+  std::string dir;
+  PGLAYOUT_ASSERT_OK(pg->MakeDirectory("ts_f", &dir));
+  auto plan = [&](const char* table) {
+    return "[[tablespace]]\nname = \"ts_f\"\npath = \"" + dir +
+           "\"\n[[placement]]\nrelation = \"public." + table +
+           "\"\nstrategy = \"move\"\ntablespaces = [\"ts_f\"]\n";
+  };
+  // About 0.1 MB of WAL every 100 ms: 30 MB per 30-s cycle, above the 15 MB
+  // (32 MB / 1.9, less 10%) at which 32MB requests a checkpoint, and too
+  // little to request one while the guard measures.
+  PGLAYOUT_ASSERT_OK(Open(pg.get(), "postgres", &writer));
+  std::atomic<bool> stop{false};
+  std::thread busy([&]() {
+    while (!stop) {
+      (void)ExecuteSql(writer.get(),
+                       "INSERT INTO busy SELECT g, repeat('x', 900) FROM "
+                       "generate_series(1, 100) g");
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+  });
+  MigrateOptions options;
+  options.batch_rows = 20000;
+  MigrateReport futile;
+  Status st = MigratePlan(plan("f1"), Conninfo(pg.get(), "postgres"), true,
+                          &futile, options);
+  stop = true;
+  busy.join();
+  PGLAYOUT_ASSERT_OK(st);
+  // By the measured rate, or (should a timed checkpoint complete in those
+  // seconds) by that checkpoint: either way no wait for the next one.
+  EXPECT_TRUE(HasLine(futile, "the workload alone writes about"))
+      << Lines(futile);
+  EXPECT_FALSE(HasLine(futile, "checkpoint guard: waiting up to"))
+      << Lines(futile);
+  EXPECT_EQ(Value(s.get(), "SHOW max_wal_size"), "32MB");
+
+  MigrateOptions leave = options;
+  leave.leave_guard_raised = true;
+  MigrateReport left;
+  PGLAYOUT_ASSERT_OK(MigratePlan(plan("f2"), Conninfo(pg.get(), "postgres"),
+                                 true, &left, leave));
+  EXPECT_TRUE(HasLine(left, "checkpoint guard: left max_wal_size at "))
+      << Lines(left);
+  EXPECT_NE(Value(s.get(), "SHOW max_wal_size"), "32MB");
+  EXPECT_EQ(Value(s.get(),
+                  "SELECT state FROM pglayout.setting WHERE kind = 'guard' "
+                  "ORDER BY run_id DESC LIMIT 1"),
+            "left");
+
+  MigrateOptions finalize;
+  finalize.mode = MigrateMode::kFinalize;
+  finalize.restore_wait_s = 0;
+  MigrateReport done;
+  PGLAYOUT_ASSERT_OK(MigratePlan(plan("f2"), Conninfo(pg.get(), "postgres"),
+                                 true, &done, finalize));
+  EXPECT_TRUE(HasLine(done, "restored max_wal_size to 32MB")) << Lines(done);
+  EXPECT_EQ(Value(s.get(), "SHOW max_wal_size"), "32MB");
+  EXPECT_EQ(Value(s.get(),
+                  "SELECT string_agg(state, ',' ORDER BY run_id) FROM "
+                  "pglayout.setting WHERE kind = 'guard'"),
+            "restored,restored");
 }
 
 PGLAYOUT_INSTANTIATE_PG_VERSIONS_FROM_12(MigrateTest);
