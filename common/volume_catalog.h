@@ -88,6 +88,11 @@ struct VolumeType {
 
   // Bytes per second of one throughput unit (1e6 or 1048576).
   double ThroughputUnitBytes() const;
+  // |value| in this type's throughput unit, in MB/s of 10^6 bytes: the one
+  // unit pglayout prints rates in.
+  double Mbps(double value) const {
+    return value * ThroughputUnitBytes() / 1e6;
+  }
   // True when |figure| is listed in |assumed|.
   bool IsAssumed(const std::string& figure) const;
 };

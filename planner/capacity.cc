@@ -93,8 +93,6 @@ uint64_t SizeFor(const VolumeType& t, double bytes) {
   return size <= t.max_size ? size : 0;
 }
 
-std::string Unit(const VolumeType& t) { return t.throughput_unit; }
-
 // |t| at |size| meeting |iops_need| and |throughput_need| (type units).
 bool ConfigAt(const VolumeType& t, uint64_t size, double iops_need,
               double throughput_need, VolumeConfig* c, std::string* why) {
@@ -113,8 +111,9 @@ bool ConfigAt(const VolumeType& t, uint64_t size, double iops_need,
   const double included = IncludedThroughput(t, size, iops);
   const double throughput = std::max(throughput_need, included);
   if (throughput > ThroughputCeiling(t, size, iops) + kEpsilon) {
-    *why = fmt::format("needs {:.0f} {} per volume; {} gives at most {:.0f}",
-                       throughput, Unit(t), t.name, t.throughput_max);
+    *why = fmt::format(
+        "needs {:.0f} MB/s per volume; {} gives at most {:.0f} MB/s",
+        t.Mbps(throughput), t.name, t.Mbps(t.throughput_max));
     return false;
   }
   c->type = &t;
@@ -203,9 +202,9 @@ struct ProviderResult {
 };
 
 std::string Describe(const VolumeConfig& c) {
-  return fmt::format("{} {}, {:.0f} IOPS, {:.0f} {}", c.type->name,
+  return fmt::format("{} {}, {:.0f} IOPS, {:.0f} MB/s", c.type->name,
                      HumanSize(static_cast<double>(c.size)), c.iops,
-                     c.throughput, Unit(*c.type));
+                     c.type->Mbps(c.throughput));
 }
 
 class CapacitySearch {

@@ -36,7 +36,8 @@ void RenderBill(const CapacityPlan& plan, std::string* out) {
     *out += fmt::format(
         "{:<8} {:<14} {:<26} {:>10} {:>24} {:>28} {:>14}\n", line.volume,
         line.role, c.type->name, Size(c.size), Figure(c.iops, c.paid_iops),
-        Figure(c.throughput, c.paid_throughput) + " " + c.type->throughput_unit,
+        Figure(c.type->Mbps(c.throughput), c.type->Mbps(c.paid_throughput)) +
+            " MB/s",
         Money(c.price, plan.currency));
   }
   *out += fmt::format("{:>128}\n", "total " + Money(plan.total, plan.currency));
