@@ -220,7 +220,7 @@ class Runner {
     for (size_t i = 0; i < depths.size(); ++i) {
       IoJob job = BaseJob(IoKind::kRead, Access::kRandom, kPageSize, depths[i]);
       StepResult r;
-      Outcome outcome;
+      Outcome outcome = Outcome::kSkipped;
       PGLAYOUT_RETURN_IF_ERROR(
           Step(fmt::format("randread 8KiB qd={}", depths[i]), job, kRandReadEnd,
                depths.size() - i, &r, &outcome));
@@ -250,7 +250,7 @@ class Runner {
       auto [size, depth] = points[i];
       IoJob job = BaseJob(IoKind::kRead, Access::kSequential, size, depth);
       StepResult r;
-      Outcome outcome;
+      Outcome outcome = Outcome::kSkipped;
       PGLAYOUT_RETURN_IF_ERROR(
           Step(fmt::format("seqread {}KiB qd={}", size / kKiB, depth), job,
                kSeqReadEnd, points.size() - i, &r, &outcome));
@@ -279,7 +279,7 @@ class Runner {
       job.region_size = std::min(job.region_size, kWalRegion);
       job.durability = specs[i].durability;
       StepResult r;
-      Outcome outcome;
+      Outcome outcome = Outcome::kSkipped;
       PGLAYOUT_RETURN_IF_ERROR(Step(
           fmt::format("wal {} {}KiB", specs[i].method, specs[i].size / kKiB),
           job, kSyncWriteEnd, specs.size() - i, &r, &outcome));
@@ -300,7 +300,7 @@ class Runner {
           BaseJob(IoKind::kWrite, Access::kRandom, kPageSize, depths[i]);
       job.durability = Durability::kFdatasyncAtEnd;
       StepResult r;
-      Outcome outcome;
+      Outcome outcome = Outcome::kSkipped;
       PGLAYOUT_RETURN_IF_ERROR(
           Step(fmt::format("randwrite 8KiB qd={}", depths[i]), job,
                kRandWriteEnd, depths.size() - i, &r, &outcome));
