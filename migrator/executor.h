@@ -30,6 +30,7 @@ class Executor {
   SqlSession* session() { return session_; }
   Journal* journal() { return journal_; }
   const MigrateOptions& options() const { return options_; }
+  Clock* clock() const { return ClockOf(options_); }
   ProgressSink* progress() { return progress_; }
   int64_t run_id() const { return run_id_; }
   void set_run_id(int64_t id) { run_id_ = id; }
@@ -103,11 +104,10 @@ class Executor {
   bool retry_requested_ = false;           // by the body of WithLockRetry
 };
 
-// The adaptive throttle's clock (seconds, monotonic) and one reading of
-// the signals it watches (throttle.h), at that clock. Call it outside a
-// transaction: inside one the statistics views keep answering from the
-// transaction's first reading (stats_fetch_consistency).
-double ThrottleClockSeconds();
+// One reading of the signals the adaptive throttle watches (throttle.h), at
+// ex->clock(). Call it outside a transaction: inside one the statistics
+// views keep answering from the transaction's first reading
+// (stats_fetch_consistency).
 Status SampleThrottleSignals(Executor* ex, ThrottleSample* sample);
 
 // Runs (or resumes) one online move / hash-partition conversion; |step_no|

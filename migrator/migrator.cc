@@ -3,16 +3,15 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <chrono>
 #include <random>
 #include <set>
-#include <thread>
 
 #include "common/ddl.h"
 #include "common/files.h"
 #include "common/units.h"
 #include "migrator/executor.h"
 #include "migrator/free_space.h"
+#include "migrator/guard_wait.h"
 #include "migrator/journal.h"
 #include "migrator/server_facts.h"
 #include "migrator/sql_util.h"
@@ -24,9 +23,6 @@ namespace pglayout::migrator {
 namespace {
 
 constexpr char kAppName[] = "pglayout-migrate";
-// How long the checkpoint guard measures the foreground's WAL rate after the
-// bulk work before it trusts the figure.
-constexpr double kForegroundRateSeconds = 5;
 
 // A session as the options say (their factory, or libpq), tagged |app|.
 Status Connect(const MigrateOptions& options, const std::string& app,
@@ -177,9 +173,8 @@ Status Executor::WithLockRetry(const std::string& name,
                                const std::vector<std::string>& relations,
                                const std::function<Status()>& body,
                                const std::function<Status()>& between) {
-  using Clock = std::chrono::steady_clock;
-  Clock::time_point start = Clock::now();
-  std::mt19937 jitter(static_cast<unsigned>(start.time_since_epoch().count()));
+  const double start = clock()->Now();
+  std::mt19937 jitter(static_cast<unsigned>(start * 1e6));
   double backoff = std::max(0.05, options_.lock_timeout_ms / 1000.0);
   for (int attempt = 1;; ++attempt) {
     retry_requested_ = false;
@@ -203,8 +198,7 @@ Status Executor::WithLockRetry(const std::string& name,
     }
     bool retryable = retry_requested_ || failed_sqlstate_ == "55P03" ||
                      failed_sqlstate_ == "40P01";
-    double elapsed =
-        std::chrono::duration<double>(Clock::now() - start).count();
+    double elapsed = clock()->Now() - start;
     if (!retryable) return st;
     if (elapsed > options_.lock_deadline_s) {
       return Status::Aborted(fmt::format(
@@ -221,14 +215,12 @@ Status Executor::WithLockRetry(const std::string& name,
     if (between) PGLAYOUT_RETURN_IF_ERROR(between());
     double wait =
         backoff * std::uniform_real_distribution<double>(0.5, 1.0)(jitter);
-    std::this_thread::sleep_for(std::chrono::duration<double>(wait));
+    clock()->Sleep(wait);
     backoff = std::min(backoff * 2, 5.0);
   }
 }
 
 namespace {
-
-using Clock = std::chrono::steady_clock;
 
 // The quoted names of the objects an offline move step moves.
 std::vector<std::string> ObjectNames(const Step& s) {
@@ -247,6 +239,8 @@ class Migration {
   Migration(const Plan& plan, const MigrateOptions& options,
             ProgressSink* progress, MigrateReport* report)
       : plan_(plan), options_(options), progress_(progress), report_(report) {}
+
+  Clock* clock() const { return ClockOf(options_); }
 
   Status Run() {
     PGLAYOUT_RETURN_IF_ERROR(Connect());
@@ -290,7 +284,7 @@ class Migration {
   }
 
   Status AcquireRunLock() {
-    Clock::time_point start = Clock::now();
+    const double start = clock()->Now();
     while (true) {
       SqlValue got;
       PGLAYOUT_RETURN_IF_ERROR(QueryValue(
@@ -300,8 +294,7 @@ class Migration {
       if (got && *got == "t") return Status::Ok();
       // A killed run's backend lets go once it notices its client is gone
       // (client_connection_check_interval); a live run does not.
-      if (std::chrono::duration<double>(Clock::now() - start).count() >
-          options_.lock_wait_s) {
+      if (clock()->Now() - start > options_.lock_wait_s) {
         ServerFacts f;
         (void)GatherServerFacts(session_.get(), Plan(), &f);
         return Status::Aborted(
@@ -309,7 +302,7 @@ class Migration {
             (f.lock_holder.empty() ? std::string("(holder not visible)")
                                    : f.lock_holder));
       }
-      std::this_thread::sleep_for(std::chrono::milliseconds(250));
+      clock()->Sleep(0.25);
     }
   }
 
@@ -321,9 +314,8 @@ class Migration {
   // go and retries with backoff. Take-then-check means two racing runs may
   // both back off, but never both proceed.
   Status AcquireSettingsLock() {
-    Clock::time_point start = Clock::now();
-    std::mt19937 jitter(
-        static_cast<unsigned>(start.time_since_epoch().count()));
+    const double start = clock()->Now();
+    std::mt19937 jitter(static_cast<unsigned>(start * 1e6));
     std::vector<SqlValue> key = {std::to_string(kRunLockClass),
                                  std::to_string(kSettingsLockObject)};
     while (true) {
@@ -339,8 +331,7 @@ class Migration {
             fmt::format("SELECT pg_catalog.pg_advisory_unlock({}, {})",
                         kRunLockClass, kSettingsLockObject)));
       }
-      if (std::chrono::duration<double>(Clock::now() - start).count() >
-          options_.lock_wait_s) {
+      if (clock()->Now() - start > options_.lock_wait_s) {
         return Status::Aborted(
             "another pglayout migrate is changing server settings (ALTER "
             "SYSTEM) from " +
@@ -348,8 +339,7 @@ class Migration {
             "; runs that change settings go one at a time per cluster. "
             "Nothing was changed; run again when it has finished");
       }
-      std::this_thread::sleep_for(std::chrono::duration<double>(
-          std::uniform_real_distribution<double>(0.1, 0.5)(jitter)));
+      clock()->Sleep(std::uniform_real_distribution<double>(0.1, 0.5)(jitter));
     }
   }
 
@@ -703,12 +693,6 @@ class Migration {
     return MarkDone(s, no);
   }
 
-  // Where WAL and the last checkpoint stand (bytes are LSNs as numbers).
-  struct WalPoint {
-    double lsn = 0, redo = 0;
-    double since_start_s = 0;  // of the last checkpoint (it is timed from
-                               // its start)
-  };
   Status ReadWalPoint(WalPoint* p) {
     SqlResult r;
     PGLAYOUT_RETURN_IF_ERROR(session_->Execute(
@@ -740,70 +724,22 @@ class Migration {
   // Lowering max_wal_size while the WAL since the last checkpoint (plus
   // what the foreground writes until the next timed one starts) is above
   // what the original allows would itself request a checkpoint: wait,
-  // bounded, for a timed checkpoint to complete first (DecideRestore).
-  // Reports honestly when it could not.
+  // bounded, for a timed checkpoint to complete first (guard_wait.h), and
+  // say how it ended.
   Status WaitForCheckpointRoom(const SettingRecord& rec) {
-    uint64_t limit = 0;
-    if (!ParseSize(rec.original_setting, &limit).ok() || limit == 0) {
+    GuardWaitLimits limits;
+    if (!ParseSize(rec.original_setting, &limits.original).ok() ||
+        limits.original == 0) {
       return Status::Ok();
     }
-    double timeout = 300, cct = 0.9;
-    PGLAYOUT_RETURN_IF_ERROR(CheckpointTiming(&timeout, &cct));
-    double max_wait = options_.restore_wait_s >= 0 ? options_.restore_wait_s
-                                                   : timeout * (1 + cct) + 60;
-    WalPoint first, now;
-    PGLAYOUT_RETURN_IF_ERROR(ReadWalPoint(&first));
-    Clock::time_point start = Clock::now();
+    PGLAYOUT_RETURN_IF_ERROR(CheckpointTiming(&limits.checkpoint_timeout_s,
+                                              &limits.completion_target));
+    limits.max_wait_s =
+        options_.restore_wait_s >= 0
+            ? options_.restore_wait_s
+            : limits.checkpoint_timeout_s * (1 + limits.completion_target) + 60;
     bool announced = false;
-    while (true) {
-      PGLAYOUT_RETURN_IF_ERROR(ReadWalPoint(&now));
-      double waited =
-          std::chrono::duration<double>(Clock::now() - start).count();
-      RestoreCheck check;
-      check.wal_since_redo = now.lsn - now.redo;
-      // Until a few seconds are measured, assume the rate since the last
-      // checkpoint started (it includes the copy: pessimistic).
-      check.rate_measured = waited >= kForegroundRateSeconds;
-      check.wal_rate =
-          check.rate_measured
-              ? (now.lsn - first.lsn) / waited
-              : check.wal_since_redo / std::max(now.since_start_s, 1.0);
-      check.cycle_seconds = timeout;
-      check.seconds_to_next_start = timeout - now.since_start_s;
-      check.checkpoint_since_wait = now.redo >= first.lsn;
-      RestoreVerdict verdict = DecideRestore(limit, cct, check);
-      if (verdict == RestoreVerdict::kRestore) {
-        if (waited >= 1) {
-          ex_->Line(fmt::format(
-              "checkpoint guard: waited {:.0f} s until the WAL since the "
-              "last checkpoint fit the original max_wal_size, so that "
-              "restoring it requests no checkpoint",
-              waited));
-        }
-        return Status::Ok();
-      }
-      if (verdict == RestoreVerdict::kCannot) {
-        // The measured rate says more than one checkpoint's outcome.
-        bool by_rate = ForegroundOutgrows(limit, cct, check);
-        double cycle =
-            by_rate ? ForegroundCycleWal(check) : ProjectedWal(check);
-        ex_->Line(fmt::format(
-            "checkpoint guard: {}: the workload alone writes about {} of WAL "
-            "per checkpoint cycle ({:.0f} s), above the {} at which "
-            "max_wal_size {} requests a checkpoint (with a 10% margin), so "
-            "it requests checkpoints at that setting with or without "
-            "pglayout. Restoring it now; set a larger max_wal_size in the "
-            "plan's [settings] to avoid them",
-            by_rate ? fmt::format("no wait can help, by the WAL rate "
-                                  "measured over {:.0f} s since the bulk "
-                                  "work ended",
-                                  waited)
-                    : "a timed checkpoint since the bulk work ended did not "
-                      "make room",
-            HumanSize(cycle), timeout, HumanSize(RequestThreshold(limit, cct)),
-            rec.original_setting));
-        return Status::Ok();
-      }
+    auto on_wait = [&](double waited, const RestoreCheck& check) {
       if (!announced && check.rate_measured) {
         announced = true;
         ex_->Line(fmt::format(
@@ -811,16 +747,8 @@ class Migration {
             "checkpoint (due in about {:.0f} s) to make room, so that "
             "lowering max_wal_size back to {} requests none; --restore-wait "
             "0 restores at once, --leave-raised leaves it for --finalize",
-            max_wait, std::max(0.0, check.seconds_to_next_start),
+            limits.max_wait_s, std::max(0.0, check.seconds_to_next_start),
             rec.original_setting));
-      }
-      if (waited > max_wait) {
-        ex_->Line(fmt::format(
-            "checkpoint guard: no timed checkpoint made room within {:.0f} s "
-            "({} of WAL past the last one); restoring max_wal_size anyway: "
-            "expect one requested checkpoint",
-            max_wait, HumanSize(check.wal_since_redo)));
-        return Status::Ok();
       }
       ProgressUpdate u;
       u.task = "checkpoint guard";
@@ -829,12 +757,16 @@ class Migration {
       u.detail =
           HumanSize(check.wal_since_redo) + " of WAL since the last checkpoint";
       progress_->Update(u);
-      std::this_thread::sleep_for(std::chrono::seconds(1));
-    }
+    };
+    GuardWaitResult r;
+    PGLAYOUT_RETURN_IF_ERROR(migrator::WaitForCheckpointRoom(
+        clock(), limits, [this](WalPoint* p) { return ReadWalPoint(p); },
+        on_wait, &r));
+    std::string line = GuardWaitLine(limits, rec.original_setting, r);
+    if (!line.empty()) ex_->Line(line);
+    return Status::Ok();
   }
 
-  // |run_id|: the run whose journal holds |rec| (this one, or for
-  // --finalize a finished run that left it raised).
   Status RestoreSetting(const SettingRecord& rec, bool wait, int64_t run_id) {
     if (wait && rec.name == "max_wal_size") {
       PGLAYOUT_RETURN_IF_ERROR(WaitForCheckpointRoom(rec));
@@ -912,7 +844,7 @@ class Migration {
     }
     PGLAYOUT_RETURN_IF_ERROR(ex_->Exec(ReloadConfSql()));
     // pending_restart shows up once the reload has been processed.
-    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    clock()->Sleep(0.3);
     SqlResult r;
     PGLAYOUT_RETURN_IF_ERROR(session_->Execute(
         "SELECT name FROM pg_catalog.pg_settings WHERE name = ANY($1::text[]) "
@@ -934,14 +866,12 @@ class Migration {
     PGLAYOUT_RETURN_IF_ERROR(
         journal_->SetStep(run_.run_id, s.key, no, "running", "",
                           tables_[s.placement->relation].oid));
-    Clock::time_point start = Clock::now();
+    const double start = clock()->Now();
     for (size_t i = 0; i < s.sql.size(); ++i) {
       PGLAYOUT_RETURN_IF_ERROR(ex_->WithLockRetry(
           s.key, ObjectNames(s), [&]() { return ex_->Exec(s.sql[i]); }));
     }
-    ex_->Line(fmt::format(
-        "{} ({:.1f} s)", s.title,
-        std::chrono::duration<double>(Clock::now() - start).count()));
+    ex_->Line(fmt::format("{} ({:.1f} s)", s.title, clock()->Now() - start));
     return MarkDone(s, no);
   }
 

@@ -32,6 +32,7 @@
 #include <string>
 #include <vector>
 
+#include "common/clock.h"
 #include "common/model.h"
 #include "common/progress.h"
 #include "common/sql.h"
@@ -111,6 +112,9 @@ struct MigrateOptions {
   // it (no wait); the journal keeps the original for --finalize, which
   // restores it, and a later run adopts it.
   bool leave_guard_raised = false;
+  // Time for waits, retries and pauses; nullptr = SystemClock(). Tests pass
+  // a fake.
+  Clock* clock = nullptr;
   double offline_rate_mbps = 200;  // for offline lock-time estimates
   double space_margin = 1.2;
   // Each new tablespace's directory exists on every streaming standby's
@@ -126,6 +130,11 @@ struct MigrateOptions {
   // a killed run's log holds every step that completed; empty = none.
   std::function<void(const std::string&)> on_line;
 };
+
+// options.clock, or the system's.
+inline Clock* ClockOf(const MigrateOptions& options) {
+  return options.clock ? options.clock : SystemClock();
+}
 
 struct MigrateReport {
   std::vector<Finding> findings;

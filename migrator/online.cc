@@ -26,7 +26,6 @@
 
 #include <fmt/format.h>
 
-#include <chrono>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -43,8 +42,6 @@
 namespace pglayout::migrator {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
 // Sessions of this database whose transaction holds a snapshot (or an xid)
 // and started before $1; our own sessions and VACUUM do not count.
 constexpr char kOlderTransactionsSql[] =
@@ -56,10 +53,6 @@ constexpr char kOlderTransactionsSql[] =
     "'pglayout-migrate%' AND a.xact_start < $1::timestamptz AND "
     "(a.backend_xmin IS NOT NULL OR a.backend_xid IS NOT NULL) AND "
     "coalesce(a.query, '') !~* '^\\s*(vacuum|analyze)' ORDER BY a.xact_start";
-
-double Since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
 
 constexpr char kCopyByBlocks[] = "copy=blocks";
 
@@ -276,8 +269,7 @@ class OnlineRun {
     SqlValue xids;
     PGLAYOUT_RETURN_IF_ERROR(QueryValue(
         ex_->session(), std::string("SELECT ") + kCompletedXidsSql, {}, &xids));
-    throttle_.BatchStarting(ThrottleClockSeconds(),
-                            xids ? std::stoll(*xids) : 0);
+    throttle_.BatchStarting(Now(), xids ? std::stoll(*xids) : 0);
     return Status::Ok();
   }
 
@@ -292,15 +284,13 @@ class OnlineRun {
     return Status::Ok();
   }
 
-  static void Sleep(double seconds) {
-    if (seconds > 0) {
-      std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
-    }
-  }
+  void Sleep(double seconds) { ex_->clock()->Sleep(seconds); }
+  double Now() const { return ex_->clock()->Now(); }
+  double Since(double start) const { return Now() - start; }
 
   // The pause before the next copy batch: the adaptive throttle's, and at
   // least what keeps the copy under --max-rate (a hard cap) since |start|.
-  Status Pause(Clock::time_point start, int64_t bytes, double batch_s) {
+  Status Pause(double start, int64_t bytes, double batch_s) {
     double pause = 0;
     PGLAYOUT_RETURN_IF_ERROR(AdaptivePause(batch_s, &pause));
     double rate = ex_->options().max_rate_mbps;
@@ -322,7 +312,7 @@ class OnlineRun {
     return state;
   }
 
-  void Report(const std::string& what, Clock::time_point start, int64_t rows,
+  void Report(const std::string& what, double start, int64_t rows,
               int64_t bytes) {
     ProgressUpdate u;
     u.task = "copy " + relation();
@@ -530,12 +520,12 @@ class OnlineRun {
             ? heap.total <= heap.per_batch
             : EstimatedRows() < static_cast<double>(ex_->options().batch_rows);
     if (!one_batch) PGLAYOUT_RETURN_IF_ERROR(SampleBaseline());
-    Clock::time_point start = Clock::now();
+    const double start = Now();
     int64_t rows_at_start = rows_copied_, bytes_at_start = bytes_copied_;
     bool done = false;
     while (!done) {
       PGLAYOUT_RETURN_IF_ERROR(MarkBatchStart());
-      Clock::time_point batch_start = Clock::now();
+      const double batch_start = Now();
       if (mode == CopyMode::kTidRange) {
         PGLAYOUT_RETURN_IF_ERROR(CopyBlockBatch(heap, &done));
       } else {
@@ -600,7 +590,7 @@ class OnlineRun {
   Status BuildIndexes() {
     std::vector<std::string> settings;
     PGLAYOUT_RETURN_IF_ERROR(IndexSettingsSql(&settings));
-    Clock::time_point start = Clock::now();
+    const double start = Now();
     int built = 0;
     for (const ShadowIndex& index : ShadowIndexSql(t_, step_.target, names_)) {
       bool exists = false;
@@ -695,12 +685,12 @@ class OnlineRun {
 
   Status CatchUp() {
     throttle_.OtherWorkDone();  // index builds or the verification
-    Clock::time_point start = Clock::now();
+    const double start = Now();
     int64_t limit = std::max<int64_t>(ex_->options().batch_rows, 1000);
     while (true) {
       int64_t n = 0;
       PGLAYOUT_RETURN_IF_ERROR(MarkBatchStart());
-      Clock::time_point round_start = Clock::now();
+      const double round_start = Now();
       PGLAYOUT_RETURN_IF_ERROR(ReplayRound(limit, &n));
       if (n < ex_->options().switch_threshold) return Status::Ok();
       PGLAYOUT_RETURN_IF_ERROR(ReplayPause(Since(round_start)));
@@ -806,7 +796,7 @@ class OnlineRun {
   // be pruned meanwhile; pgbench lost a third of its commits to 40 s of
   // paused verification).
   AfterChunk Progress(const std::string& what) {
-    Clock::time_point start = Clock::now();
+    const double start = Now();
     return [this, what, start](double fraction) -> Status {
       ProgressUpdate u;
       u.task = "verify " + relation();
@@ -892,7 +882,7 @@ class OnlineRun {
     ex_->Failpoint("before-verify:" + key());
     PGLAYOUT_RETURN_IF_ERROR(EnsureHashForm());
     const bool text_form = *text_form_;
-    Clock::time_point start = Clock::now();
+    const double start = Now();
     SideSum source, shadow;
     PGLAYOUT_RETURN_IF_ERROR(
         ex_->Exec("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"));
@@ -1039,7 +1029,7 @@ class OnlineRun {
     PGLAYOUT_RETURN_IF_ERROR(
         QueryValue(ex_->session(), "SELECT pg_catalog.clock_timestamp()::text",
                    {}, &since));
-    Clock::time_point start = Clock::now();
+    const double start = Now();
     while (true) {
       SqlResult r;
       PGLAYOUT_RETURN_IF_ERROR(
@@ -1062,7 +1052,7 @@ class OnlineRun {
       u.elapsed_s = Since(start);
       u.detail = JoinComma(who);
       ex_->progress()->Update(u);
-      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      Sleep(0.2);
     }
   }
 
@@ -1084,7 +1074,7 @@ class OnlineRun {
     PGLAYOUT_RETURN_IF_ERROR(CatchUp());
     PGLAYOUT_RETURN_IF_ERROR(EnsureHashForm());
     ex_->Failpoint("before-swap:" + key());
-    Clock::time_point start = Clock::now();
+    const double start = Now();
     // Unlike the other steps, the swap cancels autovacuum before its first
     // attempt too: each attempt that times out costs a catch-up, and a
     // busy table (or one of its foreign keys' tables) is likely to have a
@@ -1155,10 +1145,6 @@ class OnlineRun {
 
 }  // namespace
 
-double ThrottleClockSeconds() {
-  return std::chrono::duration<double>(Clock::now().time_since_epoch()).count();
-}
-
 Status SampleThrottleSignals(Executor* ex, ThrottleSample* sample) {
   CheckpointCounts checkpoints;
   PGLAYOUT_RETURN_IF_ERROR(ReadCheckpointCounts(ex->session(), &checkpoints));
@@ -1174,7 +1160,7 @@ Status SampleThrottleSignals(Executor* ex, ThrottleSample* sample) {
           "pg_catalog.pg_current_wal_lsn(), replay_lsn)) FROM "
           "pg_catalog.pg_stat_replication), 0)",
       {}, &r));
-  sample->at_s = ThrottleClockSeconds();
+  sample->at_s = ex->clock()->Now();
   sample->xact_commit = CellInt(r.rows.at(0), 0);
   sample->requested_checkpoints = checkpoints.requested;
   sample->completed_xids = CellInt(r.rows[0], 1);

@@ -3,10 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <set>
-#include <thread>
 #include <unordered_map>
 
 #include "common/sql.h"
@@ -17,25 +15,6 @@ namespace pglayout {
 namespace {
 
 constexpr char kTask[] = "observe";
-
-class SteadyClock : public ObserveClock {
- public:
-  double Now() override {
-    using std::chrono::duration;
-    return duration<double>(std::chrono::steady_clock::now().time_since_epoch())
-        .count();
-  }
-
-  void SleepUntil(double deadline, const std::atomic<bool>* cancel) override {
-    // Short slices: Ctrl-C should end a 10 s wait at once, not at its end.
-    constexpr double kSlice = 0.1;
-    for (double now = Now(); now < deadline; now = Now()) {
-      if (cancel != nullptr && cancel->load()) return;
-      double wait = std::min(kSlice, deadline - now);
-      std::this_thread::sleep_for(std::chrono::duration<double>(wait));
-    }
-  }
-};
 
 bool Cancelled(const ObserveOptions& options) {
   return options.cancel != nullptr && options.cancel->load();
@@ -69,9 +48,9 @@ void Report(ProgressSink* progress, int taken, int planned, double elapsed,
 
 // Takes the samples: one at the start, then one per interval on a fixed
 // schedule (start + k * interval), so slow queries do not stretch it.
-Status TakeSamples(StatsSource* source, ObserveClock* clock,
-                   ProgressSink* progress, const ObserveOptions& options,
-                   std::vector<Sample>* samples, int* skipped) {
+Status TakeSamples(StatsSource* source, Clock* clock, ProgressSink* progress,
+                   const ObserveOptions& options, std::vector<Sample>* samples,
+                   int* skipped) {
   int intervals =
       static_cast<int>(std::floor(options.duration / options.interval + 1e-9));
   double start = clock->Now();
@@ -153,11 +132,6 @@ std::string FinishLine(const ObserveResult& r) {
 
 }  // namespace
 
-ObserveClock* SystemObserveClock() {
-  static SteadyClock clock;
-  return &clock;
-}
-
 Status ValidateObserveOptions(const ObserveOptions& options) {
   if (!(options.interval > 0)) {
     return Status::InvalidInput(
@@ -176,7 +150,7 @@ Status ValidateObserveOptions(const ObserveOptions& options) {
   return Status::Ok();
 }
 
-Status Observe(StatsSource* source, ObserveClock* clock, ProgressSink* progress,
+Status Observe(StatsSource* source, Clock* clock, ProgressSink* progress,
                const ObserveOptions& options, ObserveResult* result) {
   PGLAYOUT_RETURN_IF_ERROR(ValidateObserveOptions(options));
   ObserveResult out;

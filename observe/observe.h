@@ -5,7 +5,7 @@
 // The observer only reads. The real source (observe_pg.h) runs every
 // statement read-only and works on a streaming replica too. Two seams make
 // the loop testable without a server or a wall clock: StatsSource (what is
-// read) and ObserveClock (when).
+// read) and Clock (when).
 
 #ifndef PGLAYOUT_OBSERVE_OBSERVE_H_
 #define PGLAYOUT_OBSERVE_OBSERVE_H_
@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "common/clock.h"
 #include "common/locate.h"
 #include "common/model.h"
 #include "common/progress.h"
@@ -58,16 +59,8 @@ class StatsSource {
 };
 
 // Time for the sampling loop, in seconds on a monotonic clock.
-class ObserveClock {
- public:
-  virtual ~ObserveClock() = default;
-  virtual double Now() = 0;
-  // Returns at |deadline|, or earlier when |cancel| becomes true.
-  virtual void SleepUntil(double deadline, const std::atomic<bool>* cancel) = 0;
-};
-
-// steady_clock and real sleeps, in slices so that cancel is seen quickly.
-ObserveClock* SystemObserveClock();
+// When: the sampling loop's clock is common/clock.h's (SystemClock() for
+// real runs).
 
 struct ObserveOptions {
   double duration = 300;  // seconds; at least two intervals
@@ -96,7 +89,7 @@ struct ObserveResult {
 // Runs the observation: ReadServer, a first sample, then one sample every
 // interval until the duration has passed, then the relations and the facts of
 // the hottest tables. Progress goes to |progress| as task "observe".
-Status Observe(StatsSource* source, ObserveClock* clock, ProgressSink* progress,
+Status Observe(StatsSource* source, Clock* clock, ProgressSink* progress,
                const ObserveOptions& options, ObserveResult* result);
 
 }  // namespace pglayout

@@ -519,7 +519,7 @@ Status ObserveServer(const std::string& conninfo, ProgressSink* progress,
       OpenPgSession(conninfo, "pglayout observe", &session));
   std::unique_ptr<StatsSource> source;
   PGLAYOUT_RETURN_IF_ERROR(OpenPgStatsSource(session.get(), &source));
-  return Observe(source.get(), SystemObserveClock(), progress, options, result);
+  return Observe(source.get(), SystemClock(), progress, options, result);
 }
 
 }  // namespace pglayout

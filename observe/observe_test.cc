@@ -16,9 +16,10 @@ namespace pglayout {
 namespace {
 
 // Time passes only when the loop sleeps.
-class FakeClock : public ObserveClock {
+class FakeClock : public Clock {
  public:
   double Now() override { return now; }
+  void Sleep(double seconds) override { now += std::max(seconds, 0.0); }
   void SleepUntil(double deadline, const std::atomic<bool>*) override {
     sleeps.push_back(deadline);
     now = std::max(now, deadline);

@@ -1,0 +1,141 @@
+#include "migrator/guard_wait.h"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "common/units.h"
+
+namespace pglayout::migrator {
+namespace {
+
+// Time passes only when slept on.
+class FakeClock : public Clock {
+ public:
+  double Now() override { return now_; }
+  void Sleep(double seconds) override { now_ += seconds; }
+
+ private:
+  double now_ = 1000;
+};
+
+// A server whose WAL grows at |rate| bytes per second of the fake clock,
+// with a checkpoint (redo moved to the LSN of that moment) at each time in
+// |checkpoints|, and the last one |since_start| seconds before the wait.
+struct FakeServer {
+  FakeClock* clock = nullptr;
+  double start = 0;
+  double rate = 0;
+  double since_start = 0;
+  double backlog = 0;  // WAL past the redo point when the wait begins
+  std::vector<double> checkpoints;
+
+  Status Read(WalPoint* p) const {
+    double t = clock->Now() - start;
+    p->lsn = 1e9 + backlog + rate * t;
+    p->redo = 1e9;
+    p->since_start_s = since_start + t;
+    for (double c : checkpoints) {
+      if (c <= t) {
+        p->redo = 1e9 + backlog + rate * c;
+        p->since_start_s = t - c;
+      }
+    }
+    return Status::Ok();
+  }
+};
+
+// WAL at |rate_mib| MiB/s, |backlog_mib| MiB past the redo point of a
+// checkpoint that started 100 s before the wait.
+FakeServer Server(FakeClock* clock, double rate_mib, double backlog_mib) {
+  FakeServer server;
+  server.clock = clock;
+  server.rate = rate_mib * kMiB;
+  server.backlog = backlog_mib * kMiB;
+  server.since_start = 100;
+  return server;
+}
+
+GuardWaitLimits Limits() {
+  GuardWaitLimits l;
+  l.original = 1 * kGiB;  // requests at 539 MiB; restores under 485 MiB
+  l.completion_target = 0.9;
+  l.checkpoint_timeout_s = 300;
+  l.max_wait_s = 300 * 1.9 + 60;
+  return l;
+}
+
+GuardWaitResult Wait(FakeServer* server, const GuardWaitLimits& limits,
+                     int* waits) {
+  server->start = server->clock->Now();
+  GuardWaitResult r;
+  Status st = WaitForCheckpointRoom(
+      server->clock, limits, [server](WalPoint* p) { return server->Read(p); },
+      [waits](double, const RestoreCheck&) { ++*waits; }, &r);
+  EXPECT_TRUE(st.ok()) << st.ToString();
+  return r;
+}
+
+TEST(GuardWait, AWorkloadThatAloneOutgrowsTheOriginalEndsItInFiveSeconds) {
+  FakeClock clock;
+  FakeServer server = Server(&clock, 2.0, 800.0);
+  int waits = 0;
+  GuardWaitResult r = Wait(&server, Limits(), &waits);
+  EXPECT_EQ(r.end, GuardWaitEnd::kFutile);
+  EXPECT_TRUE(r.by_rate);
+  EXPECT_DOUBLE_EQ(r.waited_s, kForegroundRateSeconds);
+  EXPECT_EQ(waits, 5);
+  std::string line = GuardWaitLine(Limits(), "1GB", r);
+  EXPECT_NE(line.find("no wait can help, by the WAL rate measured over 5 s"),
+            std::string::npos)
+      << line;
+  EXPECT_NE(line.find("about 600 MiB of WAL per checkpoint cycle (300 s)"),
+            std::string::npos)
+      << line;
+}
+
+TEST(GuardWait, WaitsForTheNextTimedCheckpointWhenThatMakesRoom) {
+  FakeClock clock;
+  FakeServer server = Server(&clock, 0.5, 800.0);
+  server.checkpoints = {200};  // the timed one, due in 200 s
+  int waits = 0;
+  GuardWaitResult r = Wait(&server, Limits(), &waits);
+  EXPECT_EQ(r.end, GuardWaitEnd::kRoom);
+  EXPECT_DOUBLE_EQ(r.waited_s, 200);
+  EXPECT_NE(GuardWaitLine(Limits(), "1GB", r).find("waited 200 s"),
+            std::string::npos);
+}
+
+TEST(GuardWait, TheBoundEndsAWaitThatNoCheckpointEnds) {
+  FakeClock clock;
+  FakeServer server = Server(&clock, 0.5, 800.0);
+  GuardWaitLimits limits = Limits();
+  limits.max_wait_s = 30;
+  int waits = 0;
+  GuardWaitResult r = Wait(&server, limits, &waits);
+  EXPECT_EQ(r.end, GuardWaitEnd::kTimedOut);
+  EXPECT_DOUBLE_EQ(r.waited_s, 30);
+  EXPECT_NE(GuardWaitLine(limits, "1GB", r)
+                .find("no timed checkpoint made room within 30 s"),
+            std::string::npos);
+  // --restore-wait 0: one look, no wait.
+  limits.max_wait_s = 0;
+  waits = 0;
+  r = Wait(&server, limits, &waits);
+  EXPECT_EQ(r.end, GuardWaitEnd::kTimedOut);
+  EXPECT_EQ(waits, 0);
+  EXPECT_DOUBLE_EQ(r.waited_s, 0);
+}
+
+TEST(GuardWait, RoomAtOnceSaysNothing) {
+  FakeClock clock;
+  FakeServer server = Server(&clock, 0.1, 10.0);
+  int waits = 0;
+  GuardWaitResult r = Wait(&server, Limits(), &waits);
+  EXPECT_EQ(r.end, GuardWaitEnd::kRoom);
+  EXPECT_EQ(waits, 0);
+  EXPECT_EQ(GuardWaitLine(Limits(), "1GB", r), "");
+}
+
+}  // namespace
+}  // namespace pglayout::migrator
