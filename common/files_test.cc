@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "common/json.h"
+#include "common/toml_writer.h"
 #include "common/units.h"
 
 namespace pglayout {
@@ -114,35 +115,57 @@ TEST(VolumesFile, RoundTripsEveryField) {
   std::string text = VolumesToToml(original);
   VolumeSet back = ParseVolumesOrDie(text);
   EXPECT_EQ(VolumesToToml(back), text) << "write(read(write(x))) == write(x)";
-  EXPECT_EQ(ToJson(back).dump(), ToJson(original).dump());
+  EXPECT_EQ(ToJson(ParseVolumesOrDie(VolumesToToml(back))).dump(),
+            ToJson(back).dump());
   ASSERT_TRUE(back.volumes[1].topology.has_value());
   EXPECT_EQ(back.volumes[1].topology->members.size(), 2u);
   EXPECT_EQ(back.volumes[1].topology->raid_disks, 3);
   EXPECT_EQ(back.volumes[1].topology->sync_action, "recover");
   EXPECT_EQ(back.volumes[1].topology->partition_start, 1 * kMiB);
   EXPECT_EQ(back.volumes[1].topology->warnings.size(), 1u);
-  EXPECT_DOUBLE_EQ(back.volumes[1].randread[1].iops, 90000.5);
+  // Measured figures to four significant figures.
+  EXPECT_DOUBLE_EQ(back.volumes[1].randread[1].iops, 90000);
+  EXPECT_DOUBLE_EQ(back.volumes[1].randread[1].cpu_us_per_io, 4.25);
   EXPECT_EQ(back.volumes[1].seqread[1].request_size, 4 * kMiB);
   ASSERT_EQ(back.volumes[1].syncwrite.size(), 2u);
   EXPECT_EQ(back.volumes[1].syncwrite[1].method, "open_datasync");
   EXPECT_EQ(back.volumes[1].syncwrite[1].request_size, 128 * kKiB);
-  EXPECT_DOUBLE_EQ(back.volumes[1].syncwrite[0].iops, 2500.5);
+  EXPECT_DOUBLE_EQ(back.volumes[1].syncwrite[0].iops, 2501);
   EXPECT_EQ(back.volumes[1].probe_engine, "io_uring");
   ASSERT_TRUE(back.volumes[1].buffered_vs_direct.has_value());
   const BufferedVsDirect& b = *back.volumes[1].buffered_vs_direct;
   EXPECT_EQ(b.buffered.bytes, 64 * kMiB);
   EXPECT_DOUBLE_EQ(b.buffered.sync_seconds, 0.08);
-  EXPECT_DOUBLE_EQ(b.direct.mbps, 960.25);
+  EXPECT_DOUBLE_EQ(b.direct.mbps, 960.3);
   EXPECT_DOUBLE_EQ(b.direct.system_cpu_seconds, 0.012);
   EXPECT_FALSE(back.volumes[0].buffered_vs_direct.has_value());
   ASSERT_TRUE(back.concurrent.has_value());
-  EXPECT_DOUBLE_EQ(back.concurrent->sum_alone_read_iops, 56000.5);
+  EXPECT_DOUBLE_EQ(back.concurrent->sum_alone_read_iops, 56000);
   EXPECT_EQ(back.concurrent->verdict, "wal and data1 share device vda");
   ASSERT_EQ(back.concurrent->volumes.size(), 2u);
-  EXPECT_DOUBLE_EQ(back.concurrent->volumes[1].alone_read_iops, 28000.5);
+  EXPECT_DOUBLE_EQ(back.concurrent->volumes[1].alone_read_iops, 28000);
   EXPECT_NE(text.find("[volume.buffered_vs_direct.buffered]"),
             std::string::npos);
   EXPECT_NE(text.find("[[concurrent.volume]]"), std::string::npos);
+}
+
+// A probe's figures are written to the precision a measurement has, a
+// person's declared figures as they were written.
+TEST(VolumesFile, MeasuredFiguresToTheirPrecisionDeclaredOnesAsWritten) {
+  VolumeSet set = ProbedVolumes();
+  Volume& probed = set.volumes[1];
+  probed.read_iops = 68747.07522101629;
+  probed.read_latency_us = 72.1915;  // a histogram bucket: 3 figures
+  probed.free_bytes = 81897488384;   // 79978016 KiB
+  Volume& declared = set.volumes[0];
+  declared.read_iops = 24414.5;
+  std::string text = VolumesToToml(set);
+  EXPECT_NE(text.find("read_iops = 68750\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("read_latency_us = 72.2\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("free_bytes = \"76.2GiB\""), std::string::npos) << text;
+  EXPECT_NE(text.find("read_iops = 24414.5\n"), std::string::npos) << text;
+  EXPECT_DOUBLE_EQ(internal::RoundToSignificant(0.0012345, 4), 0.001235);
+  EXPECT_DOUBLE_EQ(internal::RoundToSignificant(-1234.5, 2), -1200);
 }
 
 TEST(VolumesFile, BufferedVsDirectNeedsBothHalves) {

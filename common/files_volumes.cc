@@ -274,39 +274,43 @@ void WriteTopology(const Topology& t, TomlWriter* w) {
   w->StringIfSet("mount_options", t.mount_options);
 }
 
+// Latency percentiles come from histogram buckets within 0.78% of the
+// value (probes/latency_histogram.h): three significant figures.
+constexpr int kPercentileDigits = 3;
+
 void WriteCurves(const Volume& v, TomlWriter* w) {
   for (const RandomReadPoint& p : v.randread) {
     w->ArrayTable("volume.randread");
     w->Number("queue_depth", p.queue_depth);
-    w->Number("iops", p.iops);
-    w->NumberIfSet("mbps", p.mbps);
-    w->Number("p50_us", p.p50_us);
-    w->NumberIfSet("p90_us", p.p90_us);
-    w->NumberIfSet("p99_us", p.p99_us);
-    w->NumberIfSet("p999_us", p.p999_us);
-    w->NumberIfSet("max_us", p.max_us);
-    w->NumberIfSet("cpu_us_per_io", p.cpu_us_per_io);
+    w->Measured("iops", p.iops);
+    w->MeasuredIfSet("mbps", p.mbps);
+    w->Measured("p50_us", p.p50_us, kPercentileDigits);
+    w->MeasuredIfSet("p90_us", p.p90_us, kPercentileDigits);
+    w->MeasuredIfSet("p99_us", p.p99_us, kPercentileDigits);
+    w->MeasuredIfSet("p999_us", p.p999_us, kPercentileDigits);
+    w->MeasuredIfSet("max_us", p.max_us);
+    w->MeasuredIfSet("cpu_us_per_io", p.cpu_us_per_io);
   }
   for (const SequentialReadPoint& p : v.seqread) {
     w->ArrayTable("volume.seqread");
     w->Size("request_size", p.request_size);
     w->Number("queue_depth", p.queue_depth);
-    w->Number("mbps", p.mbps);
+    w->Measured("mbps", p.mbps);
   }
   for (const RandomWritePoint& p : v.randwrite) {
     w->ArrayTable("volume.randwrite");
     w->Number("queue_depth", p.queue_depth);
-    w->Number("iops", p.iops);
-    w->NumberIfSet("p50_us", p.p50_us);
-    w->NumberIfSet("p99_us", p.p99_us);
+    w->Measured("iops", p.iops);
+    w->MeasuredIfSet("p50_us", p.p50_us, kPercentileDigits);
+    w->MeasuredIfSet("p99_us", p.p99_us, kPercentileDigits);
   }
   for (const SyncWritePoint& p : v.syncwrite) {
     w->ArrayTable("volume.syncwrite");
     w->String("method", p.method);
     w->Size("request_size", p.request_size);
-    w->Number("iops", p.iops);
-    w->NumberIfSet("p50_us", p.p50_us);
-    w->NumberIfSet("p99_us", p.p99_us);
+    w->Measured("iops", p.iops);
+    w->MeasuredIfSet("p50_us", p.p50_us, kPercentileDigits);
+    w->MeasuredIfSet("p99_us", p.p99_us, kPercentileDigits);
   }
 }
 
@@ -314,11 +318,11 @@ void WriteDurableWrite(std::string_view header, const DurableWrite& d,
                        TomlWriter* w) {
   w->Table(header);
   w->Size("bytes", d.bytes);
-  w->Number("mbps", d.mbps);
-  w->Number("seconds_to_durable", d.seconds_to_durable);
-  w->Number("sync_seconds", d.sync_seconds);
-  w->Number("user_cpu_seconds", d.user_cpu_seconds);
-  w->Number("system_cpu_seconds", d.system_cpu_seconds);
+  w->Measured("mbps", d.mbps);
+  w->Measured("seconds_to_durable", d.seconds_to_durable);
+  w->Measured("sync_seconds", d.sync_seconds);
+  w->Measured("user_cpu_seconds", d.user_cpu_seconds);
+  w->Measured("system_cpu_seconds", d.system_cpu_seconds);
 }
 
 void WriteBufferedVsDirect(const BufferedVsDirect& b, TomlWriter* w) {
@@ -328,21 +332,21 @@ void WriteBufferedVsDirect(const BufferedVsDirect& b, TomlWriter* w) {
 
 void WriteConcurrent(const Concurrent& c, TomlWriter* w) {
   w->Table("concurrent");
-  w->Number("seconds", c.seconds);
-  w->Number("read_iops", c.read_iops);
-  w->Number("read_mbps", c.read_mbps);
-  w->Number("sum_alone_read_iops", c.sum_alone_read_iops);
-  w->Number("sum_alone_read_mbps", c.sum_alone_read_mbps);
-  w->Number("iops_ratio", c.iops_ratio);
-  w->Number("mbps_ratio", c.mbps_ratio);
+  w->Measured("seconds", c.seconds);
+  w->Measured("read_iops", c.read_iops);
+  w->Measured("read_mbps", c.read_mbps);
+  w->Measured("sum_alone_read_iops", c.sum_alone_read_iops);
+  w->Measured("sum_alone_read_mbps", c.sum_alone_read_mbps);
+  w->Measured("iops_ratio", c.iops_ratio);
+  w->Measured("mbps_ratio", c.mbps_ratio);
   w->StringIfSet("verdict", c.verdict);
   for (const ConcurrentVolume& v : c.volumes) {
     w->ArrayTable("concurrent.volume");
     w->String("name", v.name);
-    w->Number("alone_read_iops", v.alone_read_iops);
-    w->Number("alone_read_mbps", v.alone_read_mbps);
-    w->Number("together_read_iops", v.together_read_iops);
-    w->Number("together_read_mbps", v.together_read_mbps);
+    w->Measured("alone_read_iops", v.alone_read_iops);
+    w->Measured("alone_read_mbps", v.alone_read_mbps);
+    w->Measured("together_read_iops", v.together_read_iops);
+    w->Measured("together_read_mbps", v.together_read_mbps);
   }
 }
 
@@ -351,18 +355,28 @@ void WriteVolume(const Volume& v, TomlWriter* w) {
   w->String("name", v.name);
   w->StringIfSet("path", v.path);
   w->MeasuredSize("capacity", v.capacity);
-  w->Number("read_iops", v.read_iops);
-  w->Number("write_iops", v.write_iops);
-  w->Number("read_mbps", v.read_mbps);
-  w->Number("write_mbps", v.write_mbps);
-  w->Number("read_latency_us", v.read_latency_us);
-  w->Number("sync_write_latency_us", v.sync_write_latency_us);
+  // A probed volume's figures are measurements, a declared one's are the
+  // person's own numbers, kept as written.
+  const bool probed = !v.probe_engine.empty();
+  auto figure = [&](std::string_view key, double value, int digits = 4) {
+    probed ? w->Measured(key, value, digits) : w->Number(key, value);
+  };
+  auto optional = [&](std::string_view key, double value) {
+    probed ? w->MeasuredIfSet(key, value, kPercentileDigits)
+           : w->NumberIfSet(key, value);
+  };
+  figure("read_iops", v.read_iops);
+  figure("write_iops", v.write_iops);
+  figure("read_mbps", v.read_mbps);
+  figure("write_mbps", v.write_mbps);
+  figure("read_latency_us", v.read_latency_us, kPercentileDigits);
+  figure("sync_write_latency_us", v.sync_write_latency_us, kPercentileDigits);
   w->Number("members", v.members);
   w->SizeIfSet("chunk", v.chunk);
   w->StringIfSet("kind", v.kind);
-  w->NumberIfSet("read_latency_p99_us", v.read_latency_p99_us);
-  w->NumberIfSet("sync_write_latency_p99_us", v.sync_write_latency_p99_us);
-  w->SizeIfSet("free_bytes", v.free_bytes);
+  optional("read_latency_p99_us", v.read_latency_p99_us);
+  optional("sync_write_latency_p99_us", v.sync_write_latency_p99_us);
+  if (v.free_bytes) w->MeasuredSize("free_bytes", v.free_bytes);
   w->SizeIfSet("stripe_read_size", v.stripe_read_size);
   w->NumberIfSet("readers_to_saturate", v.readers_to_saturate);
   w->StringListIfSet("shares_device_with", v.shares_device_with);

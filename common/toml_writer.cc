@@ -57,6 +57,14 @@ std::string TomlNumber(double value) {
   return fmt::format("{}", value);
 }
 
+double RoundToSignificant(double value, int digits) {
+  if (value == 0 || !std::isfinite(value)) return value;
+  double scale = std::pow(
+      10.0,
+      digits - 1 - static_cast<int>(std::floor(std::log10(std::fabs(value)))));
+  return std::round(value * scale) / scale;
+}
+
 void TomlWriter::Comment(std::string_view text) {
   after_comment_ = true;
   size_t start = 0;
@@ -129,6 +137,10 @@ void TomlWriter::MeasuredSize(std::string_view key, uint64_t bytes) {
   String(key, FormatMeasuredSize(bytes));
 }
 
+void TomlWriter::Measured(std::string_view key, double value, int digits) {
+  Number(key, RoundToSignificant(value, digits));
+}
+
 void TomlWriter::Duration(std::string_view key, double seconds) {
   String(key, FormatDuration(seconds));
 }
@@ -175,6 +187,10 @@ void TomlWriter::StringIfSet(std::string_view key, std::string_view value) {
 
 void TomlWriter::NumberIfSet(std::string_view key, double value) {
   if (value != 0) Number(key, value);
+}
+
+void TomlWriter::MeasuredIfSet(std::string_view key, double value, int digits) {
+  if (value != 0) Measured(key, value, digits);
 }
 
 void TomlWriter::SizeIfSet(std::string_view key, uint64_t bytes) {

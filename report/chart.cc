@@ -132,13 +132,13 @@ Scale XScale(const LineChartSpec& spec, const Extent& e, const Frame& f) {
 void DrawAxes(const Scale& x, const Scale& y, const Frame& f,
               const LineChartSpec& spec, Markup* out) {
   out->Open("g", {{"class", "axes"}});
-  for (double t : y.Ticks(5)) {
+  for (const auto& [t, label] : LabeledTicks(y, 5, spec.y_format)) {
     Line(f.left, y(t), f.right, y(t), "#d9d9d9", "", 1, out);
-    Label(f.left - 6, y(t) + 4, "end", spec.y_format(t), "tick", out);
+    Label(f.left - 6, y(t) + 4, "end", label, "tick", out);
   }
-  for (double t : x.Ticks(6)) {
+  for (const auto& [t, label] : LabeledTicks(x, 6, spec.x_format)) {
     Line(x(t), f.top, x(t), f.bottom, "#ececec", "", 1, out);
-    Label(x(t), f.bottom + 16, "middle", spec.x_format(t), "tick", out);
+    Label(x(t), f.bottom + 16, "middle", label, "tick", out);
   }
   Line(f.left, f.bottom, f.right, f.bottom, "#444", "", 1, out);
   Line(f.left, f.top, f.left, f.bottom, "#444", "", 1, out);
@@ -329,6 +329,22 @@ void DrawBarRow(const BarChartSpec& spec, const BarRow& row, double top,
 
 }  // namespace
 
+std::vector<std::pair<double, std::string>> LabeledTicks(
+    const Scale& scale, int approximate_count, const Formatter& format) {
+  std::vector<std::pair<double, std::string>> out;
+  for (int n = std::max(1, approximate_count); n >= 1; --n) {
+    out.clear();
+    bool distinct = true;
+    for (double t : scale.Ticks(n)) {
+      std::string label = format(t);
+      distinct = distinct && (out.empty() || out.back().second != label);
+      out.emplace_back(t, std::move(label));
+    }
+    if (distinct) break;
+  }
+  return out;
+}
+
 Scale Scale::Linear(double lo, double hi, double from, double to) {
   if (hi <= lo) hi = lo + 1;
   return Scale(false, lo, hi, from, to);
@@ -414,9 +430,9 @@ void RenderBarChart(const BarChartSpec& spec, Markup* out) {
   out->Open("g", {{"class", "axes"}});
   const Formatter& tick_format =
       spec.tick_format ? spec.tick_format : spec.value_format;
-  for (double t : x.Ticks(5)) {
+  for (const auto& [t, label] : LabeledTicks(x, 5, tick_format)) {
     Line(x(t), f.top - 4, x(t), f.bottom, "#e0e0e0", "", 1, out);
-    Label(x(t), f.bottom + 16, "middle", tick_format(t), "tick", out);
+    Label(x(t), f.bottom + 16, "middle", label, "tick", out);
   }
   Line(f.left, f.top - 4, f.left, f.bottom, "#444", "", 1, out);
   Label((f.left + f.right) / 2, f.bottom + 36, "middle", spec.x_label,

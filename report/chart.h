@@ -18,6 +18,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "report/markup.h"
@@ -62,6 +63,12 @@ class Scale {
 // A "nice" upper bound for an axis from 0: 1, 2, 2.5 or 5 times a power of
 // ten, at least |value| (e.g. 23,400 -> 25,000).
 double NiceCeiling(double value);
+
+// About |approximate_count| ticks of |scale| with their labels, all
+// distinct: fewer, wider steps where the format would repeat a label (a
+// count axis from 0 to 2 reads "0 1 2", not "0 0 1 2 2").
+std::vector<std::pair<double, std::string>> LabeledTicks(
+    const Scale& scale, int approximate_count, const Formatter& format);
 
 enum class Marker { kCircle, kTriangle, kSquare, kDiamond };
 

@@ -3,8 +3,35 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
+#include <sstream>
+#include <vector>
 
 namespace pglayout::report {
+
+std::string StepDescription(const std::string& phase,
+                            const std::string& detail) {
+  static const std::map<std::string, std::string> kPhases = {
+      {"copy", "copying rows into the shadow table"},
+      {"indexes", "building the shadow table's indexes"},
+      {"catchup", "replaying the changes captured during the copy"},
+      {"swapped", "swapped; the old table is kept until --finalize"},
+      {"done", ""}};
+  auto known = kPhases.find(phase);
+  std::string what = known != kPhases.end() ? known->second
+                     : phase.empty()        ? ""
+                                            : "at " + phase;
+  std::vector<std::string> lines;
+  std::istringstream in(detail);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  if (lines.size() >= 4) {
+    std::string how = lines[3] == "copy=blocks" ? "copy by heap block ranges"
+                                                : "copy in key order";
+    what = what.empty() ? how : what + " (" + how + ")";
+  }
+  return what;
+}
+
 namespace {
 
 std::string At(const std::vector<SqlValue>& row, size_t i) {
@@ -131,10 +158,7 @@ class SqlJournalSource : public JournalSource {
       s.status = At(row, 2);
       s.error = At(row, 10);
       if (!s.error.empty() && s.status != "done") s.status = "failed";
-      std::string phase = At(row, 3), detail = At(row, 4);
-      s.description = phase.empty()    ? detail
-                      : detail.empty() ? "phase " + phase
-                                       : "phase " + phase + ": " + detail;
+      s.description = StepDescription(At(row, 3), At(row, 4));
       s.rows = AtInt(row, 5);
       s.duration = std::max(0.0, AtDouble(row, 7));
       // Bytes the copy wrote when the journal counts them, else the size

@@ -30,6 +30,13 @@ namespace pglayout::report {
 // |session| is borrowed and must outlive the source.
 std::unique_ptr<JournalSource> MakeSqlJournalSource(SqlSession* session);
 
+// A step's journal phase and detail in words ("copying rows into the
+// shadow table (copy by heap block ranges)"). The detail of an online step
+// is the migrator's own record (a structure hash, the copy's mode, a
+// filenode...); only how the copy goes is worth a reader's time.
+std::string StepDescription(const std::string& phase,
+                            const std::string& detail);
+
 }  // namespace pglayout::report
 
 #endif  // PGLAYOUT_REPORT_JOURNAL_SQL_H_

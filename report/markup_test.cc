@@ -1,5 +1,6 @@
 #include "report/markup.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "report/chart.h"
@@ -78,6 +79,22 @@ TEST(Scale, LinearTicksAreRoundNumbersInsideTheRange) {
   EXPECT_EQ(s.Ticks(5),
             (std::vector<double>{0, 5000, 10000, 15000, 20000, 25000}));
   EXPECT_DOUBLE_EQ(s(12500), 50);
+}
+
+TEST(Scale, TickLabelsAreDistinct) {
+  Scale counts = Scale::Linear(0, 2, 0, 100);
+  auto whole = [](double v) { return fmt::format("{:.0f}", v); };
+  std::vector<std::string> labels;
+  std::vector<double> at;
+  for (const auto& [t, label] : LabeledTicks(counts, 5, whole)) {
+    at.push_back(t);
+    labels.push_back(label);
+  }
+  EXPECT_EQ(labels, (std::vector<std::string>{"0", "1", "2"}));
+  EXPECT_EQ(at, (std::vector<double>{0, 1, 2}));
+  // A format that shows the half steps keeps them.
+  auto tenths = [](double v) { return fmt::format("{:.1f}", v); };
+  EXPECT_EQ(LabeledTicks(counts, 5, tenths).size(), 5u);
 }
 
 TEST(Scale, Log2TicksArePowersOfTwo) {

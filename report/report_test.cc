@@ -10,6 +10,7 @@
 #include "common/files.h"
 #include "common/json.h"
 #include "report/inputs.h"
+#include "report/journal_sql.h"
 #include "report/xml_check.h"
 
 namespace pglayout::report {
@@ -85,6 +86,19 @@ MigrationJournal SampleJournal() {
                 {"checkpoint_timeout", true, "5min", "30min", "applied"},
                 {"effective_io_concurrency", false, "1", "64", "applied"}};
   return j;
+}
+
+TEST(StepDescription, SaysInWordsWhatTheJournalRecords) {
+  const std::string detail =
+      "h2:1731c4\npublic\norders\ncopy=blocks\n16472\n75916\n{}";
+  EXPECT_EQ(StepDescription("copy", detail),
+            "copying rows into the shadow table (copy by heap block ranges)");
+  EXPECT_EQ(StepDescription("done", detail), "copy by heap block ranges");
+  EXPECT_EQ(StepDescription("catchup", "h\npublic\nt\n\n\n"),
+            "replaying the changes captured during the copy (copy in key "
+            "order)");
+  EXPECT_EQ(StepDescription("", ""), "");
+  EXPECT_EQ(StepDescription("verify", ""), "at verify");
 }
 
 TEST(Report, FullScenarioIsWellFormedWithEverySection) {
