@@ -93,6 +93,13 @@ struct PolicyFacts {
   std::string definition;  // full CREATE POLICY text without the table
 };
 
+// An extended statistics object on the table (CREATE STATISTICS).
+struct StatisticsFacts {
+  std::string schema;  // where the object lives (unquoted)
+  std::string name;
+  int target = -1;  // ALTER STATISTICS ... SET STATISTICS; -1 = default
+};
+
 struct TableFacts {
   bool exists = false;
   uint32_t oid = 0;
@@ -132,6 +139,9 @@ struct TableFacts {
   std::vector<ForeignKeyFacts> fks_out;
   std::vector<ForeignKeyFacts> fks_in;
   std::vector<CheckFacts> not_valid_checks;
+  // In creation (oid) order, the order LIKE ... INCLUDING STATISTICS
+  // copies them in.
+  std::vector<StatisticsFacts> statistics;
   std::vector<std::string> no_inherit_checks;  // CHECK ... NO INHERIT names
   bool self_referencing_fk = false;
   std::vector<TriggerFacts> triggers;  // user triggers only

@@ -916,7 +916,7 @@ class OnlineRun {
                                    "swap");
   }
 
-  Status ShadowIdentitySequences(SwapInputs* inputs) {
+  Status ShadowSwapInputs(SwapInputs* inputs) {
     SqlResult r;
     PGLAYOUT_RETURN_IF_ERROR(ex_->session()->Execute(
         "SELECT a.attname, pg_catalog.pg_get_serial_sequence($1, a.attname) "
@@ -925,6 +925,16 @@ class OnlineRun {
         {names_.QualifiedShadow()}, &r));
     for (const auto& row : r.rows) {
       inputs->shadow_identity_sequences[Cell(row, 0)] = Cell(row, 1);
+    }
+    SqlResult stats;
+    PGLAYOUT_RETURN_IF_ERROR(ex_->session()->Execute(
+        "SELECT pg_catalog.format('%I.%I', n.nspname, x.stxname) FROM "
+        "pg_catalog.pg_statistic_ext x JOIN pg_catalog.pg_namespace n ON "
+        "n.oid = x.stxnamespace WHERE x.stxrelid = $1::regclass ORDER BY "
+        "x.oid",
+        {names_.QualifiedShadow()}, &stats));
+    for (const auto& row : stats.rows) {
+      inputs->shadow_statistics.push_back(Cell(row, 0));
     }
     return Status::Ok();
   }
@@ -997,7 +1007,7 @@ class OnlineRun {
     TableFacts fresh;
     PGLAYOUT_RETURN_IF_ERROR(GatherTableFacts(ex_->session(), oid_, &fresh));
     SwapInputs inputs;
-    PGLAYOUT_RETURN_IF_ERROR(ShadowIdentitySequences(&inputs));
+    PGLAYOUT_RETURN_IF_ERROR(ShadowSwapInputs(&inputs));
     PGLAYOUT_RETURN_IF_ERROR(
         ex_->ExecAll(SwapSql(fresh, step_.target, names_, inputs)));
     return ex_->journal()->SetStep(ex_->run_id(), key(), step_no_, "running",

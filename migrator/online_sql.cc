@@ -714,11 +714,49 @@ void AppendRetireOld(const TableFacts& t, const OnlineNames& names,
         "ALTER SEQUENCE {} RENAME TO {}", Split(t.identity_sequences[i], true),
         QuoteIdent(fmt::format("{}_s{}", names.old_name, i))));
   }
+  // A statistics object stays in its schema when its table moves: the old
+  // one's go to pglayout under names of their own, freeing the originals.
+  for (size_t i = 0; i < t.statistics.size(); ++i) {
+    const StatisticsFacts& st = t.statistics[i];
+    std::string old_name = fmt::format("{}_x{}", names.old_name, i);
+    out->push_back(fmt::format("ALTER STATISTICS {}.{} RENAME TO {}",
+                               QuoteIdent(st.schema), QuoteIdent(st.name),
+                               QuoteIdent(old_name)));
+    out->push_back(fmt::format("ALTER STATISTICS {}.{} SET SCHEMA pglayout",
+                               QuoteIdent(st.schema), QuoteIdent(old_name)));
+  }
   out->push_back(fmt::format("ALTER TABLE {} RENAME TO {}",
                              names.QualifiedTable(),
                              QuoteIdent(names.old_name)));
   out->push_back(fmt::format("ALTER TABLE {}.{} SET SCHEMA pglayout", schema,
                              QuoteIdent(names.old_name)));
+}
+
+// The shadow's statistics objects (LIKE named them after the shadow) get
+// the originals' names, schemas and targets.
+void AppendNameStatistics(const TableFacts& t, const OnlineNames& names,
+                          const SwapInputs& inputs,
+                          std::vector<std::string>* out) {
+  if (inputs.shadow_statistics.size() != t.statistics.size()) return;
+  for (size_t i = 0; i < t.statistics.size(); ++i) {
+    const StatisticsFacts& st = t.statistics[i];
+    std::string now = inputs.shadow_statistics[i];
+    if (st.schema != names.schema) {
+      out->push_back(fmt::format("ALTER STATISTICS {} SET SCHEMA {}", now,
+                                 QuoteIdent(st.schema)));
+      std::string schema, name;
+      if (SplitQualifiedName(now, &schema, &name).ok()) {
+        now = QuoteIdent(st.schema) + "." + QuoteIdent(name);
+      }
+    }
+    out->push_back(fmt::format("ALTER STATISTICS {} RENAME TO {}", now,
+                               QuoteIdent(st.name)));
+    if (st.target >= 0) {
+      out->push_back(fmt::format("ALTER STATISTICS {}.{} SET STATISTICS {}",
+                                 QuoteIdent(st.schema), QuoteIdent(st.name),
+                                 st.target));
+    }
+  }
 }
 
 // The shadow's heaps (the table, or each partition) get the table's own
@@ -871,6 +909,7 @@ std::vector<std::string> SwapSql(const TableFacts& t,
   AppendAutovacuumRestore(t, target, names, &out);
   AppendRetireOld(t, names, &out);
   AppendNameNew(t, names, inputs, &out);
+  AppendNameStatistics(t, names, inputs, &out);
   AppendCarryOver(t, names, &out);
   for (const ForeignKeyFacts& fk : t.fks_in) {
     out.push_back(fmt::format("ALTER TABLE {} ADD CONSTRAINT {} {} NOT VALID",

@@ -243,6 +243,9 @@ struct SwapInputs {
   // Identity sequences LIKE created for the shadow: column -> sequence
   // (quoted-qualified).
   std::map<std::string, std::string> shadow_identity_sequences;
+  // The statistics objects LIKE created for the shadow, oldest first
+  // (quoted-qualified); paired with TableFacts::statistics by position.
+  std::vector<std::string> shadow_statistics;
 };
 
 // The statements of the swap transaction after the locks are held and the

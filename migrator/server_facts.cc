@@ -503,6 +503,26 @@ Status ReadTriggersAndPolicies(SqlSession* s, uint32_t oid, TableFacts* t) {
   return Status::Ok();
 }
 
+// The table's extended statistics objects, oldest first. Targets exist
+// from PostgreSQL 13 on (NULL for the default from 17).
+Status ReadStatistics(SqlSession* s, uint32_t oid, TableFacts* t) {
+  std::string target = s->server_version() >= 130000
+                           ? "coalesce(x.stxstattarget::int, -1)"
+                           : "-1";
+  SqlResult r;
+  PGLAYOUT_RETURN_IF_ERROR(s->Execute(
+      "SELECT n.nspname, x.stxname, " + target +
+          " FROM pg_catalog.pg_statistic_ext x JOIN pg_catalog.pg_namespace n "
+          "ON n.oid = x.stxnamespace WHERE x.stxrelid = $1::oid ORDER BY "
+          "x.oid",
+      {std::to_string(oid)}, &r));
+  for (const auto& row : r.rows) {
+    t->statistics.push_back(
+        {Cell(row, 0), Cell(row, 1), static_cast<int>(CellInt(row, 2))});
+  }
+  return Status::Ok();
+}
+
 // COMMENT statements for what the swap makes anew and LIKE does not copy:
 // the table's indexes, its key, exclusion, foreign-key and NOT VALID check
 // constraints, triggers and policies, and the foreign keys of other tables
@@ -806,6 +826,7 @@ Status GatherTableFacts(SqlSession* session, uint32_t oid, TableFacts* facts) {
   PGLAYOUT_RETURN_IF_ERROR(ReadTriggersAndPolicies(session, oid, &t));
   PGLAYOUT_RETURN_IF_ERROR(ReadGrants(session, oid, &t));
   PGLAYOUT_RETURN_IF_ERROR(ReadObjectComments(session, oid, &t));
+  PGLAYOUT_RETURN_IF_ERROR(ReadStatistics(session, oid, &t));
   PGLAYOUT_RETURN_IF_ERROR(ReadDependents(session, oid, &t));
   PGLAYOUT_RETURN_IF_ERROR(ReadReplicationAndSequences(session, oid, &t));
   PGLAYOUT_RETURN_IF_ERROR(ReadStructureHash(session, oid, &t.structure_hash));

@@ -133,7 +133,8 @@ TEST_P(SqlJournal, ReadsWhatTheMigratorWrote) {
   EXPECT_EQ(j.steps[1].status, "done");
   EXPECT_EQ(j.steps[1].rows, 1000);
   EXPECT_EQ(j.steps[1].bytes, 36000u);  // what the copy wrote
-  EXPECT_EQ(j.steps[1].description, "phase swapped");
+  EXPECT_EQ(j.steps[1].description,
+            "swapped; the old table is kept until --finalize");
   ASSERT_EQ(j.settings.size(), 2u);
   EXPECT_EQ(j.settings[0].name, "max_wal_size");
   EXPECT_TRUE(j.settings[0].temporary);

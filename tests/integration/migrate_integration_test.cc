@@ -531,14 +531,18 @@ std::string Fingerprint(SqlSession* s, const std::string& table) {
           oid + " OR confrelid = " + oid +
           " UNION ALL SELECT oid FROM pg_trigger WHERE tgrelid = " + oid +
           " UNION ALL SELECT oid FROM pg_policy WHERE polrelid = " + oid +
-          ")))");
+          ")), (SELECT string_agg(stxnamespace::regnamespace || '.' || "
+          "stxname, ',' ORDER BY stxname) FROM pg_statistic_ext WHERE "
+          "stxrelid = " +
+          oid + "))");
 }
 
 // What pg_get_constraintdef() leaves out, what marks an index rather than
 // the table, and comments on what the swap makes anew come through a move:
 // key indexes' storage parameters, the CLUSTER mark, REPLICA IDENTITY USING
 // INDEX, comments on indexes, constraints (another table's key to it too),
-// triggers and policies.
+// triggers and policies, extended statistics with their names, schemas and
+// targets.
 TEST_P(MigrateTest, AMoveKeepsIndexParametersAndMarks) {
   OneMove m;
   PGLAYOUT_ASSERT_OK(StartMove("marks", "marked", 500, &m));
@@ -565,7 +569,14 @@ TEST_P(MigrateTest, AMoveKeepsIndexParametersAndMarks) {
        "COMMENT ON CONSTRAINT marked_pkey ON marked IS 'key note';"
        "COMMENT ON CONSTRAINT marks_ref_m ON marks_ref IS 'incoming note';"
        "COMMENT ON TRIGGER marked_touch ON marked IS 'trigger note';"
-       "COMMENT ON POLICY marked_all ON marked IS 'policy note'");
+       "COMMENT ON POLICY marked_all ON marked IS 'policy note';"
+       "CREATE SCHEMA IF NOT EXISTS stats;"
+       "CREATE STATISTICS stats.marked_dep (dependencies) ON id, u FROM "
+       "marked;"
+       "CREATE STATISTICS marked_nd (ndistinct) ON u, v FROM marked");
+  if (version() != PgVersion::k12) {
+    Exec(m.s.get(), "ALTER STATISTICS marked_nd SET STATISTICS 500");
+  }
   const std::string before = Fingerprint(m.s.get(), "marked");
   ASSERT_NE(before.find("marked_pkey CREATE UNIQUE INDEX marked_pkey ON "
                         "public.marked USING btree (id) WITH (fillfactor='70') "
@@ -582,6 +593,14 @@ TEST_P(MigrateTest, AMoveKeepsIndexParametersAndMarks) {
                   "t.oid = c.reltablespace WHERE c.oid = 'marked'::regclass"),
             "marked_ts");
   EXPECT_EQ(Fingerprint(m.s.get(), "marked"), before);
+  EXPECT_NE(before.find("stats.marked_dep,public.marked_nd"), std::string::npos)
+      << before;
+  if (version() != PgVersion::k12) {
+    EXPECT_EQ(Value(m.s.get(),
+                    "SELECT stxstattarget FROM pg_statistic_ext WHERE "
+                    "stxname = 'marked_nd' AND stxrelid = 'marked'::regclass"),
+              "500");
+  }
 }
 
 // ---------------------------------------- tablespaces and offline moves --
