@@ -117,10 +117,42 @@ TEST(TablespaceOptions, FromThroughputRatioAndLittlesLaw) {
   EXPECT_EQ(o.at("seq_page_cost"), "1");
   EXPECT_EQ(o.at("random_page_cost"), "4") << "capped at 4";
   EXPECT_EQ(o.at("effective_io_concurrency"), "1");
+  // Little's law asks for 1 in flight; PostgreSQL's defaults are the floor.
+  EXPECT_EQ(o.at("maintenance_io_concurrency"), "10");
+  auto o18 = TablespaceOptions(hdd, nullptr, 180000);
+  EXPECT_EQ(o18.at("effective_io_concurrency"), "16");
+  EXPECT_EQ(o18.at("maintenance_io_concurrency"), "16");
   EXPECT_EQ(TablespaceOptions(hdd, nullptr, 120000)
                 .count("maintenance_io_concurrency"),
             0u)
       << "maintenance_io_concurrency is a tablespace option from 13";
+}
+
+// A 700-IOPS volume asks Little's law for 1 read in flight: the plan
+// never lowers a setting below PostgreSQL's default for that (issue 19,
+// item 5), and says so when the floor is what it proposes.
+TEST(RecommendIo, NeverBelowTheDefaultAtSmallScale) {
+  Volume v;
+  v.name = "small";
+  v.capacity = kTiB;
+  v.read_iops = v.write_iops = 700;
+  v.read_mbps = v.write_mbps = 100;
+  v.read_latency_us = 1000;
+  DeviceModel m;
+  ASSERT_TRUE(DeviceModel::Build(v, &m).ok());
+  Workload w;
+  w.settings["server_version_num"] = "150013";
+  IoInput in;
+  in.server_version_num = 150013;
+  in.workload = &w;
+  in.default_volume = &m;
+  for (const SettingChange& c : RecommendIo(in)) {
+    EXPECT_NE(c.name, "maintenance_io_concurrency")
+        << c.value << " (default 10): " << c.reason;
+    if (c.name == "effective_io_concurrency") {
+      EXPECT_GE(std::stoi(c.value), 1) << c.reason;
+    }
+  }
 }
 
 TEST(CheckHashPartitioning, Rules) {

@@ -13,8 +13,5 @@ ALTER SYSTEM SET "min_wal_size" = '2GB';
 -- effective_io_concurrency was 1 [outside a transaction]
 ALTER SYSTEM SET "effective_io_concurrency" = '2';
 
--- maintenance_io_concurrency was 10 [outside a transaction]
-ALTER SYSTEM SET "maintenance_io_concurrency" = '2';
-
 -- apply what does not need a restart [outside a transaction]
 SELECT pg_catalog.pg_reload_conf();
