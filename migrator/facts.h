@@ -16,6 +16,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace pglayout::migrator {
@@ -58,7 +59,10 @@ struct IndexFacts {
   std::string constraint_def;
   std::vector<std::string> options;  // reloptions: "fillfactor=70"
   bool clustered = false;            // CLUSTER ... USING marked it
-  bool replica_identity = false;     // REPLICA IDENTITY USING INDEX it
+  // ALTER INDEX ... ALTER COLUMN n SET STATISTICS t (expression columns):
+  // (column number, target) for targets that are not the default.
+  std::vector<std::pair<int, int>> column_stat_targets;
+  bool replica_identity = false;  // REPLICA IDENTITY USING INDEX it
 };
 
 struct ForeignKeyFacts {

@@ -855,6 +855,11 @@ void AppendCarryOver(const TableFacts& t, const OnlineNames& names,
       out->push_back(fmt::format("ALTER TABLE {} CLUSTER ON {}", table,
                                  QuoteIdent(i.name)));
     }
+    for (const auto& [column, target] : i.column_stat_targets) {
+      out->push_back(fmt::format(
+          "ALTER INDEX {}.{} ALTER COLUMN {} SET STATISTICS {}",
+          QuoteIdent(names.schema), QuoteIdent(i.name), column, target));
+    }
   }
   for (const TriggerFacts& tr : t.triggers) {
     out->push_back(tr.definition);

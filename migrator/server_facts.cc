@@ -360,6 +360,21 @@ Status ReadIndexes(SqlSession* s, uint32_t oid, TableFacts* t) {
       if (i.name == Cell(row, 0)) i.options.push_back(Cell(row, 1));
     }
   }
+  SqlResult targets;
+  PGLAYOUT_RETURN_IF_ERROR(s->Execute(
+      "SELECT ic.relname, a.attnum, a.attstattarget::int FROM "
+      "pg_catalog.pg_index x JOIN pg_catalog.pg_class ic ON ic.oid = "
+      "x.indexrelid JOIN pg_catalog.pg_attribute a ON a.attrelid = ic.oid "
+      "WHERE x.indrelid = $1::oid AND a.attnum > 0 AND "
+      "coalesce(a.attstattarget::int, -1) >= 0 ORDER BY 1, 2",
+      {std::to_string(oid)}, &targets));
+  for (const auto& row : targets.rows) {
+    for (IndexFacts& i : t->indexes) {
+      if (i.name != Cell(row, 0)) continue;
+      i.column_stat_targets.emplace_back(static_cast<int>(CellInt(row, 1)),
+                                         static_cast<int>(CellInt(row, 2)));
+    }
+  }
   SqlResult cols;
   PGLAYOUT_RETURN_IF_ERROR(
       s->Execute("SELECT ic.relname, a.attname FROM pg_catalog.pg_index x "

@@ -531,7 +531,13 @@ std::string Fingerprint(SqlSession* s, const std::string& table) {
           oid + " OR confrelid = " + oid +
           " UNION ALL SELECT oid FROM pg_trigger WHERE tgrelid = " + oid +
           " UNION ALL SELECT oid FROM pg_policy WHERE polrelid = " + oid +
-          ")), (SELECT string_agg(stxnamespace::regnamespace || '.' || "
+          ")), (SELECT string_agg(i.relname || ':' || a.attnum || '=' || "
+          "a.attstattarget, ',') FROM pg_index x JOIN pg_class i ON i.oid = "
+          "x.indexrelid JOIN pg_attribute a ON a.attrelid = i.oid WHERE "
+          "x.indrelid = " +
+          oid +
+          " AND coalesce(a.attstattarget::int, -1) >= 0), (SELECT "
+          "string_agg(stxnamespace::regnamespace || '.' || "
           "stxname, ',' ORDER BY stxname) FROM pg_statistic_ext WHERE "
           "stxrelid = " +
           oid + "))");
@@ -542,7 +548,7 @@ std::string Fingerprint(SqlSession* s, const std::string& table) {
 // key indexes' storage parameters, the CLUSTER mark, REPLICA IDENTITY USING
 // INDEX, comments on indexes, constraints (another table's key to it too),
 // triggers and policies, extended statistics with their names, schemas and
-// targets.
+// targets, statistics targets of index expression columns.
 TEST_P(MigrateTest, AMoveKeepsIndexParametersAndMarks) {
   OneMove m;
   PGLAYOUT_ASSERT_OK(StartMove("marks", "marked", 500, &m));
@@ -573,7 +579,9 @@ TEST_P(MigrateTest, AMoveKeepsIndexParametersAndMarks) {
        "CREATE SCHEMA IF NOT EXISTS stats;"
        "CREATE STATISTICS stats.marked_dep (dependencies) ON id, u FROM "
        "marked;"
-       "CREATE STATISTICS marked_nd (ndistinct) ON u, v FROM marked");
+       "CREATE STATISTICS marked_nd (ndistinct) ON u, v FROM marked;"
+       "CREATE INDEX marked_lower ON marked (lower(v));"
+       "ALTER INDEX marked_lower ALTER COLUMN 1 SET STATISTICS 300");
   if (version() != PgVersion::k12) {
     Exec(m.s.get(), "ALTER STATISTICS marked_nd SET STATISTICS 500");
   }
@@ -595,6 +603,7 @@ TEST_P(MigrateTest, AMoveKeepsIndexParametersAndMarks) {
   EXPECT_EQ(Fingerprint(m.s.get(), "marked"), before);
   EXPECT_NE(before.find("stats.marked_dep,public.marked_nd"), std::string::npos)
       << before;
+  EXPECT_NE(before.find("marked_lower:1=300"), std::string::npos) << before;
   if (version() != PgVersion::k12) {
     EXPECT_EQ(Value(m.s.get(),
                     "SELECT stxstattarget FROM pg_statistic_ext WHERE "
