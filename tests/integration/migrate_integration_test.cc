@@ -2577,6 +2577,18 @@ TEST_P(MigrateTest, CheckpointGuardKeepsCheckpointsTimed) {
 // original allows (no checkpoint could make room): a few seconds of
 // measuring, not checkpoint_timeout and more. And a run can leave the
 // setting raised for --finalize, which restores it.
+// max_wal_size as |s| sees it once a pending reload has reached it:
+// pg_reload_conf() only signals, and a backend applies the new file at its
+// next idle moment, so a SHOW right after may still see the old value.
+std::string MaxWalSizeSettled(SqlSession* s, const std::string& expected) {
+  std::string value = Value(s, "SHOW max_wal_size");
+  for (int i = 0; i < 50 && value != expected; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    value = Value(s, "SHOW max_wal_size");
+  }
+  return value;
+}
+
 TEST_P(MigrateTest, GuardSkipsAFutileWaitOrLeavesTheSettingForFinalize) {
   std::unique_ptr<PgCluster> pg;
   std::unique_ptr<SqlSession> s, writer;
@@ -2623,7 +2635,7 @@ TEST_P(MigrateTest, GuardSkipsAFutileWaitOrLeavesTheSettingForFinalize) {
       << Lines(futile);
   EXPECT_FALSE(HasLine(futile, "checkpoint guard: waiting up to"))
       << Lines(futile);
-  EXPECT_EQ(Value(s.get(), "SHOW max_wal_size"), "32MB");
+  EXPECT_EQ(MaxWalSizeSettled(s.get(), "32MB"), "32MB");
 
   MigrateOptions leave = options;
   leave.leave_guard_raised = true;
@@ -2645,7 +2657,7 @@ TEST_P(MigrateTest, GuardSkipsAFutileWaitOrLeavesTheSettingForFinalize) {
   PGLAYOUT_ASSERT_OK(MigratePlan(plan("f2"), Conninfo(pg.get(), "postgres"),
                                  true, &done, finalize));
   EXPECT_TRUE(HasLine(done, "restored max_wal_size to 32MB")) << Lines(done);
-  EXPECT_EQ(Value(s.get(), "SHOW max_wal_size"), "32MB");
+  EXPECT_EQ(MaxWalSizeSettled(s.get(), "32MB"), "32MB");
   EXPECT_EQ(Value(s.get(),
                   "SELECT string_agg(state, ',' ORDER BY run_id) FROM "
                   "pglayout.setting WHERE kind = 'guard'"),
