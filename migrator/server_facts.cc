@@ -321,7 +321,7 @@ Status ReadIndexes(SqlSession* s, uint32_t oid, TableFacts* t) {
       "pg_catalog.format('%I.%I', n.nspname, c.relname), "
       "CASE WHEN con.oid IS NULL THEN '' "
       "ELSE pg_catalog.pg_get_constraintdef(con.oid) END, "
-      "x.indisclustered, x.indisreplident "
+      "x.indisclustered, x.indisreplident, ic.reloptions "
       "FROM pg_catalog.pg_index x "
       "JOIN pg_catalog.pg_class ic ON ic.oid = x.indexrelid "
       "JOIN pg_catalog.pg_class c ON c.oid = x.indrelid "
@@ -347,18 +347,10 @@ Status ReadIndexes(SqlSession* s, uint32_t oid, TableFacts* t) {
     i.constraint_def = Cell(row, 12);
     i.clustered = CellBool(row, 13);
     i.replica_identity = CellBool(row, 14);
-    t->indexes.push_back(std::move(i));
-  }
-  SqlResult options;
-  PGLAYOUT_RETURN_IF_ERROR(s->Execute(
-      "SELECT ic.relname, pg_catalog.unnest(ic.reloptions) FROM "
-      "pg_catalog.pg_index x JOIN pg_catalog.pg_class ic ON ic.oid = "
-      "x.indexrelid WHERE x.indrelid = $1::oid ORDER BY 1",
-      {std::to_string(oid)}, &options));
-  for (const auto& row : options.rows) {
-    for (IndexFacts& i : t->indexes) {
-      if (i.name == Cell(row, 0)) i.options.push_back(Cell(row, 1));
+    for (const SqlValue& o : ParseArrayLiteral(Cell(row, 15))) {
+      if (o) i.options.push_back(*o);
     }
+    t->indexes.push_back(std::move(i));
   }
   SqlResult targets;
   PGLAYOUT_RETURN_IF_ERROR(s->Execute(

@@ -255,6 +255,25 @@ Status SpawnCommand(const Command& command, const std::string& output_path,
   return Status::Ok();
 }
 
+Status SpawnWatchdog(const std::vector<std::string>& argv, pid_t* pid,
+                     int* write_fd) {
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC) != 0) return Status::FromErrno("pipe2", errno);
+  Command command;
+  command.argv = argv;
+  command.detach = true;
+  command.stdin_fd = fds[0];
+  Status s = SpawnCommand(command, "", pid);
+  close(fds[0]);
+  if (!s.ok()) {
+    close(fds[1]);
+    *pid = -1;
+    return s.WithContext("starting the cleanup watchdog");
+  }
+  *write_fd = fds[1];
+  return Status::Ok();
+}
+
 Status WaitForChild(pid_t pid, int* wait_status) {
   while (waitpid(pid, wait_status, 0) < 0) {
     if (errno != EINTR) {

@@ -62,6 +62,13 @@ std::string DescribeCommand(const std::vector<std::string>& argv);
 Status SpawnCommand(const Command& command, const std::string& output_path,
                     pid_t* pid);
 
+// Starts |argv| detached, reading its stdin from a pipe whose write end
+// (close-on-exec) is stored in *write_fd: the child sees EOF when this
+// process dies, however it dies. The cleanup watchdogs of the test servers
+// and the volume lab wait on that EOF.
+Status SpawnWatchdog(const std::vector<std::string>& argv, pid_t* pid,
+                     int* write_fd);
+
 // Waits for child |pid| and stores its raw wait status in *wait_status.
 Status WaitForChild(pid_t pid, int* wait_status);
 

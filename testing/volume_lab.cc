@@ -542,22 +542,9 @@ Status VolumeLab::MakeDirectory() {
 }
 
 Status VolumeLab::StartWatchdog() {
-  int fds[2];
-  if (pipe2(fds, O_CLOEXEC) != 0) return Status::FromErrno("pipe2", errno);
-  Command command;
-  command.argv = {"/bin/sh", "-c",     kWatchdogScript, "pglayout-lab-watchdog",
-                  dir_,      losetup_, umount_};
-  command.detach = true;
-  command.stdin_fd = fds[0];
-  Status s = SpawnCommand(command, "", &watchdog_pid_);
-  close(fds[0]);
-  if (!s.ok()) {
-    close(fds[1]);
-    watchdog_pid_ = -1;
-    return s.WithContext("starting the cleanup watchdog");
-  }
-  watchdog_fd_ = fds[1];
-  return Status::Ok();
+  return SpawnWatchdog({"/bin/sh", "-c", kWatchdogScript,
+                        "pglayout-lab-watchdog", dir_, losetup_, umount_},
+                       &watchdog_pid_, &watchdog_fd_);
 }
 
 Status VolumeLab::AppendToManifest(const std::string& line) {

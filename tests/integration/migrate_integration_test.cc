@@ -2501,6 +2501,18 @@ void CheckOldAndPreparedTransactions(PgCluster* pg, const std::string& ts) {
             "ts_g:3000");
 }
 
+// max_wal_size as |s| sees it once a pending reload has reached it:
+// pg_reload_conf() only signals, and a backend applies the new file at its
+// next idle moment, so a SHOW right after may still see the old value.
+std::string MaxWalSizeSettled(SqlSession* s, const std::string& expected) {
+  std::string value = Value(s, "SHOW max_wal_size");
+  for (int i = 0; i < 50 && value != expected; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    value = Value(s, "SHOW max_wal_size");
+  }
+  return value;
+}
+
 TEST_P(MigrateTest, CheckpointGuardKeepsCheckpointsTimed) {
   std::unique_ptr<PgCluster> pg;
   std::unique_ptr<SqlSession> s;
@@ -2552,7 +2564,7 @@ TEST_P(MigrateTest, CheckpointGuardKeepsCheckpointsTimed) {
                               other_pid + " in database other"),
             std::string::npos)
       << st.ToString();
-  EXPECT_EQ(Value(s.get(), "SHOW max_wal_size"), "32MB");
+  EXPECT_EQ(MaxWalSizeSettled(s.get(), "32MB"), "32MB");
   Exec(other.get(), "SELECT pg_advisory_unlock(1885826169, 2)");
   MigrateReport with;
   PGLAYOUT_ASSERT_OK(MigratePlan(
@@ -2564,7 +2576,7 @@ TEST_P(MigrateTest, CheckpointGuardKeepsCheckpointsTimed) {
                   "checkpoints_requested_start)::text, ',' ORDER BY run_id) "
                   "FROM pglayout.run WHERE state = 'done'"),
             fmt::format("{},0", without.checkpoints_requested));
-  EXPECT_EQ(Value(s.get(), "SHOW max_wal_size"), "32MB");
+  EXPECT_EQ(MaxWalSizeSettled(s.get(), "32MB"), "32MB");
   EXPECT_EQ(Value(s.get(),
                   "SELECT state FROM pglayout.setting WHERE run_id = "
                   "2"),
@@ -2577,18 +2589,6 @@ TEST_P(MigrateTest, CheckpointGuardKeepsCheckpointsTimed) {
 // original allows (no checkpoint could make room): a few seconds of
 // measuring, not checkpoint_timeout and more. And a run can leave the
 // setting raised for --finalize, which restores it.
-// max_wal_size as |s| sees it once a pending reload has reached it:
-// pg_reload_conf() only signals, and a backend applies the new file at its
-// next idle moment, so a SHOW right after may still see the old value.
-std::string MaxWalSizeSettled(SqlSession* s, const std::string& expected) {
-  std::string value = Value(s, "SHOW max_wal_size");
-  for (int i = 0; i < 50 && value != expected; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    value = Value(s, "SHOW max_wal_size");
-  }
-  return value;
-}
-
 TEST_P(MigrateTest, GuardSkipsAFutileWaitOrLeavesTheSettingForFinalize) {
   std::unique_ptr<PgCluster> pg;
   std::unique_ptr<SqlSession> s, writer;
