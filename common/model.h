@@ -229,8 +229,10 @@ struct Relation {
   // Facts the planner and the migrator need to judge hash partitioning.
   std::vector<std::string> primary_key;
   std::vector<std::vector<std::string>> unique_keys;
-  std::vector<std::string> foreign_keys_out;  // "constraint -> table"
-  std::vector<std::string> foreign_keys_in;   // "table.constraint"
+  // "constraint (col, ...) -> table (col, ...)", columns quoted as
+  // quote_ident does; older files have "constraint -> table".
+  std::vector<std::string> foreign_keys_out;
+  std::vector<std::string> foreign_keys_in;  // "table.constraint"
   std::vector<std::string> dependent_views;
   std::vector<std::string> triggers;
   std::vector<std::string> identity_columns;
