@@ -482,6 +482,13 @@ class Builder {
     const CitusRole a = n.t.role, b = p.t.role;
     if (a == CitusRole::kDistributed && b == CitusRole::kDistributed) {
       if (Aligned(n, fk, p)) return "";
+      if (fk.columns.empty()) {
+        return fmt::format(
+            "the workload does not record its columns (observe again), and "
+            "Citus keeps a foreign key between distributed tables only when "
+            "it pairs their distribution columns ({} with {}.{})",
+            DisplayIdent(n.t.column), fk.table, DisplayIdent(p.t.column));
+      }
       return fmt::format(
           "Citus keeps a foreign key between distributed tables only when it "
           "pairs their distribution columns ({} with {}.{}); this one is ({}) "

@@ -85,7 +85,7 @@ void SqlTables(const CitusPlan& plan, std::string* sql) {
         reference_header = true;
       }
       *sql += Comment(
-          fmt::format("{}: {}, {}", t.table, FormatSize(t.bytes), t.why));
+          fmt::format("{}: {}, {}", t.table, HumanSize(t.bytes), t.why));
       for (const std::string& c : t.cautions) *sql += Comment("caution: " + c);
       *sql += fmt::format("SELECT create_reference_table({});\n",
                           RegclassLiteral(t.table));
@@ -109,10 +109,9 @@ void SqlTables(const CitusPlan& plan, std::string* sql) {
                                 g.column_note, fmt::join(g.tables, ", ")));
         last_group = t.group;
       }
-      *sql +=
-          Comment(fmt::format("{} by {}: copies {} into {} shards; {}", t.table,
-                              DisplayIdent(t.column), FormatSize(t.bytes),
-                              plan.shard_count, t.why));
+      *sql += Comment(fmt::format("{} by {}: copies {} into {} shards; {}",
+                                  t.table, DisplayIdent(t.column),
+                                  HumanSize(t.bytes), plan.shard_count, t.why));
       for (const std::string& c : t.cautions) *sql += Comment("caution: " + c);
       if (t.colocate_with == "none") {
         *sql += fmt::format(
@@ -181,7 +180,7 @@ std::string NodeLine(const NodeForecast& f) {
   return fmt::format(
       "  {:<12} {:>10} {:>9.0f} r/s {:>9.0f} w/s  busiest "
       "volume {:>4}  {}\n",
-      f.name, FormatSize(f.bytes), f.read_iops, f.write_iops,
+      f.name, HumanSize(f.bytes), f.read_iops, f.write_iops,
       Pct(f.max_utilization), f.fits ? "meets the target" : "OVER");
 }
 
@@ -300,11 +299,11 @@ std::string RenderCitusText(const CitusPlan& plan) {
   out += fmt::format(
       "  reference tables: at most {} at the horizon and {:.3g} row "
       "changes/s (--reference-max-size, --reference-max-changes)\n",
-      FormatSize(plan.reference_max_bytes), plan.reference_max_changes);
+      HumanSize(plan.reference_max_bytes), plan.reference_max_changes);
   for (size_t i = 0; i < d.groups.size(); ++i) {
     const ColocationGroup& g = d.groups[i];
     out += fmt::format("  group {} by {} ({}):\n", i + 1, g.column_note,
-                       FormatSize(g.bytes_needed));
+                       HumanSize(g.bytes_needed));
     for (const std::string& name : g.tables) {
       const CitusTable* t = d.Find(name);
       out += fmt::format("    {} {}.{}  {}\n", name == g.anchor ? "*" : "-",
