@@ -951,7 +951,9 @@ Status PlanCitus(const Workload& workload, const PlanOptions& options,
         "distributed queries";
   } else {
     WorkerVolumes own = workers;
-    if (coordinator != nullptr) {
+    // No coordinator volumes (no instance carried the workload): it is
+    // sized like a worker, from the same catalog.
+    if (coordinator != nullptr && !coordinator->volumes.empty()) {
       own.volumes = coordinator;
       own.catalog = nullptr;
     }

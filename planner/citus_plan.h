@@ -179,9 +179,10 @@ Workload WorkerWorkload(const Workload& workload, const Distribution& d,
 Workload CoordinatorWorkload(const Workload& workload, const Distribution& d);
 
 // Steps 1 and 2. |coordinator| holds the coordinator's volumes (the host
-// planned for). InvalidInput for bad options (workers 1 or fewer than 0,
-// no worker volumes) and for the errors BuildDistribution reports. A
-// workload no count of workers carries is not an error: the verdicts say so.
+// planned for; null or empty: sized like a worker, from |workers|).
+// InvalidInput for bad options (workers 1 or fewer than 0, no worker volumes)
+// and for the errors BuildDistribution reports. A workload no count of workers
+// carries is not an error: the verdicts say so.
 Status PlanCitus(const Workload& workload, const PlanOptions& options,
                  const CitusOptions& citus, const WorkerVolumes& workers,
                  const VolumeSet* coordinator, const std::string& reason,

@@ -159,6 +159,28 @@ TEST(CitusCli, AutoProposesADistributionOnlyWhenOneHostFallsShort) {
       << json["citus"].dump(2);
 }
 
+// No instance of the catalog carries the workload under a 300 MB/s cap:
+// the distribution is the plan, and the workers and the coordinator are
+// each the catalog's cheapest set for their share (run from the tree).
+TEST(CitusCli, WithACatalogTheDistributionIsThePlanWhenNoInstanceCarriesIt) {
+  const std::string dir = ::testing::TempDir() + "/citus_catalog";
+  Completion run = RunPglayout(
+      {"plan", "--catalog", "examples/catalog/cloud_volumes.toml", "--workload",
+       "examples/oracle_cloud/workload.toml", "--instance-cap-mbps", "300",
+       "--hosts", "auto", "--out-dir", dir});
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  const Json json = Json::parse(ReadFile(dir + "/plan.json"));
+  ASSERT_TRUE(json.contains("citus")) << json.dump(2);
+  EXPECT_FALSE(json["capacity"]["found"].get<bool>());
+  EXPECT_TRUE(json["citus"]["worker_forecast"][0]["fits"].get<bool>());
+  EXPECT_GT(
+      json["citus"]["worker_forecast"][0]["price_per_month"].get<double>(), 0);
+  EXPECT_TRUE(json["citus"]["coordinator"]["fits"].get<bool>())
+      << json["citus"]["coordinator"].dump(2);
+  EXPECT_NE(ReadFile(dir + "/citus.sql").find("create_distributed_table"),
+            std::string::npos);
+}
+
 TEST(CitusCli, BadHostsOptionsAreTheUsersToFix) {
   Completion one = Plan("citus_bad", 500, {"--hosts", "1"});
   EXPECT_EQ(one.exit_code, 2) << one.output;
