@@ -89,7 +89,6 @@ constexpr int kMaxRemedies = 16;
 // Partition counts tried beyond the least that carries a table.
 constexpr int kExtraPartitions = 6;
 
-
 std::string RemedyName(const RemedyForecast& f) {
   return f.remedy == "stripe" ? "the plan with a stripe"
                               : "the plan with hash partitions";
@@ -110,7 +109,6 @@ std::string RemedyFigures(const RemedyForecast& f, double target) {
   return fmt::format("{}, {} the {} target", Figures(f),
                      f.meets_target ? "within" : "above", Percent(target));
 }
-
 
 struct StripeState {
   std::string name;
@@ -334,7 +332,7 @@ class Builder {
     const double latency = models_[wal_now_].sync_write_latency_us();
     return latency > 0 && latency <= lowest * kWalStayTie &&
            !AboveTarget(WalUtilization(models_[wal_now_], wal_),
-                       opt_.target_utilization);
+                        opt_.target_utilization);
   }
 
   bool WalShares() const { return models_.size() == 1; }
@@ -342,8 +340,8 @@ class Builder {
   // A member of the data stripe or of the WAL's stripe.
   bool StripeMember(int volume) const {
     for (const std::optional<StripeState>* s : {&stripe_, &wal_stripe_}) {
-      if (*s && std::count((*s)->members.begin(), (*s)->members.end(),
-                           volume)) {
+      if (*s &&
+          std::count((*s)->members.begin(), (*s)->members.end(), volume)) {
         return true;
       }
     }
@@ -637,7 +635,9 @@ class Builder {
                               tables_[stripe_owner_].table)
                 : "",
         stripe_ && !parts.empty() ? ", " : "",
-        parts.empty() ? "" : "hash partitions: " + fmt::format("{}", fmt::join(parts, ", ")));
+        parts.empty()
+            ? ""
+            : "hash partitions: " + fmt::format("{}", fmt::join(parts, ", ")));
     if (f.summary.empty()) f.summary = "no remedy";
     return Status::Ok();
   }
@@ -840,9 +840,11 @@ class Builder {
     RemedyForecast stripe, partition;
     std::vector<int> members;
     if (mode_ == "stripe") {
-      PGLAYOUT_RETURN_IF_ERROR(EvaluateStripe(t, *h, before, &stripe, &members));
+      PGLAYOUT_RETURN_IF_ERROR(
+          EvaluateStripe(t, *h, before, &stripe, &members));
     } else {
-      stripe.blocker = "not in the plan with hash partitions (see both plans below)";
+      stripe.blocker =
+          "not in the plan with hash partitions (see both plans below)";
     }
     h->stripe_blocker = stripe.blocker;
     if (stripe.possible && stripe.helps) {
@@ -912,8 +914,9 @@ class Builder {
                             Percent(opt_.target_utilization))
               : "");
     } else {
-      what = fmt::format("no remedy applies: hash partitioning: {}; a stripe: {}",
-                         h.partition_blocker, h.stripe_blocker);
+      what =
+          fmt::format("no remedy applies: hash partitioning: {}; a stripe: {}",
+                      h.partition_blocker, h.stripe_blocker);
     }
     return fmt::format("{}; {}", need, what);
   }
@@ -985,7 +988,7 @@ class Builder {
   int wal_single_volume_ = 0;       // the best single volume for the WAL
   // The kind of the widest WAL stripe tried (one of its members), or -1.
   int wal_widest_like_ = -1;
-  double wal_single_util_ = 0;      // the WAL on it
+  double wal_single_util_ = 0;  // the WAL on it
   std::vector<HotRelation> hot_;
   std::vector<PlaceBin> bins_;
   std::vector<int> bin_volume_;  // -1 = the stripe
@@ -1680,8 +1683,7 @@ void Builder::Assemble(PlanOutcome* out) {
 
 RemedyChoice ChooseRemedy(const RemedyForecast& partition,
                           const RemedyForecast& stripe,
-                          const std::string& prefer, bool live,
-                          double target) {
+                          const std::string& prefer, bool live, double target) {
   const bool p_ok = partition.possible && partition.helps;
   const bool s_ok = stripe.possible && stripe.helps;
   auto lost = [](const RemedyForecast& f) {
@@ -1695,11 +1697,11 @@ RemedyChoice ChooseRemedy(const RemedyForecast& partition,
   if (p_ok != s_ok) {
     const RemedyForecast& one = p_ok ? partition : stripe;
     const RemedyForecast& other = p_ok ? stripe : partition;
-    return {one.remedy,
-            fmt::format("{}: {}",
-                        other.remedy == "stripe" ? "a stripe"
-                                                 : "hash partitioning",
-                        lost(other))};
+    return {
+        one.remedy,
+        fmt::format("{}: {}",
+                    other.remedy == "stripe" ? "a stripe" : "hash partitioning",
+                    lost(other))};
   }
   auto pick = [&](const RemedyForecast& f, const std::string& why) {
     return RemedyChoice{f.remedy, why};
@@ -1708,12 +1710,12 @@ RemedyChoice ChooseRemedy(const RemedyForecast& partition,
     const RemedyForecast& x = prefer == "stripe" ? stripe : partition;
     const RemedyForecast& y = prefer == "stripe" ? partition : stripe;
     if (!x.meets_target && y.meets_target) {
-      return pick(y, fmt::format("--prefer {} overridden: its plan keeps the "
-                                 "worst volume at {}, above the {} target, "
-                                 "and {} meets it at {}",
-                                 prefer, Percent(x.worst_utilization),
-                                 Percent(target), RemedyName(y),
-                                 Percent(y.worst_utilization)));
+      return pick(
+          y, fmt::format("--prefer {} overridden: its plan keeps the "
+                         "worst volume at {}, above the {} target, "
+                         "and {} meets it at {}",
+                         prefer, Percent(x.worst_utilization), Percent(target),
+                         RemedyName(y), Percent(y.worst_utilization)));
     }
     if (!x.meets_target &&
         y.worst_utilization < x.worst_utilization - kRemedyTolerance) {
@@ -1744,7 +1746,8 @@ RemedyChoice ChooseRemedy(const RemedyForecast& partition,
     return pick(partition,
                 "the forecasts are alike, so the lower operational cost on a "
                 "live server: hash partitioning is online and changes only "
-                "the partitioned tables, a stripe needs empty volumes and a rebuild, and "
+                "the partitioned tables, a stripe needs empty volumes and a "
+                "rebuild, and "
                 "losing one member loses every object on it");
   }
   return pick(stripe,

@@ -68,11 +68,11 @@ struct PlanOptions {
 // is too hot with hash partitions only ("hash_partition"), or with a stripe
 // first ("stripe"; partitions for what else stays too hot).
 struct RemedyForecast {
-  std::string remedy;        // "hash_partition" or "stripe"
-  std::string summary;       // what the plan does, in words
-  bool possible = false;     // it can be built here (see blocker)
-  std::string blocker;       // why not, when !possible
-  int width = 0;  // stripe members (or, for one table, its partitions)
+  std::string remedy;     // "hash_partition" or "stripe"
+  std::string summary;    // what the plan does, in words
+  bool possible = false;  // it can be built here (see blocker)
+  std::string blocker;    // why not, when !possible
+  int width = 0;          // stripe members (or, for one table, its partitions)
   std::vector<std::string> members;  // the stripe's volumes
   double worst_utilization = 0;      // the plan's worst data volume
   double mean_read_latency_us = 0;   // the plan's, over every read
@@ -99,8 +99,7 @@ struct RemedyChoice {
 };
 RemedyChoice ChooseRemedy(const RemedyForecast& partition,
                           const RemedyForecast& stripe,
-                          const std::string& prefer, bool live,
-                          double target);
+                          const std::string& prefer, bool live, double target);
 
 // One relation that needed more than one volume, and what the plan did.
 struct HotRelation {

@@ -24,12 +24,11 @@ bool IsStripe(const Plan& plan, const std::string& name) {
 // One remedy's plan, for the side-by-side lines.
 std::string RemedyLine(const RemedyForecast& f, double target) {
   if (!f.possible) return "not possible: " + f.blocker;
-  return fmt::format("worst volume {}{}, mean read latency {:.0f} us: {}",
-                     Pct(f.worst_utilization),
-                     f.meets_target
-                         ? ""
-                         : fmt::format(" (above the {} target)", Pct(target)),
-                     f.mean_read_latency_us, f.summary);
+  return fmt::format(
+      "worst volume {}{}, mean read latency {:.0f} us: {}",
+      Pct(f.worst_utilization),
+      f.meets_target ? "" : fmt::format(" (above the {} target)", Pct(target)),
+      f.mean_read_latency_us, f.summary);
 }
 
 Json RemedyJson(const RemedyForecast& f) {
@@ -252,24 +251,23 @@ Json PlanJson(const PlanOutcome& o) {
                    {"stripe_blocker", h.stripe_blocker},
                    {"why", h.why}});
   }
-  j["analysis"] = {{"live", o.live},
-                   {"tables", o.tables},
-                   {"moves", o.moves},
-                   {"hash_partitioned", o.partitioned},
-                   {"max_utilization", o.max_utilization},
-                   {"mean_read_latency_us", o.mean_latency_us},
-                   {"bound_max_utilization", o.bound.max_utilization},
-                   {"bound_mean_read_latency_us", o.bound.mean_latency_us},
-                   {"hot", hot},
-                   {"remedies",
-                    o.remedies
-                        ? Json{{"hash_partition",
-                                RemedyJson(o.remedies->partition)},
-                               {"stripe", RemedyJson(o.remedies->stripe)},
-                               {"chosen", o.remedies->choice.chosen},
-                               {"reason", o.remedies->choice.reason}}
-                        : Json()},
-                   {"backup_reasons", o.backup.reasons}};
+  j["analysis"] = {
+      {"live", o.live},
+      {"tables", o.tables},
+      {"moves", o.moves},
+      {"hash_partitioned", o.partitioned},
+      {"max_utilization", o.max_utilization},
+      {"mean_read_latency_us", o.mean_latency_us},
+      {"bound_max_utilization", o.bound.max_utilization},
+      {"bound_mean_read_latency_us", o.bound.mean_latency_us},
+      {"hot", hot},
+      {"remedies",
+       o.remedies ? Json{{"hash_partition", RemedyJson(o.remedies->partition)},
+                         {"stripe", RemedyJson(o.remedies->stripe)},
+                         {"chosen", o.remedies->choice.chosen},
+                         {"reason", o.remedies->choice.reason}}
+                  : Json()},
+      {"backup_reasons", o.backup.reasons}};
   return j;
 }
 

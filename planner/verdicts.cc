@@ -76,18 +76,17 @@ void CheckFit(const Plan& plan, std::vector<std::string>* out) {
       out->push_back(fmt::format("'{}' while every volume is within it", v));
     }
     for (const ForecastEntry* f : over) {
-      const std::string named = fmt::format(" {} {}", f->volume,
-                                            Percent(f->utilization_after));
+      const std::string named =
+          fmt::format(" {} {}", f->volume, Percent(f->utilization_after));
       if (v.find(named) == std::string::npos) {
         out->push_back(fmt::format("'{}' does not name{}", v, named));
       }
     }
   }
-  const bool fits = std::any_of(plan.verdicts.begin(), plan.verdicts.end(),
-                                [](const std::string& v) {
-                                  return v.starts_with("fits:") ||
-                                         v.starts_with("does not fit at");
-                                });
+  const bool fits = std::any_of(
+      plan.verdicts.begin(), plan.verdicts.end(), [](const std::string& v) {
+        return v.starts_with("fits:") || v.starts_with("does not fit at");
+      });
   if (!fits) out->push_back("no verdict on the fit");
 }
 
@@ -160,8 +159,9 @@ void CheckCarries(const PlanOutcome& o, std::vector<std::string>* out) {
                  Percent(f->utilization_after) == m[2].str() + "%";
         });
     if (!known) {
-      out->push_back(fmt::format(
-          "'{}': no stripe of {} members forecast at {}%", v, width, m[2].str()));
+      out->push_back(
+          fmt::format("'{}': no stripe of {} members forecast at {}%", v, width,
+                      m[2].str()));
     }
   }
 }
@@ -189,9 +189,10 @@ void CheckHot(const PlanOutcome& o, std::vector<std::string>* out) {
   const RemedyChoice again = ChooseRemedy(c.partition, c.stripe, plan.prefer,
                                           o.live, plan.target_utilization);
   if (again.chosen != c.choice.chosen) {
-    out->push_back(fmt::format("chose {} but the forecasts side by side "
-                               "choose {}",
-                               c.choice.chosen, again.chosen));
+    out->push_back(
+        fmt::format("chose {} but the forecasts side by side "
+                    "choose {}",
+                    c.choice.chosen, again.chosen));
   }
   const RemedyForecast& won =
       c.choice.chosen == "stripe" ? c.stripe : c.partition;

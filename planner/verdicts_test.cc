@@ -122,8 +122,8 @@ void ExpectNoContradiction(const Example& e, const PlanOptions& options,
 }
 
 TEST(Verdicts, NoContradictionInTheExamples) {
-  for (const char* name : {"oracle_cloud", "checkpoints",
-                           "striped_nvme_backup"}) {
+  for (const char* name :
+       {"oracle_cloud", "checkpoints", "striped_nvme_backup"}) {
     Example e;
     const std::string dir = fmt::format("examples/{}/", name);
     ASSERT_TRUE(ReadVolumesFile(dir + "volumes.toml", &e.volumes).ok());
