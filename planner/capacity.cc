@@ -11,6 +11,7 @@
 #include "common/units.h"
 #include "planner/demand.h"
 #include "planner/recommend.h"
+#include "planner/verdicts.h"
 
 namespace pglayout::planner {
 namespace {
@@ -28,10 +29,6 @@ constexpr double kDefaultMaxWalBytes = 1.0 * kGiB;
 constexpr char kWalName[] = "wal";
 
 double Gib(uint64_t bytes) { return static_cast<double>(bytes) / kGiB; }
-
-std::string Percent(double fraction) {
-  return fmt::format("{:.0f}%", fraction * 100);
-}
 
 double IncludedIops(const VolumeType& t, uint64_t size) {
   return std::min(t.iops_max, t.iops_base + t.iops_per_gib * Gib(size));
@@ -512,7 +509,9 @@ Status CapacitySearch::Check(const Family& f, const VolumeConfig& wal,
   }
   *worst = hottest->utilization_after;
   shortfall->clear();
-  if (*worst > target + kEpsilon) {
+  // Judged as printed (verdicts.h): "keeps data1 at 70%, above the 70%
+  // target" would contradict itself.
+  if (AboveTarget(*worst, target)) {
     *shortfall = fmt::format(
         "the planner's best placement keeps {} at {}, above the {} target",
         hottest->volume, Percent(*worst), Percent(target));

@@ -557,10 +557,9 @@ TEST(WalStripe, TooHotForOneVolumeGetsTheFewestAlikeVolumes) {
   EXPECT_DOUBLE_EQ(stripe->utilization_after, 0.625);
   EXPECT_DOUBLE_EQ(stripe->wal_write_iops, 2500);
   EXPECT_DOUBLE_EQ(stripe->wal_write_mbps, 30);
-  const ForecastEntry* w1 = FindForecast(plan, "w1");
-  ASSERT_NE(w1, nullptr);
-  EXPECT_DOUBLE_EQ(w1->utilization_after, 0.625);
-  EXPECT_DOUBLE_EQ(w1->wal_write_iops, 1250);
+  // The stripe is one volume: its members are not listed beside it.
+  EXPECT_EQ(FindForecast(plan, "w1"), nullptr);
+  EXPECT_EQ(FindForecast(plan, "w2"), nullptr);
   // The WAL still shares with no data: no tablespace on the stripe or its
   // members, and the data has w3 and d1.
   for (const TablespaceSpec& ts : plan.tablespaces) {
@@ -578,7 +577,7 @@ TEST(WalStripe, TooHotForOneVolumeGetsTheFewestAlikeVolumes) {
   EXPECT_TRUE(HasVerdict(plan, "w1 125% busy alone"));
   EXPECT_TRUE(HasVerdict(plan,
                          "a stripe of 2 volumes (w1, w2) carries it "
-                         "at 62%"));
+                         "at 63%"));
   const std::string script = StripeScript(plan, e.volumes, "/mnt/d1/pgdata");
   EXPECT_NE(script.find("# lvcreate --type striped --stripes 2 --stripesize "
                         "64k"),
@@ -799,7 +798,7 @@ TEST(Demand, BackupWindowAddsSequentialReadsAndCanPushOverTheTarget) {
   PlanOutcome without = PlanOrDie(e);
   EXPECT_DOUBLE_EQ(FindForecast(without.plan, "data")->utilization_after,
                    0.333);
-  EXPECT_TRUE(HasVerdict(without.plan, "fits: every data volume"));
+  EXPECT_TRUE(HasVerdict(without.plan, "fits: every volume"));
   PlanOptions options;
   options.backup_window_seconds = 4 * 3600;
   PlanOutcome out = PlanOrDie(e, options);
@@ -824,7 +823,7 @@ TEST(HostCaps, EveryVolumeFitsButTheInstanceCapDoesNot) {
                   "bandwidth_cap_mbps = 20\niops_cap = 5000");
   Example e = FromText(volumes, kCheckpointWorkload);
   PlanOutcome out = PlanOrDie(e);
-  EXPECT_TRUE(HasVerdict(out.plan, "fits: every data volume"));
+  EXPECT_TRUE(HasVerdict(out.plan, "fits: every volume"));
   EXPECT_TRUE(HasVerdict(out.plan,
                          "host: does not fit the instance: 27 MB/s needed, "
                          "the instance allows 20; the instance's cap, not "

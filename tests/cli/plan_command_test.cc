@@ -131,5 +131,107 @@ TEST(PlanCommand, GrowthBackupAndInstanceCapReachThePlan) {
       << run.output;
 }
 
+// Issue 19, reproduction 1: --prefer stripe when the only stripe (the two
+// empty volumes) cannot carry the hot table at the target and hash
+// partitions over all three data volumes can: the plan partitions, says
+// why, and shows both plans' forecasts.
+constexpr char kRemedyVolumes[] = R"(
+[[volume]]
+name = "wal"
+path = "/mnt/wal"
+capacity = "100GB"
+read_iops = 20000
+write_iops = 20000
+sync_write_latency_us = 300
+[[volume]]
+name = "d1"
+path = "/mnt/d1"
+capacity = "500GB"
+read_iops = 3000
+write_iops = 3000
+sync_write_latency_us = 900
+[[volume]]
+name = "e1"
+path = "/mnt/e1"
+capacity = "500GB"
+read_iops = 3000
+write_iops = 3000
+sync_write_latency_us = 900
+[[volume]]
+name = "e2"
+path = "/mnt/e2"
+capacity = "500GB"
+read_iops = 3000
+write_iops = 3000
+sync_write_latency_us = 900
+)";
+
+constexpr char kRemedyWorkload[] = R"(
+[observation]
+duration = "1h"
+source = "live"
+[settings]
+data_directory = "/mnt/d1/pgdata"
+server_version_num = "180000"
+[wal]
+bytes_per_second = 1000000
+commits_per_second = 100
+[[relation]]
+name = "public.a"
+size = "10GB"
+read_iops = 5000
+write_iops = 10
+primary_key = ["id"]
+persistence = "permanent"
+)";
+
+TEST(PlanCommand, PreferIsOverriddenWhenOnlyTheOtherRemedyMeetsTheTarget) {
+  Completion run = RunPglayout(
+      {"plan", "--volumes",
+       WriteTempFile("remedy_volumes.toml", kRemedyVolumes), "--workload",
+       WriteTempFile("remedy_workload.toml", kRemedyWorkload), "--prefer",
+       "stripe", "--out-dir", ::testing::TempDir() + "/remedy"});
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_NE(run.output.find("public.a: hash_partition"), std::string::npos)
+      << run.output;
+  EXPECT_NE(run.output.find("--prefer stripe overridden: its plan keeps the "
+                            "worst volume at 84%, above the 70% target, and "
+                            "the plan with hash partitions meets it at 56%"),
+            std::string::npos)
+      << run.output;
+  // Both forecasts side by side; no "carries it" for a stripe above target.
+  EXPECT_NE(run.output.find("hash partitions: worst volume 56%"),
+            std::string::npos)
+      << run.output;
+  EXPECT_NE(run.output.find("stripe:          worst volume 84% (above the "
+                            "70% target)"),
+            std::string::npos)
+      << run.output;
+  EXPECT_EQ(run.output.find("carries it"), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find("fits: every volume"), std::string::npos)
+      << run.output;
+}
+
+// Issue 19, reproduction 4: the fit verdict counts the WAL's volume, and
+// "about N volumes like X" exceeds the widest stripe that was tried.
+TEST(PlanCommand, TheFitVerdictCountsTheWalVolume) {
+  std::string workload = kWorkload;
+  workload.replace(workload.find("commits_per_second = 500"), 24,
+                   "commits_per_second = 5640");
+  Completion run = RunPglayout(
+      {"plan", "--volumes", WriteTempFile("fit_volumes.toml", kVolumes),
+       "--workload", WriteTempFile("fit_workload.toml", workload), "--out-dir",
+       ::testing::TempDir() + "/fit"});
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_EQ(run.output.find("fits:"), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find("does not fit at the 70% target: wal 188%"),
+            std::string::npos)
+      << run.output;
+  EXPECT_NE(run.output.find("it would need a stripe of about 3 volumes like "
+                            "wal"),
+            std::string::npos)
+      << run.output;
+}
+
 }  // namespace
 }  // namespace pglayout

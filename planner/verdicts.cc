@@ -1,0 +1,220 @@
+#include "planner/verdicts.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cmath>
+#include <regex>
+#include <set>
+
+#include "planner/plan_builder.h"
+
+namespace pglayout::planner {
+
+long PercentOf(double fraction) { return std::lround(fraction * 100); }
+
+std::string Percent(double fraction) {
+  return fmt::format("{}%", PercentOf(fraction));
+}
+
+bool AboveTarget(double utilization, double target) {
+  return PercentOf(utilization) > PercentOf(target);
+}
+
+std::vector<const ForecastEntry*> AboveTargetEntries(const Plan& plan) {
+  std::vector<const ForecastEntry*> over;
+  for (const ForecastEntry& f : plan.forecast) {
+    if (AboveTarget(f.utilization_after, plan.target_utilization)) {
+      over.push_back(&f);
+    }
+  }
+  return over;
+}
+
+std::string FitVerdict(const Plan& plan, const std::string& need) {
+  const std::vector<const ForecastEntry*> over = AboveTargetEntries(plan);
+  if (over.empty()) {
+    return fmt::format(
+        "fits: every volume the plan loads, the WAL's included, at or below "
+        "the {} target",
+        Percent(plan.target_utilization));
+  }
+  std::vector<std::string> names;
+  for (const ForecastEntry* f : over) {
+    names.push_back(
+        fmt::format("{} {}", f->volume, Percent(f->utilization_after)));
+  }
+  return fmt::format("does not fit at the {} target: {}{}",
+                     Percent(plan.target_utilization), fmt::join(names, ", "),
+                     need);
+}
+
+namespace {
+
+bool IsStripe(const Plan& plan, const std::string& name) {
+  return std::any_of(plan.stripes.begin(), plan.stripes.end(),
+                     [&](const Stripe& s) { return s.name == name; });
+}
+
+const ForecastEntry* Find(const Plan& plan, const std::string& name) {
+  for (const ForecastEntry& f : plan.forecast) {
+    if (f.volume == name) return &f;
+  }
+  return nullptr;
+}
+
+void CheckFit(const Plan& plan, std::vector<std::string>* out) {
+  const std::vector<const ForecastEntry*> over = AboveTargetEntries(plan);
+  for (const std::string& v : plan.verdicts) {
+    if (v.starts_with("fits:") && !over.empty()) {
+      out->push_back(fmt::format("'{}' while {} is at {}", v, over[0]->volume,
+                                 Percent(over[0]->utilization_after)));
+    }
+    if (!v.starts_with("does not fit at")) continue;
+    if (over.empty()) {
+      out->push_back(fmt::format("'{}' while every volume is within it", v));
+    }
+    for (const ForecastEntry* f : over) {
+      const std::string named =
+          fmt::format(" {} {}", f->volume, Percent(f->utilization_after));
+      if (v.find(named) == std::string::npos) {
+        out->push_back(fmt::format("'{}' does not name{}", v, named));
+      }
+    }
+  }
+  const bool fits = std::any_of(
+      plan.verdicts.begin(), plan.verdicts.end(), [](const std::string& v) {
+        return v.starts_with("fits:") || v.starts_with("does not fit at");
+      });
+  if (!fits) out->push_back("no verdict on the fit");
+}
+
+// "N%, above the M% target" and "N% busy, above the M% target" with N <= M;
+// "N% ... at or below the M% target" is not checked (a list).
+void CheckPercentStatements(const Plan& plan, std::vector<std::string>* out) {
+  static const std::regex above(
+      R"((\d+)%( busy)?( alone)?,? above the (\d+)% target)");
+  for (const std::string& v : plan.verdicts) {
+    for (std::sregex_iterator it(v.begin(), v.end(), above), end; it != end;
+         ++it) {
+      const long n = std::stol((*it)[1]), m = std::stol((*it)[4]);
+      if (n <= m) {
+        out->push_back(fmt::format("'{}' says {}% is above {}%", v, n, m));
+      }
+    }
+  }
+}
+
+// "about N volumes" needed beside "even a stripe of M" with N <= M.
+void CheckStripeSizing(const Plan& plan, std::vector<std::string>* out) {
+  static const std::regex even(R"(even a stripe of (\d+) )");
+  static const std::regex about(R"(need a stripe of about (\d+) )");
+  for (const std::string& v : plan.verdicts) {
+    std::smatch e, a;
+    if (std::regex_search(v, e, even) && std::regex_search(v, a, about) &&
+        std::stol(a[1]) <= std::stol(e[1])) {
+      out->push_back(fmt::format("'{}': needing {} contradicts even {}", v,
+                                 a[1].str(), e[1].str()));
+    }
+  }
+}
+
+void CheckStripes(const Plan& plan, std::vector<std::string>* out) {
+  for (const Stripe& s : plan.stripes) {
+    for (const std::string& m : s.members) {
+      if (Find(plan, m) != nullptr) {
+        out->push_back(fmt::format(
+            "stripe member {} is in the forecast beside its stripe {}", m,
+            s.name));
+      }
+    }
+    const ForecastEntry* f = Find(plan, s.name);
+    if (f == nullptr) {
+      out->push_back(fmt::format("stripe {} has no forecast", s.name));
+    } else if (f->utilization_before != 0 || f->read_latency_us_before != 0) {
+      out->push_back(fmt::format(
+          "stripe {} does not exist yet but has a 'before' forecast", s.name));
+    }
+  }
+}
+
+// "a stripe of N volumes ... carries it at X%" (the WAL's and a hot
+// table's): N is the stripe's width and X its forecast, within the target.
+void CheckCarries(const PlanOutcome& o, std::vector<std::string>* out) {
+  const Plan& plan = o.plan;
+  static const std::regex carries(
+      R"(a stripe of (\d+) volumes[^;]*? carries it at (\d+)%)");
+  for (const std::string& v : plan.verdicts) {
+    std::smatch m;
+    if (!std::regex_search(v, m, carries)) continue;
+    if (std::stol(m[2]) > PercentOf(plan.target_utilization)) {
+      out->push_back(fmt::format("'{}' carries it above the target", v));
+    }
+    const long width = std::stol(m[1]);
+    const bool known = std::any_of(
+        plan.stripes.begin(), plan.stripes.end(), [&](const Stripe& s) {
+          const ForecastEntry* f = Find(plan, s.name);
+          return static_cast<long>(s.members.size()) == width && f &&
+                 Percent(f->utilization_after) == m[2].str() + "%";
+        });
+    if (!known) {
+      out->push_back(
+          fmt::format("'{}': no stripe of {} members forecast at {}%", v, width,
+                      m[2].str()));
+    }
+  }
+}
+
+void CheckHot(const PlanOutcome& o, std::vector<std::string>* out) {
+  const Plan& plan = o.plan;
+  for (const HotRelation& h : o.hot) {
+    const Placement* p = nullptr;
+    for (const Placement& q : plan.placements) {
+      if (q.relation == h.table) p = &q;
+    }
+    const bool partitioned = p && p->strategy == Strategy::kHashPartition;
+    if ((h.chosen == "hash_partition") != partitioned) {
+      out->push_back(fmt::format("{}: chosen {} but placed {}", h.table,
+                                 h.chosen,
+                                 p ? StrategyName(p->strategy) : "nowhere"));
+    }
+    if (h.chosen == "stripe" && !IsStripe(plan, h.stripe)) {
+      out->push_back(fmt::format("{}: chosen stripe {} is not in the plan",
+                                 h.table, h.stripe));
+    }
+  }
+  if (!o.remedies) return;
+  const RemedyComparison& c = *o.remedies;
+  const RemedyChoice again = ChooseRemedy(c.partition, c.stripe, plan.prefer,
+                                          o.live, plan.target_utilization);
+  if (again.chosen != c.choice.chosen) {
+    out->push_back(
+        fmt::format("chose {} but the forecasts side by side "
+                    "choose {}",
+                    c.choice.chosen, again.chosen));
+  }
+  const RemedyForecast& won =
+      c.choice.chosen == "stripe" ? c.stripe : c.partition;
+  if (c.choice.chosen != "none" &&
+      PercentOf(won.worst_utilization) != PercentOf(o.max_utilization)) {
+    out->push_back(fmt::format(
+        "the chosen plan's forecast ({}) is not the plan's ({})",
+        Percent(won.worst_utilization), Percent(o.max_utilization)));
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> Contradictions(const PlanOutcome& outcome) {
+  std::vector<std::string> out;
+  CheckFit(outcome.plan, &out);
+  CheckPercentStatements(outcome.plan, &out);
+  CheckStripeSizing(outcome.plan, &out);
+  CheckStripes(outcome.plan, &out);
+  CheckCarries(outcome, &out);
+  CheckHot(outcome, &out);
+  return out;
+}
+
+}  // namespace pglayout::planner

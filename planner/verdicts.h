@@ -1,0 +1,59 @@
+// The plan's judgements of utilisation against the target, in one place, and
+// a check that the plan's verdicts do not contradict each other or the
+// forecast.
+//
+// A plan prints utilisations in whole percents; a judgement "above the 70%
+// target" next to a figure printed as "70%" reads as a contradiction. So
+// every judgement compares at the precision the plan prints: a utilisation
+// is above the target when its whole percent is above the target's.
+//
+// The verdicts are computed once the plan is complete (PlanBuilder's last
+// step), from its final forecast: every volume the plan loads, the WAL's
+// included, stripes as one volume (their members are not listed beside
+// them), a stripe the plan builds with no "before".
+
+#ifndef PGLAYOUT_PLANNER_VERDICTS_H_
+#define PGLAYOUT_PLANNER_VERDICTS_H_
+
+#include <string>
+#include <vector>
+
+#include "common/model.h"
+
+namespace pglayout::planner {
+
+struct PlanOutcome;
+
+// The whole percent the plan prints for |fraction|: 0.7004 -> 70.
+long PercentOf(double fraction);
+// "70%", as PercentOf.
+std::string Percent(double fraction);
+// |utilization| is above |target| as printed: PercentOf(u) > PercentOf(t).
+bool AboveTarget(double utilization, double target);
+
+// The forecast entries above the plan's target, in forecast order.
+std::vector<const ForecastEntry*> AboveTargetEntries(const Plan& plan);
+
+// The one verdict on the fit: "fits: every volume ..." or "does not fit at
+// the T target: a U, b V; ..." naming each entry above the target. |need| is
+// appended to the latter (what it would take).
+std::string FitVerdict(const Plan& plan, const std::string& need);
+
+// Every contradiction found in |outcome|, in words; empty when none:
+//  - a "fits" verdict with a forecast entry above the target, or a "does not
+//    fit" verdict that names a volume within it or misses one above it;
+//  - a statement "X%, above the Y% target" with X <= Y, or "at X%" of a
+//    remedy that "carries it" above the target;
+//  - "it would need a stripe of about N" beside "even a stripe of M" with
+//    N <= M;
+//  - a stripe member in the forecast beside its stripe; a stripe the plan
+//    builds with a "before" utilisation or latency;
+//  - a hot relation whose chosen remedy is not the one its placement has,
+//    or whose forecast comparison names a winner it did not choose.
+// Used by the tests (examples and randomised inputs) and cheap enough for
+// any caller.
+std::vector<std::string> Contradictions(const PlanOutcome& outcome);
+
+}  // namespace pglayout::planner
+
+#endif  // PGLAYOUT_PLANNER_VERDICTS_H_
