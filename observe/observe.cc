@@ -176,7 +176,9 @@ Status Observe(StatsSource* source, Clock* clock, ProgressSink* progress,
   out.workload.locations_note = std::move(located.note);
   PGLAYOUT_RETURN_IF_ERROR(
       BuildWorkloadFromSamples(data, &out.workload, &out.rates));
-  RecordDeviceReads(reads_before, reads_after, seconds, &out.workload);
+  if (options.count_device_reads) {
+    RecordDeviceReads(reads_before, reads_after, seconds, &out.workload);
+  }
   PGLAYOUT_RETURN_IF_ERROR(
       AddFacts(source, data.reported, options.facts_for, &out.workload));
   if (options.top > 0 &&

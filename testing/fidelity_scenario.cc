@@ -306,11 +306,12 @@ Status Scenario::Migrate() {
   PGLAYOUT_RETURN_IF_ERROR(StartWorkload(3600, &load));
   say_("pglayout migrate --apply under pgbench -R");
   std::string output;
-  Status s =
-      RunPglayout(*lab_,
-                  {spec_.pglayout, "migrate", Out("plan/plan.toml"), "--dsn",
-                   pg_->conninfo(), "--apply", "--restore-wait", "0"},
-                  /*inside_lab=*/false, &output);
+  std::vector<std::string> args = {
+      spec_.pglayout,  "migrate", Out("plan/plan.toml"), "--dsn",
+      pg_->conninfo(), "--apply", "--restore-wait",      "0"};
+  args.insert(args.end(), spec_.migrate_options.begin(),
+              spec_.migrate_options.end());
+  Status s = RunPglayout(*lab_, args, /*inside_lab=*/false, &output);
   (void)WriteTextFile(Out("migrate.log"), output);
   if (s.ok()) {
     // The new tables' first vacuum (autovacuum's insert threshold) reads

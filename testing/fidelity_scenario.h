@@ -54,7 +54,9 @@ struct FidelitySpec {
   uint64_t data_iops = 600;  // base and each spare volume
   uint64_t wal_iops = 4000;
   int spare_volumes = 3;
-  bool probe = false;   // measure the volumes with `pglayout probe --quick`
+  bool probe = false;  // measure the volumes with `pglayout probe --quick`
+  // Added to `pglayout migrate --apply`, e.g. {"--throttle", "off"}.
+  std::vector<std::string> migrate_options;
   std::string out_dir;  // where volumes.toml, workload*.toml, plan/ go
 };
 
