@@ -1618,6 +1618,9 @@ void Builder::AddFitVerdicts(PlanOutcome* out) {
         FormatDuration(opt_.horizon_seconds),
         FormatDuration(kMinGrowthObservation)));
   }
+  for (std::string& note : DeviceReadNotes(w_)) {
+    out->plan.verdicts.push_back(std::move(note));
+  }
 }
 
 double Builder::GrowthHorizon() const {
@@ -1775,6 +1778,23 @@ Status BuildPlan(const VolumeSet& volumes, const Workload& workload,
   Builder builder(volumes, workload, options);
   PGLAYOUT_RETURN_IF_ERROR(builder.Run(&out));
   *outcome = std::move(out);
+  return Status::Ok();
+}
+
+Status LoadWhereItIs(const VolumeSet& volumes, const Workload& workload,
+                     std::vector<ForecastEntry>* load) {
+  PlanOutcome outcome;
+  PGLAYOUT_RETURN_IF_ERROR(
+      BuildPlan(volumes, workload, PlanOptions{}, &outcome));
+  load->clear();
+  for (const ForecastEntry& f : outcome.plan.forecast) {
+    if (volumes.Find(f.volume) == nullptr) continue;  // a proposed stripe
+    ForecastEntry now;
+    now.volume = f.volume;
+    now.utilization_before = f.utilization_before;
+    now.read_latency_us_before = f.read_latency_us_before;
+    load->push_back(now);
+  }
   return Status::Ok();
 }
 

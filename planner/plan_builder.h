@@ -168,6 +168,15 @@ DemandOptions DemandOptionsFor(const PlanOptions& options,
 Status BuildPlan(const VolumeSet& volumes, const Workload& workload,
                  const PlanOptions& options, PlanOutcome* outcome);
 
+// The load of |workload| on each volume where its data is now, through
+// the same device model: a plan's "before" columns, without planning. Given
+// the workload observed after a migration, it is what the layout measured,
+// for holding the plan's forecast to (pglayout report --after). Entries
+// carry utilization_before, read_latency_us_before and the rates; the
+// "after" fields are left 0. Errors as BuildPlan's.
+Status LoadWhereItIs(const VolumeSet& volumes, const Workload& workload,
+                     std::vector<ForecastEntry>* load);
+
 }  // namespace pglayout::planner
 
 #endif  // PGLAYOUT_PLANNER_PLAN_BUILDER_H_
