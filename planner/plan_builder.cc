@@ -1597,6 +1597,9 @@ void Builder::AddFitVerdicts(PlanOutcome* out) {
   }
   if (wal_over) need += "; the WAL's volume: see the WAL verdict";
   v.push_back(FitVerdict(out->plan, need));
+  if (std::string headroom = HeadroomVerdict(out->plan); !headroom.empty()) {
+    v.push_back(std::move(headroom));
+  }
   AddHostCapVerdicts(out);
   const bool grows = std::any_of(
       w_.relations.begin(), w_.relations.end(),

@@ -50,6 +50,38 @@ std::string FitVerdict(const Plan& plan, const std::string& need) {
                      need);
 }
 
+std::string HeadroomVerdict(const Plan& plan) {
+  const ForecastEntry* busiest = nullptr;
+  for (const ForecastEntry& f : plan.forecast) {
+    if (busiest == nullptr ||
+        f.utilization_after > busiest->utilization_after) {
+      busiest = &f;
+    }
+  }
+  if (busiest == nullptr || busiest->utilization_after <= 0) return "";
+  const double u = busiest->utilization_after;
+  const std::string lead = fmt::format(
+      "demand: the forecast holds the observed demand fixed; on this plan "
+      "the busiest volume, {} at {},",
+      busiest->volume, Percent(u));
+  if (u >= 1) {
+    return lead +
+           " cannot carry even that: the demand is unmet, by more "
+           "than the forecast shows, until the plan's target is met";
+  }
+  if (AboveTarget(u, plan.target_utilization)) {
+    return fmt::format(
+        "{} is above the {} target already and reaches its "
+        "capacity at {:.2f}x that demand",
+        lead, Percent(plan.target_utilization), 1 / u);
+  }
+  return fmt::format(
+      "{} reaches the {} target at {:.2f}x that demand and its capacity at "
+      "{:.2f}x",
+      lead, Percent(plan.target_utilization), plan.target_utilization / u,
+      1 / u);
+}
+
 namespace {
 
 bool IsStripe(const Plan& plan, const std::string& name) {

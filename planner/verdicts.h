@@ -39,6 +39,13 @@ std::vector<const ForecastEntry*> AboveTargetEntries(const Plan& plan);
 // appended to the latter (what it would take).
 std::string FitVerdict(const Plan& plan, const std::string& need);
 
+// How far the demand may grow on this plan: the forecast holds the observed
+// demand fixed (a closed-loop client fills freed capacity at once, so the
+// throughput after may rise instead of the utilisation falling), and this
+// says at which multiple of it the busiest volume reaches the target and
+// its capacity. "" when the plan loads no volume.
+std::string HeadroomVerdict(const Plan& plan);
+
 // Every contradiction found in |outcome|, in words; empty when none:
 //  - a "fits" verdict with a forecast entry above the target, or a "does not
 //    fit" verdict that names a volume within it or misses one above it;

@@ -20,6 +20,33 @@ TEST(AboveTarget, JudgesAtThePrecisionThePlanPrints) {
   EXPECT_TRUE(AboveTarget(1.88, 0.7));
 }
 
+// Issue 21, finding 5: demand is taken as fixed; the plan says so and how
+// far it may grow.
+TEST(HeadroomVerdict, SaysTheMultipleOfTodaysDemandTheBusiestVolumeTakes) {
+  Plan plan;
+  plan.target_utilization = 0.7;
+  EXPECT_EQ(HeadroomVerdict(plan), "");
+  plan.forecast.resize(3);
+  plan.forecast[0].volume = "base";
+  plan.forecast[0].utilization_after = 0.284;
+  plan.forecast[1].volume = "v1";
+  plan.forecast[1].utilization_after = 0.5;
+  plan.forecast[2].volume = "wal";
+  plan.forecast[2].utilization_after = 0.02;
+  EXPECT_EQ(HeadroomVerdict(plan),
+            "demand: the forecast holds the observed demand fixed; on this "
+            "plan the busiest volume, v1 at 50%, reaches the 70% target at "
+            "1.40x that demand and its capacity at 2.00x");
+  plan.forecast[1].utilization_after = 0.8;
+  EXPECT_EQ(HeadroomVerdict(plan),
+            "demand: the forecast holds the observed demand fixed; on this "
+            "plan the busiest volume, v1 at 80%, is above the 70% target "
+            "already and reaches its capacity at 1.25x that demand");
+  plan.forecast[1].utilization_after = 1.3;
+  EXPECT_NE(HeadroomVerdict(plan).find("v1 at 130%, cannot carry even that"),
+            std::string::npos);
+}
+
 // ------------------------------------------------- the choice of remedy --
 
 RemedyForecast Option(const std::string& remedy, double worst, double latency,
