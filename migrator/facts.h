@@ -157,7 +157,13 @@ struct TableFacts {
   // hash-partition placement, not read by GatherTableFacts.
   std::vector<std::string> taken_names;
   std::vector<PolicyFacts> policies;
-  std::vector<std::string> grants;  // GRANT statements, table placeholder
+  // REVOKE and GRANT statements (and SET LOCAL ROLE around a grant made
+  // by a role other than the owner) that make the old table's privileges
+  // on a new one, "{table}" standing for the table.
+  std::vector<std::string> grants;
+  // Roles that granted a privilege on it but have no USAGE on its schema:
+  // they could not grant it again on the new table (quoted).
+  std::vector<std::string> grantors_without_usage;
   // COMMENT ON INDEX / CONSTRAINT / TRIGGER / POLICY statements for what the
   // swap makes anew, "{table}" standing for the table.
   std::vector<std::string> object_comments;
@@ -172,6 +178,9 @@ struct TableFacts {
   std::vector<std::string> subscriptions;  // applying logical replication to it
   std::vector<std::string> owned_sequences;     // serial: "schema.seq|column"
   std::vector<std::string> identity_sequences;  // "column|schema.seq"
+  // Column -> its identity sequence's type ("integer"): LIKE ... INCLUDING
+  // IDENTITY makes every copied identity sequence a bigint one.
+  std::map<std::string, std::string> identity_sequence_types;
   // Prepared transactions holding a lock on it (gids as quoted literals).
   std::vector<std::string> prepared_xacts;
   // A hash of what the shadow took over when it was made: columns (type,

@@ -293,6 +293,16 @@ class Checker {
                               DisplayIdent(fk.name), fk.table));
       }
     }
+    for (const std::string& role :
+         std::set<std::string>(t.grantors_without_usage.begin(),
+                               t.grantors_without_usage.end())) {
+      Refuse(o, fmt::format("role {} granted privileges on it but has no "
+                            "USAGE on schema {}, so it cannot grant them "
+                            "again on the new table; GRANT USAGE ON SCHEMA "
+                            "{} TO {} first",
+                            role, DisplayIdent(t.schema), QuoteIdent(t.schema),
+                            role));
+    }
     if (t.self_referencing_fk) {
       Refuse(o, "has a foreign key to itself, which the swap cannot re-point");
     }

@@ -566,29 +566,101 @@ Status ReadObjectComments(SqlSession* s, uint32_t oid, TableFacts* t) {
   return Status::Ok();
 }
 
-// GRANT statements with "{table}" standing for the table; the owner's own
-// privileges are implicit and not repeated.
+// The statements that give the new table the old one's privileges, with
+// "{table}" standing for the table (pg_repack keeps them with the table;
+// a swap must make them again, and exactly):
+// - what the owner revoked from itself stays revoked (a new table gives
+//   its owner everything);
+// - a privilege granted by another role (one that holds it WITH GRANT
+//   OPTION) is granted again by that role, under SET LOCAL ROLE, so that
+//   REVOKE ... CASCADE from it still takes it away; a grantor's own grant
+//   option comes first.
+// A superuser's grant is recorded as the owner's, so the owner's need no
+// role change. Grantors without USAGE on the table's schema could not name
+// it: GatherTableFacts lists them for the preflight.
 Status ReadGrants(SqlSession* s, uint32_t oid, TableFacts* t) {
   SqlResult r;
   PGLAYOUT_RETURN_IF_ERROR(s->Execute(
-      "SELECT a.privilege_type, '', CASE WHEN a.grantee = 0 THEN 'PUBLIC' "
-      "ELSE pg_catalog.quote_ident(pg_catalog.pg_get_userbyid(a.grantee)) "
-      "END, a.is_grantable FROM pg_catalog.pg_class c, "
+      "SELECT a.privilege_type, '', a.grantor = c.relowner, "
+      "pg_catalog.quote_ident(pg_catalog.pg_get_userbyid(a.grantor)), CASE "
+      "WHEN a.grantee = 0 THEN 'PUBLIC' ELSE "
+      "pg_catalog.quote_ident(pg_catalog.pg_get_userbyid(a.grantee)) END, "
+      "a.is_grantable, pg_catalog.has_schema_privilege(a.grantor, "
+      "c.relnamespace, 'USAGE') FROM pg_catalog.pg_class c, "
       "pg_catalog.aclexplode(c.relacl) a WHERE c.oid = $1::oid "
       "AND a.grantee <> c.relowner "
-      "UNION ALL SELECT a.privilege_type, att.attname, CASE WHEN a.grantee "
-      "= 0 THEN 'PUBLIC' ELSE "
+      "UNION ALL SELECT a.privilege_type, att.attname, a.grantor = "
+      "c.relowner, "
+      "pg_catalog.quote_ident(pg_catalog.pg_get_userbyid(a.grantor)), CASE "
+      "WHEN a.grantee = 0 THEN 'PUBLIC' ELSE "
       "pg_catalog.quote_ident(pg_catalog.pg_get_userbyid(a.grantee)) END, "
-      "a.is_grantable FROM pg_catalog.pg_attribute att, "
-      "pg_catalog.aclexplode(att.attacl) a WHERE att.attrelid = $1::oid "
-      "AND att.attacl IS NOT NULL AND NOT att.attisdropped ORDER BY 2, 3, 1",
+      "a.is_grantable, pg_catalog.has_schema_privilege(a.grantor, "
+      "c.relnamespace, 'USAGE') FROM pg_catalog.pg_class c JOIN "
+      "pg_catalog.pg_attribute att ON att.attrelid = c.oid, "
+      "pg_catalog.aclexplode(att.attacl) a WHERE c.oid = $1::oid "
+      "AND att.attacl IS NOT NULL AND NOT att.attisdropped ORDER BY 2, 5, 1",
       {std::to_string(oid)}, &r));
+  struct Grant {
+    std::string privilege, column, grantor, grantee;
+    bool by_owner, grantable, grantor_sees_schema;
+  };
+  std::vector<Grant> pending;
   for (const auto& row : r.rows) {
-    std::string column = Cell(row, 1);
-    t->grants.push_back(fmt::format(
-        "GRANT {}{} ON TABLE {{table}} TO {}{}", Cell(row, 0),
-        column.empty() ? "" : " (" + QuoteIdent(column) + ")", Cell(row, 2),
-        CellBool(row, 3) ? " WITH GRANT OPTION" : ""));
+    pending.push_back({Cell(row, 0), Cell(row, 1), Cell(row, 3), Cell(row, 4),
+                       CellBool(row, 2), CellBool(row, 5), CellBool(row, 6)});
+  }
+  SqlResult revoked;
+  PGLAYOUT_RETURN_IF_ERROR(s->Execute(
+      "SELECT d.privilege_type, "
+      "pg_catalog.quote_ident(pg_catalog.pg_get_userbyid(c.relowner)) FROM "
+      "pg_catalog.pg_class c, pg_catalog.aclexplode(pg_catalog.acldefault("
+      "'r', c.relowner)) d WHERE c.oid = $1::oid AND c.relacl IS NOT NULL "
+      "AND NOT EXISTS (SELECT FROM pg_catalog.aclexplode(c.relacl) a WHERE "
+      "a.grantee = c.relowner AND a.privilege_type = d.privilege_type) "
+      "ORDER BY 1",
+      {std::to_string(oid)}, &revoked));
+  for (const auto& row : revoked.rows) {
+    t->grants.push_back(fmt::format("REVOKE {} ON TABLE {{table}} FROM {}",
+                                    Cell(row, 0), Cell(row, 1)));
+  }
+  // Grants in an order where every grantor holds its grant option first:
+  // the owner's, then rounds of those whose grantor's option is granted.
+  std::set<std::string> options;  // "grantee|privilege|column" given
+  auto held = [&](const Grant& g) {
+    return g.by_owner ||
+           options.count(g.grantor + "|" + g.privilege + "|" + g.column) ||
+           options.count(g.grantor + "|" + g.privilege + "|");
+  };
+  auto emit = [&](const Grant& g) {
+    if (!g.by_owner) {
+      t->grants.push_back("SET LOCAL ROLE " + g.grantor);
+      if (!g.grantor_sees_schema) {
+        t->grantors_without_usage.push_back(g.grantor);
+      }
+    }
+    t->grants.push_back(
+        fmt::format("GRANT {}{} ON TABLE {{table}} TO {}{}", g.privilege,
+                    g.column.empty() ? "" : " (" + QuoteIdent(g.column) + ")",
+                    g.grantee, g.grantable ? " WITH GRANT OPTION" : ""));
+    if (!g.by_owner) t->grants.push_back("SET LOCAL ROLE NONE");
+    if (g.grantable) {
+      options.insert(g.grantee + "|" + g.privilege + "|" + g.column);
+    }
+  };
+  while (!pending.empty()) {
+    std::vector<Grant> next;
+    for (const Grant& g : pending) {
+      if (held(g)) {
+        emit(g);
+      } else {
+        next.push_back(g);
+      }
+    }
+    if (next.size() == pending.size()) {    // no grantor holds its option:
+      for (const Grant& g : next) emit(g);  // the server will say why
+      break;
+    }
+    pending = std::move(next);
   }
   return Status::Ok();
 }
@@ -703,8 +775,10 @@ Status ReadReplicationAndSequences(SqlSession* s, uint32_t oid, TableFacts* t) {
   SqlResult seq;
   PGLAYOUT_RETURN_IF_ERROR(s->Execute(
       "SELECT d.deptype, pg_catalog.format('%I.%I', sn.nspname, s.relname), "
-      "a.attname FROM pg_catalog.pg_depend d "
+      "a.attname, pg_catalog.format_type(q.seqtypid, NULL) FROM "
+      "pg_catalog.pg_depend d "
       "JOIN pg_catalog.pg_class s ON s.oid = d.objid AND s.relkind = 'S' "
+      "JOIN pg_catalog.pg_sequence q ON q.seqrelid = s.oid "
       "JOIN pg_catalog.pg_namespace sn ON sn.oid = s.relnamespace "
       "JOIN pg_catalog.pg_attribute a ON a.attrelid = d.refobjid "
       "AND a.attnum = d.refobjsubid "
@@ -716,6 +790,9 @@ Status ReadReplicationAndSequences(SqlSession* s, uint32_t oid, TableFacts* t) {
     std::string entry = Cell(row, 1) + "|" + Cell(row, 2);
     (CellChar(row, 0) == 'a' ? t->owned_sequences : t->identity_sequences)
         .push_back(entry);
+    if (CellChar(row, 0) == 'i') {
+      t->identity_sequence_types[Cell(row, 2)] = Cell(row, 3);
+    }
   }
   return Status::Ok();
 }

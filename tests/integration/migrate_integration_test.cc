@@ -612,6 +612,135 @@ TEST_P(MigrateTest, AMoveKeepsIndexParametersAndMarks) {
   }
 }
 
+// Privileges come through a move and a conversion exactly: what the owner
+// revoked from itself stays revoked, and a grant made by a role holding the
+// grant option keeps that grantor, so REVOKE ... CASCADE from the grantor
+// still takes it away. A grantor without USAGE on the schema could not make
+// its grant again: refused before any change.
+TEST_P(MigrateTest, PrivilegesKeepTheirGrantors) {
+  OneMove m;
+  PGLAYOUT_ASSERT_OK(StartMove("grantors", "shared", 50, &m));
+  Exec(m.s.get(),
+       "DROP ROLE IF EXISTS g_lead; DROP ROLE IF EXISTS g_clerk;"
+       "DROP ROLE IF EXISTS g_blind; CREATE ROLE g_lead; CREATE ROLE g_clerk;"
+       "CREATE ROLE g_blind;"
+       "REVOKE DELETE ON shared FROM CURRENT_USER;"
+       "GRANT SELECT ON shared TO g_lead WITH GRANT OPTION;"
+       "GRANT UPDATE (v) ON shared TO g_lead WITH GRANT OPTION;"
+       "SET ROLE g_lead; GRANT SELECT ON shared TO g_clerk;"
+       "GRANT UPDATE (v) ON shared TO g_clerk; RESET ROLE");
+  const std::string acl =
+      "SELECT c.relacl::text || ' ' || (SELECT attacl::text FROM pg_attribute "
+      "WHERE attrelid = c.oid AND attname = 'v') FROM pg_class c WHERE c.oid "
+      "= 'shared'::regclass";
+  const std::string before = Value(m.s.get(), acl);
+  ASSERT_NE(before.find("g_clerk=r/g_lead"), std::string::npos) << before;
+  ASSERT_NE(before.find("g_clerk=w/g_lead"), std::string::npos) << before;
+  m.plan +=
+      "[[placement]]\nrelation = \"public.converted\"\nstrategy = "
+      "\"hash_partition\"\ntablespaces = [\"pg_default\"]\n"
+      "partitions = 2\nkey = [\"id\"]\n";
+  Exec(m.s.get(),
+       "CREATE TABLE converted (id int PRIMARY KEY); INSERT INTO converted "
+       "SELECT generate_series(1, 10);"
+       "REVOKE TRUNCATE ON converted FROM CURRENT_USER;"
+       "GRANT SELECT ON converted TO g_lead WITH GRANT OPTION;"
+       "SET ROLE g_lead; GRANT SELECT ON converted TO g_clerk; RESET ROLE;"
+       "CREATE SCHEMA hidden; CREATE TABLE hidden.t (id int PRIMARY KEY);"
+       "GRANT USAGE ON SCHEMA hidden TO g_blind;"
+       "GRANT SELECT ON hidden.t TO g_blind WITH GRANT OPTION;"
+       "SET ROLE g_blind; GRANT SELECT ON hidden.t TO g_clerk; RESET ROLE;"
+       "REVOKE USAGE ON SCHEMA hidden FROM g_blind");
+  const std::string converted_before =
+      Value(m.s.get(),
+            "SELECT relacl::text FROM pg_class WHERE oid = "
+            "'converted'::regclass");
+
+  const std::string hidden =
+      "[[placement]]\nrelation = \"hidden.t\"\nstrategy = \"move\"\n"
+      "tablespaces = [\"shared_ts\"]\n";
+  std::string plan = m.plan;
+  m.plan += hidden;
+  Status st = m.Run();
+  EXPECT_TRUE(st.IsInvalidInput()) << st.ToString();
+  EXPECT_NE(st.message().find("hidden.t: role g_blind granted privileges on "
+                              "it but has no USAGE on schema hidden"),
+            std::string::npos)
+      << st.message();
+  EXPECT_EQ(Value(m.s.get(), "SELECT to_regnamespace('pglayout') IS NULL"), "t")
+      << "a refusal must change nothing";
+
+  m.plan = plan;
+  PGLAYOUT_ASSERT_OK(m.Run());
+  EXPECT_EQ(Value(m.s.get(), acl), before);
+  EXPECT_EQ(Value(m.s.get(),
+                  "SELECT relacl::text FROM pg_class WHERE oid = "
+                  "'converted'::regclass"),
+            converted_before);
+  Exec(m.s.get(),
+       "REVOKE SELECT ON shared, converted FROM g_lead CASCADE;"
+       "REVOKE UPDATE (v) ON shared FROM g_lead CASCADE");
+  EXPECT_EQ(Value(m.s.get(),
+                  "SELECT has_table_privilege('g_clerk', 'shared', 'SELECT') "
+                  "OR has_column_privilege('g_clerk', 'shared', 'v', "
+                  "'UPDATE') OR has_table_privilege('g_clerk', 'converted', "
+                  "'SELECT')"),
+            "f")
+      << "REVOKE ... CASCADE from the grantor took the clerk's grants away";
+  Exec(m.s.get(),
+       "DROP TABLE hidden.t; DROP OWNED BY g_lead, g_clerk, g_blind;"
+       "DROP ROLE g_lead; DROP ROLE g_clerk; DROP ROLE g_blind");
+}
+
+// A partitioned table cannot be marked for CLUSTER: after a conversion
+// its partitions are, each on its copy of the index, and CLUSTER without
+// arguments orders them as it ordered the table. REPLICA IDENTITY USING
+// INDEX marks the table and every partition (whose own identity logical
+// replication uses).
+TEST_P(MigrateTest, AConversionMarksThePartitionsForClusterAndReplication) {
+  PgCluster* pg;
+  std::unique_ptr<SqlSession> s;
+  PGLAYOUT_ASSERT_OK(FreshDatabase("convmarks", &pg, &s));
+  Exec(s.get(),
+       "CREATE TABLE marks (id int PRIMARY KEY, u int NOT NULL, v int);"
+       "INSERT INTO marks SELECT g, g, g % 7 FROM generate_series(1, 300) g;"
+       "CREATE UNIQUE INDEX marks_u ON marks (u, id);"
+       "CREATE INDEX marks_v ON marks (v);"
+       "ALTER TABLE marks REPLICA IDENTITY USING INDEX marks_u;"
+       "ALTER TABLE marks CLUSTER ON marks_v");
+  MigrateOptions options;
+  options.checkpoint_guard = false;
+  MigrateReport report;
+  PGLAYOUT_ASSERT_OK(MigratePlan(
+      "[[placement]]\nrelation = \"public.marks\"\nstrategy = "
+      "\"hash_partition\"\ntablespaces = [\"pg_default\"]\npartitions = "
+      "2\nkey = [\"id\"]\n",
+      Conninfo(pg, "convmarks"), true, &report, options));
+  EXPECT_EQ(
+      Value(s.get(),
+            "SELECT string_agg(c.relname || ':' || c.relreplident::text || "
+            "':' || coalesce((SELECT string_agg(i.relname, ',' ORDER BY "
+            "i.relname) FROM pg_index x JOIN pg_class i ON i.oid = "
+            "x.indexrelid WHERE x.indrelid = c.oid AND "
+            "x.indisreplident), '-') || ':' || coalesce((SELECT "
+            "string_agg(i.relname, ',') FROM pg_index x JOIN pg_class i "
+            "ON i.oid = x.indexrelid WHERE x.indrelid = c.oid AND "
+            "x.indisclustered), '-'), ' ' ORDER BY c.relname) FROM "
+            "pg_class c WHERE c.relname IN ('marks', 'marks_p0', "
+            "'marks_p1')"),
+      "marks:i:marks_u:- marks_p0:i:marks_u_p0:marks_v_p0 "
+      "marks_p1:i:marks_u_p1:marks_v_p1");
+  Exec(s.get(), "UPDATE marks SET v = 100 - id");
+  Exec(s.get(), "CLUSTER");
+  EXPECT_EQ(Value(s.get(),
+                  "SELECT string_agg(v::text, ',') FROM (SELECT v FROM ONLY "
+                  "marks_p0 LIMIT 3) f"),
+            Value(s.get(),
+                  "SELECT string_agg(v::text, ',') FROM (SELECT v FROM ONLY "
+                  "marks_p0 ORDER BY v LIMIT 3) f"))
+      << "CLUSTER ordered the partition by its marked index";
+}
+
 // ---------------------------------------- tablespaces and offline moves --
 
 TEST_P(MigrateTest, TablespacesAndOfflineMoveAreIdempotent) {
