@@ -101,7 +101,8 @@ struct PolicyFacts {
 struct StatisticsFacts {
   std::string schema;  // where the object lives (unquoted)
   std::string name;
-  int target = -1;  // ALTER STATISTICS ... SET STATISTICS; -1 = default
+  int target = -1;    // ALTER STATISTICS ... SET STATISTICS; -1 = default
+  std::string owner;  // "" = not known (facts made by hand)
 };
 
 struct TableFacts {
@@ -147,6 +148,9 @@ struct TableFacts {
   // copies them in.
   std::vector<StatisticsFacts> statistics;
   std::vector<std::string> no_inherit_checks;  // CHECK ... NO INHERIT names
+  // The valid ones with their definitions ("CHECK ((v > 0)) NO INHERIT"):
+  // LIKE copies them inheritable on PostgreSQL 12.
+  std::vector<CheckFacts> valid_no_inherit_checks;
   bool self_referencing_fk = false;
   std::vector<TriggerFacts> triggers;  // user triggers only
   // User triggers under a name an online copy gives its own

@@ -126,6 +126,17 @@ void AppendDropNotValidChecks(const TableFacts& t, const std::string& shadow,
   }
 }
 
+// PostgreSQL 12's LIKE copies a NO INHERIT check as inheritable: the
+// (empty) shadow gets it again as it is.
+void AppendNoInheritChecks(const TableFacts& t, const std::string& shadow,
+                           std::vector<std::string>* out) {
+  for (const CheckFacts& c : t.valid_no_inherit_checks) {
+    out->push_back(fmt::format(
+        "ALTER TABLE {0} DROP CONSTRAINT {1}, ADD CONSTRAINT {1} {2}", shadow,
+        QuoteIdent(c.name), c.definition));
+  }
+}
+
 void AppendColumnSettings(const TableFacts& t, const std::string& shadow,
                           std::vector<std::string>* out) {
   for (const ColumnFacts& c : t.columns) {
@@ -378,6 +389,7 @@ std::vector<std::string> ShadowCreateSql(const TableFacts& t,
     tx.push_back(
         fmt::format("ALTER TABLE {} OWNER TO {}", shadow, QuoteIdent(t.owner)));
     AppendDropNotValidChecks(t, shadow, &tx);
+    if (server_version < 130000) AppendNoInheritChecks(t, shadow, &tx);
     AppendColumnSettings(t, shadow, &tx);
     return tx;
   }
@@ -770,6 +782,12 @@ void AppendNameStatistics(const TableFacts& t, const OnlineNames& names,
       out->push_back(fmt::format("ALTER STATISTICS {}.{} SET STATISTICS {}",
                                  QuoteIdent(st.schema), QuoteIdent(st.name),
                                  st.target));
+    }
+    // LIKE made the copy the running role's.
+    if (!st.owner.empty()) {
+      out->push_back(fmt::format("ALTER STATISTICS {}.{} OWNER TO {}",
+                                 QuoteIdent(st.schema), QuoteIdent(st.name),
+                                 QuoteIdent(st.owner)));
     }
   }
 }

@@ -462,6 +462,9 @@ Status ReadForeignKeys(SqlSession* s, uint32_t oid, TableFacts* t) {
           {Cell(row, 0), WithoutNotValid(Cell(row, 1))});
     }
     if (CellBool(row, 3)) t->no_inherit_checks.push_back(Cell(row, 0));
+    if (CellBool(row, 2) && CellBool(row, 3)) {
+      t->valid_no_inherit_checks.push_back({Cell(row, 0), Cell(row, 1)});
+    }
   }
   return Status::Ok();
 }
@@ -519,13 +522,14 @@ Status ReadStatistics(SqlSession* s, uint32_t oid, TableFacts* t) {
   SqlResult r;
   PGLAYOUT_RETURN_IF_ERROR(s->Execute(
       "SELECT n.nspname, x.stxname, " + target +
-          " FROM pg_catalog.pg_statistic_ext x JOIN pg_catalog.pg_namespace n "
+          ", pg_catalog.pg_get_userbyid(x.stxowner) FROM "
+          "pg_catalog.pg_statistic_ext x JOIN pg_catalog.pg_namespace n "
           "ON n.oid = x.stxnamespace WHERE x.stxrelid = $1::oid ORDER BY "
           "x.oid",
       {std::to_string(oid)}, &r));
   for (const auto& row : r.rows) {
-    t->statistics.push_back(
-        {Cell(row, 0), Cell(row, 1), static_cast<int>(CellInt(row, 2))});
+    t->statistics.push_back({Cell(row, 0), Cell(row, 1),
+                             static_cast<int>(CellInt(row, 2)), Cell(row, 3)});
   }
   return Status::Ok();
 }

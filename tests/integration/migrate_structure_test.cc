@@ -482,6 +482,73 @@ std::vector<SuiteTable> AcceptedTables() {
            fill("k_timestamp_key", 20,
                 "'2020-01-01'::timestamptz + g * interval '1 second', g"),
        "at"},
+      // Moved only: what a partitioned table cannot have (the
+      // conversions are refused in WhatCannotBeSwappedIsRefused...).
+      {"public.k_exclusion",
+       "CREATE TABLE k_exclusion (id int PRIMARY KEY, r int4range, CONSTRAINT "
+       "k_no_overlap EXCLUDE USING gist (r WITH &&) DEFERRABLE);" +
+           fill("k_exclusion", 20, "g, int4range(g * 10, g * 10 + 5)") +
+           "COMMENT ON CONSTRAINT k_no_overlap ON k_exclusion IS 'excl note';",
+       ""},
+      {"public.k_no_inherit",
+       "CREATE TABLE k_no_inherit (id int PRIMARY KEY, v int, CONSTRAINT "
+       "v_local CHECK (v > 0) NO INHERIT);" +
+           fill("k_no_inherit", 10, "g, g"),
+       ""},
+      {"public.k_row_transition",
+       "CREATE TABLE k_row_transition (id int PRIMARY KEY);" +
+           fill("k_row_transition", 10, "g") +
+           "CREATE TRIGGER t_rows AFTER UPDATE ON k_row_transition "
+           "REFERENCING OLD TABLE AS before_rows NEW TABLE AS after_rows FOR "
+           "EACH ROW EXECUTE PROCEDURE stmt_note();",
+       ""},
+      // Names that need quoting everywhere the swap writes them.
+      {"public.k_odd_names",
+       "CREATE TABLE k_odd_names (id int CONSTRAINT \"odd \"\"key\"\" "
+       "name\" PRIMARY KEY, v int, w text, CONSTRAINT \"Check Me\" CHECK "
+       "(v <> 130));" +
+           fill("k_odd_names", 20, "g, g, 'w'") +
+           "ALTER TABLE k_odd_names ADD CONSTRAINT \"late, not valid\" CHECK "
+           "(v < 1000) NOT VALID;"
+           "CREATE INDEX \"Odd Index \"\"2\"\"\" ON k_odd_names (w) WITH "
+           "(fillfactor = 80);"
+           "COMMENT ON INDEX \"Odd Index \"\"2\"\"\" IS 'it''s odd';"
+           "CREATE TRIGGER \"Odd Trigger\" BEFORE UPDATE ON k_odd_names FOR "
+           "EACH ROW EXECUTE PROCEDURE touch();"
+           "CREATE POLICY \"Odd Policy\" ON k_odd_names USING (v > 0);"
+           "CREATE STATISTICS \"Other Schema\".\"Odd Stat\" ON v, w FROM "
+           "k_odd_names;"
+           "ALTER TABLE k_odd_names CLUSTER ON \"Odd Index \"\"2\"\"\";"
+           "ALTER TABLE k_odd_names ADD CONSTRAINT \"fk to odd\" FOREIGN "
+           "KEY (v) REFERENCES \"Odd Table\" NOT VALID;",
+       "id", 12, 18},
+      // Another role owns it and the objects on it; a policy for that
+      // role, grants by it.
+      {"public.k_owner_objects",
+       "CREATE TABLE k_owner_objects (id int PRIMARY KEY, a int, b int);" +
+           fill("k_owner_objects", 10, "g, g, g") +
+           "ALTER TABLE k_owner_objects OWNER TO suite_owner;"
+           "CREATE STATISTICS k_owner_stat ON a, b FROM k_owner_objects;"
+           "ALTER STATISTICS k_owner_stat OWNER TO suite_owner;"
+           "CREATE POLICY own_rows ON k_owner_objects TO suite_owner USING (a "
+           "> 0);"
+           "SET ROLE suite_owner;"
+           "GRANT SELECT ON k_owner_objects TO suite_reader WITH GRANT "
+           "OPTION;"
+           "REVOKE UPDATE ON k_owner_objects FROM suite_owner;"
+           "RESET ROLE;",
+       "id"},
+      // A check calling a function, a default of another table's sequence,
+      // a column statistics target and options on the key.
+      {"public.k_functions",
+       "CREATE FUNCTION is_even(int) RETURNS boolean IMMUTABLE LANGUAGE sql "
+       "AS 'SELECT $1 % 2 = 0';"
+       "CREATE TABLE k_functions (id int PRIMARY KEY, e int CHECK "
+       "(is_even(e)), s bigint DEFAULT nextval('k_serial_id_seq'));" +
+           fill("k_functions", 10, "g, g * 2, g") +
+           "ALTER TABLE k_functions ALTER COLUMN id SET STATISTICS 42, ALTER "
+           "COLUMN id SET (n_distinct = -1);",
+       "id"},
       // From 13: statistics objects have targets of their own.
       {"public.k_stats_target",
        "CREATE TABLE k_stats_target (id int PRIMARY KEY, a int, b int);" +
@@ -495,6 +562,20 @@ std::vector<SuiteTable> AcceptedTables() {
        "pglz, w text);" +
            fill("k_compression", 10, "g, repeat('v', 3000), 'w'"),
        "id", 14},
+      // From 14: statistics on expressions.
+      {"public.k_expression_stats",
+       "CREATE TABLE k_expression_stats (id int PRIMARY KEY, a int, b int);" +
+           fill("k_expression_stats", 20, "g, g % 3, g % 5") +
+           "CREATE STATISTICS k_expression_s ON (a + b), (a * 2) FROM "
+           "k_expression_stats;",
+       "id", 14},
+      // From 15: ON DELETE SET NULL of some columns.
+      {"public.k_set_null_columns",
+       "CREATE TABLE k_set_null_columns (id int PRIMARY KEY, p int, q int, "
+       "CONSTRAINT k_set_null_p FOREIGN KEY (p) REFERENCES k_parent ON "
+       "DELETE SET NULL (p));" +
+           fill("k_set_null_columns", 10, "g, g, g"),
+       "id", 15, 18},
       // From 15: NULLS NOT DISTINCT.
       {"public.k_nulls_not_distinct",
        "CREATE TABLE k_nulls_not_distinct (id int PRIMARY KEY, a int, "
