@@ -28,6 +28,7 @@
 #include "migrator/sql_util.h"
 #include "testing/pg_test.h"
 #include "testing/subprocess.h"
+#include "tests/integration/structure_fingerprint.h"
 
 namespace pglayout::migrator {
 namespace {
@@ -504,43 +505,13 @@ TEST_P(MigrateTest, PreflightRefusesWhatWouldFailMidRun) {
       << "the key still holds against the moved table";
 }
 
-// What a table is, apart from where it lives: its indexes with their
-// storage parameters and marks, its constraints with their validity, its
-// replica identity and storage parameters, its statistics targets.
-std::string Fingerprint(SqlSession* s, const std::string& table) {
-  const std::string oid = "'" + table + "'::regclass";
-  return Value(
-      s,
-      "SELECT concat_ws(E'\\n', (SELECT string_agg(concat_ws(' ', i.relname, "
-      "regexp_replace(pg_get_indexdef(i.oid), ' TABLESPACE \\S+', ''), "
-      "i.reloptions::text, x.indisclustered, x.indisreplident), E'\\n' "
-      "ORDER BY i.relname) FROM pg_index x JOIN pg_class i ON i.oid = "
-      "x.indexrelid WHERE x.indrelid = " +
-          oid +
-          "), (SELECT string_agg(concat_ws(' ', conname, pg_get_constraintdef("
-          "oid), convalidated), E'\\n' ORDER BY conname) FROM pg_constraint "
-          "WHERE conrelid = " +
-          oid +
-          "), (SELECT concat_ws(' ', relreplident, reloptions::text) "
-          "FROM pg_class WHERE oid = " +
-          oid +
-          "), (SELECT string_agg(description, ',' ORDER BY description) FROM "
-          "pg_description WHERE objoid IN (SELECT indexrelid FROM pg_index "
-          "WHERE indrelid = " +
-          oid + " UNION ALL SELECT oid FROM pg_constraint WHERE conrelid = " +
-          oid + " OR confrelid = " + oid +
-          " UNION ALL SELECT oid FROM pg_trigger WHERE tgrelid = " + oid +
-          " UNION ALL SELECT oid FROM pg_policy WHERE polrelid = " + oid +
-          ")), (SELECT string_agg(i.relname || ':' || a.attnum || '=' || "
-          "a.attstattarget, ',') FROM pg_index x JOIN pg_class i ON i.oid = "
-          "x.indexrelid JOIN pg_attribute a ON a.attrelid = i.oid WHERE "
-          "x.indrelid = " +
-          oid +
-          " AND coalesce(a.attstattarget::int, -1) >= 0), (SELECT "
-          "string_agg(stxnamespace::regnamespace || '.' || "
-          "stxname, ',' ORDER BY stxname) FROM pg_statistic_ext WHERE "
-          "stxrelid = " +
-          oid + "))");
+// The first line of |lines| (a TableFingerprint) containing |text|, or "".
+std::string FingerprintLine(const std::vector<std::string>& lines,
+                            const std::string& text) {
+  for (const std::string& line : lines) {
+    if (line.find(text) != std::string::npos) return line;
+  }
+  return "";
 }
 
 // What pg_get_constraintdef() leaves out, what marks an index rather than
@@ -585,25 +556,34 @@ TEST_P(MigrateTest, AMoveKeepsIndexParametersAndMarks) {
   if (version() != PgVersion::k12) {
     Exec(m.s.get(), "ALTER STATISTICS marked_nd SET STATISTICS 500");
   }
-  const std::string before = Fingerprint(m.s.get(), "marked");
-  ASSERT_NE(before.find("marked_pkey CREATE UNIQUE INDEX marked_pkey ON "
-                        "public.marked USING btree (id) WITH (fillfactor='70') "
-                        "{fillfactor=70} f f"),
-            std::string::npos)
-      << before;
-  ASSERT_NE(before.find("incoming note,index note,key note,policy note,"
-                        "trigger note"),
-            std::string::npos)
-      << before;
+  std::vector<std::string> before, after;
+  PGLAYOUT_ASSERT_OK(TableFingerprint(m.s.get(), "public.marked", &before));
+  // (the line about, what it says): the marks and notes are there to lose.
+  const std::vector<std::pair<std::string, std::string>> facts = {
+      {"index | marked_pkey |",
+       "CREATE UNIQUE INDEX marked_pkey ON public.marked USING btree (id) "
+       "WITH (fillfactor='70') | {fillfactor=70} | f | f | t"},
+      {"index | marked_u |", "| t | f | t | - | - |"},
+      {"index | marked_u_only |", "| f | t | t | index note |"},
+      {"index | marked_lower |", "| 1=300 |"},
+      {"constraint | marked_pkey |", "| key note"},
+      {"referenced by | marks_ref | marks_ref_m |", "| incoming note"},
+      {"trigger | marked_touch |", "| trigger note"},
+      {"policy | marked_all |", "| policy note"},
+      {"statistics | stats | marked_dep |", ""},
+      {"statistics | public | marked_nd |", ""},
+      {"table |", "| i |"}};
+  for (const auto& [about, says] : facts) {
+    EXPECT_NE(FingerprintLine(before, about).find(says), std::string::npos)
+        << about << " " << says;
+  }
   PGLAYOUT_ASSERT_OK(m.Run());
   EXPECT_EQ(Value(m.s.get(),
                   "SELECT t.spcname FROM pg_class c JOIN pg_tablespace t ON "
                   "t.oid = c.reltablespace WHERE c.oid = 'marked'::regclass"),
             "marked_ts");
-  EXPECT_EQ(Fingerprint(m.s.get(), "marked"), before);
-  EXPECT_NE(before.find("stats.marked_dep,public.marked_nd"), std::string::npos)
-      << before;
-  EXPECT_NE(before.find("marked_lower:1=300"), std::string::npos) << before;
+  PGLAYOUT_ASSERT_OK(TableFingerprint(m.s.get(), "public.marked", &after));
+  EXPECT_EQ(FingerprintDiff(before, after), "");
   if (version() != PgVersion::k12) {
     EXPECT_EQ(Value(m.s.get(),
                     "SELECT stxstattarget FROM pg_statistic_ext WHERE "
