@@ -582,7 +582,10 @@ Status ReadObjectComments(SqlSession* s, uint32_t oid, TableFacts* t) {
 // A superuser's grant is recorded as the owner's, so the owner's need no
 // role change. Grantors without USAGE on the table's schema could not name
 // it: GatherTableFacts lists them for the preflight.
-Status ReadGrants(SqlSession* s, uint32_t oid, TableFacts* t) {
+// |object| names what they are for: "TABLE {table}", or an identity
+// sequence ("SEQUENCE s.t_id_seq"), which the swap makes anew too.
+Status ReadGrants(SqlSession* s, uint32_t oid, const std::string& object,
+                  TableFacts* t) {
   SqlResult r;
   PGLAYOUT_RETURN_IF_ERROR(s->Execute(
       "SELECT a.privilege_type, '', a.grantor = c.relowner, "
@@ -618,14 +621,15 @@ Status ReadGrants(SqlSession* s, uint32_t oid, TableFacts* t) {
       "SELECT d.privilege_type, "
       "pg_catalog.quote_ident(pg_catalog.pg_get_userbyid(c.relowner)) FROM "
       "pg_catalog.pg_class c, pg_catalog.aclexplode(pg_catalog.acldefault("
-      "'r', c.relowner)) d WHERE c.oid = $1::oid AND c.relacl IS NOT NULL "
+      "CASE c.relkind WHEN 'S' THEN 's' ELSE 'r' END::\"char\", "
+      "c.relowner)) d WHERE c.oid = $1::oid AND c.relacl IS NOT NULL "
       "AND NOT EXISTS (SELECT FROM pg_catalog.aclexplode(c.relacl) a WHERE "
       "a.grantee = c.relowner AND a.privilege_type = d.privilege_type) "
       "ORDER BY 1",
       {std::to_string(oid)}, &revoked));
   for (const auto& row : revoked.rows) {
-    t->grants.push_back(fmt::format("REVOKE {} ON TABLE {{table}} FROM {}",
-                                    Cell(row, 0), Cell(row, 1)));
+    t->grants.push_back(fmt::format("REVOKE {} ON {} FROM {}", Cell(row, 0),
+                                    object, Cell(row, 1)));
   }
   // Grants in an order where every grantor holds its grant option first:
   // the owner's, then rounds of those whose grantor's option is granted.
@@ -642,10 +646,10 @@ Status ReadGrants(SqlSession* s, uint32_t oid, TableFacts* t) {
         t->grantors_without_usage.push_back(g.grantor);
       }
     }
-    t->grants.push_back(
-        fmt::format("GRANT {}{} ON TABLE {{table}} TO {}{}", g.privilege,
-                    g.column.empty() ? "" : " (" + QuoteIdent(g.column) + ")",
-                    g.grantee, g.grantable ? " WITH GRANT OPTION" : ""));
+    t->grants.push_back(fmt::format(
+        "GRANT {}{} ON {} TO {}{}", g.privilege,
+        g.column.empty() ? "" : " (" + QuoteIdent(g.column) + ")", object,
+        g.grantee, g.grantable ? " WITH GRANT OPTION" : ""));
     if (!g.by_owner) t->grants.push_back("SET LOCAL ROLE NONE");
     if (g.grantable) {
       options.insert(g.grantee + "|" + g.privilege + "|" + g.column);
@@ -779,7 +783,8 @@ Status ReadReplicationAndSequences(SqlSession* s, uint32_t oid, TableFacts* t) {
   SqlResult seq;
   PGLAYOUT_RETURN_IF_ERROR(s->Execute(
       "SELECT d.deptype, pg_catalog.format('%I.%I', sn.nspname, s.relname), "
-      "a.attname, pg_catalog.format_type(q.seqtypid, NULL) FROM "
+      "a.attname, pg_catalog.format_type(q.seqtypid, NULL), s.oid, "
+      "pg_catalog.obj_description(s.oid, 'pg_class') FROM "
       "pg_catalog.pg_depend d "
       "JOIN pg_catalog.pg_class s ON s.oid = d.objid AND s.relkind = 'S' "
       "JOIN pg_catalog.pg_sequence q ON q.seqrelid = s.oid "
@@ -794,8 +799,16 @@ Status ReadReplicationAndSequences(SqlSession* s, uint32_t oid, TableFacts* t) {
     std::string entry = Cell(row, 1) + "|" + Cell(row, 2);
     (CellChar(row, 0) == 'a' ? t->owned_sequences : t->identity_sequences)
         .push_back(entry);
-    if (CellChar(row, 0) == 'i') {
-      t->identity_sequence_types[Cell(row, 2)] = Cell(row, 3);
+    if (CellChar(row, 0) != 'i') continue;
+    // The swap makes identity sequences anew: their type, privileges and
+    // comment come back by name.
+    t->identity_sequence_types[Cell(row, 2)] = Cell(row, 3);
+    PGLAYOUT_RETURN_IF_ERROR(ReadGrants(s,
+                                        static_cast<uint32_t>(CellInt(row, 4)),
+                                        "SEQUENCE " + Cell(row, 1), t));
+    if (row[5]) {
+      t->object_comments.push_back(fmt::format(
+          "COMMENT ON SEQUENCE {} IS {}", Cell(row, 1), QuoteLiteral(*row[5])));
     }
   }
   return Status::Ok();
@@ -912,7 +925,7 @@ Status GatherTableFacts(SqlSession* session, uint32_t oid, TableFacts* facts) {
   ChooseRowKey(&t);
   PGLAYOUT_RETURN_IF_ERROR(ReadForeignKeys(session, oid, &t));
   PGLAYOUT_RETURN_IF_ERROR(ReadTriggersAndPolicies(session, oid, &t));
-  PGLAYOUT_RETURN_IF_ERROR(ReadGrants(session, oid, &t));
+  PGLAYOUT_RETURN_IF_ERROR(ReadGrants(session, oid, "TABLE {table}", &t));
   PGLAYOUT_RETURN_IF_ERROR(ReadObjectComments(session, oid, &t));
   PGLAYOUT_RETURN_IF_ERROR(ReadStatistics(session, oid, &t));
   PGLAYOUT_RETURN_IF_ERROR(ReadDependents(session, oid, &t));
