@@ -674,8 +674,9 @@ Status ReadGrants(SqlSession* s, uint32_t oid, const std::string& object,
 }
 
 // Every other object that refers to the table by oid (pg_depend, normal
-// dependencies) and that the swap neither recreates nor re-points: a policy
-// or a rule of another table, for example. What the swap carries (the
+// dependencies, and other tables' constraint triggers FROM it) and that the
+// swap neither recreates nor re-points: a policy or a rule of another
+// table, for example. What the swap carries (the
 // table's own indexes, constraints, triggers, policies, rules and
 // statistics; other tables' foreign keys and their triggers; views) and
 // what other facts refuse on their own (functions, publications,
@@ -709,7 +710,13 @@ Status ReadBoundDependents(SqlSession* s, uint32_t oid, TableFacts* t) {
       "(SELECT oid FROM pg_catalog.pg_attrdef WHERE adrelid = $1::oid)) "
       "AND NOT (d.classid = 'pg_catalog.pg_statistic_ext'::regclass AND "
       "d.objid IN (SELECT oid FROM pg_catalog.pg_statistic_ext WHERE "
-      "stxrelid = $1::oid)) ORDER BY 1",
+      "stxrelid = $1::oid)) "
+      // Another table's constraint trigger naming it (FROM): an automatic
+      // dependency, so it would go with the old copy at --finalize.
+      "UNION SELECT pg_catalog.pg_describe_object('pg_catalog.pg_trigger'"
+      "::regclass, tg.oid, 0) FROM pg_catalog.pg_trigger tg WHERE "
+      "tg.tgconstrrelid = $1::oid AND tg.tgrelid <> $1::oid AND NOT "
+      "tg.tgisinternal ORDER BY 1",
       {std::to_string(oid)}, &r));
   for (const auto& row : r.rows) t->bound_dependents.push_back(Cell(row, 0));
   return Status::Ok();

@@ -636,6 +636,20 @@ std::vector<Refused> RefusedTables() {
        "move",
        "column r of table public.r_rowtype_user refers to it by oid (its row "
        "type"},
+      {"public.r_returned",
+       "CREATE TABLE r_returned (id int PRIMARY KEY);"
+       "CREATE FUNCTION r_rows() RETURNS SETOF r_returned LANGUAGE sql AS "
+       "'SELECT * FROM r_returned';",
+       "move", "function public.r_rows() refers to it by oid"},
+      {"public.r_trigger_from",
+       "CREATE TABLE r_trigger_from (id int PRIMARY KEY);"
+       "CREATE TABLE r_trigger_from_other (id int PRIMARY KEY);"
+       "CREATE CONSTRAINT TRIGGER t_from AFTER INSERT ON "
+       "r_trigger_from_other FROM r_trigger_from FOR EACH ROW EXECUTE "
+       "PROCEDURE touch();",
+       "move",
+       "trigger t_from on table public.r_trigger_from_other refers to it by "
+       "oid"},
       {"public.r_self_fk",
        "CREATE TABLE r_self_fk (id int PRIMARY KEY, up int REFERENCES "
        "r_self_fk);",
