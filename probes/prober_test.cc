@@ -292,14 +292,14 @@ ProbeReport ProbeBeside(double foreign_mbps, double from, double to,
   return report;
 }
 
-TEST(ForeignIo, AnIdleDeviceSaysNothing) {
+TEST(ProbeBesideAJob, AnIdleDeviceSaysNothing) {
   const ProbeReport r = ProbeBeside(0, 0, 1e9);
   EXPECT_FALSE(HasNote(r, "not the probe's own")) << r.notes.size();
 }
 
 // Another job reads 200 MB/s throughout: every step sees it, is repeated,
 // sees it again, and the report names the steps.
-TEST(ForeignIo, AJobBesideTheProbeIsNamedStepByStep) {
+TEST(ProbeBesideAJob, AJobBesideTheProbeIsNamedStepByStep) {
   const ProbeReport r = ProbeBeside(200, 0, 1e9);
   ASSERT_TRUE(HasNote(r,
                       "saw I/O on vdb that was not the probe's own, even "
@@ -313,7 +313,7 @@ TEST(ForeignIo, AJobBesideTheProbeIsNamedStepByStep) {
 
 // A burst of 200 MB/s during the first read step only: the step is
 // measured again, clean, and the report says so without blaming it.
-TEST(ForeignIo, AStepDisturbedOnceIsMeasuredAgain) {
+TEST(ProbeBesideAJob, AStepDisturbedOnceIsMeasuredAgain) {
   // The fill takes the first ~0.3 simulated seconds of a quick probe of
   // 1 GiB at 4 GB/s; the first read step follows.
   const ProbeReport r = ProbeBeside(200, 0.4, 0.6);
@@ -324,7 +324,7 @@ TEST(ForeignIo, AStepDisturbedOnceIsMeasuredAgain) {
   EXPECT_FALSE(HasNote(r, "even when repeated"));
 }
 
-TEST(ForeignIo, UnreadableCountersAreSaidOnce) {
+TEST(ProbeBesideAJob, UnreadableCountersAreSaidOnce) {
   const ProbeReport r = ProbeBeside(200, 0, 1e9, /*fail=*/true);
   EXPECT_TRUE(HasNote(r,
                       "the device's counters could not be read "
