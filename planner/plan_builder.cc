@@ -1411,6 +1411,7 @@ int Builder::BinOfStripe() const {
 void Builder::AssemblePools(PlanOutcome* out) {
   for (size_t p = 0; p < pools_.members.size(); ++p) {
     PoolForecast pool;
+    pool.kind = "device";
     pool.name = pools_.names[p];
     pool.in_forecast = true;
     std::vector<std::string> parts;
@@ -1426,6 +1427,10 @@ void Builder::AssemblePools(PlanOutcome* out) {
         "(each measured alone on the whole device)",
         fmt::join(pool.volumes, ", "));
     out->pools.push_back(std::move(pool));
+  }
+  if (std::optional<PoolForecast> measured =
+          MeasuredPool(vs_, pools_, own_after_)) {
+    out->pools.push_back(std::move(*measured));
   }
   if (std::optional<PoolForecast> instance =
           InstancePool(vs_.host, TotalLoad(tables_, wal_))) {
@@ -1664,6 +1669,12 @@ void Builder::AddWalVerdicts(PlanOutcome* out) {
 // One verdict per device under several volumes: planned as one.
 void Builder::AddPoolVerdicts(PlanOutcome* out) const {
   for (const PoolForecast& p : out->pools) {
+    if (p.kind == "measured") {
+      out->plan.verdicts.push_back(fmt::format(
+          "shared hardware: {}; planned as one pool (a bottleneck sysfs does "
+          "not show): {}",
+          p.detail, Percent(p.utilization)));
+    }
     if (!p.in_forecast) continue;
     std::vector<std::string> shares;
     for (const std::string& name : p.volumes) {
@@ -1732,11 +1743,11 @@ void Builder::AddFitVerdicts(PlanOutcome* out) {
             : "");
   }
   if (wal_over) need += "; the WAL's volume: see the WAL verdict";
-  if (std::any_of(out->pools.begin(), out->pools.end(),
-                  [&](const PoolForecast& p) {
-                    return !p.in_forecast && AboveTarget(p.utilization, target);
-                  })) {
-    need += "; the instance: see the host verdict";
+  for (const PoolForecast* p : AboveTargetPools(out->plan, out->pools)) {
+    need += p->kind == "instance"
+                ? "; the instance: see the host verdict"
+                : "; the volumes measured together: see the shared hardware "
+                  "verdict";
   }
   v.push_back(FitVerdict(out->plan, out->pools, need));
   AddHostCapVerdicts(out);
@@ -1771,7 +1782,7 @@ double Builder::GrowthHorizon() const {
 void Builder::AddHostCapVerdicts(PlanOutcome* out) {
   const PoolForecast* instance = nullptr;
   for (const PoolForecast& p : out->pools) {
-    if (!p.in_forecast) instance = &p;
+    if (p.kind == "instance") instance = &p;
   }
   if (instance == nullptr) return;
   const double target = opt_.target_utilization;

@@ -995,6 +995,40 @@ TEST(SharedDevice, OneDiskUnderEveryVolumeMeansTheWalSharesIt) {
       << fmt::format("{}", fmt::join(Contradictions(out), "\n"));
 }
 
+// probe --concurrent found that d1 and d2 together reach half of what they
+// reach alone, and sysfs saw no shared device: together they are one
+// volume's worth. The plan puts one 40% table on each of d1, d2 and d3,
+// every volume within the target, but d1 and d2 together are (40% + 40%) /
+// (0.5 x 2) = 80%: the fit verdict says so rather than "fits".
+TEST(SharedDevice, WhatProbeConcurrentMeasuredIsOnePool) {
+  Example e = FromText(VolumeText("wal", 300) + VolumeText("d1", 900) +
+                           VolumeText("d2", 900) + VolumeText("d3", 900) +
+                           R"(
+[concurrent]
+read_iops = 3000
+read_mbps = 100
+iops_ratio = 0.5
+mbps_ratio = 0.5
+[[concurrent.volume]]
+name = "d1"
+[[concurrent.volume]]
+name = "d2"
+)",
+                       kThreeTables);
+  const PlanOutcome out = PlanOrDie(e);
+  EXPECT_TRUE(HasVerdict(out.plan,
+                         "does not fit at the 70% target: the volumes "
+                         "measured together 80%; the volumes measured "
+                         "together: see the shared hardware verdict"))
+      << Verdicts(out.plan);
+  EXPECT_TRUE(HasVerdict(out.plan,
+                         "shared hardware: probe --concurrent: d1, d2 "
+                         "together reached 50% of what they reach alone"))
+      << Verdicts(out.plan);
+  EXPECT_TRUE(Contradictions(out).empty())
+      << fmt::format("{}", fmt::join(Contradictions(out), "\n"));
+}
+
 // ---------------------------------------------------------------- growth --
 
 // 20%/year over a 365-day horizon: 10 GiB needs 12 GiB, even from a

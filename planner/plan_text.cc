@@ -34,7 +34,8 @@ std::string RemedyLine(const RemedyForecast& f, double target) {
 Json PoolsJson(const std::vector<PoolForecast>& pools) {
   Json j = Json::array();
   for (const PoolForecast& p : pools) {
-    j.push_back({{"name", p.name},
+    j.push_back({{"kind", p.kind},
+                 {"name", p.name},
                  {"volumes", p.volumes},
                  {"utilization", std::round(p.utilization * 1000) / 1000},
                  {"detail", p.detail}});

@@ -83,6 +83,7 @@ std::optional<PoolForecast> InstancePool(const Host& host,
                                          const InstanceLoad& load) {
   if (host.bandwidth_cap_mbps <= 0 && host.iops_cap <= 0) return std::nullopt;
   PoolForecast p;
+  p.kind = "instance";
   p.name = "instance";
   std::vector<std::string> parts;
   if (host.bandwidth_cap_mbps > 0) {
@@ -98,6 +99,36 @@ std::optional<PoolForecast> InstancePool(const Host& host,
                     host.iops_cap));
   }
   p.detail = fmt::format("{}", fmt::join(parts, "; "));
+  return p;
+}
+
+std::optional<PoolForecast> MeasuredPool(const VolumeSet& set,
+                                         const DevicePools& devices,
+                                         const std::vector<double>& own) {
+  if (!set.concurrent || !devices.members.empty()) return std::nullopt;
+  const Concurrent& c = *set.concurrent;
+  const double r = std::min(c.iops_ratio, c.mbps_ratio);
+  if (!(r > 0 && r < kIndependentRatio)) return std::nullopt;
+  PoolForecast p;
+  p.kind = "measured";
+  p.name = "the volumes measured together";
+  std::vector<std::string> shares;
+  double sum = 0;
+  for (const ConcurrentVolume& m : c.volumes) {
+    for (size_t v = 0; v < set.volumes.size(); ++v) {
+      if (set.volumes[v].name != m.name) continue;
+      p.volumes.push_back(m.name);
+      sum += own[v];
+      shares.push_back(fmt::format("{} {:.0f}%", m.name, own[v] * 100));
+    }
+  }
+  if (p.volumes.size() < 2) return std::nullopt;
+  const double worth = r * static_cast<double>(p.volumes.size());
+  p.utilization = sum / worth;
+  p.detail = fmt::format(
+      "probe --concurrent: {} together reached {:.0f}% of what they reach "
+      "alone, so they carry {:.2g} volumes' worth: {} of it",
+      fmt::join(p.volumes, ", "), r * 100, worth, fmt::join(shares, " + "));
   return p;
 }
 

@@ -14,6 +14,16 @@
 //    iops_cap) bound every volume together: the instance's utilisation is
 //    the peak's total I/O against its cap, the nearer of MB/s and IOPS,
 //    wherever the data goes. It is judged against the target like a volume.
+//  - What `probe --concurrent` measured. When the volumes it ran together
+//    reached less than kIndependentRatio of what they reach alone and sysfs
+//    found no shared device among them, they share a bottleneck sysfs does
+//    not show (an instance or network cap, a controller, one host disk
+//    behind two block devices): together they carry r x n volumes' worth,
+//    r the lower of the two ratios, n the volumes. Its utilisation is their
+//    own utilisations summed over r x n (two alike volumes on one disk
+//    measure r = 0.5 and give the device's sum, as above). Like the
+//    instance, it is judged by the fit verdict; the placement does not
+//    steer around it.
 
 #ifndef PGLAYOUT_PLANNER_POOLS_H_
 #define PGLAYOUT_PLANNER_POOLS_H_
@@ -47,6 +57,7 @@ Status FindDevicePools(const VolumeSet& volumes, DevicePools* out);
 
 // A pool of hardware as the plan forecasts it.
 struct PoolForecast {
+  std::string kind;                  // "device", "instance" or "measured"
   std::string name;                  // "device vda", "instance"
   std::vector<std::string> volumes;  // its volumes; empty = every volume
   double utilization = 0;            // at the peak, after the plan
@@ -60,6 +71,18 @@ struct PoolForecast {
 // host declares no cap.
 std::optional<PoolForecast> InstancePool(const Host& host,
                                          const InstanceLoad& load);
+
+// probe --concurrent's ratios below this mean a shared bottleneck (the
+// probe's own threshold, probes/concurrent.h).
+inline constexpr double kIndependentRatio = 0.8;
+
+// The pool of what probe --concurrent measured (see above), with |own| the
+// utilisation of each volume of |set| by its own load; nullopt when there
+// is no measurement, the volumes were independent, or |devices| already
+// explains the sharing.
+std::optional<PoolForecast> MeasuredPool(const VolumeSet& set,
+                                         const DevicePools& devices,
+                                         const std::vector<double>& own);
 
 }  // namespace pglayout::planner
 

@@ -66,5 +66,36 @@ TEST(InstancePool, TheNearerCapDecides) {
             "instance allows 4000");
 }
 
+// probe --concurrent: a and b together reached 50% of their IOPS alone
+// (60% of their MB/s): they carry 0.5 x 2 = one volume's worth, so own
+// loads of 30% and 20% make the pool 50% busy.
+TEST(MeasuredPool, TogetherBelowAloneIsOneBottleneck) {
+  VolumeSet set = Set({"a", "b", "c"}, {{}, {}, {}});
+  Concurrent& c = set.concurrent.emplace();
+  c.iops_ratio = 0.5;
+  c.mbps_ratio = 0.6;
+  c.volumes = {{"a"}, {"b"}, {"gone"}};
+  DevicePools devices;
+  ASSERT_TRUE(FindDevicePools(set, &devices).ok());
+  const std::optional<PoolForecast> p =
+      MeasuredPool(set, devices, {0.3, 0.2, 0.9});
+  ASSERT_TRUE(p.has_value());
+  EXPECT_EQ(p->kind, "measured");
+  EXPECT_DOUBLE_EQ(p->utilization, 0.5);
+  EXPECT_EQ(p->volumes, (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(p->detail,
+            "probe --concurrent: a, b together reached 50% of what they "
+            "reach alone, so they carry 1 volumes' worth: a 30% + b 20% of "
+            "it");
+  // Independent at the probe's threshold: no pool.
+  c.iops_ratio = c.mbps_ratio = 0.85;
+  EXPECT_FALSE(MeasuredPool(set, devices, {0.3, 0.2, 0.9}).has_value());
+  // A device sysfs found explains it: the device pool is the model.
+  c.iops_ratio = 0.5;
+  set.volumes[1].shares_device_with = {"a"};
+  ASSERT_TRUE(FindDevicePools(set, &devices).ok());
+  EXPECT_FALSE(MeasuredPool(set, devices, {0.3, 0.2, 0.9}).has_value());
+}
+
 }  // namespace
 }  // namespace pglayout::planner

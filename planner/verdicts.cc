@@ -48,14 +48,16 @@ std::string FitVerdict(const Plan& plan, const std::vector<PoolForecast>& pools,
   const std::vector<const ForecastEntry*> over = AboveTargetEntries(plan);
   const std::vector<const PoolForecast*> pools_over =
       AboveTargetPools(plan, pools);
-  const bool instance =
-      std::any_of(pools.begin(), pools.end(),
-                  [](const PoolForecast& p) { return !p.in_forecast; });
   if (over.empty() && pools_over.empty()) {
+    std::vector<std::string> also;
+    for (const PoolForecast& p : pools) {
+      if (p.kind == "measured") also.push_back("the volumes measured together");
+      if (p.kind == "instance") also.push_back("the instance's storage caps");
+    }
     return fmt::format(
         "fits: every volume the plan loads, the WAL's included{}, at or "
         "below the {} target",
-        instance ? ", and the instance's storage caps" : "",
+        also.empty() ? "" : fmt::format(", and {}", fmt::join(also, " and ")),
         Percent(plan.target_utilization));
   }
   std::vector<std::string> names;
@@ -119,7 +121,10 @@ void CheckFit(const PlanOutcome& o, std::vector<std::string>* out) {
 
 // The host verdict agrees with the instance's pool.
 void CheckHost(const PlanOutcome& o, std::vector<std::string>* out) {
-  const bool over = !AboveTargetPools(o.plan, o.pools).empty();
+  bool over = false;
+  for (const PoolForecast* p : AboveTargetPools(o.plan, o.pools)) {
+    over = over || p->kind == "instance";
+  }
   for (const std::string& v : o.plan.verdicts) {
     if (!v.starts_with("host:")) continue;
     if (v.starts_with("host: within") == over) {

@@ -138,7 +138,8 @@ TEST(Verdicts, NoContradictionInTheExamples) {
 
 // A random but plausible set of volumes: some alike (stripes need alike,
 // empty ones), some holding the data now, a few fast ones for the WAL,
-// some sharing a device, sometimes under instance caps.
+// some sharing a device, sometimes measured together below alone or under
+// instance caps.
 VolumeSet RandomVolumes(std::mt19937* rng) {
   auto pick = [&](int lo, int hi) {
     return std::uniform_int_distribution<int>(lo, hi)(*rng);
@@ -164,6 +165,12 @@ VolumeSet RandomVolumes(std::mt19937* rng) {
       set.volumes[i].shares_device_with.push_back(
           set.volumes[pick(0, i - 1)].name);
     }
+  }
+  // Sometimes probe --concurrent measured them together below alone.
+  if (n >= 2 && pick(0, 3) == 0) {
+    Concurrent& c = set.concurrent.emplace();
+    c.iops_ratio = c.mbps_ratio = 0.1 * pick(3, 9);
+    for (const Volume& v : set.volumes) c.volumes.push_back({v.name});
   }
   if (pick(0, 3) == 0) {
     set.host.iops_cap = 10000.0 * pick(1, 6);
