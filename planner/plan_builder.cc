@@ -464,6 +464,21 @@ class Builder {
     bin_volume_.push_back(volume);
   }
 
+  // Distinct devices under the data volumes (a stripe is one).
+  int DataDevices() const {
+    std::vector<int> pools;
+    int devices = 0;
+    for (const PlaceBin& b : bins_) {
+      if (b.pool < 0) {
+        ++devices;
+      } else if (std::count(pools.begin(), pools.end(), b.pool) == 0) {
+        pools.push_back(b.pool);
+        ++devices;
+      }
+    }
+    return devices;
+  }
+
   int BinOfVolume(int volume) const {
     for (size_t b = 0; b < bin_volume_.size(); ++b) {
       if (bin_volume_[b] == volume && volume >= 0) return static_cast<int>(b);
@@ -749,13 +764,14 @@ class Builder {
   Status EvaluatePartition(int t, const HotRelation& h, double before,
                            RemedyForecast* f) {
     f->remedy = "hash_partition";
-    const int n = static_cast<int>(bins_.size());
+    // One partition per device at most: two on one device spread nothing.
+    const int n = DataDevices();
     if (!h.partition.feasible()) {
       f->blocker = h.partition.blockers[0];
       return Status::Ok();
     }
     if (n < 2) {
-      f->blocker = "there are fewer than two data volumes";
+      f->blocker = "there are fewer than two data volumes on distinct devices";
       return Status::Ok();
     }
     const int k_min = std::clamp(

@@ -995,6 +995,45 @@ TEST(SharedDevice, OneDiskUnderEveryVolumeMeansTheWalSharesIt) {
       << fmt::format("{}", fmt::join(Contradictions(out), "\n"));
 }
 
+// A table too hot for one volume (5000 reads/s on 3000-IOPS volumes) is
+// hash-partitioned over devices, not volumes: d1 and d2 are one disk, so
+// its partitions go one to that disk and one to each of d3 and d4, never
+// two to d1 and d2.
+TEST(SharedDevice, HashPartitionsGoToDistinctDevices) {
+  Example e = FromText(
+      VolumeText("wal", 300) +
+          VolumeText("d1", 900, R"(shares_device_with = ["d2"])") +
+          VolumeText("d2", 900) + VolumeText("d3", 900) + VolumeText("d4", 900),
+      R"(
+[observation]
+duration = "1h"
+source = "live"
+[settings]
+data_directory = "/mnt/d3/pgdata"
+server_version_num = "180000"
+[wal]
+bytes_per_second = 1000000
+commits_per_second = 100
+[[relation]]
+name = "public.hot"
+size = "30GB"
+read_iops = 5000
+primary_key = ["id"]
+persistence = "permanent"
+)");
+  const PlanOutcome out = PlanOrDie(e);
+  const Placement* hot = FindPlacement(out.plan, "public.hot");
+  ASSERT_NE(hot, nullptr) << Verdicts(out.plan);
+  ASSERT_EQ(hot->strategy, Strategy::kHashPartition) << Verdicts(out.plan);
+  EXPECT_EQ(hot->partitions, 3);
+  const auto& ts = hot->tablespaces;
+  const bool both = std::count(ts.begin(), ts.end(), "pglayout_d1") > 0 &&
+                    std::count(ts.begin(), ts.end(), "pglayout_d2") > 0;
+  EXPECT_FALSE(both) << fmt::format("{}", fmt::join(ts, ", "));
+  EXPECT_TRUE(Contradictions(out).empty())
+      << fmt::format("{}", fmt::join(Contradictions(out), "\n"));
+}
+
 // probe --concurrent found that d1 and d2 together reach half of what they
 // reach alone, and sysfs saw no shared device: together they are one
 // volume's worth. The plan puts one 40% table on each of d1, d2 and d3,
