@@ -1430,7 +1430,6 @@ void Builder::AssemblePools(PlanOutcome* out) {
     pool.kind = "device";
     pool.name = pools_.names[p];
     pool.in_forecast = true;
-    std::vector<std::string> parts;
     for (int v : pools_.members[p]) {
       const std::string& name = vs_.volumes[v].name;
       pool.volumes.push_back(name);
@@ -1521,8 +1520,8 @@ uint64_t Builder::WalFreeBytes() const {
   return free;
 }
 
-// " on its device (vda, which wal2 shares: the plan puts no data there)"
-// when other volumes share the WAL's device, else "".
+// " on its hardware (device vda, which wal2 shares: the plan puts no data
+// there)" when other volumes share the WAL's device, else "".
 std::string Builder::WalDeviceMates() const {
   const int pool = pools_.pool_of[wal_volume_];
   if (wal_stripe_ || pool < 0) return "";
@@ -1607,6 +1606,7 @@ Stripe Builder::DescribeStripe(const StripeState& state, uint64_t chunk,
 void Builder::AssembleVerdicts(PlanOutcome* out) {
   std::vector<std::string>& v = out->plan.verdicts;
   AddWalVerdicts(out);
+  AddPoolVerdicts(out);
   for (const HotRelation& h : hot_) {
     v.push_back(fmt::format("{}: {}", h.table, h.why));
   }
@@ -1662,7 +1662,6 @@ void Builder::AddWalVerdicts(PlanOutcome* out) {
                         : "the lowest fdatasync latency"));
   }
   AddWalMoveVerdict(out);
-  AddPoolVerdicts(out);
   if (!AboveTarget(wal_util_, opt_.target_utilization)) return;
   // What it would take: volumes of the kind the widest stripe tried was
   // made of (or like the best single volume), striped, at the target. A
@@ -1682,7 +1681,8 @@ void Builder::AddWalVerdicts(PlanOutcome* out) {
       needed, vs_.volumes[like].name));
 }
 
-// One verdict per device under several volumes: planned as one.
+// One verdict per device under several volumes, and one for what probe
+// --concurrent measured: each planned as one pool.
 void Builder::AddPoolVerdicts(PlanOutcome* out) const {
   for (const PoolForecast& p : out->pools) {
     if (p.kind == "measured") {
