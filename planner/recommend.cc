@@ -150,10 +150,10 @@ double FpiBytesPerSecond(const Workload& w, double seconds) {
 uint64_t WantedMaxWal(double rate, double timeout);
 
 // A longer checkpoint_timeout, when measured figures give a reason
-// (docs/checkpoints.md#checkpoint_timeout): the first change to a block
-// after a checkpoint writes the whole page to the WAL, so blocks dirtied
-// again and again within a cycle are imaged once per cycle; a longer cycle
-// images them less often. The WAL at a timeout T is the measured rate less
+// (docs/checkpoints.md#checkpoint_timeout-and-checkpoint_completion_target):
+// the first change to a block after a checkpoint writes the whole page to
+// the WAL, so blocks dirtied again and again within a cycle are imaged once
+// per cycle; a longer cycle images them less often. The WAL at a timeout T is the measured rate less
 // the images at the current timeout (at most the whole rate) plus those at
 // T. The longest of kTimeoutSteps (up to 30 min) whose max_wal_size fits
 // the bounds (the recovery budget, the WAL volume's space) is proposed when
@@ -199,7 +199,7 @@ void RecommendCheckpointTimeout(const CheckpointInput& in,
       "blocks), ~{} of the measured {} WAL; every {} they dirty {:.0f}, ~{}, "
       "so the WAL drops to ~{} ({:.0f}% less) and checkpoint writes from "
       "{:.0f} to {:.0f} IOPS (the forecast still counts the current {}); "
-      "bounded by max_wal_size: {}{}",
+      "its max_wal_size within bounds: {}{}",
       blocks,
       FormatDuration(t0) + (w.Setting("checkpoint_timeout")
                                 ? ""
