@@ -282,6 +282,16 @@ TEST(PlanCapacity, InstanceCapsAreRespected) {
             std::string::npos)
       << plan.verdict;
   EXPECT_NE(plan.verdict.find("Citus"), std::string::npos) << plan.verdict;
+
+  // Within the cap but above the target: the plan would judge the instance
+  // 80% busy, so no set is chosen either (one judgement of the instance).
+  capacity.instance_cap_iops = 25000;
+  plan = Plan(catalog, Tables(4, 10, 5000), capacity);
+  EXPECT_FALSE(plan.found);
+  EXPECT_NE(plan.verdict.find("20100 IOPS at the peak, the instance allows "
+                              "25000 (80%, above the 70% target)"),
+            std::string::npos)
+      << plan.verdict;
 }
 
 // Backup reads count against the instance's bandwidth: 20,000 reads/s are

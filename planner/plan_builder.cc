@@ -196,6 +196,7 @@ class Builder {
       models_.emplace_back();
       PGLAYOUT_RETURN_IF_ERROR(DeviceModel::Build(v, &models_.back()));
     }
+    PGLAYOUT_RETURN_IF_ERROR(FindDevicePools(vs_, &pools_));
     demand_options_ = DemandOptionsFor(opt_, w_);
     PGLAYOUT_RETURN_IF_ERROR(
         BuildDemand(w_, vs_, demand_options_, &tables_, &wal_));
@@ -307,8 +308,7 @@ class Builder {
     }
     const double lowest = latency(best);
     auto rank = [&](int i) {
-      const bool empty = current_bytes_[i] == 0 && i != default_volume_;
-      return std::make_tuple(!empty, -models_[i].write_capacity(), i);
+      return std::make_tuple(!DeviceEmpty(i), -models_[i].write_capacity(), i);
     };
     for (int i = 0; i < n; ++i) {
       if (latency(i) > lowest * kLatencyTie) continue;
@@ -325,17 +325,31 @@ class Builder {
   // and it carries the WAL within the target. Moving pg_wal takes a
   // restart; a few microseconds of probe noise are not worth one.
   bool WalStays(double lowest) const {
-    if (wal_now_ < 0 || wal_now_ == default_volume_ ||
-        current_bytes_[wal_now_] > 0) {
-      return false;
-    }
+    if (wal_now_ < 0 || !DeviceEmpty(wal_now_)) return false;
     const double latency = models_[wal_now_].sync_write_latency_us();
     return latency > 0 && latency <= lowest * kWalStayTie &&
            !AboveTarget(WalUtilization(models_[wal_now_], wal_),
                         opt_.target_utilization);
   }
 
-  bool WalShares() const { return models_.size() == 1; }
+  // The WAL shares its hardware with the data: one device under every
+  // volume.
+  bool WalShares() const { return pools_.Devices() == 1; }
+
+  // No volume on |v|'s device holds data now (nor the data directory).
+  bool DeviceEmpty(int v) const {
+    for (size_t u = 0; u < models_.size(); ++u) {
+      const int ui = static_cast<int>(u);
+      if (!pools_.Same(v, ui)) continue;
+      if (ui == default_volume_ || current_bytes_[u] > 0) return false;
+    }
+    return true;
+  }
+
+  // |v| is on the WAL's hardware: its volume's device or its stripe.
+  bool OnWalDevice(int v) const {
+    return HoldsWal(v) || pools_.Same(v, wal_volume_);
+  }
 
   // A member of the data stripe or of the WAL's stripe.
   bool StripeMember(int volume) const {
@@ -380,7 +394,8 @@ class Builder {
                        return models_[a[0]].sync_write_latency_us() <
                               models_[b[0]].sync_write_latency_us();
                      });
-    const size_t most = models_.size() - 1;  // one volume stays for data
+    // One device stays for the data.
+    const size_t most = static_cast<size_t>(pools_.Devices() - 1);
     double widest_util = 0;
     size_t widest = 0;
     for (const std::vector<int>& g : groups) {
@@ -427,7 +442,7 @@ class Builder {
     bin_volume_.clear();
     for (size_t v = 0; v < models_.size(); ++v) {
       const int vi = static_cast<int>(v);
-      if (HoldsWal(vi) && !WalShares()) continue;
+      if (OnWalDevice(vi) && !WalShares()) continue;
       if (stripe_ &&
           std::count(stripe_->members.begin(), stripe_->members.end(), vi)) {
         continue;
@@ -444,8 +459,24 @@ class Builder {
     bin.usable_bytes = static_cast<uint64_t>(
         static_cast<double>(bin.hard_bytes) * (1 - opt_.headroom));
     if (volume == wal_volume_) bin.base_utilization = wal_util_;
+    if (volume >= 0) bin.pool = pools_.pool_of[volume];
     bins_.push_back(bin);
     bin_volume_.push_back(volume);
+  }
+
+  // Distinct devices under the data volumes (a stripe is one).
+  int DataDevices() const {
+    std::vector<int> pools;
+    int devices = 0;
+    for (const PlaceBin& b : bins_) {
+      if (b.pool < 0) {
+        ++devices;
+      } else if (std::count(pools.begin(), pools.end(), b.pool) == 0) {
+        pools.push_back(b.pool);
+        ++devices;
+      }
+    }
+    return devices;
   }
 
   int BinOfVolume(int volume) const {
@@ -653,12 +684,14 @@ class Builder {
   // Volumes that hold no data (building a stripe destroys what is on its
   // members), grouped by alike models (a stripe runs at its slowest
   // member's pace), in volume order. The WAL's volume (or stripe) is left
-  // out unless |with_wal_volume|.
+  // out unless |with_wal_volume|, and so is a volume that shares its
+  // device with another (a stripe over it would add no device).
   std::vector<std::vector<int>> AlikeEmptyGroups(bool with_wal_volume) const {
     std::vector<std::vector<int>> groups;
     for (size_t v = 0; v < models_.size(); ++v) {
       const int vi = static_cast<int>(v);
       if (vi == default_volume_ || current_bytes_[v] > 0) continue;
+      if (pools_.pool_of[v] >= 0) continue;
       if (HoldsWal(vi) && !(with_wal_volume && vi == wal_volume_)) continue;
       const DeviceModel& m = models_[v];
       auto same = [&](const std::vector<int>& g) {
@@ -731,13 +764,14 @@ class Builder {
   Status EvaluatePartition(int t, const HotRelation& h, double before,
                            RemedyForecast* f) {
     f->remedy = "hash_partition";
-    const int n = static_cast<int>(bins_.size());
+    // One partition per device at most: two on one device spread nothing.
+    const int n = DataDevices();
     if (!h.partition.feasible()) {
       f->blocker = h.partition.blockers[0];
       return Status::Ok();
     }
     if (n < 2) {
-      f->blocker = "there are fewer than two data volumes";
+      f->blocker = "there are fewer than two data volumes on distinct devices";
       return Status::Ok();
     }
     const int k_min = std::clamp(
@@ -927,11 +961,15 @@ class Builder {
   void AssembleTablespaces(PlanOutcome* out);
   void AssemblePlacements(PlanOutcome* out);
   void AssembleForecast(PlanOutcome* out);
+  std::vector<double> PooledUtilization(const std::vector<double>& own) const;
+  void AssemblePools(PlanOutcome* out);
   static void AddForecastEntry(const std::string& name,
                                const DeviceModel& model,
                                std::optional<double> before,
                                ForecastEntry after, PlanOutcome* out);
   std::string WalMemberNames() const;
+  std::string WalDeviceMates() const;
+  void AddPoolVerdicts(PlanOutcome* out) const;
   VolumeView StripeView(const StripeState& stripe, const std::string& role,
                         uint64_t bytes_after) const;
   Stripe DescribeStripe(const StripeState& state, uint64_t chunk,
@@ -963,6 +1001,7 @@ class Builder {
   const Workload& w_;
   const PlanOptions& opt_;
   std::vector<DeviceModel> models_;  // per volume
+  DevicePools pools_;                // volumes that share a device
   std::vector<TableDemand> tables_;
   WalDemand wal_;
   DemandOptions demand_options_;
@@ -995,6 +1034,7 @@ class Builder {
   std::vector<PlaceItem> items_;
   PlaceResult result_;
   std::vector<std::string> bin_tablespace_;  // per bin
+  std::vector<double> own_after_;  // per volume: its own load, device aside
   double read_total_ = 0;
 };
 
@@ -1010,6 +1050,13 @@ std::string Builder::WalReason() const {
           ? fmt::format("{:.0f} us per 8 KiB write + fdatasync",
                         m.sync_write_latency_us())
           : "no fdatasync latency declared; chosen by write IOPS";
+  if (WalShares() && models_.size() > 1) {
+    return fmt::format(
+        "every volume is on one device ({}): the WAL on {} shares that "
+        "hardware with the data ({}); commits wait behind data I/O, so a "
+        "low-latency volume on other hardware would help",
+        pools_.names[0], m.name(), latency);
+  }
   if (WalShares()) {
     return fmt::format(
         "only one volume: the WAL shares {} with the data ({}); commits wait "
@@ -1025,14 +1072,14 @@ std::string Builder::WalReason() const {
         Percent(wal_util_));
   }
   return fmt::format(
-      "{} ({}); alone, so commits never queue behind data reads and "
+      "{} ({}); alone{}, so commits never queue behind data reads and "
       "checkpoint writes; {}",
       !opt_.wal_volume.empty() ? "sized for the WAL by capacity planning"
       : wal_now_ == wal_volume_
           ? "pg_wal is already here and no volume is more than 25% faster "
             "to fdatasync"
           : "lowest commit latency",
-      latency, WalLoadText());
+      latency, WalDeviceMates(), WalLoadText());
 }
 
 // What the WAL costs its volume, or that it is not known.
@@ -1175,8 +1222,10 @@ void Builder::AssembleForecast(PlanOutcome* out) {
   if (wal_now_ >= 0) {
     before[wal_now_] += WalUtilization(models_[wal_now_], wal_);
   } else if (WalShares() && wal_location_ == nullptr) {
-    before[0] += wal_util_;
+    before[wal_volume_] += wal_util_;
   }
+  // A volume that shares its device is as busy as the device.
+  before = PooledUtilization(before);
   // The load after the plan, per bin, then per volume; a stripe's members
   // each carry an equal share of it.
   std::vector<ForecastEntry> bin_load(bins_.size());
@@ -1200,10 +1249,21 @@ void Builder::AssembleForecast(PlanOutcome* out) {
     }
   }
   std::vector<ForecastEntry> after(n);
+  std::vector<double> own(n, 0);
   for (size_t b = 0; b < bins_.size(); ++b) {
-    if (bin_volume_[b] >= 0) after[bin_volume_[b]] = bin_load[b];
+    if (bin_volume_[b] < 0) continue;
+    after[bin_volume_[b]] = bin_load[b];
+    own[bin_volume_[b]] = result_.own_utilization[b];
   }
-  if (!WalShares() && !wal_stripe_) after[wal_volume_] = wal_load;
+  if (!WalShares() && !wal_stripe_) {
+    after[wal_volume_] = wal_load;
+    own[wal_volume_] = wal_util_;
+  }
+  own_after_ = own;
+  const std::vector<double> pooled = PooledUtilization(own);
+  for (size_t v = 0; v < n; ++v) {
+    if (pools_.pool_of[v] >= 0) after[v].utilization_after = pooled[v];
+  }
   const int stripe_bin = BinOfStripe();
   // A stripe is one volume: its members are not listed beside it.
   for (size_t v = 0; v < n; ++v) {
@@ -1218,6 +1278,20 @@ void Builder::AssembleForecast(PlanOutcome* out) {
     AddForecastEntry(wal_stripe_->name, wal_stripe_->model, std::nullopt,
                      wal_load, out);
   }
+}
+
+// Per volume: the sum of |own| over the volumes on its device.
+std::vector<double> Builder::PooledUtilization(
+    const std::vector<double>& own) const {
+  std::vector<double> pooled(own.size(), 0);
+  for (size_t v = 0; v < own.size(); ++v) {
+    for (size_t u = 0; u < own.size(); ++u) {
+      if (pools_.Same(static_cast<int>(v), static_cast<int>(u))) {
+        pooled[v] += own[u];
+      }
+    }
+  }
+  return pooled;
 }
 
 // Rounded so that plan files stay readable and byte-stable.
@@ -1317,7 +1391,8 @@ void Builder::AssembleViews(PlanOutcome* out) {
     view.role = member                        ? "stripe member"
                 : wal_stripe_ && HoldsWal(vi) ? "wal member"
                 : vi == wal_volume_ ? (WalShares() ? "wal+data" : "wal")
-                                    : "data";
+                : OnWalDevice(vi) && !WalShares() ? "wal's device"
+                                                  : "data";
     out->volumes.push_back(view);
   }
   if (stripe_) {
@@ -1348,10 +1423,54 @@ int Builder::BinOfStripe() const {
   return -1;
 }
 
+// Each device under more than one volume, then the instance's caps.
+void Builder::AssemblePools(PlanOutcome* out) {
+  for (size_t p = 0; p < pools_.members.size(); ++p) {
+    PoolForecast pool;
+    pool.kind = "device";
+    pool.name = pools_.names[p];
+    pool.in_forecast = true;
+    for (int v : pools_.members[p]) {
+      const std::string& name = vs_.volumes[v].name;
+      pool.volumes.push_back(name);
+      for (const ForecastEntry& f : out->plan.forecast) {
+        if (f.volume == name) pool.utilization = f.utilization_after;
+      }
+    }
+    pool.detail = fmt::format(
+        "{} share it: each is as busy as the device, the sum of their loads "
+        "(each measured alone on the whole device)",
+        fmt::join(pool.volumes, ", "));
+    out->pools.push_back(std::move(pool));
+  }
+  if (std::optional<PoolForecast> measured =
+          MeasuredPool(vs_, pools_, own_after_)) {
+    out->pools.push_back(std::move(*measured));
+  }
+  if (std::optional<PoolForecast> instance =
+          InstancePool(vs_.host, TotalLoad(tables_, wal_))) {
+    out->pools.push_back(std::move(*instance));
+  }
+}
+
 void Builder::AssembleBound(PlanOutcome* out) {
   std::vector<BoundVolume> volumes;
   for (const PlaceBin& b : bins_)
     volumes.push_back({b.model, b.base_utilization});
+  // The bound spreads over devices: a pool's bins are one device, whose
+  // capacity each of them was measured with.
+  std::vector<BoundVolume> devices;
+  std::vector<int> device_of_pool(pools_.members.size(), -1);
+  for (const PlaceBin& b : bins_) {
+    if (b.pool < 0) {
+      devices.push_back({b.model, b.base_utilization});
+    } else if (device_of_pool[b.pool] < 0) {
+      device_of_pool[b.pool] = static_cast<int>(devices.size());
+      devices.push_back({b.model, b.base_utilization});
+    } else {
+      devices[device_of_pool[b.pool]].base_utilization += b.base_utilization;
+    }
+  }
   std::vector<double> reads(bins_.size(), 0), writes(bins_.size(), 0);
   double read_total = 0, write_total = 0;
   for (size_t i = 0; i < items_.size(); ++i) {
@@ -1360,7 +1479,7 @@ void Builder::AssembleBound(PlanOutcome* out) {
     read_total += items_[i].read_iops;
     write_total += items_[i].write_iops;
   }
-  out->bound = ComputeBound(read_total, write_total, volumes);
+  out->bound = ComputeBound(read_total, write_total, devices);
   out->mean_latency_us =
       MeanLatencyUs(volumes, reads, writes, result_.utilization);
   out->max_utilization = result_.max_utilization;
@@ -1399,6 +1518,20 @@ uint64_t Builder::WalFreeBytes() const {
   const int wal_bin = BinOfVolume(wal_volume_);
   if (wal_bin >= 0) free -= std::min(free, result_.bytes[wal_bin]);
   return free;
+}
+
+// " on its hardware (device vda, which wal2 shares: the plan puts no data
+// there)" when other volumes share the WAL's device, else "".
+std::string Builder::WalDeviceMates() const {
+  const int pool = pools_.pool_of[wal_volume_];
+  if (wal_stripe_ || pool < 0) return "";
+  std::vector<std::string> mates;
+  for (int v : pools_.members[pool]) {
+    if (v != wal_volume_) mates.push_back(vs_.volumes[v].name);
+  }
+  return fmt::format(
+      " on its hardware ({}, which {} share{}: the plan puts no data there)",
+      pools_.names[pool], fmt::join(mates, ", "), mates.size() == 1 ? "s" : "");
 }
 
 std::string Builder::WalMemberNames() const {
@@ -1473,6 +1606,7 @@ Stripe Builder::DescribeStripe(const StripeState& state, uint64_t chunk,
 void Builder::AssembleVerdicts(PlanOutcome* out) {
   std::vector<std::string>& v = out->plan.verdicts;
   AddWalVerdicts(out);
+  AddPoolVerdicts(out);
   for (const HotRelation& h : hot_) {
     v.push_back(fmt::format("{}: {}", h.table, h.why));
   }
@@ -1504,7 +1638,12 @@ void Builder::AssembleVerdicts(PlanOutcome* out) {
 void Builder::AddWalVerdicts(PlanOutcome* out) {
   std::vector<std::string>& v = out->plan.verdicts;
   const std::string& best = vs_.volumes[wal_single_volume_].name;
-  if (WalShares()) {
+  if (WalShares() && models_.size() > 1) {
+    v.push_back(fmt::format(
+        "WAL: every volume is on one device ({}), so the WAL on {} shares "
+        "that hardware with the data",
+        pools_.names[0], best));
+  } else if (WalShares()) {
     v.push_back(fmt::format(
         "WAL: only one volume ({}), so the WAL shares it with the data", best));
   } else if (wal_stripe_) {
@@ -1516,7 +1655,7 @@ void Builder::AddWalVerdicts(PlanOutcome* out) {
         wal_stripe_->members.size(), WalMemberNames(), Percent(wal_util_)));
   } else {
     v.push_back(
-        fmt::format("WAL: alone on {}, {}", best,
+        fmt::format("WAL: alone on {}{}, {}", best, WalDeviceMates(),
                     !opt_.wal_volume.empty() ? "the volume sized for it"
                     : wal_now_ == wal_volume_
                         ? "where pg_wal already is (moving it needs a restart)"
@@ -1540,6 +1679,30 @@ void Builder::AddWalVerdicts(PlanOutcome* out) {
       best, Percent(wal_util_), Percent(opt_.target_utilization),
       wal_stripe_blocker_.empty() ? "" : ", and here " + wal_stripe_blocker_,
       needed, vs_.volumes[like].name));
+}
+
+// One verdict per device under several volumes, and one for what probe
+// --concurrent measured: each planned as one pool.
+void Builder::AddPoolVerdicts(PlanOutcome* out) const {
+  for (const PoolForecast& p : out->pools) {
+    if (p.kind == "measured") {
+      out->plan.verdicts.push_back(fmt::format(
+          "shared hardware: {}; planned as one pool (a bottleneck sysfs does "
+          "not show): {}",
+          p.detail, Percent(p.utilization)));
+    }
+    if (!p.in_forecast) continue;
+    std::vector<std::string> shares;
+    for (const std::string& name : p.volumes) {
+      const int v = VolumeIndex(name);
+      shares.push_back(fmt::format("{} {}", name, Percent(own_after_[v])));
+    }
+    out->plan.verdicts.push_back(fmt::format(
+        "shared hardware: {} are on one device ({}), planned as one pool: "
+        "each is as busy as the device, {} ({} of it)",
+        fmt::join(p.volumes, ", "), p.name, Percent(p.utilization),
+        fmt::join(shares, " + ")));
+  }
 }
 
 void Builder::AddWalMoveVerdict(PlanOutcome* out) const {
@@ -1596,7 +1759,13 @@ void Builder::AddFitVerdicts(PlanOutcome* out) {
             : "");
   }
   if (wal_over) need += "; the WAL's volume: see the WAL verdict";
-  v.push_back(FitVerdict(out->plan, need));
+  for (const PoolForecast* p : AboveTargetPools(out->plan, out->pools)) {
+    need += p->kind == "instance"
+                ? "; the instance: see the host verdict"
+                : "; the volumes measured together: see the shared hardware "
+                  "verdict";
+  }
+  v.push_back(FitVerdict(out->plan, out->pools, need));
   if (std::string headroom = HeadroomVerdict(out->plan); !headroom.empty()) {
     v.push_back(std::move(headroom));
   }
@@ -1630,31 +1799,30 @@ double Builder::GrowthHorizon() const {
   return demand_options_.horizon_seconds;
 }
 
+// The instance's storage caps, a pool of every volume judged against the
+// target like one (planner/pools.h); the fit verdict names it too.
 void Builder::AddHostCapVerdicts(PlanOutcome* out) {
-  const Host& host = vs_.host;
-  if (host.bandwidth_cap_mbps <= 0 && host.iops_cap <= 0) return;
-  const auto [iops, mbps] = TotalLoad(tables_, wal_);
-  std::vector<std::string> over, within;
-  for (const auto& [needed, cap, unit] :
-       {std::tuple{mbps, host.bandwidth_cap_mbps, "MB/s"},
-        std::tuple{iops, host.iops_cap, "IOPS"}}) {
-    if (cap <= 0) continue;
-    (needed > cap ? over : within)
-        .push_back(fmt::format("{:.0f} {} needed, the instance allows {:.0f}",
-                               needed, unit, cap));
+  const PoolForecast* instance = nullptr;
+  for (const PoolForecast& p : out->pools) {
+    if (p.kind == "instance") instance = &p;
   }
-  if (over.empty()) {
-    out->plan.verdicts.push_back(
-        fmt::format("host: within the instance's storage caps at the peak: {}",
-                    fmt::join(within, "; ")));
+  if (instance == nullptr) return;
+  const double target = opt_.target_utilization;
+  if (!AboveTarget(instance->utilization, target)) {
+    out->plan.verdicts.push_back(fmt::format(
+        "host: within the instance's storage caps at the peak: {}; the "
+        "instance at {}, at or below the {} target",
+        instance->detail, Percent(instance->utilization), Percent(target)));
     return;
   }
+  const auto [iops, mbps] = TotalLoad(tables_, wal_);
   out->plan.verdicts.push_back(fmt::format(
-      "host: does not fit the instance: {}; the instance's cap, not the "
-      "volumes, limits it: it would need an instance allowing at least {:.0f} "
-      "MB/s and {:.0f} IOPS, or the hot tables distributed over several "
-      "hosts with Citus",
-      fmt::join(over, "; "), std::ceil(mbps), std::ceil(iops)));
+      "host: the instance's storage caps limit it: {}; the instance {} busy, "
+      "above the {} target, whatever the volumes: it would need an instance "
+      "allowing at least {:.0f} MB/s and {:.0f} IOPS (the peak at the "
+      "target), or the hot tables distributed over several hosts with Citus",
+      instance->detail, Percent(instance->utilization), Percent(target),
+      std::ceil(mbps / target), std::ceil(iops / target)));
 }
 
 void Builder::Assemble(PlanOutcome* out) {
@@ -1671,6 +1839,7 @@ void Builder::Assemble(PlanOutcome* out) {
   AssembleTablespaces(out);
   AssembleStripes(out);
   AssembleForecast(out);
+  AssemblePools(out);
   AssembleWalNow(out);
   AssembleViews(out);
   AssembleBound(out);

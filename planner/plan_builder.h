@@ -4,8 +4,10 @@
 // the same plan (and the same bytes once written). Steps:
 //  1. device models (device_model.h) and demand (demand.h);
 //  2. the WAL's volume: where pg_wal is now (the workload's [[location]])
-//     when that volume holds no data and is within 25% of the lowest
-//     fdatasync latency, else the lowest; alone when another volume exists;
+//     when its device holds no data and it is within 25% of the lowest
+//     fdatasync latency, else the lowest; alone on its hardware when
+//     another device exists (volumes sharing its device take no data:
+//     planner/pools.h);
 //     moving pg_wal is a step by hand with a restart (Plan::wal_move),
 //     never assumed done (commit latency is WAL latency:
 //     docs/device-model.md#wal-and-commit-latency);
@@ -22,8 +24,11 @@
 //     the forecast per volume before and after with the pieces of the load
 //     after (demand.h), and the settings (recommend.h);
 //  5. verdicts: plain-language conclusions, including "does not fit" (the
-//     volumes, or the instance's storage caps in VolumeSet::host) with what
-//     would be needed.
+//     volumes, or the instance's storage caps in VolumeSet::host, judged
+//     against the target like a volume) with what would be needed.
+// Volumes that share a device are one pool of capacity throughout: placed,
+// forecast and judged as one device (planner/pools.h); a stripe is built
+// only from volumes alone on their devices.
 
 #ifndef PGLAYOUT_PLANNER_PLAN_BUILDER_H_
 #define PGLAYOUT_PLANNER_PLAN_BUILDER_H_
@@ -39,6 +44,7 @@
 #include "planner/bound.h"
 #include "planner/demand.h"
 #include "planner/plan_sql.h"
+#include "planner/pools.h"
 #include "planner/recommend.h"
 #include "planner/remedy.h"
 
@@ -130,7 +136,9 @@ struct VolumeView {  // one volume (or stripe) as the report shows it
   double write_capacity = 0;
   uint64_t capacity = 0;
   uint64_t bytes_after = 0;
-  std::string role;  // "wal", "data", "wal+data", "stripe member", "stripe"
+  // "wal", "data", "wal+data", "stripe member", "stripe", or "wal's
+  // device" (on the WAL's device: no data)
+  std::string role;
 };
 
 struct PlanOutcome {
@@ -139,6 +147,9 @@ struct PlanOutcome {
   // Set when some table needed a remedy: both remedies' plans forecast.
   std::optional<RemedyComparison> remedies;
   std::vector<VolumeView> volumes;
+  // Hardware the volumes share (planner/pools.h): each device under more
+  // than one volume, then the instance when it declares storage caps.
+  std::vector<PoolForecast> pools;
   Bound bound;
   double mean_latency_us = 0;  // the plan's, comparable with the bound
   double max_utilization = 0;  // the plan's worst data volume

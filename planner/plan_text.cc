@@ -31,6 +31,18 @@ std::string RemedyLine(const RemedyForecast& f, double target) {
       f.mean_read_latency_us, f.summary);
 }
 
+Json PoolsJson(const std::vector<PoolForecast>& pools) {
+  Json j = Json::array();
+  for (const PoolForecast& p : pools) {
+    j.push_back({{"kind", p.kind},
+                 {"name", p.name},
+                 {"volumes", p.volumes},
+                 {"utilization", std::round(p.utilization * 1000) / 1000},
+                 {"detail", p.detail}});
+  }
+  return j;
+}
+
 Json RemedyJson(const RemedyForecast& f) {
   return {{"possible", f.possible},
           {"blocker", f.blocker},
@@ -158,6 +170,13 @@ void ForecastSection(const PlanOutcome& o, std::string* out) {
           ? fmt::format(" (within {:.0f}%)",
                         (o.mean_latency_us / b.mean_latency_us - 1) * 100)
           : "");
+  for (const PoolForecast& p : o.pools) {
+    *out += fmt::format("  shared: {} {}{}: {}\n", p.name, Pct(p.utilization),
+                        AboveTarget(p.utilization, o.plan.target_utilization)
+                            ? " ABOVE TARGET"
+                            : "",
+                        p.detail);
+  }
 }
 
 void SettingsSection(const PlanOutcome& o, std::string* out) {
@@ -267,6 +286,7 @@ Json PlanJson(const PlanOutcome& o) {
                          {"chosen", o.remedies->choice.chosen},
                          {"reason", o.remedies->choice.reason}}
                   : Json()},
+      {"pools", PoolsJson(o.pools)},
       {"backup_reasons", o.backup.reasons}};
   return j;
 }

@@ -32,18 +32,41 @@ std::vector<const ForecastEntry*> AboveTargetEntries(const Plan& plan) {
   return over;
 }
 
-std::string FitVerdict(const Plan& plan, const std::string& need) {
+std::vector<const PoolForecast*> AboveTargetPools(
+    const Plan& plan, const std::vector<PoolForecast>& pools) {
+  std::vector<const PoolForecast*> over;
+  for (const PoolForecast& p : pools) {
+    if (!p.in_forecast && AboveTarget(p.utilization, plan.target_utilization)) {
+      over.push_back(&p);
+    }
+  }
+  return over;
+}
+
+std::string FitVerdict(const Plan& plan, const std::vector<PoolForecast>& pools,
+                       const std::string& need) {
   const std::vector<const ForecastEntry*> over = AboveTargetEntries(plan);
-  if (over.empty()) {
+  const std::vector<const PoolForecast*> pools_over =
+      AboveTargetPools(plan, pools);
+  if (over.empty() && pools_over.empty()) {
+    std::vector<std::string> also;
+    for (const PoolForecast& p : pools) {
+      if (p.kind == "measured") also.push_back("the volumes measured together");
+      if (p.kind == "instance") also.push_back("the instance's storage caps");
+    }
     return fmt::format(
-        "fits: every volume the plan loads, the WAL's included, at or below "
-        "the {} target",
+        "fits: every volume the plan loads, the WAL's included{}, at or "
+        "below the {} target",
+        also.empty() ? "" : fmt::format(", and {}", fmt::join(also, " and ")),
         Percent(plan.target_utilization));
   }
   std::vector<std::string> names;
   for (const ForecastEntry* f : over) {
     names.push_back(
         fmt::format("{} {}", f->volume, Percent(f->utilization_after)));
+  }
+  for (const PoolForecast* p : pools_over) {
+    names.push_back(fmt::format("{} {}", p->name, Percent(p->utilization)));
   }
   return fmt::format("does not fit at the {} target: {}{}",
                      Percent(plan.target_utilization), fmt::join(names, ", "),
@@ -96,20 +119,26 @@ const ForecastEntry* Find(const Plan& plan, const std::string& name) {
   return nullptr;
 }
 
-void CheckFit(const Plan& plan, std::vector<std::string>* out) {
-  const std::vector<const ForecastEntry*> over = AboveTargetEntries(plan);
+void CheckFit(const PlanOutcome& o, std::vector<std::string>* out) {
+  const Plan& plan = o.plan;
+  std::vector<std::pair<std::string, double>> over;
+  for (const ForecastEntry* f : AboveTargetEntries(plan)) {
+    over.emplace_back(f->volume, f->utilization_after);
+  }
+  for (const PoolForecast* p : AboveTargetPools(plan, o.pools)) {
+    over.emplace_back(p->name, p->utilization);
+  }
   for (const std::string& v : plan.verdicts) {
     if (v.starts_with("fits:") && !over.empty()) {
-      out->push_back(fmt::format("'{}' while {} is at {}", v, over[0]->volume,
-                                 Percent(over[0]->utilization_after)));
+      out->push_back(fmt::format("'{}' while {} is at {}", v, over[0].first,
+                                 Percent(over[0].second)));
     }
     if (!v.starts_with("does not fit at")) continue;
     if (over.empty()) {
       out->push_back(fmt::format("'{}' while every volume is within it", v));
     }
-    for (const ForecastEntry* f : over) {
-      const std::string named =
-          fmt::format(" {} {}", f->volume, Percent(f->utilization_after));
+    for (const auto& [name, u] : over) {
+      const std::string named = fmt::format(" {} {}", name, Percent(u));
       if (v.find(named) == std::string::npos) {
         out->push_back(fmt::format("'{}' does not name{}", v, named));
       }
@@ -120,6 +149,53 @@ void CheckFit(const Plan& plan, std::vector<std::string>* out) {
         return v.starts_with("fits:") || v.starts_with("does not fit at");
       });
   if (!fits) out->push_back("no verdict on the fit");
+}
+
+// The host verdict agrees with the instance's pool.
+void CheckHost(const PlanOutcome& o, std::vector<std::string>* out) {
+  bool over = false;
+  for (const PoolForecast* p : AboveTargetPools(o.plan, o.pools)) {
+    over = over || p->kind == "instance";
+  }
+  for (const std::string& v : o.plan.verdicts) {
+    if (!v.starts_with("host:")) continue;
+    if (v.starts_with("host: within") == over) {
+      out->push_back(fmt::format("'{}' while the instance is {} the target", v,
+                                 over ? "above" : "within"));
+    }
+  }
+}
+
+// Volumes on one device show one utilisation; the WAL is alone on its
+// hardware only when no other volume there carries data.
+void CheckDevices(const PlanOutcome& o, std::vector<std::string>* out) {
+  const Plan& plan = o.plan;
+  const bool wal_alone = std::any_of(
+      plan.verdicts.begin(), plan.verdicts.end(), [&](const std::string& v) {
+        return v.starts_with("WAL: alone on " + plan.wal_volume);
+      });
+  for (const PoolForecast& p : o.pools) {
+    if (!p.in_forecast) continue;
+    const bool has_wal =
+        std::count(p.volumes.begin(), p.volumes.end(), plan.wal_volume) > 0;
+    for (const std::string& name : p.volumes) {
+      const ForecastEntry* f = Find(plan, name);
+      if (f == nullptr) continue;
+      if (Percent(f->utilization_after) != Percent(p.utilization)) {
+        out->push_back(fmt::format("{} is at {} but its {} is at {}", name,
+                                   Percent(f->utilization_after), p.name,
+                                   Percent(p.utilization)));
+      }
+      const bool loaded = name != plan.wal_volume &&
+                          (f->read_iops > 0 || f->checkpoint_write_iops > 0);
+      if (wal_alone && has_wal && loaded) {
+        out->push_back(fmt::format(
+            "the WAL is 'alone' on {} while {} on the same device ({}) "
+            "carries data",
+            plan.wal_volume, name, p.name));
+      }
+    }
+  }
 }
 
 // "N%, above the M% target" and "N% busy, above the M% target" with N <= M;
@@ -240,7 +316,9 @@ void CheckHot(const PlanOutcome& o, std::vector<std::string>* out) {
 
 std::vector<std::string> Contradictions(const PlanOutcome& outcome) {
   std::vector<std::string> out;
-  CheckFit(outcome.plan, &out);
+  CheckFit(outcome, &out);
+  CheckHost(outcome, &out);
+  CheckDevices(outcome, &out);
   CheckPercentStatements(outcome.plan, &out);
   CheckStripeSizing(outcome.plan, &out);
   CheckStripes(outcome.plan, &out);

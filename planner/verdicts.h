@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "common/model.h"
+#include "planner/pools.h"
 
 namespace pglayout::planner {
 
@@ -34,10 +35,16 @@ bool AboveTarget(double utilization, double target);
 // The forecast entries above the plan's target, in forecast order.
 std::vector<const ForecastEntry*> AboveTargetEntries(const Plan& plan);
 
+// The pools the forecast has no entry for (the instance) above the target.
+std::vector<const PoolForecast*> AboveTargetPools(
+    const Plan& plan, const std::vector<PoolForecast>& pools);
+
 // The one verdict on the fit: "fits: every volume ..." or "does not fit at
-// the T target: a U, b V; ..." naming each entry above the target. |need| is
+// the T target: a U, b V; ..." naming each forecast entry, and each pool of
+// |pools| outside the forecast (the instance), above the target. |need| is
 // appended to the latter (what it would take).
-std::string FitVerdict(const Plan& plan, const std::string& need);
+std::string FitVerdict(const Plan& plan, const std::vector<PoolForecast>& pools,
+                       const std::string& need);
 
 // How far the demand may grow on this plan: the forecast holds the observed
 // demand fixed (a closed-loop client fills freed capacity at once, so the
@@ -47,8 +54,13 @@ std::string FitVerdict(const Plan& plan, const std::string& need);
 std::string HeadroomVerdict(const Plan& plan);
 
 // Every contradiction found in |outcome|, in words; empty when none:
-//  - a "fits" verdict with a forecast entry above the target, or a "does not
-//    fit" verdict that names a volume within it or misses one above it;
+//  - a "fits" verdict with a forecast entry or the instance above the
+//    target, or a "does not fit" verdict that names a volume within it or
+//    misses one above it; a host verdict "within the instance's storage
+//    caps" with the instance above the target, or one that says the caps
+//    limit the plan with the instance within it;
+//  - volumes on one device with different utilisations in the forecast;
+//    "WAL: alone on X" while another volume on X's device carries data;
 //  - a statement "X%, above the Y% target" with X <= Y, or "at X%" of a
 //    remedy that "carries it" above the target;
 //  - "it would need a stripe of about N" beside "even a stripe of M" with

@@ -164,7 +164,9 @@ TEST(Verdicts, NoContradictionInTheExamples) {
 }
 
 // A random but plausible set of volumes: some alike (stripes need alike,
-// empty ones), some holding the data now, a few fast ones for the WAL.
+// empty ones), some holding the data now, a few fast ones for the WAL,
+// some sharing a device, sometimes measured together below alone or under
+// instance caps.
 VolumeSet RandomVolumes(std::mt19937* rng) {
   auto pick = [&](int lo, int hi) {
     return std::uniform_int_distribution<int>(lo, hi)(*rng);
@@ -183,6 +185,19 @@ VolumeSet RandomVolumes(std::mt19937* rng) {
     v.read_latency_us = 1000 - 300 * kind;
     v.sync_write_latency_us = 1500 - 400 * kind;
     set.volumes.push_back(v);
+  }
+  // Some volumes share a device with another (two partitions of a disk).
+  for (int i = 1; i < n; ++i) {
+    if (pick(0, 3) == 0) {
+      set.volumes[i].shares_device_with.push_back(
+          set.volumes[pick(0, i - 1)].name);
+    }
+  }
+  // Sometimes probe --concurrent measured them together below alone.
+  if (n >= 2 && pick(0, 3) == 0) {
+    Concurrent& c = set.concurrent.emplace();
+    c.iops_ratio = c.mbps_ratio = 0.1 * pick(3, 9);
+    for (const Volume& v : set.volumes) c.volumes.push_back({v.name});
   }
   if (pick(0, 3) == 0) {
     set.host.iops_cap = 10000.0 * pick(1, 6);

@@ -126,8 +126,105 @@ TEST(PlanCommand, GrowthBackupAndInstanceCapReachThePlan) {
   // 10 GiB read within 4 h: 10737418240 / 14400 = 0.7 MB/s.
   EXPECT_NE(run.output.find("\"backup_read_mbps\": 0.7"), std::string::npos)
       << run.output;
-  EXPECT_NE(run.output.find("host: does not fit the instance"),
+  // The instance is judged by the one fit verdict: no "fits" beside it.
+  EXPECT_NE(run.output.find("does not fit at the 70% target: instance"),
             std::string::npos)
+      << run.output;
+  EXPECT_NE(run.output.find("host: the instance's storage caps limit it"),
+            std::string::npos)
+      << run.output;
+  EXPECT_EQ(run.output.find("fits:"), std::string::npos) << run.output;
+}
+
+// Issue 19, reproduction 2: probe recorded that "wal" and "data1" are two
+// partitions of one disk. The WAL is alone on its hardware (data1 takes no
+// data), the two show one device's utilisation, and the text says so.
+constexpr char kSharedVolumes[] = R"(
+[[volume]]
+name = "wal"
+path = "/mnt/wal"
+capacity = "100GB"
+read_iops = 3000
+write_iops = 3000
+sync_write_latency_us = 300
+shares_device_with = ["data1"]
+[volume.topology]
+device = "vda1"
+disk = "vda"
+[[volume]]
+name = "data1"
+path = "/mnt/data1"
+capacity = "500GB"
+read_iops = 3000
+write_iops = 3000
+sync_write_latency_us = 900
+shares_device_with = ["wal"]
+[volume.topology]
+device = "vda2"
+disk = "vda"
+[[volume]]
+name = "data2"
+path = "/mnt/data2"
+capacity = "500GB"
+read_iops = 3000
+write_iops = 3000
+sync_write_latency_us = 900
+)";
+
+TEST(PlanCommand, TheWalIsAloneOnItsHardware) {
+  std::string workload = kWorkload;
+  workload.replace(workload.find("/mnt/data/pgdata"), 16, "/mnt/data1/pgdata");
+  Completion run = RunPglayout(
+      {"plan", "--volumes",
+       WriteTempFile("shared_volumes.toml", kSharedVolumes), "--workload",
+       WriteTempFile("shared_workload.toml", workload), "--out-dir",
+       ::testing::TempDir() + "/shared"});
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_NE(run.output.find("WAL: alone on wal on its hardware (device vda, "
+                            "which data1 shares: the plan puts no data "
+                            "there)"),
+            std::string::npos)
+      << run.output;
+  EXPECT_NE(run.output.find("public.t                         move            "
+                            "pglayout_data2"),
+            std::string::npos)
+      << run.output;
+  EXPECT_NE(run.output.find("shared hardware: wal, data1 are on one device "
+                            "(device vda), planned as one pool"),
+            std::string::npos)
+      << run.output;
+}
+
+// Issue 19, reproduction 5: checkpoint_timeout is proposed with its
+// reasoning when the measured WAL carries full-page images a longer cycle
+// would save (public.t's 2 GiB is dirtied again within every cycle), and
+// --recovery-budget bounds it: 30min by default (max_wal_size 31GB within
+// 15 min of replay), 15min with a 7 min budget.
+TEST(PlanCommand, CheckpointTimeoutIsProposedWithinTheRecoveryBudget) {
+  std::string workload = kWorkload;
+  workload.replace(workload.find("size = \"10GB\""), 13, "size = \"2GB\"");
+  workload.replace(workload.find("write_iops = 100"), 16, "write_iops = 2000");
+  const std::string file = WriteTempFile("fpi_workload.toml", workload);
+  const std::string volumes = WriteTempFile("fpi_volumes.toml", kVolumes);
+  Completion run =
+      RunPglayout({"plan", "--volumes", volumes, "--workload", file,
+                   "--out-dir", ::testing::TempDir() + "/fpi"});
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_NE(run.output.find("checkpoint_timeout = 30min\n    the first change "
+                            "to a block after a checkpoint writes the whole "
+                            "8 KiB page to the WAL"),
+            std::string::npos)
+      << run.output;
+  run = RunPglayout({"plan", "--volumes", volumes, "--workload", file,
+                     "--recovery-budget", "7min", "--out-dir",
+                     ::testing::TempDir() + "/fpi"});
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_NE(run.output.find("checkpoint_timeout = 15min"), std::string::npos)
+      << run.output;
+  EXPECT_NE(
+      run.output.find("its max_wal_size within bounds: a 7min crash-recovery "
+                      "budget"),
+      std::string::npos)
       << run.output;
 }
 
