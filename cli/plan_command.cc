@@ -255,8 +255,7 @@ class PlanCommand : public Command {
     if (hosts_ == "auto") {
       std::string why = "no single instance carries the workload (--catalog)";
       if (outcome != nullptr &&
-          !planner::SingleHostFallsShort(*outcome, workload, coordinator,
-                                         options_, &why)) {
+          !planner::SingleHostFallsShort(*outcome, options_, &why)) {
         *text +=
             "\nCitus (--hosts auto): not proposed: one host meets the target\n";
         return Status::Ok();

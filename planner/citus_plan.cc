@@ -13,7 +13,9 @@
 #include "common/sql.h"
 #include "common/units.h"
 #include "planner/demand.h"
+#include "planner/pools.h"
 #include "planner/remedy.h"
+#include "planner/verdicts.h"
 
 namespace pglayout::planner {
 namespace {
@@ -667,30 +669,16 @@ double AllWrites(const Workload& w, const Distribution& d) {
 
 std::string Pct(double f) { return fmt::format("{:.0f}%", f * 100); }
 
-// The instance caps of |volumes.host| against |workload|'s total load.
-bool WithinCaps(const Workload& workload, const VolumeSet& volumes,
-                const PlanOptions& options, std::string* why) {
-  const Host& host = volumes.host;
-  if (host.bandwidth_cap_mbps <= 0 && host.iops_cap <= 0) return true;
-  std::vector<TableDemand> tables;
-  WalDemand wal;
-  if (!BuildDemand(workload, volumes, DemandOptionsFor(options, workload),
-                   &tables, &wal)
-           .ok()) {
-    return true;  // BuildPlan reports the same error
-  }
-  const InstanceLoad load = TotalLoad(tables, wal);
+// The pools of |outcome| above the target (the instance's storage caps,
+// what probe --concurrent measured), judged as the single-host fit verdict
+// judges them; "" when none.
+std::string PoolsOverTarget(const PlanOutcome& outcome) {
   std::vector<std::string> over;
-  if (host.bandwidth_cap_mbps > 0 && load.mbps > host.bandwidth_cap_mbps) {
-    over.push_back(fmt::format("{:.0f} MB/s needed, the instance allows {:.0f}",
-                               load.mbps, host.bandwidth_cap_mbps));
+  for (const PoolForecast* p : AboveTargetPools(outcome.plan, outcome.pools)) {
+    over.push_back(fmt::format("{} at {} ({})", p->name,
+                               Percent(p->utilization), p->detail));
   }
-  if (host.iops_cap > 0 && load.iops > host.iops_cap) {
-    over.push_back(fmt::format("{:.0f} IOPS needed, the instance allows {:.0f}",
-                               load.iops, host.iops_cap));
-  }
-  *why = fmt::format("{}", fmt::join(over, "; "));
-  return over.empty();
+  return fmt::format("{}", fmt::join(over, "; "));
 }
 
 // The headline verdict of a node's plan ("fits: ..." or "does not fit...").
@@ -734,12 +722,11 @@ NodeForecast ForecastNode(const std::string& name, const Workload& workload,
   }
   f.max_utilization = outcome.max_utilization;
   f.volumes = outcome.plan.forecast;
-  std::string caps;
-  const bool within = volumes.catalog != nullptr ||
-                      WithinCaps(workload, *volumes.volumes, options, &caps);
-  f.fits = within && outcome.max_utilization <= options.target_utilization;
+  const std::string pools = PoolsOverTarget(outcome);
+  f.fits = pools.empty() &&
+           !AboveTarget(outcome.max_utilization, options.target_utilization);
   f.note += Headline(outcome);
-  if (!within) f.note += "; the instance's caps: " + caps;
+  if (!pools.empty()) f.note += "; over the target: " + pools;
   return f;
 }
 
@@ -857,19 +844,17 @@ Workload CoordinatorWorkload(const Workload& workload, const Distribution& d) {
   });
 }
 
-bool SingleHostFallsShort(const PlanOutcome& outcome, const Workload& workload,
-                          const VolumeSet& volumes, const PlanOptions& options,
-                          std::string* why) {
+bool SingleHostFallsShort(const PlanOutcome& outcome,
+                          const PlanOptions& options, std::string* why) {
   std::vector<std::string> reasons;
-  if (outcome.max_utilization > options.target_utilization) {
+  if (AboveTarget(outcome.max_utilization, options.target_utilization)) {
     reasons.push_back(fmt::format(
         "the busiest data volume of the single-host plan would be at {}, "
         "over the {} target",
         Pct(outcome.max_utilization), Pct(options.target_utilization)));
   }
-  std::string caps;
-  if (!WithinCaps(workload, volumes, options, &caps)) {
-    reasons.push_back("the instance's storage caps: " + caps);
+  if (std::string pools = PoolsOverTarget(outcome); !pools.empty()) {
+    reasons.push_back("over the target: " + pools);
   }
   *why = fmt::format("{}", fmt::join(reasons, "; "));
   return !reasons.empty();

@@ -188,12 +188,12 @@ Status PlanCitus(const Workload& workload, const PlanOptions& options,
                  const VolumeSet* coordinator, const std::string& reason,
                  CitusPlan* out);
 
-// Whether the single-host plan misses the target: a data volume over it,
-// or the instance's storage caps exceeded. |why| says which, for
+// Whether the single-host plan misses the target, judged as its fit
+// verdict judges it: a data volume over it, or a pool (the instance's
+// storage caps, volumes measured together). |why| says which, for
 // CitusPlan::reason.
-bool SingleHostFallsShort(const PlanOutcome& outcome, const Workload& workload,
-                          const VolumeSet& volumes, const PlanOptions& options,
-                          std::string* why);
+bool SingleHostFallsShort(const PlanOutcome& outcome,
+                          const PlanOptions& options, std::string* why);
 
 // Output (citus_sql.cc). citus.sql: CREATE EXTENSION, citus_add_node
 // placeholders, the foreign keys to drop (commented out), reference tables,
