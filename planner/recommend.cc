@@ -153,12 +153,12 @@ uint64_t WantedMaxWal(double rate, double timeout);
 // (docs/checkpoints.md#checkpoint_timeout-and-checkpoint_completion_target):
 // the first change to a block after a checkpoint writes the whole page to
 // the WAL, so blocks dirtied again and again within a cycle are imaged once
-// per cycle; a longer cycle images them less often. The WAL at a timeout T is the measured rate less
-// the images at the current timeout (at most the whole rate) plus those at
-// T. The longest of kTimeoutSteps (up to 30 min) whose max_wal_size fits
-// the bounds (the recovery budget, the WAL volume's space) is proposed when
-// it saves at least kMinFpiSaving of the measured WAL; otherwise the
-// server's setting stays. |cycle| gets the proposed timeout and its rate.
+// per cycle; a longer cycle images them less often. The WAL at a timeout T is
+// the measured rate less the images at the current timeout (at most the whole
+// rate) plus those at T. The longest of kTimeoutSteps (up to 30 min) whose
+// max_wal_size fits the bounds (the recovery budget, the WAL volume's space) is
+// proposed when it saves at least kMinFpiSaving of the measured WAL; otherwise
+// the server's setting stays. |cycle| gets the proposed timeout and its rate.
 void RecommendCheckpointTimeout(const CheckpointInput& in,
                                 CheckpointCycle* cycle,
                                 std::vector<SettingChange>* out) {
