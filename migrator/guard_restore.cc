@@ -310,6 +310,9 @@ Status GuardRestorer::CompleteDeferred(bool finalize) {
   std::vector<std::pair<int64_t, SettingRecord>> pending;
   PGLAYOUT_RETURN_IF_ERROR(ex_->journal()->ListSettingsIn(states, &pending));
   if (pending.empty()) return Status::Ok();
+  // A lock taken only for this is let go at the end: a run that changes no
+  // setting must not hold back, for its whole length, runs that do.
+  const bool held = locked_;
   if (finalize) {
     PGLAYOUT_RETURN_IF_ERROR(AcquireSettingsLock());
   } else {
@@ -329,7 +332,10 @@ Status GuardRestorer::CompleteDeferred(bool finalize) {
     PGLAYOUT_RETURN_IF_ERROR(Restore(
         rec, run, finalize ? RestoreWhen::kFinalize : RestoreWhen::kLookOnce));
   }
-  return Status::Ok();
+  if (held) return Status::Ok();
+  locked_ = false;
+  return ex_->Exec(fmt::format("SELECT pg_catalog.pg_advisory_unlock({}, {})",
+                               kRunLockClass, kSettingsLockObject));
 }
 
 Status GuardRestorer::Describe(std::vector<SettingStatus>* out) {

@@ -88,9 +88,9 @@ class GuardRestorer {
 
   // The restores that earlier runs deferred (and, with |finalize|, the
   // settings they left raised): each completed where room has come, with
-  // --finalize's wait for those. Takes the settings lock if not held; with
-  // another run holding it, says so and leaves them (--finalize waits for
-  // the lock as long as any run does).
+  // --finalize's wait for those. Takes the settings lock if not held (and
+  // lets go of it at the end); with another run holding it, says so and
+  // leaves them (--finalize waits for the lock as long as any run does).
   Status CompleteDeferred(bool finalize);
 
   // Settings of earlier runs still away from their original (deferred or
