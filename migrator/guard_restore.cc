@@ -338,7 +338,7 @@ Status GuardRestorer::CompleteDeferred(bool finalize) {
                                kRunLockClass, kSettingsLockObject));
 }
 
-Status GuardRestorer::Describe(std::vector<SettingStatus>* out) {
+Status GuardRestorer::Describe(std::vector<SettingStatus>* out, bool say_none) {
   out->clear();
   std::vector<std::pair<int64_t, SettingRecord>> away;
   PGLAYOUT_RETURN_IF_ERROR(
@@ -363,7 +363,7 @@ Status GuardRestorer::Describe(std::vector<SettingStatus>* out) {
                           "checkpoint makes room: {} after that restores it",
                           rec.original_setting, kNextInvocations)));
   }
-  if (away.empty()) {
+  if (away.empty() && say_none) {
     ex_->Line("settings: no restore is pending");
   }
   return Status::Ok();

@@ -94,8 +94,9 @@ class GuardRestorer {
   Status CompleteDeferred(bool finalize);
 
   // Settings of earlier runs still away from their original (deferred or
-  // left), with a line each for people.
-  Status Describe(std::vector<SettingStatus>* out);
+  // left), with a line each for people (and one saying there are none when
+  // |say_none|).
+  Status Describe(std::vector<SettingStatus>* out, bool say_none = true);
 
  private:
   Status SettingsLockElsewhere(std::string* holder);

@@ -262,7 +262,8 @@ class Migration {
     PGLAYOUT_RETURN_IF_ERROR(Gather());
     PGLAYOUT_RETURN_IF_ERROR(RunPreflightChecks());
     report_->steps = BuildSteps(plan_, server_, tables_, StepOptionsFor());
-    if (!options_.apply) return Status::Ok();
+    // A dry run changes nothing, a deferred restore included; it says so.
+    if (!options_.apply) return restorer_->Describe(&report_->settings, false);
     return Apply();
   }
 

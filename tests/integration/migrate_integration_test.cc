@@ -2737,6 +2737,11 @@ TEST_P(MigrateTest, GuardDefersTheRestoreAndALaterInvocationCompletesItOnce) {
   EXPECT_EQ(guard_states(), "deferred");
   std::string raised = Value(s.get(), "SHOW max_wal_size");
   EXPECT_NE(raised, "32MB");
+  // A dry run only says so.
+  MigrateReport dry;
+  PGLAYOUT_ASSERT_OK(MigratePlan(plan("d2"), conninfo, false, &dry, options));
+  EXPECT_TRUE(HasLine(dry, "its restore to 32MB is deferred")) << Lines(dry);
+  EXPECT_EQ(dry.settings.size(), 1u);
 
   // Before a timed checkpoint, --status only shows it (through the binary,
   // as JSON too).
