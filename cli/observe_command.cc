@@ -91,6 +91,11 @@ class ObserveCommand : public Command {
         ->capture_default_str();
     app->add_option("--show", show_, "Relations in the printed hot list")
         ->capture_default_str();
+    app->add_flag("--no-device-reads", no_device_reads_,
+                  "Do not count the data devices' read requests (on the "
+                  "database host they tell which share of the server's reads "
+                  "the OS page cache served; leave them out where other busy "
+                  "programs share the device)");
     app->add_option("--from-log", logs_,
                     "Parse these server logs instead of observing a server "
                     "(with --dsn: add "
@@ -156,6 +161,7 @@ class ObserveCommand : public Command {
     if (!st.ok()) return st.WithContext("--interval");
     options.top = top_;
     options.facts_for = facts_;
+    options.count_device_reads = !no_device_reads_;
     options.cancel = &g_cancel;
     g_cancel.store(false);
     auto previous = std::signal(SIGINT, OnInterrupt);
@@ -233,6 +239,7 @@ class ObserveCommand : public Command {
   std::string interval_text_ = "10s";
   std::string output_ = "workload.toml";
   bool json_ = false;
+  bool no_device_reads_ = false;
   int top_ = 0;
   int facts_ = 20;
   int show_ = 10;

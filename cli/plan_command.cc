@@ -12,17 +12,27 @@
 // (planner/capacity.h). Chooses the cheapest set of volumes from the catalog,
 // plans on it as above, also writes the set as volumes.toml, and adds the
 // bill of materials to the report (and "capacity" to the JSON).
+//
+// --hosts N (N worker hosts) or --hosts auto (only when one host falls short
+// of the target: a data volume over it, or the instance's caps) adds a
+// Citus distribution (planner/citus_plan.h): citus.sql, [citus] in
+// plan.toml, "citus" in plan.json and its text. The workers have the volumes
+// of --worker-volumes, else the catalog's cheapest set (--catalog), else
+// the volumes of --volumes.
 
 #include <fmt/format.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 
 #include "cli/command.h"
 #include "common/files.h"
 #include "common/json.h"
 #include "common/units.h"
 #include "planner/capacity.h"
+#include "planner/citus_plan.h"
 #include "planner/plan_builder.h"
 #include "planner/plan_sql.h"
 #include "planner/plan_text.h"
@@ -123,6 +133,24 @@ class PlanCommand : public Command {
     app->add_option("--key", keys_,
                     "Hash key of a table, TABLE=COLUMN[,COLUMN] (default: "
                     "its primary key); repeatable");
+    app->add_option("--hosts", hosts_,
+                    "Distribute over N worker hosts with Citus, or 'auto': "
+                    "propose it when one host falls short of the target "
+                    "(writes citus.sql)");
+    app->add_option("--worker-volumes", worker_volumes_path_,
+                    "With --hosts: each worker's volumes.toml (default: the "
+                    "catalog's cheapest set, else those of --volumes)");
+    app->add_option("--shard-count", citus_.shard_count,
+                    "With --hosts: shards per distributed table (default: "
+                    "chosen, a multiple of the workers)");
+    app->add_option("--reference-max-size", reference_max_size_,
+                    "With --hosts: largest reference table (copied to every "
+                    "worker), with growth")
+        ->capture_default_str();
+    app->add_option("--reference-max-changes", citus_.reference_max_changes,
+                    "With --hosts: most row changes/s of a reference table "
+                    "(each is applied on every worker)")
+        ->capture_default_str();
     app->add_flag("--json", json_,
                   "Print the plan as JSON instead of the "
                   "report");
@@ -151,9 +179,15 @@ class PlanCommand : public Command {
     planner::PlanOutcome outcome;
     PGLAYOUT_RETURN_IF_ERROR(
         planner::BuildPlan(volumes, workload, options_, &outcome));
-    const Json json = planner::PlanJson(outcome);
-    PGLAYOUT_RETURN_IF_ERROR(WriteOutputs(outcome, json, volumes, workload));
-    Print(json, planner::RenderPlanText(outcome), "");
+    Json json = planner::PlanJson(outcome);
+    std::string text = planner::RenderPlanText(outcome);
+    std::optional<planner::CitusPlan> citus;
+    PGLAYOUT_RETURN_IF_ERROR(
+        Distribute(workload, &outcome, volumes, nullptr, &citus, &text));
+    if (citus) json["citus"] = planner::CitusJson(*citus);
+    PGLAYOUT_RETURN_IF_ERROR(
+        WriteOutputs(outcome, json, volumes, workload, citus));
+    Print(json, text, "", citus.has_value());
     return Status::Ok();
   }
 
@@ -185,6 +219,69 @@ class PlanCommand : public Command {
       PGLAYOUT_RETURN_IF_ERROR(ParseKey(text, &table, &columns));
       options_.keys[table] = columns;
     }
+    citus_.keys = options_.keys;
+    PGLAYOUT_RETURN_IF_ERROR(
+        ParseSize(reference_max_size_, &citus_.reference_max_bytes)
+            .WithContext("--reference-max-size"));
+    if (!hosts_.empty() && hosts_ != "auto") {
+      char* end = nullptr;
+      const long n = std::strtol(hosts_.c_str(), &end, 10);
+      if (*end != '\0' || n < 2 || n > 1000) {
+        return Status::InvalidInput(fmt::format(
+            "--hosts '{}': expected 'auto' or a number of worker hosts, 2 "
+            "to 1000",
+            hosts_));
+      }
+      citus_.workers = static_cast<int>(n);
+    }
+    if (hosts_.empty() &&
+        (!worker_volumes_path_.empty() || citus_.shard_count != 0)) {
+      return Status::InvalidInput(
+          "--worker-volumes and --shard-count go with --hosts auto|N");
+    }
+    return Status::Ok();
+  }
+
+  // With --hosts: the Citus distribution, appended to |text|. With 'auto'
+  // only when the single-host plan falls short (|outcome| null: no
+  // single-host plan could be made at all).
+  Status Distribute(const Workload& workload,
+                    const planner::PlanOutcome* outcome,
+                    const VolumeSet& coordinator, const Catalog* catalog,
+                    std::optional<planner::CitusPlan>* citus,
+                    std::string* text) {
+    if (hosts_.empty()) return Status::Ok();
+    std::string reason = fmt::format("--hosts {}", hosts_);
+    if (hosts_ == "auto") {
+      std::string why = "no single instance carries the workload (--catalog)";
+      if (outcome != nullptr &&
+          !planner::SingleHostFallsShort(*outcome, options_, &why)) {
+        *text +=
+            "\nCitus (--hosts auto): not proposed: one host meets the target\n";
+        return Status::Ok();
+      }
+      reason = "one host falls short: " + why;
+    }
+    VolumeSet worker_volumes;
+    planner::WorkerVolumes workers;
+    workers.capacity = capacity_;
+    if (!worker_volumes_path_.empty()) {
+      PGLAYOUT_RETURN_IF_ERROR(
+          AsBadInput(ReadVolumesFile(worker_volumes_path_, &worker_volumes)));
+      workers.volumes = &worker_volumes;
+      workers.description = worker_volumes_path_;
+    } else if (catalog != nullptr) {
+      workers.catalog = catalog;
+      workers.description = "the catalog's cheapest set per worker";
+    } else {
+      workers.volumes = &coordinator;
+      workers.description = "volumes like those of --volumes";
+    }
+    planner::CitusPlan plan;
+    PGLAYOUT_RETURN_IF_ERROR(planner::PlanCitus(
+        workload, options_, citus_, workers, &coordinator, reason, &plan));
+    *text += planner::RenderCitusText(plan);
+    *citus = std::move(plan);
     return Status::Ok();
   }
 
@@ -198,6 +295,22 @@ class PlanCommand : public Command {
     planner::CapacityPlan capacity;
     PGLAYOUT_RETURN_IF_ERROR(planner::PlanCapacity(catalog, workload, options_,
                                                    capacity_, &capacity));
+    if (!capacity.found && !hosts_.empty()) {
+      // One instance cannot carry it: the distribution is the plan.
+      planner::PlanOutcome none;
+      none.plan.target_utilization = options_.target_utilization;
+      none.plan.verdicts.push_back("capacity: " + capacity.verdict);
+      std::string text = planner::RenderCapacity(capacity);
+      std::optional<planner::CitusPlan> citus;
+      PGLAYOUT_RETURN_IF_ERROR(Distribute(workload, nullptr, capacity.volumes,
+                                          &catalog, &citus, &text));
+      Json json = {{"capacity", planner::CapacityJson(capacity)}};
+      if (citus) json["citus"] = planner::CitusJson(*citus);
+      PGLAYOUT_RETURN_IF_ERROR(
+          WriteOutputs(none, json, capacity.volumes, workload, citus));
+      Print(json, text, "", citus.has_value());
+      return Status::Ok();
+    }
     if (!capacity.found) {
       if (json_) {
         std::cout << planner::CapacityJson(capacity).dump(2) << "\n";
@@ -208,40 +321,47 @@ class PlanCommand : public Command {
     }
     Json json = planner::PlanJson(capacity.outcome);
     json["capacity"] = planner::CapacityJson(capacity);
-    PGLAYOUT_RETURN_IF_ERROR(
-        WriteOutputs(capacity.outcome, json, capacity.volumes, workload));
+    std::string text = planner::RenderPlanText(capacity.outcome) + "\n" +
+                       planner::RenderCapacity(capacity);
+    std::optional<planner::CitusPlan> citus;
+    PGLAYOUT_RETURN_IF_ERROR(Distribute(workload, &capacity.outcome,
+                                        capacity.volumes, &catalog, &citus,
+                                        &text));
+    if (citus) json["citus"] = planner::CitusJson(*citus);
+    PGLAYOUT_RETURN_IF_ERROR(WriteOutputs(capacity.outcome, json,
+                                          capacity.volumes, workload, citus));
     PGLAYOUT_RETURN_IF_ERROR(
         WriteTextFile(std::filesystem::path(out_dir_) / "volumes.toml",
                       VolumesToToml(capacity.volumes)));
-    Print(json,
-          planner::RenderPlanText(capacity.outcome) + "\n" +
-              planner::RenderCapacity(capacity),
-          "volumes.toml, ");
+    Print(json, text, "volumes.toml, ", citus.has_value());
     return Status::Ok();
   }
 
   void Print(const Json& json, const std::string& report,
-             const std::string& extra_files) const {
+             const std::string& extra_files, bool citus) const {
     if (json_) {
       std::cout << json.dump(2) << "\n";
       return;
     }
     std::cout << report
               << fmt::format(
-                     "\nWrote {}plan.toml, plan.json, plan.sql and stripe.sh "
-                     "to {}\n",
-                     extra_files, out_dir_);
+                     "\nWrote {}plan.toml, plan.json, plan.sql{} and "
+                     "stripe.sh to {}\n",
+                     extra_files, citus ? ", citus.sql" : "", out_dir_);
   }
 
   Status WriteOutputs(const planner::PlanOutcome& outcome, const Json& json,
-                      const VolumeSet& volumes, const Workload& workload) {
+                      const VolumeSet& volumes, const Workload& workload,
+                      const std::optional<planner::CitusPlan>& citus) {
     std::error_code error;
     std::filesystem::create_directories(out_dir_, error);
     if (error) {
       return Status::IoError(fmt::format("cannot create --out-dir {}: {}",
                                          out_dir_, error.message()));
     }
-    const std::string toml = PlanToToml(outcome.plan);
+    const std::string toml =
+        PlanToToml(outcome.plan) +
+        (citus ? "\n" + planner::CitusToml(*citus) : std::string());
     Plan check;  // what migrate will read must validate
     PGLAYOUT_RETURN_IF_ERROR(
         ParsePlan(toml, "plan.toml", &check)
@@ -256,6 +376,10 @@ class PlanCommand : public Command {
     PGLAYOUT_RETURN_IF_ERROR(WriteTextFile(
         dir / "plan.sql",
         planner::RenderPlanSql(steps) + planner::WalMoveSqlNote(outcome.plan)));
+    if (citus) {
+      PGLAYOUT_RETURN_IF_ERROR(
+          WriteTextFile(dir / "citus.sql", planner::CitusSql(*citus)));
+    }
     return WriteTextFile(
         dir / "stripe.sh",
         planner::StripeScript(outcome.plan, volumes,
@@ -272,8 +396,12 @@ class PlanCommand : public Command {
   std::string backup_window_;  // "" = no backup counted
   std::vector<std::string> keys_;
   bool json_ = false;
+  std::string hosts_;  // "", "auto" or a number of workers
+  std::string worker_volumes_path_;
+  std::string reference_max_size_ = "1GB";
   planner::PlanOptions options_;
   planner::CapacityOptions capacity_;
+  planner::CitusOptions citus_;
 };
 
 }  // namespace

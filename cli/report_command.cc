@@ -11,6 +11,7 @@
 #include "cli/command.h"
 #include "common/files.h"
 #include "common/sql.h"
+#include "planner/plan_builder.h"
 #include "report/inputs.h"
 #include "report/journal_sql.h"
 #include "report/report.h"
@@ -38,6 +39,10 @@ class ReportCommand : public Command {
     app->add_option("--journal", journal_dsn_,
                     "libpq connection string of the migrated database, to "
                     "show the migration journal");
+    app->add_option("--after", after_path_,
+                    "workload.toml observed after the migration: the page "
+                    "holds the plan's forecast to it, volume by volume "
+                    "(needs --volumes and --plan)");
     app->add_option("-o,--output", output_path_, "The HTML file to write")
         ->required();
     app->footer(
@@ -71,6 +76,23 @@ class ReportCommand : public Command {
           AsBadInput(report::ReadPlanAnyFormat(plan_path_, &plan)));
       input.plan = &plan;
       input.plan_source = plan_path_;
+    }
+    std::vector<ForecastEntry> measured_after;
+    if (!after_path_.empty()) {
+      if (volumes_path_.empty() || plan_path_.empty()) {
+        return Status::InvalidInput(
+            "--after " + after_path_ +
+            " needs --volumes and --plan: the forecast to compare with and "
+            "the volumes to place the observed load on");
+      }
+      Workload after;
+      PGLAYOUT_RETURN_IF_ERROR(
+          AsBadInput(ReadWorkloadFile(after_path_, &after)));
+      PGLAYOUT_RETURN_IF_ERROR(
+          AsBadInput(planner::LoadWhereItIs(volumes, after, &measured_after)
+                         .WithContext(after_path_)));
+      input.measured_after = &measured_after;
+      input.after_source = after_path_;
     }
     if (journal_dsn_) {
       PGLAYOUT_RETURN_IF_ERROR(ReadJournal(*journal_dsn_, &journal, &input));
@@ -113,6 +135,7 @@ class ReportCommand : public Command {
   std::string workload_path_;
   std::string plan_path_;
   std::optional<std::string> journal_dsn_;
+  std::string after_path_;
   std::string output_path_;
 };
 

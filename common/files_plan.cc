@@ -343,6 +343,7 @@ Status PlanFromToml(const toml::table& root, const std::string& source_name,
   auto pl_tables = k.Tables("placement");
   auto stripe_tables = k.Tables("stripe");
   auto forecast_tables = k.Tables("forecast");
+  k.Table("citus");  // the Citus distribution: for people, citus.sql runs it
   PGLAYOUT_RETURN_IF_ERROR(ReadSettings(&k, root, source_name, &plan));
   PGLAYOUT_RETURN_IF_ERROR(k.Finish());
   if (header)

@@ -174,6 +174,31 @@ void WriteLocation(const DataLocation& l, TomlWriter* w) {
   w->StringIfSet("device", l.on->device);
 }
 
+// [[device_reads]]: what a device delivered against the server's reads.
+Status ReadDeviceReads(const std::vector<const toml::table*>& tables,
+                       const std::string& file, std::vector<DeviceReads>* out) {
+  for (const toml::table* t : tables) {
+    KeyReader k(*t, file, "[[device_reads]]");
+    DeviceReads d;
+    k.String("device", &d.device, KeyReader::kRequired);
+    k.String("dev", &d.dev, KeyReader::kRequired);
+    k.Number("server_block_reads", &d.server_block_reads, 0,
+             KeyReader::kRequired);
+    k.Number("device_reads", &d.device_reads, 0, KeyReader::kRequired);
+    PGLAYOUT_RETURN_IF_ERROR(k.Finish());
+    out->push_back(std::move(d));
+  }
+  return Status::Ok();
+}
+
+void WriteDeviceReads(const DeviceReads& d, TomlWriter* w) {
+  w->ArrayTable("device_reads");
+  w->String("device", d.device);
+  w->String("dev", d.dev);
+  w->Number("server_block_reads", d.server_block_reads);
+  w->Number("device_reads", d.device_reads);
+}
+
 Status ReadTablespaces(const std::vector<const toml::table*>& tables,
                        const std::string& file,
                        std::vector<TablespaceInfo>* out) {
@@ -289,6 +314,7 @@ Status WorkloadFromToml(const toml::table& root, const std::string& source_name,
   const toml::table* checkpoints = k.Table("checkpoints");
   std::vector<const toml::table*> tablespaces = k.Tables("tablespace");
   std::vector<const toml::table*> locations = k.Tables("location");
+  std::vector<const toml::table*> device_reads = k.Tables("device_reads");
   std::vector<const toml::table*> io = k.Tables("io");
   std::vector<const toml::table*> relations = k.Tables("relation");
   PGLAYOUT_RETURN_IF_ERROR(k.Finish());
@@ -304,6 +330,8 @@ Status WorkloadFromToml(const toml::table& root, const std::string& source_name,
   PGLAYOUT_RETURN_IF_ERROR(
       ReadTablespaces(tablespaces, source_name, &w.tablespaces));
   PGLAYOUT_RETURN_IF_ERROR(ReadLocations(locations, source_name, &w.locations));
+  PGLAYOUT_RETURN_IF_ERROR(
+      ReadDeviceReads(device_reads, source_name, &w.device_reads));
   PGLAYOUT_RETURN_IF_ERROR(ReadIo(io, source_name, &w.io));
   for (size_t i = 0; i < relations.size(); ++i) {
     w.relations.emplace_back();
@@ -362,6 +390,7 @@ std::string WorkloadToToml(const Workload& w) {
     t.StringIfSet("location", ts.location);
   }
   for (const DataLocation& l : w.locations) WriteLocation(l, &t);
+  for (const DeviceReads& d : w.device_reads) WriteDeviceReads(d, &t);
   for (const IoRate& io : w.io) WriteIo(io, &t);
   for (const Relation& r : w.relations) WriteRelation(r, &t);
   return t.str();

@@ -68,4 +68,17 @@ const char* StrategyName(Strategy strategy) {
   return "stay";
 }
 
+double DeviceReads::Share() const {
+  if (server_block_reads <= 0) return 1;
+  return std::clamp(device_reads / server_block_reads, 0.0, 1.0);
+}
+
+double Workload::DeviceReadShare(const DataLocation& location) const {
+  if (!location.on) return 1;
+  for (const DeviceReads& d : device_reads) {
+    if (d.dev == location.on->dev) return d.Share();
+  }
+  return 1;
+}
+
 }  // namespace pglayout

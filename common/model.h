@@ -229,8 +229,10 @@ struct Relation {
   // Facts the planner and the migrator need to judge hash partitioning.
   std::vector<std::string> primary_key;
   std::vector<std::vector<std::string>> unique_keys;
-  std::vector<std::string> foreign_keys_out;  // "constraint -> table"
-  std::vector<std::string> foreign_keys_in;   // "table.constraint"
+  // "constraint (col, ...) -> table (col, ...)", columns quoted as
+  // quote_ident does; older files have "constraint -> table".
+  std::vector<std::string> foreign_keys_out;
+  std::vector<std::string> foreign_keys_in;  // "table.constraint"
   std::vector<std::string> dependent_views;
   std::vector<std::string> triggers;
   std::vector<std::string> identity_columns;
@@ -287,6 +289,25 @@ struct IoRate {
   double fsyncs_per_second = 0;
 };
 
+// What one device holding the data directory or a tablespace delivered
+// over a live observation on the database host, against what the server
+// read there (docs/workload-model.md#page-cache). The server counts a block
+// read whenever it is not in shared_buffers; only the blocks the OS page
+// cache did not have reach the device.
+struct DeviceReads {
+  std::string device;  // block device name, "loop0"
+  std::string dev;     // "major:minor", as DeviceLocation::dev
+  // 8 KiB blocks/s the server read (blks_read) for the relations on this
+  // device, on average over the observation.
+  double server_block_reads = 0;
+  // Read requests/s the device completed (/sys/class/block/<device>/stat):
+  // what an IOPS cap counts, whatever their size.
+  double device_reads = 0;
+
+  // device / server, at most 1; 1 when the server read nothing.
+  double Share() const;
+};
+
 struct Workload {
   // GUC name -> value as postgresql.conf accepts it ("1GB", "0.9", "on"),
   // plus data_directory and server_version_num.
@@ -320,6 +341,7 @@ struct Workload {
   // resolved on the observing host.
   std::vector<DataLocation> locations;
   std::string locations_note;
+  std::vector<DeviceReads> device_reads;  // measured; empty = unknown
   std::vector<IoRate> io;  // pg_stat_io, 16+; rows with no activity omitted
   std::vector<Relation> relations;
 
@@ -329,6 +351,9 @@ struct Workload {
   // |tablespace|), or nullptr.
   const DataLocation* FindLocation(const std::string& role,
                                    const std::string& tablespace = "") const;
+  // The share of the server's reads at |location| that reached its device
+  // (DeviceReads::Share of the entry with its dev); 1 when not measured.
+  double DeviceReadShare(const DataLocation& location) const;
 };
 
 // ------------------------------------------------------------------- plan --

@@ -101,7 +101,8 @@ struct PolicyFacts {
 struct StatisticsFacts {
   std::string schema;  // where the object lives (unquoted)
   std::string name;
-  int target = -1;  // ALTER STATISTICS ... SET STATISTICS; -1 = default
+  int target = -1;    // ALTER STATISTICS ... SET STATISTICS; -1 = default
+  std::string owner;  // "" = not known (facts made by hand)
 };
 
 struct TableFacts {
@@ -147,6 +148,9 @@ struct TableFacts {
   // copies them in.
   std::vector<StatisticsFacts> statistics;
   std::vector<std::string> no_inherit_checks;  // CHECK ... NO INHERIT names
+  // The valid ones with their definitions ("CHECK ((v > 0)) NO INHERIT"):
+  // LIKE copies them inheritable on PostgreSQL 12.
+  std::vector<CheckFacts> valid_no_inherit_checks;
   bool self_referencing_fk = false;
   std::vector<TriggerFacts> triggers;  // user triggers only
   // User triggers under a name an online copy gives its own
@@ -157,7 +161,13 @@ struct TableFacts {
   // hash-partition placement, not read by GatherTableFacts.
   std::vector<std::string> taken_names;
   std::vector<PolicyFacts> policies;
-  std::vector<std::string> grants;  // GRANT statements, table placeholder
+  // REVOKE and GRANT statements (and SET LOCAL ROLE around a grant made
+  // by a role other than the owner) that make the old table's privileges
+  // on a new one, "{table}" standing for the table.
+  std::vector<std::string> grants;
+  // Roles that granted a privilege on it but have no USAGE on its schema:
+  // they could not grant it again on the new table (quoted).
+  std::vector<std::string> grantors_without_usage;
   // COMMENT ON INDEX / CONSTRAINT / TRIGGER / POLICY statements for what the
   // swap makes anew, "{table}" standing for the table.
   std::vector<std::string> object_comments;
@@ -172,6 +182,9 @@ struct TableFacts {
   std::vector<std::string> subscriptions;  // applying logical replication to it
   std::vector<std::string> owned_sequences;     // serial: "schema.seq|column"
   std::vector<std::string> identity_sequences;  // "column|schema.seq"
+  // Column -> its identity sequence's type ("integer"): LIKE ... INCLUDING
+  // IDENTITY makes every copied identity sequence a bigint one.
+  std::map<std::string, std::string> identity_sequence_types;
   // Prepared transactions holding a lock on it (gids as quoted literals).
   std::vector<std::string> prepared_xacts;
   // A hash of what the shadow took over when it was made: columns (type,

@@ -427,6 +427,7 @@ class Migration {
     in.tables = &tables_;
     in.free_bytes = LocalFreeBytes(Directories());
     in.space_margin = options_.space_margin;
+    in.offline_rate_mbps = options_.offline_rate_mbps;
     in.sort_memory = options_.index_work_mem;
     in.standby_dirs_ready = options_.standby_dirs_ready;
     in.wal_free_bytes = StepOptionsFor().wal_free_bytes;

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstring>
 #include <regex>
 
@@ -122,6 +123,17 @@ void AppendDropNotValidChecks(const TableFacts& t, const std::string& shadow,
   for (const CheckFacts& c : t.not_valid_checks) {
     out->push_back(fmt::format("ALTER TABLE {} DROP CONSTRAINT {}", shadow,
                                QuoteIdent(c.name)));
+  }
+}
+
+// PostgreSQL 12's LIKE copies a NO INHERIT check as inheritable: the
+// (empty) shadow gets it again as it is.
+void AppendNoInheritChecks(const TableFacts& t, const std::string& shadow,
+                           std::vector<std::string>* out) {
+  for (const CheckFacts& c : t.valid_no_inherit_checks) {
+    out->push_back(fmt::format(
+        "ALTER TABLE {0} DROP CONSTRAINT {1}, ADD CONSTRAINT {1} {2}", shadow,
+        QuoteIdent(c.name), c.definition));
   }
 }
 
@@ -377,6 +389,7 @@ std::vector<std::string> ShadowCreateSql(const TableFacts& t,
     tx.push_back(
         fmt::format("ALTER TABLE {} OWNER TO {}", shadow, QuoteIdent(t.owner)));
     AppendDropNotValidChecks(t, shadow, &tx);
+    if (server_version < 130000) AppendNoInheritChecks(t, shadow, &tx);
     AppendColumnSettings(t, shadow, &tx);
     return tx;
   }
@@ -492,19 +505,31 @@ std::string AfterCursor(const TableFacts& t, bool first) {
   return first ? "" : " WHERE " + KeyTuple(t, "") + " > " + ParamTuple(t, 1);
 }
 
+// The name of the copied rows' size beside their key columns: "b", or
+// "b_", "b__"... when a key column is named so (it would be ambiguous).
+std::string SizeColumn(const TableFacts& t) {
+  std::string name = "b";
+  while (std::find(t.row_key.begin(), t.row_key.end(), name) !=
+         t.row_key.end()) {
+    name += "_";
+  }
+  return name;
+}
+
 // The batch's result row from a CTE |rows| that holds the copied rows' key
-// columns and their size "b": (count, bytes, last key as text...). The
-// LEFT JOIN keeps one row when the batch is empty.
+// columns and their size (SizeColumn): (count, bytes, last key as text...).
+// The LEFT JOIN keeps one row when the batch is empty.
 std::string BatchSummary(const TableFacts& t, const std::string& rows) {
   std::vector<std::string> last;
   for (const std::string& k : t.row_key) {
     last.push_back(rows + "." + QuoteIdent(k) + "::text");
   }
   return fmt::format(
-      "SELECT (SELECT count(*) FROM {0}), (SELECT coalesce(sum(b), 0) FROM "
-      "{0}), last.* FROM (SELECT 1) AS one LEFT JOIN (SELECT {1} FROM {0} "
-      "ORDER BY {2} LIMIT 1) AS last ON true",
-      rows, JoinComma(last), OrderByKey(t, " DESC", rows));
+      "SELECT (SELECT count(*) FROM {0}), (SELECT coalesce(sum({3}), 0) "
+      "FROM {0}), last.* FROM (SELECT 1) AS one LEFT JOIN (SELECT {1} FROM "
+      "{0} ORDER BY {2} LIMIT 1) AS last ON true",
+      rows, JoinComma(last), OrderByKey(t, " DESC", rows),
+      QuoteIdent(SizeColumn(t)));
 }
 
 }  // namespace
@@ -519,10 +544,11 @@ std::string CopyBatchSql(const TableFacts& t, const OnlineNames& names,
     return fmt::format(
         "WITH ins AS (INSERT INTO {0} AS n ({1}){2} SELECT {1} FROM ONLY {3}"
         "{4} ORDER BY {5} LIMIT {6} RETURNING {7}, "
-        "pg_catalog.pg_column_size(n.*) AS b) {8}",
+        "pg_catalog.pg_column_size(n.*) AS {9}) {8}",
         names.QualifiedShadow(), cols, Overriding(t), names.QualifiedTable(),
         AfterCursor(t, first), OrderByKey(t, ""), batch_rows,
-        JoinComma(KeyColumnsOf(t, "n")), BatchSummary(t, "ins"));
+        JoinComma(KeyColumnsOf(t, "n")), BatchSummary(t, "ins"),
+        QuoteIdent(SizeColumn(t)));
   }
   // A shadow of an older layout already has its key index and may hold
   // rows that replay put above the cursor: skip those, count what was read.
@@ -530,11 +556,12 @@ std::string CopyBatchSql(const TableFacts& t, const OnlineNames& names,
       "WITH src AS (SELECT {0} FROM ONLY {1}{2} ORDER BY {3} LIMIT {4}), "
       "ins AS (INSERT INTO {5} ({0}){6} SELECT {0} FROM src "
       "ON CONFLICT DO NOTHING), "
-      "sized AS (SELECT {7}, pg_catalog.pg_column_size(src.*) AS b FROM src) "
-      "{8}",
+      "sized AS (SELECT {7}, pg_catalog.pg_column_size(src.*) AS {9} FROM "
+      "src) {8}",
       cols, names.QualifiedTable(), AfterCursor(t, first), OrderByKey(t, ""),
       batch_rows, names.QualifiedShadow(), Overriding(t),
-      JoinComma(KeyColumnsOf(t, "src")), BatchSummary(t, "sized"));
+      JoinComma(KeyColumnsOf(t, "src")), BatchSummary(t, "sized"),
+      QuoteIdent(SizeColumn(t)));
 }
 
 ReplaySql MakeReplaySql(const TableFacts& t, const OnlineNames& names) {
@@ -756,6 +783,12 @@ void AppendNameStatistics(const TableFacts& t, const OnlineNames& names,
                                  QuoteIdent(st.schema), QuoteIdent(st.name),
                                  st.target));
     }
+    // LIKE made the copy the running role's.
+    if (!st.owner.empty()) {
+      out->push_back(fmt::format("ALTER STATISTICS {}.{} OWNER TO {}",
+                                 QuoteIdent(st.schema), QuoteIdent(st.name),
+                                 QuoteIdent(st.owner)));
+    }
   }
 }
 
@@ -799,6 +832,11 @@ void AppendNameNew(const TableFacts& t, const OnlineNames& names,
     std::string new_seq = it == inputs.shadow_identity_sequences.end()
                               ? "<identity sequence of " + column + ">"
                               : it->second;
+    auto type = t.identity_sequence_types.find(column);
+    if (type != t.identity_sequence_types.end() && type->second != "bigint") {
+      out->push_back(
+          fmt::format("ALTER SEQUENCE {} AS {}", new_seq, type->second));
+    }
     out->push_back(fmt::format(
         "SELECT pg_catalog.setval({}::regclass, s.last_value, s.is_called) "
         "FROM {} s",
@@ -837,23 +875,41 @@ void AppendCarryOver(const TableFacts& t, const OnlineNames& names,
     out->push_back(fmt::format("CREATE POLICY {} ON {} {}", QuoteIdent(p.name),
                                table, p.definition));
   }
-  if (t.replica_identity == 'f') {
-    out->push_back("ALTER TABLE " + table + " REPLICA IDENTITY FULL");
-  } else if (t.replica_identity == 'n') {
-    out->push_back("ALTER TABLE " + table + " REPLICA IDENTITY NOTHING");
+  const char* identity = t.replica_identity == 'f'   ? "FULL"
+                         : t.replica_identity == 'n' ? "NOTHING"
+                                                     : nullptr;
+  for (size_t r = 0; identity && r <= names.partitions.size(); ++r) {
+    out->push_back(fmt::format(
+        "ALTER TABLE {} REPLICA IDENTITY {}",
+        r == 0 ? table : names.QualifiedPartition(static_cast<int>(r - 1)),
+        identity));
   }
   // The indexes have their own names again by now. A partitioned table
-  // can be marked by neither.
+  // cannot be marked for CLUSTER: its partitions, ordinary tables, are,
+  // each on its copy of the index (a plain CLUSTER then orders every
+  // partition as the table was). The replica identity marks the table and
+  // each partition, whose own identity logical replication uses.
+  const int partitions = static_cast<int>(names.partitions.size());
   for (const IndexFacts& i : t.indexes) {
-    if (!names.partitions.empty()) break;
     if (i.replica_identity) {
       out->push_back(
           fmt::format("ALTER TABLE {} REPLICA IDENTITY USING INDEX {}", table,
                       QuoteIdent(i.name)));
+      for (int r = 0; r < partitions; ++r) {
+        out->push_back(
+            fmt::format("ALTER TABLE {} REPLICA IDENTITY USING INDEX {}",
+                        names.QualifiedPartition(r),
+                        QuoteIdent(PartitionIndexName(i, names, r))));
+      }
     }
-    if (i.clustered) {
+    if (i.clustered && partitions == 0) {
       out->push_back(fmt::format("ALTER TABLE {} CLUSTER ON {}", table,
                                  QuoteIdent(i.name)));
+    }
+    for (int r = 0; r < partitions && i.clustered; ++r) {
+      out->push_back(fmt::format("ALTER TABLE {} CLUSTER ON {}",
+                                 names.QualifiedPartition(r),
+                                 QuoteIdent(PartitionIndexName(i, names, r))));
     }
     for (const auto& [column, target] : i.column_stat_targets) {
       out->push_back(fmt::format(

@@ -168,7 +168,8 @@ class Checker {
     if (t.kind == 'p') {
       Refuse(p.relation,
              "is a partitioned table: moving it moves nothing; "
-             "place its partitions instead");
+             "place its partitions instead (online = false moves a "
+             "partition)");
       return;
     }
     if (t.kind != 'r' && t.kind != 'i' && t.kind != 'm') {
@@ -194,7 +195,20 @@ class Checker {
              "online = false");
       return;
     }
+    // Whatever keeps a table from being copied and swapped, ALTER TABLE
+    // ... SET TABLESPACE moves it as the same object: each refusal says
+    // so, with the lock that would cost.
+    size_t first = findings_.size();
     CheckOnlineCopy(p, t);
+    for (size_t i = first; i < findings_.size(); ++i) {
+      Finding& f = findings_[i];
+      if (f.severity != Finding::Severity::kRefusal ||
+          f.reason.find("online = false") != std::string::npos) {
+        continue;
+      }
+      f.reason += fmt::format("; online = false moves it offline ({})",
+                              OfflineLockForecast(t, in_.offline_rate_mbps));
+    }
   }
 
   // What the shadow-copy-and-swap path needs from any table
@@ -292,6 +306,16 @@ class Checker {
                               "PostgreSQL 18",
                               DisplayIdent(fk.name), fk.table));
       }
+    }
+    for (const std::string& role :
+         std::set<std::string>(t.grantors_without_usage.begin(),
+                               t.grantors_without_usage.end())) {
+      Refuse(o, fmt::format("role {} granted privileges on it but has no "
+                            "USAGE on schema {}, so it cannot grant them "
+                            "again on the new table; GRANT USAGE ON SCHEMA "
+                            "{} TO {} first",
+                            role, DisplayIdent(t.schema), QuoteIdent(t.schema),
+                            role));
     }
     if (t.self_referencing_fk) {
       Refuse(o, "has a foreign key to itself, which the swap cannot re-point");

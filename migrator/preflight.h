@@ -43,6 +43,9 @@ struct PreflightInput {
   std::set<std::string> started_relations;
   std::set<std::string> started_tablespaces;
   double space_margin = 1.2;  // copies need size x margin free
+  // The copy rate assumed for an offline move's lock time (MB/s of 10^6),
+  // which a refused online move's message forecasts.
+  double offline_rate_mbps = 200;
   // The memory an online index build sorts in (maintenance_work_mem as the
   // migrator raises it); a larger sort spills to temp files in
   // ServerFacts::temp_tablespaces. 0 = not counted.

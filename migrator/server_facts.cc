@@ -462,6 +462,9 @@ Status ReadForeignKeys(SqlSession* s, uint32_t oid, TableFacts* t) {
           {Cell(row, 0), WithoutNotValid(Cell(row, 1))});
     }
     if (CellBool(row, 3)) t->no_inherit_checks.push_back(Cell(row, 0));
+    if (CellBool(row, 2) && CellBool(row, 3)) {
+      t->valid_no_inherit_checks.push_back({Cell(row, 0), Cell(row, 1)});
+    }
   }
   return Status::Ok();
 }
@@ -519,13 +522,14 @@ Status ReadStatistics(SqlSession* s, uint32_t oid, TableFacts* t) {
   SqlResult r;
   PGLAYOUT_RETURN_IF_ERROR(s->Execute(
       "SELECT n.nspname, x.stxname, " + target +
-          " FROM pg_catalog.pg_statistic_ext x JOIN pg_catalog.pg_namespace n "
+          ", pg_catalog.pg_get_userbyid(x.stxowner) FROM "
+          "pg_catalog.pg_statistic_ext x JOIN pg_catalog.pg_namespace n "
           "ON n.oid = x.stxnamespace WHERE x.stxrelid = $1::oid ORDER BY "
           "x.oid",
       {std::to_string(oid)}, &r));
   for (const auto& row : r.rows) {
-    t->statistics.push_back(
-        {Cell(row, 0), Cell(row, 1), static_cast<int>(CellInt(row, 2))});
+    t->statistics.push_back({Cell(row, 0), Cell(row, 1),
+                             static_cast<int>(CellInt(row, 2)), Cell(row, 3)});
   }
   return Status::Ok();
 }
@@ -566,36 +570,113 @@ Status ReadObjectComments(SqlSession* s, uint32_t oid, TableFacts* t) {
   return Status::Ok();
 }
 
-// GRANT statements with "{table}" standing for the table; the owner's own
-// privileges are implicit and not repeated.
-Status ReadGrants(SqlSession* s, uint32_t oid, TableFacts* t) {
+// The statements that give the new table the old one's privileges, with
+// "{table}" standing for the table (pg_repack keeps them with the table;
+// a swap must make them again, and exactly):
+// - what the owner revoked from itself stays revoked (a new table gives
+//   its owner everything);
+// - a privilege granted by another role (one that holds it WITH GRANT
+//   OPTION) is granted again by that role, under SET LOCAL ROLE, so that
+//   REVOKE ... CASCADE from it still takes it away; a grantor's own grant
+//   option comes first.
+// A superuser's grant is recorded as the owner's, so the owner's need no
+// role change. Grantors without USAGE on the table's schema could not name
+// it: GatherTableFacts lists them for the preflight.
+// |object| names what they are for: "TABLE {table}", or an identity
+// sequence ("SEQUENCE s.t_id_seq"), which the swap makes anew too.
+Status ReadGrants(SqlSession* s, uint32_t oid, const std::string& object,
+                  TableFacts* t) {
   SqlResult r;
   PGLAYOUT_RETURN_IF_ERROR(s->Execute(
-      "SELECT a.privilege_type, '', CASE WHEN a.grantee = 0 THEN 'PUBLIC' "
-      "ELSE pg_catalog.quote_ident(pg_catalog.pg_get_userbyid(a.grantee)) "
-      "END, a.is_grantable FROM pg_catalog.pg_class c, "
+      "SELECT a.privilege_type, '', a.grantor = c.relowner, "
+      "pg_catalog.quote_ident(pg_catalog.pg_get_userbyid(a.grantor)), CASE "
+      "WHEN a.grantee = 0 THEN 'PUBLIC' ELSE "
+      "pg_catalog.quote_ident(pg_catalog.pg_get_userbyid(a.grantee)) END, "
+      "a.is_grantable, pg_catalog.has_schema_privilege(a.grantor, "
+      "c.relnamespace, 'USAGE') FROM pg_catalog.pg_class c, "
       "pg_catalog.aclexplode(c.relacl) a WHERE c.oid = $1::oid "
       "AND a.grantee <> c.relowner "
-      "UNION ALL SELECT a.privilege_type, att.attname, CASE WHEN a.grantee "
-      "= 0 THEN 'PUBLIC' ELSE "
+      "UNION ALL SELECT a.privilege_type, att.attname, a.grantor = "
+      "c.relowner, "
+      "pg_catalog.quote_ident(pg_catalog.pg_get_userbyid(a.grantor)), CASE "
+      "WHEN a.grantee = 0 THEN 'PUBLIC' ELSE "
       "pg_catalog.quote_ident(pg_catalog.pg_get_userbyid(a.grantee)) END, "
-      "a.is_grantable FROM pg_catalog.pg_attribute att, "
-      "pg_catalog.aclexplode(att.attacl) a WHERE att.attrelid = $1::oid "
-      "AND att.attacl IS NOT NULL AND NOT att.attisdropped ORDER BY 2, 3, 1",
+      "a.is_grantable, pg_catalog.has_schema_privilege(a.grantor, "
+      "c.relnamespace, 'USAGE') FROM pg_catalog.pg_class c JOIN "
+      "pg_catalog.pg_attribute att ON att.attrelid = c.oid, "
+      "pg_catalog.aclexplode(att.attacl) a WHERE c.oid = $1::oid "
+      "AND att.attacl IS NOT NULL AND NOT att.attisdropped ORDER BY 2, 5, 1",
       {std::to_string(oid)}, &r));
+  struct Grant {
+    std::string privilege, column, grantor, grantee;
+    bool by_owner, grantable, grantor_sees_schema;
+  };
+  std::vector<Grant> pending;
   for (const auto& row : r.rows) {
-    std::string column = Cell(row, 1);
+    pending.push_back({Cell(row, 0), Cell(row, 1), Cell(row, 3), Cell(row, 4),
+                       CellBool(row, 2), CellBool(row, 5), CellBool(row, 6)});
+  }
+  SqlResult revoked;
+  PGLAYOUT_RETURN_IF_ERROR(s->Execute(
+      "SELECT d.privilege_type, "
+      "pg_catalog.quote_ident(pg_catalog.pg_get_userbyid(c.relowner)) FROM "
+      "pg_catalog.pg_class c, pg_catalog.aclexplode(pg_catalog.acldefault("
+      "CASE c.relkind WHEN 'S' THEN 's' ELSE 'r' END::\"char\", "
+      "c.relowner)) d WHERE c.oid = $1::oid AND c.relacl IS NOT NULL "
+      "AND NOT EXISTS (SELECT FROM pg_catalog.aclexplode(c.relacl) a WHERE "
+      "a.grantee = c.relowner AND a.privilege_type = d.privilege_type) "
+      "ORDER BY 1",
+      {std::to_string(oid)}, &revoked));
+  for (const auto& row : revoked.rows) {
+    t->grants.push_back(fmt::format("REVOKE {} ON {} FROM {}", Cell(row, 0),
+                                    object, Cell(row, 1)));
+  }
+  // Grants in an order where every grantor holds its grant option first:
+  // the owner's, then rounds of those whose grantor's option is granted.
+  std::set<std::string> options;  // "grantee|privilege|column" given
+  auto held = [&](const Grant& g) {
+    return g.by_owner ||
+           options.count(g.grantor + "|" + g.privilege + "|" + g.column) ||
+           options.count(g.grantor + "|" + g.privilege + "|");
+  };
+  auto emit = [&](const Grant& g) {
+    if (!g.by_owner) {
+      t->grants.push_back("SET LOCAL ROLE " + g.grantor);
+      if (!g.grantor_sees_schema) {
+        t->grantors_without_usage.push_back(g.grantor);
+      }
+    }
     t->grants.push_back(fmt::format(
-        "GRANT {}{} ON TABLE {{table}} TO {}{}", Cell(row, 0),
-        column.empty() ? "" : " (" + QuoteIdent(column) + ")", Cell(row, 2),
-        CellBool(row, 3) ? " WITH GRANT OPTION" : ""));
+        "GRANT {}{} ON {} TO {}{}", g.privilege,
+        g.column.empty() ? "" : " (" + QuoteIdent(g.column) + ")", object,
+        g.grantee, g.grantable ? " WITH GRANT OPTION" : ""));
+    if (!g.by_owner) t->grants.push_back("SET LOCAL ROLE NONE");
+    if (g.grantable) {
+      options.insert(g.grantee + "|" + g.privilege + "|" + g.column);
+    }
+  };
+  while (!pending.empty()) {
+    std::vector<Grant> next;
+    for (const Grant& g : pending) {
+      if (held(g)) {
+        emit(g);
+      } else {
+        next.push_back(g);
+      }
+    }
+    if (next.size() == pending.size()) {    // no grantor holds its option:
+      for (const Grant& g : next) emit(g);  // the server will say why
+      break;
+    }
+    pending = std::move(next);
   }
   return Status::Ok();
 }
 
 // Every other object that refers to the table by oid (pg_depend, normal
-// dependencies) and that the swap neither recreates nor re-points: a policy
-// or a rule of another table, for example. What the swap carries (the
+// dependencies, and other tables' constraint triggers FROM it) and that the
+// swap neither recreates nor re-points: a policy or a rule of another
+// table, for example. What the swap carries (the
 // table's own indexes, constraints, triggers, policies, rules and
 // statistics; other tables' foreign keys and their triggers; views) and
 // what other facts refuse on their own (functions, publications,
@@ -629,7 +710,13 @@ Status ReadBoundDependents(SqlSession* s, uint32_t oid, TableFacts* t) {
       "(SELECT oid FROM pg_catalog.pg_attrdef WHERE adrelid = $1::oid)) "
       "AND NOT (d.classid = 'pg_catalog.pg_statistic_ext'::regclass AND "
       "d.objid IN (SELECT oid FROM pg_catalog.pg_statistic_ext WHERE "
-      "stxrelid = $1::oid)) ORDER BY 1",
+      "stxrelid = $1::oid)) "
+      // Another table's constraint trigger naming it (FROM): an automatic
+      // dependency, so it would go with the old copy at --finalize.
+      "UNION SELECT pg_catalog.pg_describe_object('pg_catalog.pg_trigger'"
+      "::regclass, tg.oid, 0) FROM pg_catalog.pg_trigger tg WHERE "
+      "tg.tgconstrrelid = $1::oid AND tg.tgrelid <> $1::oid AND NOT "
+      "tg.tgisinternal ORDER BY 1",
       {std::to_string(oid)}, &r));
   for (const auto& row : r.rows) t->bound_dependents.push_back(Cell(row, 0));
   return Status::Ok();
@@ -703,8 +790,11 @@ Status ReadReplicationAndSequences(SqlSession* s, uint32_t oid, TableFacts* t) {
   SqlResult seq;
   PGLAYOUT_RETURN_IF_ERROR(s->Execute(
       "SELECT d.deptype, pg_catalog.format('%I.%I', sn.nspname, s.relname), "
-      "a.attname FROM pg_catalog.pg_depend d "
+      "a.attname, pg_catalog.format_type(q.seqtypid, NULL), s.oid, "
+      "pg_catalog.obj_description(s.oid, 'pg_class') FROM "
+      "pg_catalog.pg_depend d "
       "JOIN pg_catalog.pg_class s ON s.oid = d.objid AND s.relkind = 'S' "
+      "JOIN pg_catalog.pg_sequence q ON q.seqrelid = s.oid "
       "JOIN pg_catalog.pg_namespace sn ON sn.oid = s.relnamespace "
       "JOIN pg_catalog.pg_attribute a ON a.attrelid = d.refobjid "
       "AND a.attnum = d.refobjsubid "
@@ -716,6 +806,17 @@ Status ReadReplicationAndSequences(SqlSession* s, uint32_t oid, TableFacts* t) {
     std::string entry = Cell(row, 1) + "|" + Cell(row, 2);
     (CellChar(row, 0) == 'a' ? t->owned_sequences : t->identity_sequences)
         .push_back(entry);
+    if (CellChar(row, 0) != 'i') continue;
+    // The swap makes identity sequences anew: their type, privileges and
+    // comment come back by name.
+    t->identity_sequence_types[Cell(row, 2)] = Cell(row, 3);
+    PGLAYOUT_RETURN_IF_ERROR(ReadGrants(s,
+                                        static_cast<uint32_t>(CellInt(row, 4)),
+                                        "SEQUENCE " + Cell(row, 1), t));
+    if (row[5]) {
+      t->object_comments.push_back(fmt::format(
+          "COMMENT ON SEQUENCE {} IS {}", Cell(row, 1), QuoteLiteral(*row[5])));
+    }
   }
   return Status::Ok();
 }
@@ -831,7 +932,7 @@ Status GatherTableFacts(SqlSession* session, uint32_t oid, TableFacts* facts) {
   ChooseRowKey(&t);
   PGLAYOUT_RETURN_IF_ERROR(ReadForeignKeys(session, oid, &t));
   PGLAYOUT_RETURN_IF_ERROR(ReadTriggersAndPolicies(session, oid, &t));
-  PGLAYOUT_RETURN_IF_ERROR(ReadGrants(session, oid, &t));
+  PGLAYOUT_RETURN_IF_ERROR(ReadGrants(session, oid, "TABLE {table}", &t));
   PGLAYOUT_RETURN_IF_ERROR(ReadObjectComments(session, oid, &t));
   PGLAYOUT_RETURN_IF_ERROR(ReadStatistics(session, oid, &t));
   PGLAYOUT_RETURN_IF_ERROR(ReadDependents(session, oid, &t));

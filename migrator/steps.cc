@@ -66,15 +66,8 @@ Step OfflineMoveStep(const Placement& p, const TableFacts& t,
   for (const auto& [kind, name] : s.objects) {
     s.sql.push_back(SetTablespaceSql(kind, name, ts));
   }
-  uint64_t largest = t.kind == 'i' ? t.heap_size : t.heap_size + t.toast_size;
-  for (const IndexFacts& i : t.indexes) largest = std::max(largest, i.size);
-  s.note = fmt::format(
-      "each statement holds ACCESS EXCLUSIVE on the table while it copies: "
-      "{} in all, the longest about {:.1f} s at {:.0f} MB/s; lock waits "
-      "are bounded by lock_timeout and retried",
-      HumanSize(static_cast<double>(s.bytes)),
-      LockSeconds(largest, options.offline_rate_mbps),
-      options.offline_rate_mbps);
+  s.note = OfflineLockForecast(t, options.offline_rate_mbps) +
+           "; lock waits are bounded by lock_timeout and retried";
   if (t.tablespace == ts || (ts == "pg_default" && t.tablespace.empty())) {
     s.note += "; the relation is already there (statements are no-ops)";
   }
@@ -439,6 +432,19 @@ std::string FormatSteps(const std::vector<Step>& steps) {
     out += "\n";
   }
   return out;
+}
+
+std::string OfflineLockForecast(const TableFacts& t, double mbps) {
+  uint64_t heap = t.kind == 'i' ? t.heap_size : t.heap_size + t.toast_size;
+  uint64_t bytes = heap, largest = heap;
+  for (const IndexFacts& i : t.indexes) {
+    if (t.kind != 'i') bytes += i.size;
+    largest = std::max(largest, i.size);
+  }
+  return fmt::format(
+      "each statement holds ACCESS EXCLUSIVE on the table while it copies: "
+      "{} in all, the longest about {:.1f} s at {:.0f} MB/s",
+      HumanSize(static_cast<double>(bytes)), LockSeconds(largest, mbps), mbps);
 }
 
 }  // namespace pglayout::migrator

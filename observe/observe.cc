@@ -10,6 +10,7 @@
 #include "common/sql.h"
 #include "common/units.h"
 #include "observe/data_locations.h"
+#include "observe/device_reads.h"
 
 namespace pglayout {
 namespace {
@@ -155,20 +156,29 @@ Status Observe(StatsSource* source, Clock* clock, ProgressSink* progress,
   PGLAYOUT_RETURN_IF_ERROR(ValidateObserveOptions(options));
   ObserveResult out;
   PGLAYOUT_RETURN_IF_ERROR(source->ReadServer(&out.server));
+  LocatedDirectories located = LocateServerDirectories(
+      options.system_paths, out.server.settings, out.server.tablespaces);
   ObservedData data;
+  DeviceReadCounts reads_before =
+      ReadDeviceReadCounts(options.system_paths, located.locations);
+  double start = clock->Now();
   PGLAYOUT_RETURN_IF_ERROR(TakeSamples(source, clock, progress, options,
                                        &data.samples, &out.skipped_samples));
+  double seconds = clock->Now() - start;
+  DeviceReadCounts reads_after =
+      ReadDeviceReadCounts(options.system_paths, located.locations);
   PGLAYOUT_RETURN_IF_ERROR(source->ReadRelations(&data.reported));
   out.workload.source = "live";
   out.workload.in_recovery = out.server.in_recovery;
   out.workload.settings = out.server.settings;
   out.workload.tablespaces = out.server.tablespaces;
-  LocatedDirectories located = LocateServerDirectories(
-      options.system_paths, out.server.settings, out.server.tablespaces);
   out.workload.locations = std::move(located.locations);
   out.workload.locations_note = std::move(located.note);
   PGLAYOUT_RETURN_IF_ERROR(
       BuildWorkloadFromSamples(data, &out.workload, &out.rates));
+  if (options.count_device_reads) {
+    RecordDeviceReads(reads_before, reads_after, seconds, &out.workload);
+  }
   PGLAYOUT_RETURN_IF_ERROR(
       AddFacts(source, data.reported, options.facts_for, &out.workload));
   if (options.top > 0 &&

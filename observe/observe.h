@@ -73,6 +73,10 @@ struct ObserveOptions {
   // Where the server's directories are resolved to devices
   // (observe/data_locations.h); tests point it at fixtures.
   SystemPaths system_paths;
+  // Count the read requests of the data devices while sampling
+  // (observe/device_reads.h). Off where the device is shared with busy
+  // programs other than the server: the share would count their reads too.
+  bool count_device_reads = true;
 };
 
 // InvalidInput when the interval is not positive or the duration holds

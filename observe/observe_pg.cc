@@ -189,8 +189,16 @@ SELECT json_build_object(
      AND a.attrelid = i.indrelid AND a.attnum = k.attnum
      AND k.ord <= i.indnkeyatts
    GROUP BY i.indexrelid) u),
- 'foreign_keys_out', (SELECT json_agg(con.conname || ' -> ' ||
-     quote_ident(fn.nspname) || '.' || quote_ident(f.relname)
+ 'foreign_keys_out', (SELECT json_agg(con.conname || ' (' ||
+     (SELECT string_agg(quote_ident(a.attname), ', ' ORDER BY k.ord)
+      FROM unnest(con.conkey) WITH ORDINALITY k(attnum, ord)
+      JOIN pg_attribute a ON a.attrelid = con.conrelid
+        AND a.attnum = k.attnum) || ') -> ' ||
+     quote_ident(fn.nspname) || '.' || quote_ident(f.relname) || ' (' ||
+     (SELECT string_agg(quote_ident(a.attname), ', ' ORDER BY k.ord)
+      FROM unnest(con.confkey) WITH ORDINALITY k(attnum, ord)
+      JOIN pg_attribute a ON a.attrelid = con.confrelid
+        AND a.attnum = k.attnum) || ')'
      ORDER BY con.conname)
    FROM pg_constraint con JOIN pg_class f ON f.oid = con.confrelid
    JOIN pg_namespace fn ON fn.oid = f.relnamespace

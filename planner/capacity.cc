@@ -7,10 +7,12 @@
 #include <cmath>
 #include <limits>
 #include <set>
+#include <tuple>
 
 #include "common/units.h"
 #include "planner/demand.h"
 #include "planner/recommend.h"
+#include "planner/verdicts.h"
 
 namespace pglayout::planner {
 namespace {
@@ -28,10 +30,6 @@ constexpr double kDefaultMaxWalBytes = 1.0 * kGiB;
 constexpr char kWalName[] = "wal";
 
 double Gib(uint64_t bytes) { return static_cast<double>(bytes) / kGiB; }
-
-std::string Percent(double fraction) {
-  return fmt::format("{:.0f}%", fraction * 100);
-}
 
 double IncludedIops(const VolumeType& t, uint64_t size) {
   return std::min(t.iops_max, t.iops_base + t.iops_per_gib * Gib(size));
@@ -363,20 +361,20 @@ double CapacitySearch::WalBytes() const {
          kWalVolumeShare;
 }
 
+// The instance is one pool of every volume, judged against the target as
+// the plan judges it (planner/pools.h): past it, no set of volumes helps.
 std::string CapacitySearch::InstanceBlocker() const {
   const auto [iops, mbps] = instance_load_;
+  const double target = options_.target_utilization;
   std::vector<std::string> over;
-  if (capacity_.instance_cap_iops > 0 && iops > capacity_.instance_cap_iops) {
-    over.push_back(
-        fmt::format("{:.0f} IOPS at the peak, the instance allows "
-                    "{:.0f}",
-                    iops, capacity_.instance_cap_iops));
-  }
-  if (capacity_.instance_cap_mbps > 0 && mbps > capacity_.instance_cap_mbps) {
-    over.push_back(
-        fmt::format("{:.0f} MB/s at the peak, the instance allows "
-                    "{:.0f}",
-                    mbps, capacity_.instance_cap_mbps));
+  for (const auto& [needed, cap, unit] :
+       {std::tuple{iops, capacity_.instance_cap_iops, "IOPS"},
+        std::tuple{mbps, capacity_.instance_cap_mbps, "MB/s"}}) {
+    if (cap <= 0 || !AboveTarget(needed / cap, target)) continue;
+    over.push_back(fmt::format(
+        "{:.0f} {} at the peak, the instance allows {:.0f} ({}, above the {} "
+        "target)",
+        needed, unit, cap, Percent(needed / cap), Percent(target)));
   }
   if (over.empty()) return "";
   return fmt::format(
@@ -512,7 +510,9 @@ Status CapacitySearch::Check(const Family& f, const VolumeConfig& wal,
   }
   *worst = hottest->utilization_after;
   shortfall->clear();
-  if (*worst > target + kEpsilon) {
+  // Judged as printed (verdicts.h): "keeps data1 at 70%, above the 70%
+  // target" would contradict itself.
+  if (AboveTarget(*worst, target)) {
     *shortfall = fmt::format(
         "the planner's best placement keeps {} at {}, above the {} target",
         hottest->volume, Percent(*worst), Percent(target));

@@ -34,8 +34,9 @@
 // it are reported as "why not cheaper".
 //
 // Per-instance caps: the whole demand (data IOPS + commits, and their
-// bytes) must be within the instance's caps, whatever the volumes; when it
-// is not, no set is chosen and the verdict says so (a larger instance, or
+// bytes) must be within the instance's caps at the target, as the plan
+// judges the instance (planner/pools.h), whatever the volumes; when it is
+// not, no set is chosen and the verdict says so (a larger instance, or
 // distributing the hot tables over several hosts with Citus).
 
 #ifndef PGLAYOUT_PLANNER_CAPACITY_H_

@@ -82,10 +82,13 @@ double CheckpointWriteIops(const Relation& r, const DemandOptions& o) {
 }
 
 // Adds |r|'s bytes and rates to its table group |d|.
-void AddRelation(const Relation& r, const DemandOptions& o, TableDemand* d) {
+// Only the share of |r|'s reads that reached its device loads a volume
+// (docs/workload-model.md#page-cache); it follows the relation when moved.
+void AddRelation(const Relation& r, const Workload& w, const DemandOptions& o,
+                 TableDemand* d) {
   d->bytes += r.size;
   d->bytes_needed += r.size + Growth(r, o);
-  d->read_iops += r.read_iops;
+  d->read_iops += r.read_iops * w.DeviceReadShare(LocationOf(w, r.tablespace));
   d->write_iops += r.write_iops;
   d->checkpoint_write_iops += CheckpointWriteIops(r, o);
   if (o.backup_window_seconds > 0) {
@@ -137,7 +140,7 @@ Status AddDependent(const Relation& r, const Workload& w,
   } else {
     d.indexes.push_back(r.name);
   }
-  AddRelation(r, options, &d);
+  AddRelation(r, w, options, &d);
   return Status::Ok();
 }
 
@@ -233,7 +236,7 @@ Status BuildDemand(const Workload& workload, const VolumeSet& volumes,
     d.table = r.name;
     d.facts = &r;
     d.heap_bytes = r.size;
-    AddRelation(r, options, &d);
+    AddRelation(r, workload, options, &d);
     d.tablespace = r.tablespace == "pg_default" ? "" : r.tablespace;
     d.current_volume =
         VolumeOfLocation(volumes, LocationOf(workload, d.tablespace)).volume;
@@ -259,6 +262,21 @@ Status BuildDemand(const Workload& workload, const VolumeSet& volumes,
   wal->flushes_per_second =
       workload.wal_syncs_per_second.value_or(workload.commits_per_second);
   return Status::Ok();
+}
+
+std::vector<std::string> DeviceReadNotes(const Workload& w) {
+  std::vector<std::string> out;
+  for (const DeviceReads& d : w.device_reads) {
+    out.push_back(fmt::format(
+        "reads: {} served {:.0f} read requests/s for the {:.0f} blocks/s "
+        "the server read from it over the observation ({:.0f}%); the rest "
+        "came from the OS page cache, so the forecast counts {:.0f}% of those "
+        "relations' reads, wherever they go "
+        "(docs/workload-model.md#page-cache)",
+        d.device, d.device_reads, d.server_block_reads, 100 * d.Share(),
+        100 * d.Share()));
+  }
+  return out;
 }
 
 }  // namespace pglayout::planner

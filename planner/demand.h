@@ -7,7 +7,9 @@
 // conservative, since peaks need not coincide.
 //
 // Three demands are modelled apart, because they load a volume differently:
-//  - reads: the relations' random 8 KiB reads at the peak, as given;
+//  - reads: the relations' random 8 KiB reads at the peak, times the share
+//    of the server's reads that reached the device where that was measured
+//    (the rest came from the OS page cache: DataLocation::DeviceReadShare);
 //  - checkpoint writes: a relation's write_iops is the rate it dirties (or
 //    writes) blocks. Whoever writes them (checkpointer, bgwriter, a backend
 //    evicting), a block dirtied again within one checkpoint cycle is written
@@ -122,6 +124,11 @@ DataLocation LocationOf(const Workload& workload,
 
 // "pg_wal", "data directory" or "tablespace NAME", and where it resolved.
 std::string DescribeLocation(const DataLocation& location);
+
+// One line per data directory or tablespace whose device reads were
+// measured: what share of the server's reads reached the device, which the
+// forecast applies to the relations there.
+std::vector<std::string> DeviceReadNotes(const Workload& workload);
 
 // One loud line per directory of the server (data directory, pg_wal,
 // tablespaces) that is on no declared volume.

@@ -72,7 +72,11 @@ class Placer {
  private:
   Status Finish(Status st, PlaceResult* result) {
     result->bin_of = bin_of_;
-    result->utilization = util_;
+    result->own_utilization = util_;
+    result->utilization.resize(bins_.size());
+    for (size_t b = 0; b < bins_.size(); ++b) {
+      result->utilization[b] = U(static_cast<int>(b));
+    }
     result->bytes = bytes_;
     result->max_utilization = MaxUtilization();
     for (size_t b = 0; b < bins_.size(); ++b) {
@@ -85,20 +89,34 @@ class Placer {
     return load_[static_cast<size_t>(item) * bins_.size() + bin];
   }
 
+  bool SamePool(int a, int b) const {
+    return a == b || (bins_[a].pool >= 0 && bins_[a].pool == bins_[b].pool);
+  }
+
+  // |bin|'s device utilisation: its own load, plus its pool's.
+  double U(int bin) const {
+    if (bins_[bin].pool < 0) return util_[bin];
+    double sum = 0;
+    for (size_t b = 0; b < bins_.size(); ++b) {
+      if (SamePool(bin, static_cast<int>(b))) sum += util_[b];
+    }
+    return sum;
+  }
+
   bool Fits(int item, int bin, bool hard) const {
     const PlaceBin& b = bins_[bin];
     const uint64_t limit = hard ? b.hard_bytes : b.usable_bytes;
     return bytes_[bin] + items_[item].bytes <= limit;
   }
 
-  // Another partition of the same table already sits on |bin|.
+  // Another partition of the same table already sits on |bin|'s device.
   bool SiblingOn(int item, int bin) const {
     const PlaceItem& it = items_[item];
     if (it.parts <= 1) return false;
     auto found = parts_on_.find(it.table);
     if (found == parts_on_.end()) return false;
     for (int b : found->second) {
-      if (b == bin) return true;
+      if (SamePool(b, bin)) return true;
     }
     return false;
   }
@@ -136,7 +154,9 @@ class Placer {
 
   double MaxUtilization() const {
     double worst = 0;
-    for (double u : util_) worst = std::max(worst, u);
+    for (size_t b = 0; b < bins_.size(); ++b) {
+      worst = std::max(worst, U(static_cast<int>(b)));
+    }
     return worst;
   }
 
@@ -148,7 +168,7 @@ class Placer {
     double best_util = 0;
     for (int b = 0; b < static_cast<int>(bins_.size()); ++b) {
       if (!Allowed(item, b, hard)) continue;
-      const double u = util_[b] + L(item, b);
+      const double u = U(b) + L(item, b);
       const bool tie = best >= 0 && std::fabs(u - best_util) <= kEpsilon;
       if (best < 0 || u < best_util - kEpsilon ||
           (tie && home_load_[b] < home_load_[best])) {
@@ -214,8 +234,7 @@ class Placer {
       if (home < 0 || bin_of_[item] == home) continue;
       const int was = bin_of_[item];
       Unassign(item);
-      if (Allowed(item, home, false) &&
-          util_[home] + L(item, home) <= ceiling) {
+      if (Allowed(item, home, false) && U(home) + L(item, home) <= ceiling) {
         Assign(item, home);
       } else {
         Assign(item, was);
@@ -227,21 +246,26 @@ class Placer {
   bool ImproveOnce() {
     int worst = 0;
     for (int b = 1; b < static_cast<int>(bins_.size()); ++b) {
-      if (util_[b] > util_[worst]) worst = b;
+      if (U(b) > U(worst)) worst = b;
     }
+    // The busiest device may be a pool: any of its bins can give an item
+    // away, to a bin on another device (within the pool nothing changes).
     int best_item = -1, best_bin = -1;
-    double best_peak = util_[worst] - kMinImprovement;
-    for (int i : members_[worst]) {
-      if (L(i, worst) < kMinImprovement) continue;
-      for (int b = 0; b < static_cast<int>(bins_.size()); ++b) {
-        if (b == worst || !Allowed(i, b, false)) continue;
-        const double peak =
-            std::max(util_[worst] - L(i, worst), util_[b] + L(i, b));
-        if (peak < best_peak - kEpsilon ||
-            (peak < best_peak + kEpsilon && best_item >= 0 && i < best_item)) {
-          best_peak = peak;
-          best_item = i;
-          best_bin = b;
+    double best_peak = U(worst) - kMinImprovement;
+    for (int from = 0; from < static_cast<int>(bins_.size()); ++from) {
+      if (!SamePool(from, worst)) continue;
+      for (int i : members_[from]) {
+        if (L(i, from) < kMinImprovement) continue;
+        for (int b = 0; b < static_cast<int>(bins_.size()); ++b) {
+          if (SamePool(b, from) || !Allowed(i, b, false)) continue;
+          const double peak = std::max(U(worst) - L(i, from), U(b) + L(i, b));
+          if (peak < best_peak - kEpsilon ||
+              (peak < best_peak + kEpsilon && best_item >= 0 &&
+               i < best_item)) {
+            best_peak = peak;
+            best_item = i;
+            best_bin = b;
+          }
         }
       }
     }

@@ -5,7 +5,11 @@
 // (2) the bytes to copy (relations stay where they are unless moving them
 // lowers the worst utilisation), (3) the mean read latency. Constraints:
 // the bytes on a volume (with growth) stay within its usable capacity, and
-// the partitions of one table go to distinct volumes.
+// the partitions of one table go to distinct volumes (on distinct
+// devices).
+//
+// Bins in one pool (volumes on one device) are judged together: a bin's
+// utilisation is its device's, the sum over the pool.
 //
 // Method: two starts, the better one kept. (a) Longest-processing-time
 // first on unrelated machines (each item goes, hottest first, to the
@@ -50,13 +54,20 @@ struct PlaceBin {
   uint64_t usable_bytes = 0;           // capacity less the growth headroom
   uint64_t hard_bytes = 0;             // the capacity itself
   double base_utilization = 0;  // load that is not placed here (e.g. WAL)
+  // Bins with the same pool (>= 0) are volumes on one device: they share
+  // its time, so each is as busy as the sum of their loads (planner/pools.h).
+  // -1 = alone on its device.
+  int pool = -1;
 };
 
 struct PlaceResult {
-  std::vector<int> bin_of;          // per item
-  std::vector<double> utilization;  // per bin
-  std::vector<uint64_t> bytes;      // per bin
-  bool within_headroom = true;      // false: some bin uses its headroom
+  std::vector<int> bin_of;  // per item
+  // Per bin: its device's utilisation (a bin sharing a device with others
+  // carries the sum of their loads), and its own share of it.
+  std::vector<double> utilization;
+  std::vector<double> own_utilization;
+  std::vector<uint64_t> bytes;  // per bin
+  bool within_headroom = true;  // false: some bin uses its headroom
   double max_utilization = 0;
   int unplaced_item = -1;  // on failure: the item that found no room
 };

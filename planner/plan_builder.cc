@@ -12,6 +12,7 @@
 #include "planner/demand.h"
 #include "planner/device_model.h"
 #include "planner/placement.h"
+#include "planner/verdicts.h"
 
 namespace pglayout::planner {
 namespace {
@@ -88,6 +89,27 @@ constexpr int kMaxRemedies = 16;
 // Partition counts tried beyond the least that carries a table.
 constexpr int kExtraPartitions = 6;
 
+std::string RemedyName(const RemedyForecast& f) {
+  return f.remedy == "stripe" ? "the plan with a stripe"
+                              : "the plan with hash partitions";
+}
+
+// "hash partitions: worst volume 66%, mean read 1004 us" for the reasons.
+std::string Figures(const RemedyForecast& f) {
+  return fmt::format(
+      "{} ({}) keeps the worst volume at {}, mean read {:.0f} us",
+      RemedyName(f), f.summary, Percent(f.worst_utilization),
+      f.mean_read_latency_us);
+}
+
+std::string RemedyFigures(const RemedyForecast& f, double target) {
+  if (!f.possible) {
+    return fmt::format("{}: not possible: {}", RemedyName(f), f.blocker);
+  }
+  return fmt::format("{}, {} the {} target", Figures(f),
+                     f.meets_target ? "within" : "above", Percent(target));
+}
+
 struct StripeState {
   std::string name;
   std::vector<int> members;  // volume indices
@@ -106,10 +128,6 @@ double WalUtilization(const DeviceModel& m, const WalDemand& wal) {
                                       : m.write_capacity() * kPageSize;
   return std::max(wal.flushes_per_second / m.write_capacity(),
                   wal.bytes_per_second / bytes_per_second);
-}
-
-std::string Percent(double fraction) {
-  return fmt::format("{:.0f}%", fraction * 100);
 }
 
 // "pglayout_" + the volume's name in lower-case letters, digits and '_'.
@@ -178,6 +196,7 @@ class Builder {
       models_.emplace_back();
       PGLAYOUT_RETURN_IF_ERROR(DeviceModel::Build(v, &models_.back()));
     }
+    PGLAYOUT_RETURN_IF_ERROR(FindDevicePools(vs_, &pools_));
     demand_options_ = DemandOptionsFor(opt_, w_);
     PGLAYOUT_RETURN_IF_ERROR(
         BuildDemand(w_, vs_, demand_options_, &tables_, &wal_));
@@ -289,8 +308,7 @@ class Builder {
     }
     const double lowest = latency(best);
     auto rank = [&](int i) {
-      const bool empty = current_bytes_[i] == 0 && i != default_volume_;
-      return std::make_tuple(!empty, -models_[i].write_capacity(), i);
+      return std::make_tuple(!DeviceEmpty(i), -models_[i].write_capacity(), i);
     };
     for (int i = 0; i < n; ++i) {
       if (latency(i) > lowest * kLatencyTie) continue;
@@ -307,16 +325,42 @@ class Builder {
   // and it carries the WAL within the target. Moving pg_wal takes a
   // restart; a few microseconds of probe noise are not worth one.
   bool WalStays(double lowest) const {
-    if (wal_now_ < 0 || wal_now_ == default_volume_ ||
-        current_bytes_[wal_now_] > 0) {
-      return false;
-    }
+    if (wal_now_ < 0 || !DeviceEmpty(wal_now_)) return false;
     const double latency = models_[wal_now_].sync_write_latency_us();
     return latency > 0 && latency <= lowest * kWalStayTie &&
-           WalUtilization(models_[wal_now_], wal_) <= opt_.target_utilization;
+           !AboveTarget(WalUtilization(models_[wal_now_], wal_),
+                        opt_.target_utilization);
   }
 
-  bool WalShares() const { return models_.size() == 1; }
+  // The WAL shares its hardware with the data: one device under every
+  // volume.
+  bool WalShares() const { return pools_.Devices() == 1; }
+
+  // No volume on |v|'s device holds data now (nor the data directory).
+  bool DeviceEmpty(int v) const {
+    for (size_t u = 0; u < models_.size(); ++u) {
+      const int ui = static_cast<int>(u);
+      if (!pools_.Same(v, ui)) continue;
+      if (ui == default_volume_ || current_bytes_[u] > 0) return false;
+    }
+    return true;
+  }
+
+  // |v| is on the WAL's hardware: its volume's device or its stripe.
+  bool OnWalDevice(int v) const {
+    return HoldsWal(v) || pools_.Same(v, wal_volume_);
+  }
+
+  // A member of the data stripe or of the WAL's stripe.
+  bool StripeMember(int volume) const {
+    for (const std::optional<StripeState>* s : {&stripe_, &wal_stripe_}) {
+      if (*s &&
+          std::count((*s)->members.begin(), (*s)->members.end(), volume)) {
+        return true;
+      }
+    }
+    return false;
+  }
 
   bool HoldsWal(int volume) const {
     return volume == wal_volume_ ||
@@ -341,7 +385,7 @@ class Builder {
     wal_single_volume_ = wal_volume_;
     wal_single_util_ = wal_util_;
     if (WalShares() || !opt_.wal_volume.empty() ||
-        wal_util_ <= opt_.target_utilization) {
+        !AboveTarget(wal_util_, opt_.target_utilization)) {
       return;
     }
     std::vector<std::vector<int>> groups = AlikeEmptyGroups(true);
@@ -350,7 +394,8 @@ class Builder {
                        return models_[a[0]].sync_write_latency_us() <
                               models_[b[0]].sync_write_latency_us();
                      });
-    const size_t most = models_.size() - 1;  // one volume stays for data
+    // One device stays for the data.
+    const size_t most = static_cast<size_t>(pools_.Devices() - 1);
     double widest_util = 0;
     size_t widest = 0;
     for (const std::vector<int>& g : groups) {
@@ -361,8 +406,9 @@ class Builder {
         if (k > widest) {
           widest = k;
           widest_util = u;
+          wal_widest_like_ = members[0];
         }
-        if (u > opt_.target_utilization) continue;
+        if (AboveTarget(u, opt_.target_utilization)) continue;
         wal_volume_ = members[0];
         wal_util_ = u;
         wal_stripe_ = std::move(stripe);
@@ -374,9 +420,10 @@ class Builder {
             ? "a stripe needs at least two empty, alike volumes besides one "
               "for the data"
             : fmt::format(
-                  "even a stripe of {} empty, alike volumes would be "
+                  "even a stripe of {} empty, alike volumes like {} would be "
                   "{} busy",
-                  widest, Percent(widest_util));
+                  widest, vs_.volumes[wal_widest_like_].name,
+                  Percent(widest_util));
   }
 
   StripeState MakeStripe(const std::string& name,
@@ -395,7 +442,7 @@ class Builder {
     bin_volume_.clear();
     for (size_t v = 0; v < models_.size(); ++v) {
       const int vi = static_cast<int>(v);
-      if (HoldsWal(vi) && !WalShares()) continue;
+      if (OnWalDevice(vi) && !WalShares()) continue;
       if (stripe_ &&
           std::count(stripe_->members.begin(), stripe_->members.end(), vi)) {
         continue;
@@ -412,8 +459,24 @@ class Builder {
     bin.usable_bytes = static_cast<uint64_t>(
         static_cast<double>(bin.hard_bytes) * (1 - opt_.headroom));
     if (volume == wal_volume_) bin.base_utilization = wal_util_;
+    if (volume >= 0) bin.pool = pools_.pool_of[volume];
     bins_.push_back(bin);
     bin_volume_.push_back(volume);
+  }
+
+  // Distinct devices under the data volumes (a stripe is one).
+  int DataDevices() const {
+    std::vector<int> pools;
+    int devices = 0;
+    for (const PlaceBin& b : bins_) {
+      if (b.pool < 0) {
+        ++devices;
+      } else if (std::count(pools.begin(), pools.end(), b.pool) == 0) {
+        pools.push_back(b.pool);
+        ++devices;
+      }
+    }
+    return devices;
   }
 
   int BinOfVolume(int volume) const {
@@ -483,7 +546,7 @@ class Builder {
     for (size_t t = 0; t < tables_.size(); ++t) {
       if (parts_[t] > 1 || tried_[t]) continue;
       const double load = BestSingle(static_cast<int>(t));
-      if (load > opt_.target_utilization && load > best_load) {
+      if (AboveTarget(load, opt_.target_utilization) && load > best_load) {
         best = static_cast<int>(t);
         best_load = load;
       }
@@ -508,27 +571,127 @@ class Builder {
     return -1;
   }
 
+  // Both remedies, each as a complete plan: hash partitions only, and a
+  // stripe first (partitions for what else stays too hot, since a stripe is
+  // built once). The two forecasts are compared by ChooseRemedy and the
+  // winner kept; when no table needed a remedy, the plans are one.
   Status Optimise() {
+    Snapshot partition_plan, stripe_plan;
+    PGLAYOUT_RETURN_IF_ERROR(Remedies("hash_partition", &partition_plan));
+    PGLAYOUT_RETURN_IF_ERROR(Remedies("stripe", &stripe_plan));
+    if (partition_plan.hot.empty()) return Restore(partition_plan);
+    RemedyComparison c;
+    c.partition = partition_plan.forecast;
+    c.stripe = stripe_plan.forecast;
+    if (!stripe_plan.built_stripe) {
+      c.stripe.possible = false;
+      c.stripe.blocker = stripe_plan.stripe_blocker;
+    }
+    if (partition_plan.partitioned == 0) {
+      c.partition.possible = false;
+      c.partition.blocker = partition_plan.partition_blocker;
+    }
+    c.choice = ChooseRemedy(c.partition, c.stripe, opt_.prefer, live_,
+                            opt_.target_utilization);
+    comparison_ = c;
+    return Restore(c.choice.chosen == "stripe" ? stripe_plan : partition_plan);
+  }
+
+  // What one mode of Optimise ended with.
+  struct Snapshot {
+    std::vector<int> parts;
+    std::optional<StripeState> stripe;
+    int stripe_owner = -1;
+    std::vector<HotRelation> hot;
+    RemedyForecast forecast;
+    bool built_stripe = false;
+    int partitioned = 0;
+    std::string stripe_blocker;     // the first hot table's, when none
+    std::string partition_blocker;  // likewise
+  };
+
+  Status Remedies(const std::string& mode, Snapshot* out) {
+    mode_ = mode;
+    parts_.assign(tables_.size(), 1);
+    tried_.assign(tables_.size(), false);
+    stripe_.reset();
+    stripe_owner_ = -1;
+    hot_.clear();
     PGLAYOUT_RETURN_IF_ERROR(Layout());
+    const double before = result_.max_utilization;
     for (int round = 0; round < kMaxRemedies; ++round) {
-      if (result_.max_utilization <= opt_.target_utilization) break;
+      if (!AboveTarget(result_.max_utilization, opt_.target_utilization)) {
+        break;
+      }
       const int t = NextCandidate();
       if (t < 0) break;
       tried_[t] = true;
       PGLAYOUT_RETURN_IF_ERROR(Remedy(t));
     }
+    out->parts = parts_;
+    out->stripe = stripe_;
+    out->stripe_owner = stripe_owner_;
+    out->hot = hot_;
+    out->built_stripe = stripe_.has_value();
+    std::vector<std::string> parts;
+    for (const HotRelation& h : hot_) {
+      if (h.chosen == "hash_partition") {
+        ++out->partitioned;
+        parts.push_back(fmt::format("{} in {}", h.table, h.partitions));
+      }
+      if (out->stripe_blocker.empty()) out->stripe_blocker = h.stripe_blocker;
+      if (out->partition_blocker.empty() && !h.partition.feasible()) {
+        out->partition_blocker =
+            fmt::format("{}: {}", h.table, h.partition.blockers[0]);
+      }
+    }
+    if (out->partition_blocker.empty()) {
+      out->partition_blocker = "partitioning does not lower the worst volume";
+    }
+    if (out->stripe_blocker.empty()) {
+      out->stripe_blocker = "a stripe does not lower the worst volume";
+    }
+    RemedyForecast& f = out->forecast;
+    f.remedy = mode;
+    f.possible = true;
+    Measure(false, before, &f);
+    if (stripe_) {
+      f.width = static_cast<int>(stripe_->members.size());
+      for (int v : stripe_->members) f.members.push_back(vs_.volumes[v].name);
+    }
+    f.summary = fmt::format(
+        "{}{}{}",
+        stripe_ ? fmt::format("a stripe of {} ({}) for {}", f.width,
+                              fmt::join(f.members, ", "),
+                              tables_[stripe_owner_].table)
+                : "",
+        stripe_ && !parts.empty() ? ", " : "",
+        parts.empty()
+            ? ""
+            : "hash partitions: " + fmt::format("{}", fmt::join(parts, ", ")));
+    if (f.summary.empty()) f.summary = "no remedy";
     return Status::Ok();
+  }
+
+  Status Restore(const Snapshot& s) {
+    parts_ = s.parts;
+    stripe_ = s.stripe;
+    stripe_owner_ = s.stripe_owner;
+    hot_ = s.hot;
+    return Layout();
   }
 
   // Volumes that hold no data (building a stripe destroys what is on its
   // members), grouped by alike models (a stripe runs at its slowest
   // member's pace), in volume order. The WAL's volume (or stripe) is left
-  // out unless |with_wal_volume|.
+  // out unless |with_wal_volume|, and so is a volume that shares its
+  // device with another (a stripe over it would add no device).
   std::vector<std::vector<int>> AlikeEmptyGroups(bool with_wal_volume) const {
     std::vector<std::vector<int>> groups;
     for (size_t v = 0; v < models_.size(); ++v) {
       const int vi = static_cast<int>(v);
       if (vi == default_volume_ || current_bytes_[v] > 0) continue;
+      if (pools_.pool_of[v] >= 0) continue;
       if (HoldsWal(vi) && !(with_wal_volume && vi == wal_volume_)) continue;
       const DeviceModel& m = models_[v];
       auto same = [&](const std::vector<int>& g) {
@@ -548,85 +711,69 @@ class Builder {
     return groups;
   }
 
-  // Empty data volumes of the most common kind: what a stripe can be made
-  // of without destroying data.
-  std::vector<int> StripeCandidates(std::string* blocker) const {
-    const std::vector<std::vector<int>> groups = AlikeEmptyGroups(false);
-    // The most capable stripe: the largest total read capacity.
-    std::vector<int> best;
-    double best_capacity = 0;
-    for (const auto& g : groups) {
-      const double capacity = models_[g[0]].read_capacity() * g.size();
-      if (g.size() >= 2 && capacity > best_capacity) {
-        best = g;
-        best_capacity = capacity;
-      }
+  // Utilisation of table |t| alone on the best single volume (a stripe the
+  // plan builds is not one).
+  double BestSingleVolume(int t) const {
+    double best = 1e300;
+    for (size_t b = 0; b < bins_.size(); ++b) {
+      if (bin_volume_[b] < 0) continue;
+      best = std::min(best, TableUtilization(*bins_[b].model, tables_[t]));
     }
-    if (stripe_) {
-      *blocker = "a stripe was already built from the empty volumes";
-      return {};
-    }
-    if (best.size() < 2) {
-      *blocker =
-          "a stripe needs at least two empty, alike volumes (building one "
-          "destroys what is on its members)";
-      return {};
-    }
-    return best;
+    return best < 1e300 ? best : BestSingle(t);
   }
 
-  std::vector<std::string> Order() const {
-    if (opt_.prefer == "partition") return {"hash_partition", "stripe"};
-    if (opt_.prefer == "stripe") return {"stripe", "hash_partition"};
-    if (live_) return {"hash_partition", "stripe"};
-    return {"stripe", "hash_partition"};
+  // The plan's mean read latency with the current layout.
+  double LayoutLatency() const {
+    std::vector<BoundVolume> volumes;
+    for (const PlaceBin& b : bins_) volumes.push_back({b.model, 0});
+    std::vector<double> reads(bins_.size(), 0), writes(bins_.size(), 0);
+    for (size_t i = 0; i < items_.size(); ++i) {
+      reads[result_.bin_of[i]] += items_[i].read_iops;
+      writes[result_.bin_of[i]] += items_[i].write_iops;
+    }
+    return MeanLatencyUs(volumes, reads, writes, result_.utilization);
   }
 
-  Status Remedy(int t) {
-    HotRelation h;
-    h.table = tables_[t].table;
-    h.best_single_utilization = BestSingle(t);
-    const bool must = h.best_single_utilization > opt_.target_utilization;
-    auto key = opt_.keys.find(h.table);
-    h.partition = CheckHashPartitioning(
-        *tables_[t].facts,
-        key == opt_.keys.end() ? std::vector<std::string>{} : key->second,
-        version_);
-    const std::string view = DependentMatview(*tables_[t].facts, w_);
-    if (!view.empty()) h.partition.blockers.push_back(MatviewReason(view));
-    std::vector<int> members = StripeCandidates(&h.stripe_blocker);
-    const double before = result_.max_utilization;
-    for (const std::string& option : Order()) {
-      bool done = false;
-      if (option == "hash_partition" && h.partition.feasible()) {
-        PGLAYOUT_RETURN_IF_ERROR(TryPartition(t, must, before, &done));
-      } else if (option == "stripe" && !members.empty()) {
-        PGLAYOUT_RETURN_IF_ERROR(TryStripe(t, members, must, before, &done));
-      }
-      if (done) {
-        h.chosen = option;
-        break;
-      }
-    }
-    if (h.chosen.empty()) h.chosen = "none";
-    if (h.chosen == "hash_partition") h.partitions = parts_[t];
-    if (h.chosen == "stripe") h.stripe = stripe_->name;
-    if (must || h.chosen != "none") {
-      h.why = Explain(h, must);
-      hot_.push_back(std::move(h));
-    }
+  // The current layout as |f|'s forecast.
+  void Measure(bool must, double before, RemedyForecast* f) const {
+    f->worst_utilization = result_.max_utilization;
+    f->mean_read_latency_us = LayoutLatency();
+    f->meets_target =
+        !AboveTarget(result_.max_utilization, opt_.target_utilization);
+    f->helps = must || result_.max_utilization < before - kWorthwhile;
+  }
+
+  // What the plan looks like without a remedy for |t|: its worst
+  // utilisation then.
+  Status WithoutRemedy(int t, double* before) {
+    parts_[t] = 1;
+    if (stripe_ && stripe_owner_ == t) stripe_.reset();
+    PGLAYOUT_RETURN_IF_ERROR(Layout());
+    *before = result_.max_utilization;
     return Status::Ok();
   }
 
-  // k from what the table needs at the target up to one partition per data
-  // volume. The lowest worst utilisation wins; among the k that meet the
-  // target within kSpreadTolerance of the best, the largest: the number of
-  // hash partitions is fixed once created (changing it rewrites the table),
-  // so spreading over every volume that carries it well is cheap insurance
-  // for growth, as ASM spreads over every disk of a group.
-  Status TryPartition(int t, bool must, double before, bool* done) {
-    const int n = static_cast<int>(bins_.size());
-    if (n < 2) return Status::Ok();
+  // Hash partitioning of |t| over k of the data volumes, k from what the
+  // table needs at the target up to one partition per data volume. The
+  // lowest worst utilisation wins; among the k that meet the target within
+  // kSpreadTolerance of the best, the largest: the number of hash
+  // partitions is fixed once created (changing it rewrites the table), so
+  // spreading over every volume that carries it well is cheap insurance for
+  // growth, as ASM spreads over every disk of a group. Leaves the plan
+  // without a remedy for |t|.
+  Status EvaluatePartition(int t, const HotRelation& h, double before,
+                           RemedyForecast* f) {
+    f->remedy = "hash_partition";
+    // One partition per device at most: two on one device spread nothing.
+    const int n = DataDevices();
+    if (!h.partition.feasible()) {
+      f->blocker = h.partition.blockers[0];
+      return Status::Ok();
+    }
+    if (n < 2) {
+      f->blocker = "there are fewer than two data volumes on distinct devices";
+      return Status::Ok();
+    }
     const int k_min = std::clamp(
         static_cast<int>(std::ceil(BestSingle(t) / opt_.target_utilization)), 2,
         n);
@@ -636,13 +783,18 @@ class Builder {
       // Beyond a few more than needed, only one per volume is worth a try.
       if (k > k_min + kExtraPartitions && k < n) continue;
       parts_[t] = k;
-      PGLAYOUT_RETURN_IF_ERROR(Layout());
+      if (!Layout().ok()) continue;
       peak[k] = result_.max_utilization;
       best = std::min(best, peak[k]);
     }
     int chosen = -1;
     for (int k = k_min; k <= n; ++k) {
       if (chosen < 0 && peak[k] < best + kWorthwhile) chosen = k;
+    }
+    if (chosen < 0) {
+      f->blocker = "its partitions find no room on distinct volumes";
+      parts_[t] = 1;
+      return Layout();
     }
     const int widest = std::min({n, k_min + kExtraPartitions, 2 * k_min});
     for (int k = chosen; k <= widest; ++k) {
@@ -652,66 +804,155 @@ class Builder {
         chosen = std::max(chosen, k);
       }
     }
-    const bool helps = best < before - kWorthwhile;
-    parts_[t] = (helps || must) ? chosen : 1;
+    parts_[t] = chosen;
     PGLAYOUT_RETURN_IF_ERROR(Layout());
-    *done = parts_[t] > 1;
-    return Status::Ok();
+    f->possible = true;
+    f->width = chosen;
+    Measure(h.must, before, f);
+    parts_[t] = 1;
+    return Layout();
   }
 
-  // Keeps the stripe when it lowers the worst utilisation, or, for a table
-  // too hot for one volume, when the stripe carries it within the target.
-  Status TryStripe(int t, const std::vector<int>& members, bool must,
-                   double before, bool* done) {
-    stripe_ = MakeStripe("data_stripe", members);
-    const double on_stripe = TableUtilization(stripe_->model, tables_[t]);
-    if (!Layout().ok()) {
-      // The stripe leaves too few bins, e.g. for the partitions of a table
-      // split earlier (they need distinct volumes): no stripe, then.
-      stripe_.reset();
-      return Layout();
-    }
-    const bool helps = result_.max_utilization < before - kWorthwhile;
-    const bool carries = must && on_stripe <= opt_.target_utilization;
-    if (!helps && !carries) {
-      stripe_.reset();
-      PGLAYOUT_RETURN_IF_ERROR(Layout());
+  // Every stripe that can be built from empty, alike data volumes (2 to all
+  // of a group), the best forecast kept: meeting the target first, then the
+  // lower worst utilisation (beyond kRemedyTolerance), then the fewest
+  // members (fewer empty volumes, a smaller loss when one fails). Leaves the
+  // plan without a remedy for |t|.
+  Status EvaluateStripe(int t, const HotRelation& h, double before,
+                        RemedyForecast* f, std::vector<int>* members) {
+    f->remedy = "stripe";
+    if (stripe_) {
+      f->blocker = fmt::format(
+          "a stripe was already built from the empty volumes, for {}",
+          tables_[stripe_owner_].table);
       return Status::Ok();
     }
-    *done = true;
+    bool any = false;
+    for (const std::vector<int>& g : AlikeEmptyGroups(false)) {
+      for (size_t k = 2; k <= g.size(); ++k) {
+        any = true;
+        std::vector<int> candidate(g.begin(), g.begin() + k);
+        stripe_ = MakeStripe("data_stripe", candidate);
+        stripe_owner_ = t;
+        if (!Layout().ok()) continue;
+        RemedyForecast c = *f;
+        c.possible = true;
+        c.width = static_cast<int>(k);
+        Measure(h.must, before, &c);
+        if (!f->possible || BetterStripe(c, *f)) {
+          *f = c;
+          *members = candidate;
+        }
+      }
+    }
+    stripe_.reset();
+    if (!f->possible) {
+      f->blocker =
+          any ? "no stripe of the empty volumes leaves room for the data"
+              : "a stripe needs at least two empty, alike volumes (building "
+                "one destroys what is on its members)";
+    }
+    for (int v : *members) f->members.push_back(vs_.volumes[v].name);
+    return Layout();
+  }
+
+  static bool BetterStripe(const RemedyForecast& c, const RemedyForecast& b) {
+    if (c.meets_target != b.meets_target) return c.meets_target;
+    if (std::fabs(c.worst_utilization - b.worst_utilization) >
+        kRemedyTolerance) {
+      return c.worst_utilization < b.worst_utilization;
+    }
+    return c.width < b.width;
+  }
+
+  // The remedy of the current mode for |t|: a stripe (in stripe mode,
+  // while none is built), else hash partitions; kept when it lowers the
+  // worst utilisation or the table needs it.
+  Status Decide(int t, HotRelation* h) {
+    double before = 0;
+    PGLAYOUT_RETURN_IF_ERROR(WithoutRemedy(t, &before));
+    RemedyForecast stripe, partition;
+    std::vector<int> members;
+    if (mode_ == "stripe") {
+      PGLAYOUT_RETURN_IF_ERROR(
+          EvaluateStripe(t, *h, before, &stripe, &members));
+    } else {
+      stripe.blocker =
+          "not in the plan with hash partitions (see both plans below)";
+    }
+    h->stripe_blocker = stripe.blocker;
+    if (stripe.possible && stripe.helps) {
+      stripe_ = MakeStripe("data_stripe", members);
+      stripe_owner_ = t;
+      h->chosen = "stripe";
+      h->stripe = stripe_->name;
+      h->stripe_members = stripe.members;
+      return Layout();
+    }
+    PGLAYOUT_RETURN_IF_ERROR(EvaluatePartition(t, *h, before, &partition));
+    if (partition.possible && partition.helps) {
+      parts_[t] = partition.width;
+      h->chosen = "hash_partition";
+      h->partitions = parts_[t];
+      return Layout();
+    }
+    h->chosen = "none";
+    h->partition_blocker = partition.possible
+                               ? "partitioning does not lower the worst volume"
+                               : partition.blocker;
     return Status::Ok();
   }
 
-  std::string Explain(const HotRelation& h, bool must) const {
-    std::string need = must
-                           ? fmt::format(
-                                 "alone it would keep the best volume {} busy, "
-                                 "above the {} target",
-                                 Percent(h.best_single_utilization),
-                                 Percent(opt_.target_utilization))
-                           : "it keeps the busiest volume above the target";
+  Status Remedy(int t) {
+    HotRelation h;
+    h.table = tables_[t].table;
+    h.best_single_utilization = BestSingleVolume(t);
+    h.must = AboveTarget(h.best_single_utilization, opt_.target_utilization);
+    auto key = opt_.keys.find(h.table);
+    h.partition = CheckHashPartitioning(
+        *tables_[t].facts,
+        key == opt_.keys.end() ? std::vector<std::string>{} : key->second,
+        version_);
+    const std::string view = DependentMatview(*tables_[t].facts, w_);
+    if (!view.empty()) h.partition.blockers.push_back(MatviewReason(view));
+    PGLAYOUT_RETURN_IF_ERROR(Decide(t, &h));
+    if (h.must || h.chosen != "none") hot_.push_back(std::move(h));
+    return Status::Ok();
+  }
+
+  // The hot relation's trade-off in one sentence, from the complete plan.
+  std::string Explain(const HotRelation& h) const {
+    std::string need =
+        h.must ? fmt::format(
+                     "alone it would keep the best volume {} busy, above the "
+                     "{} target",
+                     Percent(h.best_single_utilization),
+                     Percent(opt_.target_utilization))
+               : "it keeps the busiest volume above the target";
+    std::string what;
     if (h.chosen == "hash_partition") {
-      return fmt::format(
-          "{}; {} hash partitions on ({}) spread it over {} volumes, online, "
-          "and only this table changes (a stripe would need empty volumes "
-          "and a rebuild, but every object would benefit)",
-          need, h.partitions, fmt::join(h.partition.key, ", "), h.partitions);
+      what = fmt::format(
+          "{} hash partitions on ({}) spread it over {} volumes, online, and "
+          "only this table changes",
+          h.partitions, fmt::join(h.partition.key, ", "), h.partitions);
+    } else if (h.chosen == "stripe") {
+      const double u = result_.utilization[BinOfStripe()];
+      what = fmt::format(
+          "a stripe of {} volumes ({}) {} at {}{}, with no schema change, and "
+          "every object on it benefits (losing one member loses the stripe)",
+          stripe_->members.size(), fmt::join(h.stripe_members, ", "),
+          AboveTarget(u, opt_.target_utilization) ? "takes it" : "carries it",
+          Percent(u),
+          AboveTarget(u, opt_.target_utilization)
+              ? fmt::format(", above the {} target",
+                            Percent(opt_.target_utilization))
+              : "");
+    } else {
+      what =
+          fmt::format("no remedy applies: hash partitioning: {}; a stripe: {}",
+                      h.partition_blocker, h.stripe_blocker);
     }
-    if (h.chosen == "stripe") {
-      return fmt::format(
-          "{}; a stripe of {} volumes carries it with no schema change and "
-          "every object on it benefits (losing one member loses the "
-          "stripe; hash partitioning {})",
-          need, stripe_->members.size(),
-          h.partition.feasible() ? "was possible too"
-                                 : "is blocked: " + h.partition.blockers[0]);
-    }
-    std::string blockers = h.partition.feasible()
-                               ? "partitioning does not lower the worst volume"
-                               : h.partition.blockers[0];
-    return fmt::format(
-        "{}; no remedy applies: {}; {}", need, blockers,
-        h.stripe_blocker.empty() ? "a stripe does not help" : h.stripe_blocker);
+    return fmt::format("{}; {}", need, what);
   }
 
   // ------------------------------------------------------ assembly --
@@ -720,14 +961,15 @@ class Builder {
   void AssembleTablespaces(PlanOutcome* out);
   void AssemblePlacements(PlanOutcome* out);
   void AssembleForecast(PlanOutcome* out);
-  static void ShareAmongMembers(const ForecastEntry& load,
-                                const StripeState& stripe,
-                                std::vector<ForecastEntry>* after);
+  std::vector<double> PooledUtilization(const std::vector<double>& own) const;
+  void AssemblePools(PlanOutcome* out);
   static void AddForecastEntry(const std::string& name,
                                const DeviceModel& model,
                                std::optional<double> before,
                                ForecastEntry after, PlanOutcome* out);
   std::string WalMemberNames() const;
+  std::string WalDeviceMates() const;
+  void AddPoolVerdicts(PlanOutcome* out) const;
   VolumeView StripeView(const StripeState& stripe, const std::string& role,
                         uint64_t bytes_after) const;
   Stripe DescribeStripe(const StripeState& state, uint64_t chunk,
@@ -759,6 +1001,7 @@ class Builder {
   const Workload& w_;
   const PlanOptions& opt_;
   std::vector<DeviceModel> models_;  // per volume
+  DevicePools pools_;                // volumes that share a device
   std::vector<TableDemand> tables_;
   WalDemand wal_;
   DemandOptions demand_options_;
@@ -774,18 +1017,24 @@ class Builder {
   std::vector<int> parts_;               // per table
   std::vector<bool> tried_;              // per table
   std::optional<StripeState> stripe_;
+  int stripe_owner_ = -1;  // the table stripe_ was built for
+  std::string mode_;       // the remedies tried: "hash_partition", "stripe"
+  std::optional<RemedyComparison> comparison_;
   // The WAL's own stripe, when no single volume carries the WAL
   // (PlanWalStripe); wal_volume_ is then its first member.
   std::optional<StripeState> wal_stripe_;
   std::string wal_stripe_blocker_;  // why there is none when one was needed
   int wal_single_volume_ = 0;       // the best single volume for the WAL
-  double wal_single_util_ = 0;      // the WAL on it
+  // The kind of the widest WAL stripe tried (one of its members), or -1.
+  int wal_widest_like_ = -1;
+  double wal_single_util_ = 0;  // the WAL on it
   std::vector<HotRelation> hot_;
   std::vector<PlaceBin> bins_;
   std::vector<int> bin_volume_;  // -1 = the stripe
   std::vector<PlaceItem> items_;
   PlaceResult result_;
   std::vector<std::string> bin_tablespace_;  // per bin
+  std::vector<double> own_after_;  // per volume: its own load, device aside
   double read_total_ = 0;
 };
 
@@ -801,6 +1050,13 @@ std::string Builder::WalReason() const {
           ? fmt::format("{:.0f} us per 8 KiB write + fdatasync",
                         m.sync_write_latency_us())
           : "no fdatasync latency declared; chosen by write IOPS";
+  if (WalShares() && models_.size() > 1) {
+    return fmt::format(
+        "every volume is on one device ({}): the WAL on {} shares that "
+        "hardware with the data ({}); commits wait behind data I/O, so a "
+        "low-latency volume on other hardware would help",
+        pools_.names[0], m.name(), latency);
+  }
   if (WalShares()) {
     return fmt::format(
         "only one volume: the WAL shares {} with the data ({}); commits wait "
@@ -816,14 +1072,14 @@ std::string Builder::WalReason() const {
         Percent(wal_util_));
   }
   return fmt::format(
-      "{} ({}); alone, so commits never queue behind data reads and "
+      "{} ({}); alone{}, so commits never queue behind data reads and "
       "checkpoint writes; {}",
       !opt_.wal_volume.empty() ? "sized for the WAL by capacity planning"
       : wal_now_ == wal_volume_
           ? "pg_wal is already here and no volume is more than 25% faster "
             "to fdatasync"
           : "lowest commit latency",
-      latency, WalLoadText());
+      latency, WalDeviceMates(), WalLoadText());
 }
 
 // What the WAL costs its volume, or that it is not known.
@@ -966,8 +1222,10 @@ void Builder::AssembleForecast(PlanOutcome* out) {
   if (wal_now_ >= 0) {
     before[wal_now_] += WalUtilization(models_[wal_now_], wal_);
   } else if (WalShares() && wal_location_ == nullptr) {
-    before[0] += wal_util_;
+    before[wal_volume_] += wal_util_;
   }
+  // A volume that shares its device is as busy as the device.
+  before = PooledUtilization(before);
   // The load after the plan, per bin, then per volume; a stripe's members
   // each carry an equal share of it.
   std::vector<ForecastEntry> bin_load(bins_.size());
@@ -991,14 +1249,25 @@ void Builder::AssembleForecast(PlanOutcome* out) {
     }
   }
   std::vector<ForecastEntry> after(n);
+  std::vector<double> own(n, 0);
   for (size_t b = 0; b < bins_.size(); ++b) {
-    if (bin_volume_[b] >= 0) after[bin_volume_[b]] = bin_load[b];
+    if (bin_volume_[b] < 0) continue;
+    after[bin_volume_[b]] = bin_load[b];
+    own[bin_volume_[b]] = result_.own_utilization[b];
   }
-  if (!WalShares() && !wal_stripe_) after[wal_volume_] = wal_load;
-  const int stripe_bin = BinOfStripe();
-  if (stripe_) ShareAmongMembers(bin_load[stripe_bin], *stripe_, &after);
-  if (wal_stripe_) ShareAmongMembers(wal_load, *wal_stripe_, &after);
+  if (!WalShares() && !wal_stripe_) {
+    after[wal_volume_] = wal_load;
+    own[wal_volume_] = wal_util_;
+  }
+  own_after_ = own;
+  const std::vector<double> pooled = PooledUtilization(own);
   for (size_t v = 0; v < n; ++v) {
+    if (pools_.pool_of[v] >= 0) after[v].utilization_after = pooled[v];
+  }
+  const int stripe_bin = BinOfStripe();
+  // A stripe is one volume: its members are not listed beside it.
+  for (size_t v = 0; v < n; ++v) {
+    if (StripeMember(static_cast<int>(v))) continue;
     AddForecastEntry(vs_.volumes[v].name, models_[v], before[v], after[v], out);
   }
   if (stripe_) {
@@ -1011,20 +1280,18 @@ void Builder::AssembleForecast(PlanOutcome* out) {
   }
 }
 
-void Builder::ShareAmongMembers(const ForecastEntry& load,
-                                const StripeState& stripe,
-                                std::vector<ForecastEntry>* after) {
-  const double k = static_cast<double>(stripe.members.size());
-  for (int v : stripe.members) {
-    ForecastEntry& e = (*after)[v];
-    e.utilization_after = load.utilization_after;
-    e.read_iops = load.read_iops / k;
-    e.write_iops = load.write_iops / k;
-    e.checkpoint_write_iops = load.checkpoint_write_iops / k;
-    e.wal_write_iops = load.wal_write_iops / k;
-    e.wal_write_mbps = load.wal_write_mbps / k;
-    e.backup_read_mbps = load.backup_read_mbps / k;
+// Per volume: the sum of |own| over the volumes on its device.
+std::vector<double> Builder::PooledUtilization(
+    const std::vector<double>& own) const {
+  std::vector<double> pooled(own.size(), 0);
+  for (size_t v = 0; v < own.size(); ++v) {
+    for (size_t u = 0; u < own.size(); ++u) {
+      if (pools_.Same(static_cast<int>(v), static_cast<int>(u))) {
+        pooled[v] += own[u];
+      }
+    }
   }
+  return pooled;
 }
 
 // Rounded so that plan files stay readable and byte-stable.
@@ -1124,7 +1391,8 @@ void Builder::AssembleViews(PlanOutcome* out) {
     view.role = member                        ? "stripe member"
                 : wal_stripe_ && HoldsWal(vi) ? "wal member"
                 : vi == wal_volume_ ? (WalShares() ? "wal+data" : "wal")
-                                    : "data";
+                : OnWalDevice(vi) && !WalShares() ? "wal's device"
+                                                  : "data";
     out->volumes.push_back(view);
   }
   if (stripe_) {
@@ -1155,10 +1423,54 @@ int Builder::BinOfStripe() const {
   return -1;
 }
 
+// Each device under more than one volume, then the instance's caps.
+void Builder::AssemblePools(PlanOutcome* out) {
+  for (size_t p = 0; p < pools_.members.size(); ++p) {
+    PoolForecast pool;
+    pool.kind = "device";
+    pool.name = pools_.names[p];
+    pool.in_forecast = true;
+    for (int v : pools_.members[p]) {
+      const std::string& name = vs_.volumes[v].name;
+      pool.volumes.push_back(name);
+      for (const ForecastEntry& f : out->plan.forecast) {
+        if (f.volume == name) pool.utilization = f.utilization_after;
+      }
+    }
+    pool.detail = fmt::format(
+        "{} share it: each is as busy as the device, the sum of their loads "
+        "(each measured alone on the whole device)",
+        fmt::join(pool.volumes, ", "));
+    out->pools.push_back(std::move(pool));
+  }
+  if (std::optional<PoolForecast> measured =
+          MeasuredPool(vs_, pools_, own_after_)) {
+    out->pools.push_back(std::move(*measured));
+  }
+  if (std::optional<PoolForecast> instance =
+          InstancePool(vs_.host, TotalLoad(tables_, wal_))) {
+    out->pools.push_back(std::move(*instance));
+  }
+}
+
 void Builder::AssembleBound(PlanOutcome* out) {
   std::vector<BoundVolume> volumes;
   for (const PlaceBin& b : bins_)
     volumes.push_back({b.model, b.base_utilization});
+  // The bound spreads over devices: a pool's bins are one device, whose
+  // capacity each of them was measured with.
+  std::vector<BoundVolume> devices;
+  std::vector<int> device_of_pool(pools_.members.size(), -1);
+  for (const PlaceBin& b : bins_) {
+    if (b.pool < 0) {
+      devices.push_back({b.model, b.base_utilization});
+    } else if (device_of_pool[b.pool] < 0) {
+      device_of_pool[b.pool] = static_cast<int>(devices.size());
+      devices.push_back({b.model, b.base_utilization});
+    } else {
+      devices[device_of_pool[b.pool]].base_utilization += b.base_utilization;
+    }
+  }
   std::vector<double> reads(bins_.size(), 0), writes(bins_.size(), 0);
   double read_total = 0, write_total = 0;
   for (size_t i = 0; i < items_.size(); ++i) {
@@ -1167,7 +1479,7 @@ void Builder::AssembleBound(PlanOutcome* out) {
     read_total += items_[i].read_iops;
     write_total += items_[i].write_iops;
   }
-  out->bound = ComputeBound(read_total, write_total, volumes);
+  out->bound = ComputeBound(read_total, write_total, devices);
   out->mean_latency_us =
       MeanLatencyUs(volumes, reads, writes, result_.utilization);
   out->max_utilization = result_.max_utilization;
@@ -1206,6 +1518,20 @@ uint64_t Builder::WalFreeBytes() const {
   const int wal_bin = BinOfVolume(wal_volume_);
   if (wal_bin >= 0) free -= std::min(free, result_.bytes[wal_bin]);
   return free;
+}
+
+// " on its hardware (device vda, which wal2 shares: the plan puts no data
+// there)" when other volumes share the WAL's device, else "".
+std::string Builder::WalDeviceMates() const {
+  const int pool = pools_.pool_of[wal_volume_];
+  if (wal_stripe_ || pool < 0) return "";
+  std::vector<std::string> mates;
+  for (int v : pools_.members[pool]) {
+    if (v != wal_volume_) mates.push_back(vs_.volumes[v].name);
+  }
+  return fmt::format(
+      " on its hardware ({}, which {} share{}: the plan puts no data there)",
+      pools_.names[pool], fmt::join(mates, ", "), mates.size() == 1 ? "s" : "");
 }
 
 std::string Builder::WalMemberNames() const {
@@ -1280,8 +1606,19 @@ Stripe Builder::DescribeStripe(const StripeState& state, uint64_t chunk,
 void Builder::AssembleVerdicts(PlanOutcome* out) {
   std::vector<std::string>& v = out->plan.verdicts;
   AddWalVerdicts(out);
+  AddPoolVerdicts(out);
   for (const HotRelation& h : hot_) {
     v.push_back(fmt::format("{}: {}", h.table, h.why));
+  }
+  if (comparison_) {
+    const RemedyComparison& c = *comparison_;
+    v.push_back(fmt::format(
+        "remedies: {} chosen: {}; side by side: {}; {}",
+        c.choice.chosen == "stripe"           ? "the plan with a stripe"
+        : c.choice.chosen == "hash_partition" ? "the plan with hash partitions"
+                                              : "no remedy",
+        c.choice.reason, RemedyFigures(c.partition, opt_.target_utilization),
+        RemedyFigures(c.stripe, opt_.target_utilization)));
   }
   AddFitVerdicts(out);
   const Bound& b = out->bound;
@@ -1301,7 +1638,12 @@ void Builder::AssembleVerdicts(PlanOutcome* out) {
 void Builder::AddWalVerdicts(PlanOutcome* out) {
   std::vector<std::string>& v = out->plan.verdicts;
   const std::string& best = vs_.volumes[wal_single_volume_].name;
-  if (WalShares()) {
+  if (WalShares() && models_.size() > 1) {
+    v.push_back(fmt::format(
+        "WAL: every volume is on one device ({}), so the WAL on {} shares "
+        "that hardware with the data",
+        pools_.names[0], best));
+  } else if (WalShares()) {
     v.push_back(fmt::format(
         "WAL: only one volume ({}), so the WAL shares it with the data", best));
   } else if (wal_stripe_) {
@@ -1313,24 +1655,54 @@ void Builder::AddWalVerdicts(PlanOutcome* out) {
         wal_stripe_->members.size(), WalMemberNames(), Percent(wal_util_)));
   } else {
     v.push_back(
-        fmt::format("WAL: alone on {}, {}", best,
+        fmt::format("WAL: alone on {}{}, {}", best, WalDeviceMates(),
                     !opt_.wal_volume.empty() ? "the volume sized for it"
                     : wal_now_ == wal_volume_
                         ? "where pg_wal already is (moving it needs a restart)"
                         : "the lowest fdatasync latency"));
   }
   AddWalMoveVerdict(out);
-  if (wal_util_ <= opt_.target_utilization) return;
-  // What it would take: volumes like the WAL's, striped, at the target.
-  const int needed =
-      static_cast<int>(std::ceil(wal_single_util_ / opt_.target_utilization));
+  if (!AboveTarget(wal_util_, opt_.target_utilization)) return;
+  // What it would take: volumes of the kind the widest stripe tried was
+  // made of (or like the best single volume), striped, at the target. A
+  // stripe of alike members carries k times one member, so this is more
+  // than the widest stripe tried.
+  const int like =
+      wal_widest_like_ >= 0 ? wal_widest_like_ : wal_single_volume_;
+  const double one = WalUtilization(models_[like], wal_);
+  int needed = 2;
+  while (AboveTarget(one / needed, opt_.target_utilization)) ++needed;
   v.push_back(fmt::format(
       "WAL: its stream keeps {} {} busy, above the {} target: no single "
       "volume carries it{}; it would need a stripe of about {} volumes like "
       "{} for pg_wal (mdadm RAID0 or an LVM striped volume)",
       best, Percent(wal_util_), Percent(opt_.target_utilization),
       wal_stripe_blocker_.empty() ? "" : ", and here " + wal_stripe_blocker_,
-      std::max(needed, 2), best));
+      needed, vs_.volumes[like].name));
+}
+
+// One verdict per device under several volumes, and one for what probe
+// --concurrent measured: each planned as one pool.
+void Builder::AddPoolVerdicts(PlanOutcome* out) const {
+  for (const PoolForecast& p : out->pools) {
+    if (p.kind == "measured") {
+      out->plan.verdicts.push_back(fmt::format(
+          "shared hardware: {}; planned as one pool (a bottleneck sysfs does "
+          "not show): {}",
+          p.detail, Percent(p.utilization)));
+    }
+    if (!p.in_forecast) continue;
+    std::vector<std::string> shares;
+    for (const std::string& name : p.volumes) {
+      const int v = VolumeIndex(name);
+      shares.push_back(fmt::format("{} {}", name, Percent(own_after_[v])));
+    }
+    out->plan.verdicts.push_back(fmt::format(
+        "shared hardware: {} are on one device ({}), planned as one pool: "
+        "each is as busy as the device, {} ({} of it)",
+        fmt::join(p.volumes, ", "), p.name, Percent(p.utilization),
+        fmt::join(shares, " + ")));
+  }
 }
 
 void Builder::AddWalMoveVerdict(PlanOutcome* out) const {
@@ -1358,19 +1730,13 @@ void Builder::AddWalMoveVerdict(PlanOutcome* out) const {
 void Builder::AddFitVerdicts(PlanOutcome* out) {
   std::vector<std::string>& v = out->plan.verdicts;
   const double target = opt_.target_utilization;
-  std::vector<std::string> over;
-  for (size_t b = 0; b < bins_.size(); ++b) {
-    if (result_.utilization[b] > target) {
-      over.push_back(fmt::format("{} {}", BinName(static_cast<int>(b)),
-                                 Percent(result_.utilization[b])));
-    }
+  bool data_over = false, wal_over = false;
+  for (const ForecastEntry* f : AboveTargetEntries(out->plan)) {
+    const bool wal = !WalShares() && f->volume == WalName();
+    (wal ? wal_over : data_over) = true;
   }
-  if (over.empty()) {
-    v.push_back(
-        fmt::format("fits: every data volume at or below the {} "
-                    "target",
-                    Percent(target)));
-  } else {
+  std::string need;
+  if (data_over) {
     // What it would take: volumes like the best one, at the target.
     const PlaceBin* best = &bins_[0];
     for (const PlaceBin& b : bins_) {
@@ -1382,16 +1748,26 @@ void Builder::AddFitVerdicts(PlanOutcome* out) {
     }
     const int needed = static_cast<int>(
         std::ceil(load / (target * best->model->read_capacity())));
-    v.push_back(fmt::format(
-        "does not fit at the {} target: {}; the load would need about {} "
-        "volumes like {} (the most capable here; there are {} data "
-        "volumes), or splitting what stays too hot{}",
-        Percent(target), fmt::join(over, ", "), needed, best->model->name(),
-        bins_.size(),
+    need += fmt::format(
+        "; the data's load would need about {} volumes like {} (the most "
+        "capable here; there are {} data volumes), or splitting what stays "
+        "too hot{}",
+        needed, best->model->name(), bins_.size(),
         out->max_utilization > 1
             ? "; beyond what one host can take, distribute the hot tables "
               "over several hosts with Citus (hash-distributed tables)"
-            : ""));
+            : "");
+  }
+  if (wal_over) need += "; the WAL's volume: see the WAL verdict";
+  for (const PoolForecast* p : AboveTargetPools(out->plan, out->pools)) {
+    need += p->kind == "instance"
+                ? "; the instance: see the host verdict"
+                : "; the volumes measured together: see the shared hardware "
+                  "verdict";
+  }
+  v.push_back(FitVerdict(out->plan, out->pools, need));
+  if (std::string headroom = HeadroomVerdict(out->plan); !headroom.empty()) {
+    v.push_back(std::move(headroom));
   }
   AddHostCapVerdicts(out);
   const bool grows = std::any_of(
@@ -1414,37 +1790,39 @@ void Builder::AddFitVerdicts(PlanOutcome* out) {
         FormatDuration(opt_.horizon_seconds),
         FormatDuration(kMinGrowthObservation)));
   }
+  for (std::string& note : DeviceReadNotes(w_)) {
+    out->plan.verdicts.push_back(std::move(note));
+  }
 }
 
 double Builder::GrowthHorizon() const {
   return demand_options_.horizon_seconds;
 }
 
+// The instance's storage caps, a pool of every volume judged against the
+// target like one (planner/pools.h); the fit verdict names it too.
 void Builder::AddHostCapVerdicts(PlanOutcome* out) {
-  const Host& host = vs_.host;
-  if (host.bandwidth_cap_mbps <= 0 && host.iops_cap <= 0) return;
-  const auto [iops, mbps] = TotalLoad(tables_, wal_);
-  std::vector<std::string> over, within;
-  for (const auto& [needed, cap, unit] :
-       {std::tuple{mbps, host.bandwidth_cap_mbps, "MB/s"},
-        std::tuple{iops, host.iops_cap, "IOPS"}}) {
-    if (cap <= 0) continue;
-    (needed > cap ? over : within)
-        .push_back(fmt::format("{:.0f} {} needed, the instance allows {:.0f}",
-                               needed, unit, cap));
+  const PoolForecast* instance = nullptr;
+  for (const PoolForecast& p : out->pools) {
+    if (p.kind == "instance") instance = &p;
   }
-  if (over.empty()) {
-    out->plan.verdicts.push_back(
-        fmt::format("host: within the instance's storage caps at the peak: {}",
-                    fmt::join(within, "; ")));
+  if (instance == nullptr) return;
+  const double target = opt_.target_utilization;
+  if (!AboveTarget(instance->utilization, target)) {
+    out->plan.verdicts.push_back(fmt::format(
+        "host: within the instance's storage caps at the peak: {}; the "
+        "instance at {}, at or below the {} target",
+        instance->detail, Percent(instance->utilization), Percent(target)));
     return;
   }
+  const auto [iops, mbps] = TotalLoad(tables_, wal_);
   out->plan.verdicts.push_back(fmt::format(
-      "host: does not fit the instance: {}; the instance's cap, not the "
-      "volumes, limits it: it would need an instance allowing at least {:.0f} "
-      "MB/s and {:.0f} IOPS, or the hot tables distributed over several "
-      "hosts with Citus",
-      fmt::join(over, "; "), std::ceil(mbps), std::ceil(iops)));
+      "host: the instance's storage caps limit it: {}; the instance {} busy, "
+      "above the {} target, whatever the volumes: it would need an instance "
+      "allowing at least {:.0f} MB/s and {:.0f} IOPS (the peak at the "
+      "target), or the hot tables distributed over several hosts with Citus",
+      instance->detail, Percent(instance->utilization), Percent(target),
+      std::ceil(mbps / target), std::ceil(iops / target)));
 }
 
 void Builder::Assemble(PlanOutcome* out) {
@@ -1455,10 +1833,13 @@ void Builder::Assemble(PlanOutcome* out) {
   plan.wal_reason = WalReason();
   out->live = live_;
   out->tables = static_cast<int>(tables_.size());
+  for (HotRelation& h : hot_) h.why = Explain(h);
   out->hot = hot_;
+  out->remedies = comparison_;
   AssembleTablespaces(out);
   AssembleStripes(out);
   AssembleForecast(out);
+  AssemblePools(out);
   AssembleWalNow(out);
   AssembleViews(out);
   AssembleBound(out);
@@ -1474,6 +1855,81 @@ void Builder::Assemble(PlanOutcome* out) {
 }
 
 }  // namespace
+
+RemedyChoice ChooseRemedy(const RemedyForecast& partition,
+                          const RemedyForecast& stripe,
+                          const std::string& prefer, bool live, double target) {
+  const bool p_ok = partition.possible && partition.helps;
+  const bool s_ok = stripe.possible && stripe.helps;
+  auto lost = [](const RemedyForecast& f) {
+    return f.possible ? std::string("does not lower the worst volume")
+                      : f.blocker;
+  };
+  if (!p_ok && !s_ok) {
+    return {"none", fmt::format("hash partitioning: {}; a stripe: {}",
+                                lost(partition), lost(stripe))};
+  }
+  if (p_ok != s_ok) {
+    const RemedyForecast& one = p_ok ? partition : stripe;
+    const RemedyForecast& other = p_ok ? stripe : partition;
+    return {
+        one.remedy,
+        fmt::format("{}: {}",
+                    other.remedy == "stripe" ? "a stripe" : "hash partitioning",
+                    lost(other))};
+  }
+  auto pick = [&](const RemedyForecast& f, const std::string& why) {
+    return RemedyChoice{f.remedy, why};
+  };
+  if (prefer == "partition" || prefer == "stripe") {
+    const RemedyForecast& x = prefer == "stripe" ? stripe : partition;
+    const RemedyForecast& y = prefer == "stripe" ? partition : stripe;
+    if (!x.meets_target && y.meets_target) {
+      return pick(
+          y, fmt::format("--prefer {} overridden: its plan keeps the "
+                         "worst volume at {}, above the {} target, "
+                         "and {} meets it at {}",
+                         prefer, Percent(x.worst_utilization), Percent(target),
+                         RemedyName(y), Percent(y.worst_utilization)));
+    }
+    if (!x.meets_target &&
+        y.worst_utilization < x.worst_utilization - kRemedyTolerance) {
+      return pick(y, fmt::format("--prefer {} overridden: neither meets the "
+                                 "target and {} comes closer",
+                                 prefer, RemedyName(y)));
+    }
+    return pick(x, fmt::format("as preferred (--prefer {})", prefer));
+  }
+  if (partition.meets_target != stripe.meets_target) {
+    const RemedyForecast& f = partition.meets_target ? partition : stripe;
+    return pick(f, "only it meets the target");
+  }
+  if (std::fabs(partition.worst_utilization - stripe.worst_utilization) >
+      kRemedyTolerance) {
+    const RemedyForecast& f =
+        partition.worst_utilization < stripe.worst_utilization ? partition
+                                                               : stripe;
+    return pick(f, "the lower worst utilisation");
+  }
+  const double lp = partition.mean_read_latency_us;
+  const double ls = stripe.mean_read_latency_us;
+  if (lp > 0 && ls > 0 && std::max(lp, ls) > 1.05 * std::min(lp, ls)) {
+    return pick(lp < ls ? partition : stripe,
+                "the forecasts are alike; the lower mean read latency");
+  }
+  if (live) {
+    return pick(partition,
+                "the forecasts are alike, so the lower operational cost on a "
+                "live server: hash partitioning is online and changes only "
+                "the partitioned tables, a stripe needs empty volumes and a "
+                "rebuild, and "
+                "losing one member loses every object on it");
+  }
+  return pick(stripe,
+              "the forecasts are alike, so the lower operational cost for a "
+              "new build: a stripe needs no schema change and every object "
+              "on it benefits (losing one member loses the stripe)");
+}
 
 DemandOptions DemandOptionsFor(const PlanOptions& options,
                                const Workload& workload) {
@@ -1494,6 +1950,23 @@ Status BuildPlan(const VolumeSet& volumes, const Workload& workload,
   Builder builder(volumes, workload, options);
   PGLAYOUT_RETURN_IF_ERROR(builder.Run(&out));
   *outcome = std::move(out);
+  return Status::Ok();
+}
+
+Status LoadWhereItIs(const VolumeSet& volumes, const Workload& workload,
+                     std::vector<ForecastEntry>* load) {
+  PlanOutcome outcome;
+  PGLAYOUT_RETURN_IF_ERROR(
+      BuildPlan(volumes, workload, PlanOptions{}, &outcome));
+  load->clear();
+  for (const ForecastEntry& f : outcome.plan.forecast) {
+    if (volumes.Find(f.volume) == nullptr) continue;  // a proposed stripe
+    ForecastEntry now;
+    now.volume = f.volume;
+    now.utilization_before = f.utilization_before;
+    now.read_latency_us_before = f.read_latency_us_before;
+    load->push_back(now);
+  }
   return Status::Ok();
 }
 

@@ -4,8 +4,10 @@
 // the same plan (and the same bytes once written). Steps:
 //  1. device models (device_model.h) and demand (demand.h);
 //  2. the WAL's volume: where pg_wal is now (the workload's [[location]])
-//     when that volume holds no data and is within 25% of the lowest
-//     fdatasync latency, else the lowest; alone when another volume exists;
+//     when its device holds no data and it is within 25% of the lowest
+//     fdatasync latency, else the lowest; alone on its hardware when
+//     another device exists (volumes sharing its device take no data:
+//     planner/pools.h);
 //     moving pg_wal is a step by hand with a restart (Plan::wal_move),
 //     never assumed done (commit latency is WAL latency:
 //     docs/device-model.md#wal-and-commit-latency);
@@ -22,8 +24,11 @@
 //     the forecast per volume before and after with the pieces of the load
 //     after (demand.h), and the settings (recommend.h);
 //  5. verdicts: plain-language conclusions, including "does not fit" (the
-//     volumes, or the instance's storage caps in VolumeSet::host) with what
-//     would be needed.
+//     volumes, or the instance's storage caps in VolumeSet::host, judged
+//     against the target like a volume) with what would be needed.
+// Volumes that share a device are one pool of capacity throughout: placed,
+// forecast and judged as one device (planner/pools.h); a stripe is built
+// only from volumes alone on their devices.
 
 #ifndef PGLAYOUT_PLANNER_PLAN_BUILDER_H_
 #define PGLAYOUT_PLANNER_PLAN_BUILDER_H_
@@ -39,6 +44,7 @@
 #include "planner/bound.h"
 #include "planner/demand.h"
 #include "planner/plan_sql.h"
+#include "planner/pools.h"
 #include "planner/recommend.h"
 #include "planner/remedy.h"
 
@@ -64,16 +70,63 @@ struct PlanOptions {
   std::string wal_volume;
 };
 
+// One remedy as the plan forecast it: the complete plan that remedies what
+// is too hot with hash partitions only ("hash_partition"), or with a stripe
+// first ("stripe"; partitions for what else stays too hot).
+struct RemedyForecast {
+  std::string remedy;     // "hash_partition" or "stripe"
+  std::string summary;    // what the plan does, in words
+  bool possible = false;  // it can be built here (see blocker)
+  std::string blocker;    // why not, when !possible
+  int width = 0;          // stripe members (or, for one table, its partitions)
+  std::vector<std::string> members;  // the stripe's volumes
+  double worst_utilization = 0;      // the plan's worst data volume
+  double mean_read_latency_us = 0;   // the plan's, over every read
+  bool meets_target = false;         // worst not above the target
+  bool helps = false;  // lowers the worst utilisation (or the table needs it)
+};
+
+// Which remedy, and why, from the two forecasts (pure; unit-tested):
+//  1. one possible: that one; neither: "none";
+//  2. --prefer partition|stripe: the preferred one, unless it does not meet
+//     the target and the other does (or both miss and the other is lower
+//     by more than kRemedyTolerance): then the other, saying why;
+//  3. auto: the one that meets the target when only one does; else the
+//     lower worst utilisation (by more than kRemedyTolerance), else the
+//     lower mean read latency (by more than 5%), else the operational cost:
+//     on a live server hash partitions (online, one table changes; a stripe
+//     needs empty volumes and a rebuild, and losing one member loses every
+//     object on it), for a new build a stripe (no schema change).
+// A remedy that does not help is not chosen.
+inline constexpr double kRemedyTolerance = 0.03;
+struct RemedyChoice {
+  std::string chosen;  // "hash_partition", "stripe" or "none"
+  std::string reason;  // why, and why the other lost
+};
+RemedyChoice ChooseRemedy(const RemedyForecast& partition,
+                          const RemedyForecast& stripe,
+                          const std::string& prefer, bool live, double target);
+
 // One relation that needed more than one volume, and what the plan did.
 struct HotRelation {
   std::string table;
   double best_single_utilization = 0;  // on the best volume, alone
+  bool must = false;                   // too hot for any one volume
   PartitionCheck partition;            // feasibility of hash partitioning
   int partitions = 0;                  // chosen k, 0 when not partitioned
   std::string stripe;                  // stripe name when striped instead
-  std::string stripe_blocker;          // why a stripe was not possible
-  std::string chosen;                  // "hash_partition", "stripe", "none"
-  std::string why;                     // the trade-off in one sentence
+  std::vector<std::string> stripe_members;
+  std::string stripe_blocker;     // why a stripe was not possible
+  std::string partition_blocker;  // why partitioning was not, when "none"
+  std::string chosen;             // "hash_partition", "stripe", "none"
+  std::string why;                // the trade-off in one sentence
+};
+
+// The two complete plans side by side, and the choice between them.
+struct RemedyComparison {
+  RemedyForecast partition;
+  RemedyForecast stripe;
+  RemedyChoice choice;
 };
 
 struct VolumeView {  // one volume (or stripe) as the report shows it
@@ -83,13 +136,20 @@ struct VolumeView {  // one volume (or stripe) as the report shows it
   double write_capacity = 0;
   uint64_t capacity = 0;
   uint64_t bytes_after = 0;
-  std::string role;  // "wal", "data", "wal+data", "stripe member", "stripe"
+  // "wal", "data", "wal+data", "stripe member", "stripe", or "wal's
+  // device" (on the WAL's device: no data)
+  std::string role;
 };
 
 struct PlanOutcome {
   Plan plan;
   std::vector<HotRelation> hot;
+  // Set when some table needed a remedy: both remedies' plans forecast.
+  std::optional<RemedyComparison> remedies;
   std::vector<VolumeView> volumes;
+  // Hardware the volumes share (planner/pools.h): each device under more
+  // than one volume, then the instance when it declares storage caps.
+  std::vector<PoolForecast> pools;
   Bound bound;
   double mean_latency_us = 0;  // the plan's, comparable with the bound
   double max_utilization = 0;  // the plan's worst data volume
@@ -118,6 +178,15 @@ DemandOptions DemandOptionsFor(const PlanOptions& options,
 // not fit in the volumes at all.
 Status BuildPlan(const VolumeSet& volumes, const Workload& workload,
                  const PlanOptions& options, PlanOutcome* outcome);
+
+// The load of |workload| on each volume where its data is now, through
+// the same device model: a plan's "before" columns, without planning. Given
+// the workload observed after a migration, it is what the layout measured,
+// for holding the plan's forecast to (pglayout report --after). Entries
+// carry utilization_before, read_latency_us_before and the rates; the
+// "after" fields are left 0. Errors as BuildPlan's.
+Status LoadWhereItIs(const VolumeSet& volumes, const Workload& workload,
+                     std::vector<ForecastEntry>* load);
 
 }  // namespace pglayout::planner
 

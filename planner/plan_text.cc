@@ -3,14 +3,54 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <cmath>
+
 #include "common/units.h"
 #include "planner/stripe_script.h"
+#include "planner/verdicts.h"
 
 namespace pglayout::planner {
 namespace {
 
-std::string Pct(double fraction) {
-  return fmt::format("{:.0f}%", fraction * 100);
+std::string Pct(double fraction) { return Percent(fraction); }
+
+bool IsStripe(const Plan& plan, const std::string& name) {
+  for (const Stripe& s : plan.stripes) {
+    if (s.name == name) return true;
+  }
+  return false;
+}
+
+// One remedy's plan, for the side-by-side lines.
+std::string RemedyLine(const RemedyForecast& f, double target) {
+  if (!f.possible) return "not possible: " + f.blocker;
+  return fmt::format(
+      "worst volume {}{}, mean read latency {:.0f} us: {}",
+      Pct(f.worst_utilization),
+      f.meets_target ? "" : fmt::format(" (above the {} target)", Pct(target)),
+      f.mean_read_latency_us, f.summary);
+}
+
+Json PoolsJson(const std::vector<PoolForecast>& pools) {
+  Json j = Json::array();
+  for (const PoolForecast& p : pools) {
+    j.push_back({{"kind", p.kind},
+                 {"name", p.name},
+                 {"volumes", p.volumes},
+                 {"utilization", std::round(p.utilization * 1000) / 1000},
+                 {"detail", p.detail}});
+  }
+  return j;
+}
+
+Json RemedyJson(const RemedyForecast& f) {
+  return {{"possible", f.possible},
+          {"blocker", f.blocker},
+          {"summary", f.summary},
+          {"members", f.members},
+          {"worst_utilization", std::round(f.worst_utilization * 1000) / 1000},
+          {"mean_read_latency_us", std::round(f.mean_read_latency_us)},
+          {"meets_target", f.meets_target}};
 }
 
 void Header(const PlanOutcome& o, std::string* out) {
@@ -58,6 +98,15 @@ void HotSection(const PlanOutcome& o, std::string* out) {
                         : h.stripe_blocker.empty() ? "possible, not needed"
                                                    : h.stripe_blocker);
   }
+  if (!o.remedies) return;
+  const RemedyComparison& c = *o.remedies;
+  const double target = o.plan.target_utilization;
+  *out += fmt::format(
+      "  Both remedies, each as a complete plan (p99 latency is not "
+      "modelled):\n    hash partitions: {}\n    stripe:          {}\n"
+      "    chosen: {}; {}\n",
+      RemedyLine(c.partition, target), RemedyLine(c.stripe, target),
+      c.choice.chosen, c.choice.reason);
 }
 
 void PlacementSection(const PlanOutcome& o, std::string* out) {
@@ -101,11 +150,14 @@ void ForecastSection(const PlanOutcome& o, std::string* out) {
   *out += fmt::format("  {:<14} {:>8} {:>8} {:>12} {:>12}\n", "volume",
                       "before", "after", "lat before", "lat after");
   for (const ForecastEntry& f : o.plan.forecast) {
-    *out += fmt::format("  {:<14} {:>8} {:>8} {:>9.0f} us {:>9.0f} us{}\n",
-                        f.volume, Pct(f.utilization_before),
-                        Pct(f.utilization_after), f.read_latency_us_before,
-                        f.read_latency_us_after,
-                        f.utilization_after > target ? "  ABOVE TARGET" : "");
+    // A stripe the plan builds has no "before".
+    const bool built = IsStripe(o.plan, f.volume);
+    *out += fmt::format(
+        "  {:<14} {:>8} {:>8} {:>12} {:>9.0f} us{}\n", f.volume,
+        built ? "-" : Pct(f.utilization_before), Pct(f.utilization_after),
+        built ? "-" : fmt::format("{:.0f} us", f.read_latency_us_before),
+        f.read_latency_us_after,
+        AboveTarget(f.utilization_after, target) ? "  ABOVE TARGET" : "");
   }
   LoadSection(o, out);
   const Bound& b = o.bound;
@@ -118,6 +170,13 @@ void ForecastSection(const PlanOutcome& o, std::string* out) {
           ? fmt::format(" (within {:.0f}%)",
                         (o.mean_latency_us / b.mean_latency_us - 1) * 100)
           : "");
+  for (const PoolForecast& p : o.pools) {
+    *out += fmt::format("  shared: {} {}{}: {}\n", p.name, Pct(p.utilization),
+                        AboveTarget(p.utilization, o.plan.target_utilization)
+                            ? " ABOVE TARGET"
+                            : "",
+                        p.detail);
+  }
 }
 
 void SettingsSection(const PlanOutcome& o, std::string* out) {
@@ -211,16 +270,24 @@ Json PlanJson(const PlanOutcome& o) {
                    {"stripe_blocker", h.stripe_blocker},
                    {"why", h.why}});
   }
-  j["analysis"] = {{"live", o.live},
-                   {"tables", o.tables},
-                   {"moves", o.moves},
-                   {"hash_partitioned", o.partitioned},
-                   {"max_utilization", o.max_utilization},
-                   {"mean_read_latency_us", o.mean_latency_us},
-                   {"bound_max_utilization", o.bound.max_utilization},
-                   {"bound_mean_read_latency_us", o.bound.mean_latency_us},
-                   {"hot", hot},
-                   {"backup_reasons", o.backup.reasons}};
+  j["analysis"] = {
+      {"live", o.live},
+      {"tables", o.tables},
+      {"moves", o.moves},
+      {"hash_partitioned", o.partitioned},
+      {"max_utilization", o.max_utilization},
+      {"mean_read_latency_us", o.mean_latency_us},
+      {"bound_max_utilization", o.bound.max_utilization},
+      {"bound_mean_read_latency_us", o.bound.mean_latency_us},
+      {"hot", hot},
+      {"remedies",
+       o.remedies ? Json{{"hash_partition", RemedyJson(o.remedies->partition)},
+                         {"stripe", RemedyJson(o.remedies->stripe)},
+                         {"chosen", o.remedies->choice.chosen},
+                         {"reason", o.remedies->choice.reason}}
+                  : Json()},
+      {"pools", PoolsJson(o.pools)},
+      {"backup_reasons", o.backup.reasons}};
   return j;
 }
 

@@ -12,6 +12,11 @@ namespace pglayout::planner {
 namespace {
 
 constexpr double kDefaultCheckpointTimeout = 300;
+// checkpoint_timeout values the plan may propose: whole minutes up to 30;
+// beyond, the images saved shrink as 1/T while recovery keeps growing.
+constexpr double kTimeoutSteps[] = {600, 900, 1200, 1800};
+// A longer timeout is worth proposing when it saves this share of the WAL.
+constexpr double kMinFpiSaving = 0.1;
 constexpr uint64_t kDefaultMaxWalSize = kGiB;
 constexpr uint64_t kDefaultMinWalSize = 80 * kMiB;
 
@@ -56,6 +61,12 @@ std::string Mbps(double bytes_per_second) {
 struct WalRate {
   double bytes_per_second = 0;
   std::string basis;
+};
+
+// One checkpoint cycle: its checkpoint_timeout and the WAL rate at it.
+struct CheckpointCycle {
+  double timeout_seconds = 0;
+  WalRate rate;
 };
 
 // The measured peak, or an estimate from the requested checkpoints: each
@@ -117,19 +128,119 @@ uint64_t BoundMaxWal(const CheckpointInput& in, uint64_t wanted,
   return std::min(wanted, bound / kGiB * kGiB);
 }
 
-void RecommendMaxWal(const CheckpointInput& in, std::vector<SettingChange>* out,
-                     uint64_t* chosen) {
+// Blocks the relations dirty in one checkpoint cycle of |seconds|: each
+// once, at most its relation's blocks (the model of demand.h's checkpoint
+// writes).
+double DirtiedBlocksPerCycle(const Workload& w, double seconds) {
+  double blocks = 0;
+  for (const Relation& r : w.relations) {
+    double b = r.write_iops * seconds;
+    if (r.size > 0) b = std::min(b, static_cast<double>(r.size) / kPageSize);
+    blocks += b;
+  }
+  return blocks;
+}
+
+// Full-page images in bytes/s at a cycle of |seconds|: one 8 KiB image per
+// block dirtied per cycle (before wal_compression).
+double FpiBytesPerSecond(const Workload& w, double seconds) {
+  return DirtiedBlocksPerCycle(w, seconds) * kPageSize / seconds;
+}
+
+uint64_t WantedMaxWal(double rate, double timeout);
+
+// A longer checkpoint_timeout, when measured figures give a reason
+// (docs/checkpoints.md#checkpoint_timeout-and-checkpoint_completion_target):
+// the first change to a block after a checkpoint writes the whole page to
+// the WAL, so blocks dirtied again and again within a cycle are imaged once
+// per cycle; a longer cycle images them less often. The WAL at a timeout T is
+// the measured rate less the images at the current timeout (at most the whole
+// rate) plus those at T. The longest of kTimeoutSteps (up to 30 min) whose
+// max_wal_size fits the bounds (the recovery budget, the WAL volume's space) is
+// proposed when it saves at least kMinFpiSaving of the measured WAL; otherwise
+// the server's setting stays. |cycle| gets the proposed timeout and its rate.
+void RecommendCheckpointTimeout(const CheckpointInput& in,
+                                CheckpointCycle* cycle,
+                                std::vector<SettingChange>* out) {
+  const Workload& w = *in.workload;
+  const double rate = in.wal_bytes_per_second;
+  const double t0 = cycle->timeout_seconds;
+  const std::string fpw = w.Setting("full_page_writes").value_or("on");
+  if (rate <= 0 || fpw == "off" || fpw == "false") return;
+  const double fpi0 = FpiBytesPerSecond(w, t0);
+  if (fpi0 <= 0) return;
+  // What the model attributes beyond the measured WAL is not there.
+  const double scale = std::min(1.0, rate / fpi0);
+  auto wal_at = [&](double t) {
+    return rate - fpi0 * scale + FpiBytesPerSecond(w, t) * scale;
+  };
+  double best = 0;
+  std::string bound_reason, over;
+  for (double t : kTimeoutSteps) {
+    if (t <= t0) continue;
+    const uint64_t wanted = WantedMaxWal(wal_at(t), t);
+    std::string why;
+    if (BoundMaxWal(in, wanted, &why) < wanted) {
+      over = fmt::format("; {} would need max_wal_size {}, beyond the bound",
+                         FormatDuration(t), FormatPgSize(wanted));
+      break;
+    }
+    best = t;
+    bound_reason = why;
+  }
+  const double saving = rate - (best > 0 ? wal_at(best) : rate);
+  if (best <= 0 || saving < kMinFpiSaving * rate) return;
+  const double blocks = DirtiedBlocksPerCycle(w, t0);
+  const double blocks_best = DirtiedBlocksPerCycle(w, best);
+  const std::string reason = fmt::format(
+      "the first change to a block after a checkpoint writes the whole 8 KiB "
+      "page to the WAL (a full-page image); the relations' writes dirty "
+      "{:.0f} blocks per {} cycle (each block once, at most its relation's "
+      "blocks), ~{} of the measured {} WAL; every {} they dirty {:.0f}, ~{}, "
+      "so the WAL drops to ~{} ({:.0f}% less) and checkpoint writes from "
+      "{:.0f} to {:.0f} IOPS (the forecast still counts the current {}); "
+      "its max_wal_size within bounds: {}{}",
+      blocks,
+      FormatDuration(t0) + (w.Setting("checkpoint_timeout")
+                                ? ""
+                                : " (PostgreSQL's default assumed)"),
+      Mbps(fpi0 * scale), Mbps(rate), FormatDuration(best), blocks_best,
+      Mbps(FpiBytesPerSecond(w, best) * scale), Mbps(wal_at(best)),
+      saving / rate * 100, blocks / (t0 * kCheckpointCompletionTarget),
+      blocks_best / (best * kCheckpointCompletionTarget), FormatDuration(t0),
+      bound_reason, over);
+  out->push_back({"checkpoint_timeout", FormatDuration(best),
+                  w.Setting("checkpoint_timeout").value_or(""), reason});
+  cycle->timeout_seconds = best;
+  cycle->rate = {
+      wal_at(best),
+      fmt::format("WAL peaks at {}, ~{} with checkpoint_timeout {}", Mbps(rate),
+                  Mbps(wal_at(best)), FormatDuration(best))};
+}
+
+// The max_wal_size that keeps checkpoints timed every |timeout| at |rate|
+// bytes/s: one cycle of WAL x (1 + target), +20% for bursts, whole GiB.
+uint64_t WantedMaxWal(double rate, double timeout) {
+  const double need =
+      rate * timeout * (1 + kCheckpointCompletionTarget) * kWalBurstMargin;
+  return RoundUpTo(static_cast<uint64_t>(need), kGiB);
+}
+
+// |cycle|: the checkpoint_timeout the plan proposes (or the current one)
+// and the WAL rate at it.
+void RecommendMaxWal(const CheckpointInput& in, const CheckpointCycle& cycle,
+                     std::vector<SettingChange>* out, uint64_t* chosen) {
   const Workload& w = *in.workload;
   const uint64_t current =
       WalSizeSetting(w, "max_wal_size", kDefaultMaxWalSize);
   const double target = kCheckpointCompletionTarget;
-  const double timeout = CheckpointTimeoutSeconds(w);
+  const double timeout = cycle.timeout_seconds;
   *chosen = current;
-  const WalRate rate = EstimateWalRate(in, current, target);
+  const WalRate& rate = cycle.rate;
   if (rate.bytes_per_second <= 0) return;
   const double need =
       rate.bytes_per_second * timeout * (1 + target) * kWalBurstMargin;
-  const uint64_t wanted = RoundUpTo(static_cast<uint64_t>(need), kGiB);
+  const uint64_t wanted = WantedMaxWal(rate.bytes_per_second, timeout);
   std::string bound_reason;
   const uint64_t value = BoundMaxWal(in, wanted, &bound_reason);
   if (value <= current) return;
@@ -169,18 +280,40 @@ void RecommendMinWal(const Workload& w, uint64_t max_wal,
                    FormatPgSize(max_wal))});
 }
 
-void RecommendCheckpointFlags(const Workload& w,
-                              std::vector<SettingChange>* out) {
+// 0.9 (the default since PostgreSQL 14) when the server has less, with
+// what it changes: each cycle's dirtied blocks written over T x 0.9
+// instead of T x the current target.
+void RecommendCompletionTarget(const Workload& w, double timeout,
+                               std::vector<SettingChange>* out) {
   const int version = Version(w);
   const double default_target = version > 0 && version < 140000 ? 0.5 : 0.9;
   const double target =
       NumberSetting(w, "checkpoint_completion_target", default_target);
-  if (std::fabs(target - kCheckpointCompletionTarget) > 1e-9) {
-    out->push_back({"checkpoint_completion_target", "0.9",
-                    w.Setting("checkpoint_completion_target").value_or(""),
-                    "spread timed checkpoint writes over 90% of "
-                    "checkpoint_timeout (the default since PostgreSQL 14)"});
+  if (std::fabs(target - kCheckpointCompletionTarget) <= 1e-9) return;
+  std::string reason = fmt::format(
+      "spread timed checkpoint writes over {} x {} = {} of each {} cycle "
+      "instead of {} x {} = {} (the default since PostgreSQL 14; the "
+      "forecast counts it)",
+      FormatDuration(timeout), kCheckpointCompletionTarget,
+      FormatDuration(timeout * kCheckpointCompletionTarget),
+      FormatDuration(timeout), FormatDuration(timeout), target,
+      FormatDuration(timeout * target));
+  const double blocks = DirtiedBlocksPerCycle(w, timeout);
+  if (blocks > 0 && target > 0) {
+    reason += fmt::format(
+        ": the relations dirty {:.0f} blocks per cycle, written at {:.0f} "
+        "IOPS instead of {:.0f}",
+        blocks, blocks / (timeout * kCheckpointCompletionTarget),
+        blocks / (timeout * target));
   }
+  out->push_back({"checkpoint_completion_target",
+                  fmt::format("{}", kCheckpointCompletionTarget),
+                  w.Setting("checkpoint_completion_target").value_or(""),
+                  reason});
+}
+
+void RecommendLogCheckpoints(const Workload& w,
+                             std::vector<SettingChange>* out) {
   const std::string log = w.Setting("log_checkpoints").value_or("");
   if (log != "on" && log != "true") {
     out->push_back({"log_checkpoints", "on", log,
@@ -285,10 +418,18 @@ double CheckpointTimeoutSeconds(const Workload& w) {
 
 std::vector<SettingChange> RecommendCheckpoints(const CheckpointInput& in) {
   std::vector<SettingChange> out;
+  const Workload& w = *in.workload;
+  CheckpointCycle cycle;
+  cycle.timeout_seconds = CheckpointTimeoutSeconds(w);
+  cycle.rate =
+      EstimateWalRate(in, WalSizeSetting(w, "max_wal_size", kDefaultMaxWalSize),
+                      kCheckpointCompletionTarget);
+  RecommendCheckpointTimeout(in, &cycle, &out);
   uint64_t max_wal = 0;
-  RecommendMaxWal(in, &out, &max_wal);
-  RecommendMinWal(*in.workload, max_wal, &out);
-  RecommendCheckpointFlags(*in.workload, &out);
+  RecommendMaxWal(in, cycle, &out, &max_wal);
+  RecommendMinWal(w, max_wal, &out);
+  RecommendCompletionTarget(w, cycle.timeout_seconds, &out);
+  RecommendLogCheckpoints(w, &out);
   return out;
 }
 

@@ -13,6 +13,13 @@
 // crash-recovery budget (recovery replays up to max_wal_size of WAL, at an
 // assumed kReplayBytesPerSecond). Without a measured rate, the rate is
 // estimated from the requested checkpoints over the observation.
+// checkpoint_timeout stays the server's unless the measured WAL carries
+// full-page images a longer cycle would save (at least 10% of it): then the
+// longest of 10/15/20/30 min whose max_wal_size stays within the same
+// bounds, and max_wal_size is sized for it
+// (docs/checkpoints.md#checkpoint_timeout-and-checkpoint_completion_target).
+// checkpoint_completion_target 0.9 when the server has less, with the write
+// rate each gives.
 //
 // I/O per tablespace (docs/device-model.md#per-tablespace-io-settings).
 // seq_page_cost is relative to the volume of pg_default (slower sequential
@@ -59,8 +66,9 @@ struct CheckpointInput {
   double recovery_budget_seconds = 900;
 };
 
-// max_wal_size, min_wal_size, checkpoint_completion_target, log_checkpoints:
-// only the ones that differ from the current values.
+// checkpoint_timeout, max_wal_size, min_wal_size,
+// checkpoint_completion_target, log_checkpoints: only the ones that differ
+// from the current values.
 std::vector<SettingChange> RecommendCheckpoints(const CheckpointInput& in);
 
 // ALTER TABLESPACE ... SET (...) options for a tablespace on |volume|,

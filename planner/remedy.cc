@@ -33,6 +33,13 @@ void CheckUniqueKeys(const Relation& t, PartitionCheck* c) {
   }
 }
 
+void CheckNoKey(PartitionCheck* c) {
+  if (c->key.empty()) {
+    c->blockers.push_back(
+        "no primary key: give the hash key with --key TABLE=COLUMN[,...]");
+  }
+}
+
 void CheckTableKind(const Relation& t, int version, PartitionCheck* c) {
   if (version < 110000) {
     c->blockers.push_back("hash partitioning needs PostgreSQL 11 or later");
@@ -121,13 +128,19 @@ PartitionCheck CheckHashPartitioning(const Relation& table,
   c.key = key.empty() ? table.primary_key : key;
   const int version =
       server_version_num > 0 ? server_version_num : kAssumedServerVersion;
-  if (c.key.empty()) {
-    c.blockers.push_back(
-        "no primary key: give the hash key with --key TABLE=COLUMN[,...]");
-  }
+  CheckNoKey(&c);
   CheckTableKind(table, version, &c);
   if (!c.key.empty()) CheckUniqueKeys(table, &c);
   AddCautions(table, version, &c);
+  return c;
+}
+
+PartitionCheck CheckHashKey(const Relation& table,
+                            const std::vector<std::string>& key) {
+  PartitionCheck c;
+  c.key = key.empty() ? table.primary_key : key;
+  CheckNoKey(&c);
+  if (!c.key.empty()) CheckUniqueKeys(table, &c);
   return c;
 }
 

@@ -50,6 +50,12 @@ PartitionCheck CheckHashPartitioning(const Relation& table,
                                      const std::vector<std::string>& key,
                                      int server_version_num);
 
+// The key rules of the above alone (a key is needed; every unique key, the
+// primary key among them, must contain every key column): what hash
+// partitioning and a Citus distribution column (citus_plan.h) share.
+PartitionCheck CheckHashKey(const Relation& table,
+                            const std::vector<std::string>& key);
+
 // The stripe chunk pglayout proposes: 512 KiB, mdadm's default and the
 // chunk of the NVMe array of docs/source-scenarios.md#striped-nvme-backup
 // (docs/device-model.md#striping); larger than PostgreSQL's

@@ -1,8 +1,10 @@
 #include "probes/prober.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cmath>
 #include <utility>
 
 #include "probes/analysis.h"
@@ -37,7 +39,6 @@ struct Mode {
 
 Mode ModeFor(const ProbeOptions& options) {
   Mode m;
-  m.limits.relative_ci = options.relative_ci;
   if (options.quick) {
     m.limits.warmup_seconds = 0.1;
     m.limits.min_seconds = 0.4;
@@ -57,6 +58,9 @@ Mode ModeFor(const ProbeOptions& options) {
     m.dsync_and_group_commit = true;
     m.write_depths = {1, 4, 16, 64};
   }
+  m.limits.relative_ci = options.relative_ci > 0
+                             ? options.relative_ci
+                             : ModeRelativeCi(m.limits.max_seconds);
   return m;
 }
 
@@ -86,11 +90,12 @@ class Runner {
     PGLAYOUT_RETURN_IF_ERROR(RandomWrites());
     report_->seconds = used_;
     if (capped_steps_ > 0) {
-      report_->notes.push_back(fmt::format(
-          "{} of {} steps reached their time cap before +/-{:.0f}% confidence; "
-          "their figures are less certain",
-          capped_steps_, steps_, options_.relative_ci * 100));
+      report_->notes.push_back(
+          fmt::format("{} of {} steps reached their time cap before +/-{:.1f}% "
+                      "confidence; their figures are less certain",
+                      capped_steps_, steps_, mode_.limits.relative_ci * 100));
     }
+    ForeignNotes();
     if (progress_ != nullptr) {
       progress_->Finish(options_.task,
                         fmt::format("{} steps in {:.1f} s ({})", steps_, used_,
@@ -165,8 +170,27 @@ class Runner {
       step_seconds_ += s.seconds;
       Progress(label, s);
     };
-    Status st = MeasureStep(engine_, job, limits, on_interval, result);
+    ForeignIo foreign;
+    Status st = MeasureChecked(job, limits, on_interval, result, &foreign);
     used_ += result->engine_seconds;
+    // Someone else's I/O on the device: once more, if the phase has the
+    // time, keeping the cleaner run.
+    if (st.ok() && foreign.found &&
+        LeftInPhase(phase_end) >= result->engine_seconds) {
+      StepResult again;
+      ForeignIo foreign_again;
+      st = MeasureChecked(job, limits, on_interval, &again, &foreign_again);
+      used_ += again.engine_seconds;
+      if (st.ok() && foreign_again.share < foreign.share) {
+        *result = again;
+        foreign = foreign_again;
+      }
+      if (st.ok() && !foreign.found) ++cleared_steps_;
+    }
+    if (st.ok() && foreign.found) {
+      foreign_steps_.push_back(
+          fmt::format("{}: {}", label, DescribeForeignIo(foreign)));
+    }
     step_seconds_ = 0;
     ++steps_;
     if (!st.ok()) return st.WithContext(label);
@@ -184,6 +208,55 @@ class Runner {
     *outcome = Outcome::kMeasured;
     if (!result->converged) ++capped_steps_;
     return Status::Ok();
+  }
+
+  // MeasureStep with the device's counters read around it; |foreign| stays
+  // empty when there are none (or they cannot be read: said once).
+  Status MeasureChecked(
+      const IoJob& job, const StepLimits& limits,
+      const std::function<void(const IntervalStats&)>& on_interval,
+      StepResult* result, ForeignIo* foreign) {
+    *foreign = ForeignIo();
+    DiskCounters before, after;
+    const bool counted = ReadCounters(&before);
+    PGLAYOUT_RETURN_IF_ERROR(
+        MeasureStep(engine_, job, limits, on_interval, result));
+    if (!counted || !ReadCounters(&after)) return Status::Ok();
+    OwnIo own;
+    (job.kind == IoKind::kRead ? own.read_bytes : own.write_bytes) =
+        result->issued_bytes;
+    *foreign = JudgeForeignIo(before, after, own);
+    return Status::Ok();
+  }
+
+  bool ReadCounters(DiskCounters* out) {
+    if (options_.counters == nullptr || counters_failed_) return false;
+    Status st = options_.counters->Read(out);
+    if (st.ok()) return true;
+    counters_failed_ = true;
+    report_->notes.push_back(fmt::format(
+        "the device's counters could not be read ({}): I/O by others on {} "
+        "is not checked",
+        st.message(), options_.counters->device()));
+    return false;
+  }
+
+  void ForeignNotes() {
+    if (options_.counters == nullptr) return;
+    const std::string device = options_.counters->device();
+    if (cleared_steps_ > 0) {
+      report_->notes.push_back(fmt::format(
+          "{} step(s) saw I/O on {} that was not the probe's own and were "
+          "measured again without it",
+          cleared_steps_, device));
+    }
+    if (foreign_steps_.empty()) return;
+    report_->notes.push_back(fmt::format(
+        "{} of {} steps saw I/O on {} that was not the probe's own, even when "
+        "repeated: {}. Another job uses the device, so these figures are low; "
+        "probe again when it is idle",
+        foreign_steps_.size(), steps_, device,
+        fmt::join(foreign_steps_, "; ")));
   }
 
   Status Fill() {
@@ -332,9 +405,16 @@ class Runner {
   int steps_ = 0;
   int capped_steps_ = 0;
   int skipped_steps_ = 0;
+  int cleared_steps_ = 0;  // repeated for foreign I/O, then clean
+  std::vector<std::string> foreign_steps_;  // foreign I/O even when repeated
+  bool counters_failed_ = false;
 };
 
 }  // namespace
+
+double ModeRelativeCi(double max_step_seconds) {
+  return kFullRelativeCi * std::sqrt(kFullStepSeconds / max_step_seconds);
+}
 
 double StepResult::iops() const {
   double t = stats.seconds + sync_seconds;
@@ -380,6 +460,7 @@ Status MeasureStep(IoEngine* engine, IoJob job, const StepLimits& limits,
   result->sync_seconds = job_result.sync_seconds;
   result->engine_seconds = job_result.total.seconds + job_result.sync_seconds;
   result->retries = job_result.retries;
+  result->issued_bytes = job_result.total.bytes;
   result->relative_ci = rule.RelativeHalfWidth();
   return st;
 }

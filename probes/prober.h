@@ -14,10 +14,21 @@
 //   5. randwrite: 8 KiB random overwrites at rising depth, the closing
 //      fdatasync counted in (checkpoint flush capacity).
 // Every step warms up, then runs until the 95% confidence interval of its
-// IOPS is within +/-2% (StoppingRule) or its share of the time budget is
-// spent: at most 90 s per volume, 20 s with quick. Time is counted as the
-// engine reports it, so the simulated device runs the same plan in
-// simulated seconds.
+// IOPS is within the mode's target (StoppingRule) or its share of the time
+// budget is spent: at most 90 s per volume, 20 s with quick. The target is
+// +/-2% for steps of up to 3 s; a quick step of up to 1 s gets +/-3.5%
+// (ModeRelativeCi): the half-width a device reaches shrinks as the square
+// root of the seconds measured, whatever the sampling interval, so the same
+// device meets both, and --quick does not warn on every step of a device
+// the full probe measures without a warning. Time is counted as the engine
+// reports it, so the simulated device runs the same plan in simulated
+// seconds.
+//
+// With ProbeOptions::counters, the device's own counters are read around
+// every step (device_counters.h): a step during which the device served I/O
+// the probe did not issue is repeated once; when the second run sees it
+// too, the report says which steps and how much, since their figures are
+// low.
 
 #ifndef PGLAYOUT_PROBES_PROBER_H_
 #define PGLAYOUT_PROBES_PROBER_H_
@@ -30,6 +41,7 @@
 #include "common/model.h"
 #include "common/progress.h"
 #include "common/status.h"
+#include "probes/device_counters.h"
 #include "probes/io_engine.h"
 
 namespace pglayout::probes {
@@ -39,13 +51,24 @@ struct ProbeOptions {
   bool quick = false;
   // 0 = the default for the mode (90 s, or 20 s with quick).
   double budget_seconds = 0;
-  double relative_ci = 0.02;   // stop a step at +/-2% (95% confidence)
+  // Stop a step at this relative half-width of the 95% confidence interval
+  // of its IOPS; 0 = the mode's (ModeRelativeCi).
+  double relative_ci = 0;
   std::string task = "probe";  // for progress lines: "probe data1"
+  // The probed device's counters (not owned); null = not checked.
+  DeviceCounters* counters = nullptr;
 };
 
 inline constexpr uint64_t kMinProbeFileSize = 16 * kMiB;
 inline constexpr double kFullBudgetSeconds = 90;
 inline constexpr double kQuickBudgetSeconds = 20;
+// The confidence target of a full probe's steps (up to kFullStepSeconds).
+inline constexpr double kFullRelativeCi = 0.02;
+inline constexpr double kFullStepSeconds = 3;
+
+// The target for steps of up to |max_step_seconds|: kFullRelativeCi x
+// sqrt(kFullStepSeconds / max_step_seconds), +/-3.5% for quick's 1 s.
+double ModeRelativeCi(double max_step_seconds);
 
 // How long one step may run, and when it is good enough.
 struct StepLimits {
@@ -64,6 +87,7 @@ struct StepResult {
   bool converged = false;     // the CI target was met before the time cap
   double relative_ci = 0;     // achieved relative half-width of IOPS
   uint64_t retries = 0;
+  uint64_t issued_bytes = 0;  // every byte of the step, warm-up included
 
   double iops() const;  // ios / (measured seconds + sync_seconds)
   double mbps() const;  // 10^6 bytes per second, same time base

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "common/units.h"
 #include "probes/analysis.h"
 #include "probes/simulated_device.h"
@@ -23,11 +25,14 @@ struct Probed {
   double simulated_seconds = 0;
 };
 
-Probed ProbeSimulated(const SimulatedDeviceConfig& config, bool quick = false) {
+// |relative_ci|: 0 = the mode's.
+Probed ProbeSimulated(const SimulatedDeviceConfig& config, bool quick = false,
+                      double relative_ci = 0) {
   SimulatedDevice device(config);
   ProbeOptions options;
   options.file_size = 1 * kGiB;
   options.quick = quick;
+  options.relative_ci = relative_ci;
   Probed p;
   Status st = RunProbe(&device, options, nullptr, &p.report);
   EXPECT_TRUE(st.ok()) << st.ToString();
@@ -197,6 +202,135 @@ TEST(Prober, RefusesATinyFile) {
   options.file_size = 1 * kMiB;
   ProbeReport report;
   EXPECT_TRUE(RunProbe(&device, options, nullptr, &report).IsInvalidInput());
+}
+
+// ------------------------------------------------ the confidence target --
+
+// The half-width a device reaches shrinks as the square root of the seconds
+// measured: +/-2% in a full step of 3 s is +/-3.5% in a quick step of 1 s.
+TEST(ModeRelativeCi, FollowsTheSquareRootOfTheStepLength) {
+  EXPECT_DOUBLE_EQ(ModeRelativeCi(kFullStepSeconds), kFullRelativeCi);
+  EXPECT_NEAR(ModeRelativeCi(1.0), 0.0346, 1e-4);
+}
+
+bool HasNote(const ProbeReport& r, const std::string& text) {
+  for (const std::string& n : r.notes) {
+    if (n.find(text) != std::string::npos) return true;
+  }
+  return false;
+}
+
+// A device noisy enough that a quick step misses +/-2% (the old target of
+// every mode) while the full probe meets it: quick, at its own target,
+// does not warn; held to +/-2% it warns, as it did on every run.
+TEST(Prober, QuickModeJudgesItsStepsAtItsOwnTarget) {
+  const SimulatedDeviceConfig noisy = Raid0(4, /*noise=*/0.6);
+  EXPECT_FALSE(HasNote(ProbeSimulated(noisy, false, 0).report, "time cap"));
+  EXPECT_FALSE(HasNote(ProbeSimulated(noisy, true, 0).report, "time cap"));
+  EXPECT_TRUE(HasNote(ProbeSimulated(noisy, true, 0.02).report,
+                      "steps reached their time cap before +/-2.0% "
+                      "confidence"));
+}
+
+// ------------------------------------------------ I/O that is not ours --
+
+// Counts what the probe transfers through |inner|, as the kernel would.
+class CountingEngine : public IoEngine {
+ public:
+  explicit CountingEngine(SimulatedDevice* inner) : inner_(inner) {}
+  std::string name() const override { return inner_->name(); }
+  Status Run(const IoJob& job, const IntervalObserver& observer,
+             JobResult* result) override {
+    Status st = inner_->Run(job, observer, result);
+    (job.kind == IoKind::kRead ? read_bytes : write_bytes) +=
+        result->total.bytes;
+    return st;
+  }
+  double seconds() const { return inner_->simulated_seconds(); }
+  uint64_t read_bytes = 0;
+  uint64_t write_bytes = 0;
+
+ private:
+  SimulatedDevice* inner_;
+};
+
+// The device's counters: the probe's own I/O, plus another job reading
+// |foreign_mbps| between simulated seconds |from| and |to|.
+class BusyDevice : public DeviceCounters {
+ public:
+  BusyDevice(const CountingEngine* engine, double foreign_mbps, double from,
+             double to)
+      : engine_(engine), mbps_(foreign_mbps), from_(from), to_(to) {}
+  std::string device() const override { return "vdb"; }
+  Status Read(DiskCounters* out) override {
+    if (fail) return Status::IoError("/proc/diskstats: permission denied");
+    const double t = std::clamp(engine_->seconds(), from_, to_) - from_;
+    out->read_bytes =
+        engine_->read_bytes + static_cast<uint64_t>(mbps_ * 1e6 * t);
+    out->write_bytes = engine_->write_bytes;
+    return Status::Ok();
+  }
+  bool fail = false;
+
+ private:
+  const CountingEngine* engine_;
+  double mbps_, from_, to_;
+};
+
+ProbeReport ProbeBeside(double foreign_mbps, double from, double to,
+                        bool fail = false) {
+  SimulatedDevice device(Raid0(4));
+  CountingEngine engine(&device);
+  BusyDevice counters(&engine, foreign_mbps, from, to);
+  counters.fail = fail;
+  ProbeOptions options;
+  options.file_size = 1 * kGiB;
+  options.quick = true;
+  options.counters = &counters;
+  ProbeReport report;
+  EXPECT_TRUE(RunProbe(&engine, options, nullptr, &report).ok());
+  return report;
+}
+
+TEST(ProbeBesideAJob, AnIdleDeviceSaysNothing) {
+  const ProbeReport r = ProbeBeside(0, 0, 1e9);
+  EXPECT_FALSE(HasNote(r, "not the probe's own")) << r.notes.size();
+}
+
+// Another job reads 200 MB/s throughout: every step sees it, is repeated,
+// sees it again, and the report names the steps.
+TEST(ProbeBesideAJob, AJobBesideTheProbeIsNamedStepByStep) {
+  const ProbeReport r = ProbeBeside(200, 0, 1e9);
+  ASSERT_TRUE(HasNote(r,
+                      "saw I/O on vdb that was not the probe's own, even "
+                      "when repeated: randread 8KiB qd=1: "))
+      << (r.notes.empty() ? "" : r.notes.back());
+  EXPECT_TRUE(HasNote(r,
+                      "Another job uses the device, so these figures are "
+                      "low; probe again when it is idle"));
+  EXPECT_FALSE(HasNote(r, "measured again without it"));
+}
+
+// A burst of 200 MB/s during the first read step only: the step is
+// measured again, clean, and the report says so without blaming it.
+TEST(ProbeBesideAJob, AStepDisturbedOnceIsMeasuredAgain) {
+  // The fill takes the first ~0.3 simulated seconds of a quick probe of
+  // 1 GiB at 4 GB/s; the first read step follows.
+  const ProbeReport r = ProbeBeside(200, 0.4, 0.6);
+  EXPECT_TRUE(HasNote(r,
+                      "1 step(s) saw I/O on vdb that was not the probe's "
+                      "own and were measured again without it"))
+      << (r.notes.empty() ? "" : r.notes.back());
+  EXPECT_FALSE(HasNote(r, "even when repeated"));
+}
+
+TEST(ProbeBesideAJob, UnreadableCountersAreSaidOnce) {
+  const ProbeReport r = ProbeBeside(200, 0, 1e9, /*fail=*/true);
+  EXPECT_TRUE(HasNote(r,
+                      "the device's counters could not be read "
+                      "(/proc/diskstats: permission denied): I/O by "
+                      "others on vdb is not checked"));
+  EXPECT_FALSE(HasNote(r, "even when repeated"));
 }
 
 TEST(MeasureStep, StopsAsSoonAsTheEstimateIsStable) {

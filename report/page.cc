@@ -152,6 +152,9 @@ void RenderNavigation(const ReportInput& in, Markup* out) {
   if (in.volumes) links.emplace_back("volumes", "Volumes");
   if (in.workload) links.emplace_back("workload", "Workload");
   if (in.plan) links.emplace_back("plan", "Plan");
+  if (in.plan && in.measured_after) {
+    links.emplace_back("forecast-check", "Forecast against the layout");
+  }
   if (in.journal || !in.journal_problem.empty()) {
     links.emplace_back("migration", "Migration");
   }
@@ -284,6 +287,9 @@ std::string RenderPage(const ReportInput& input) {
   if (input.volumes) internal::RenderVolumesSection(input, &page);
   if (input.workload) internal::RenderWorkloadSection(input, &page);
   if (input.plan) internal::RenderPlanSection(input, &page);
+  if (input.plan && input.measured_after) {
+    internal::RenderForecastCheckSection(input, &page);
+  }
   if (input.journal || !input.journal_problem.empty()) {
     internal::RenderMigrationSection(input, &page);
   }

@@ -27,12 +27,17 @@ struct ReportInput {
   const Workload* workload = nullptr;
   const Plan* plan = nullptr;
   const MigrationJournal* journal = nullptr;
+  // The load of the workload observed after the migration, on the volumes
+  // where its data now is (planner::LoadWhereItIs): with |plan|, the page
+  // holds the plan's forecast to it ("Forecast against the layout").
+  const std::vector<ForecastEntry>* measured_after = nullptr;
   // Where each input came from, shown in the page ("volumes.toml",
   // "db.example:5432/app as dba").
   std::string volumes_source;
   std::string workload_source;
   std::string plan_source;
   std::string journal_source;
+  std::string after_source;  // the workload file observed after
   // Shown instead of the migration section's content when a journal was
   // asked for but could not be read (e.g. "no journal in this database").
   std::string journal_problem;

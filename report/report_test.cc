@@ -215,6 +215,46 @@ TEST(Report, PlanShowsUtilisationTargetMapAndSettings) {
   EXPECT_TRUE(Contains(text, "The host carries the demand"));
 }
 
+// pglayout report --after: the plan's forecast held to the load observed
+// after the migration, volume by volume.
+TEST(Report, ForecastCheckSetsEachVolumesForecastBesideWhatWasObserved) {
+  ReportInput in = FullInput(Scenario());
+  std::vector<ForecastEntry> observed(2);
+  observed[0].volume = "data";
+  observed[0].utilization_before = 0.25;  // forecast 22%
+  observed[0].read_latency_us_before = 1300;
+  observed[1].volume = "hot1";
+  observed[1].utilization_before = 0.45;  // forecast 61%
+  observed[1].read_latency_us_before = 900;
+  in.measured_after = &observed;
+  in.after_source = "workload-after.toml";
+  auto page = ParseOrFail(RenderPage(in));
+  ASSERT_NE(page, nullptr);
+  EXPECT_EQ(page->Count("//h:section[@id='forecast-check']"), 1);
+  EXPECT_EQ(page->Count("//h:nav//h:a[@href='#forecast-check']"), 1);
+  auto cells = [&](const std::string& volume) {
+    std::string row;
+    for (const std::string& t :
+         page->Texts("//h:section[@id='forecast-check']//h:tr[h:td='" + volume +
+                     "']/h:td")) {
+      row += t + "|";
+    }
+    return row;
+  };
+  EXPECT_EQ(cells("data"), "data|22%|25%|+3 points|1.1 ms|1.3 ms|");
+  EXPECT_EQ(cells("hot1"), "hot1|61%|45%|-16 points|1.45 ms|900 µs|");
+  // Volumes without an observation after (none here but data and hot1)
+  // are left out rather than shown as 0%.
+  EXPECT_EQ(cells("hot2"), "");
+  std::string text = page->AllText();
+  EXPECT_TRUE(Contains(text, "A volume is 16 points from its forecast"))
+      << text;
+  // Without the observation after, no such section.
+  EXPECT_EQ(ParseOrFail(RenderPage(FullInput(Scenario())))
+                ->Count("//h:section[@id='forecast-check']"),
+            0);
+}
+
 TEST(Report, EachInputAloneGivesOnlyItsSection) {
   const Fixture& f = Scenario();
   MigrationJournal journal = SampleJournal();

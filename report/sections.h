@@ -17,6 +17,9 @@ void RenderVolumesSection(const ReportInput& input, Markup* out);
 void RenderWorkloadSection(const ReportInput& input, Markup* out);
 void RenderPlanSection(const ReportInput& input, Markup* out);
 void RenderMigrationSection(const ReportInput& input, Markup* out);
+// The plan's forecast against the load observed after the migration; needs
+// input.plan and input.measured_after.
+void RenderForecastCheckSection(const ReportInput& input, Markup* out);
 // "At a glance": the few figures a reader looks for first.
 void RenderGlance(const ReportInput& input, Markup* out);
 

@@ -49,7 +49,7 @@ constexpr int kSlotDropWaitSeconds = 10;
 // working directory is its data directory: checking it ensures that a
 // recycled PID is never signalled.
 constexpr char kWatchdogScript[] = R"sh(
-root=$1 data=$2
+root=$1 data=$2 wal=$3
 msg=$(cat)
 [ "$msg" = done ] && exit 0
 pid=$(head -n 1 "$data/postmaster.pid" 2>/dev/null) || pid=
@@ -67,6 +67,7 @@ if [ -n "$pid" ] && [ "$(readlink "/proc/$pid/cwd")" = "$data" ]; then
   kill -KILL "$pid" 2>/dev/null
 fi
 rm -rf "$root"
+[ -n "$wal" ] && rm -rf "$wal"
 )sh";
 
 std::string EnvOr(const char* name, const std::string& fallback) {
@@ -460,6 +461,8 @@ Status PgCluster::StartStandby(const PgCluster& primary,
   PGLAYOUT_RETURN_IF_ERROR(CheckCanReplicate(session.get(), primary.port_));
   std::string slot = NextSlotName();
   PgClusterOptions options = primary.options_;
+  // The base backup copies pg_wal's contents into the standby's own.
+  options.wal_parent_dir.clear();
   options.settings["primary_conninfo"] =
       primary.conninfo_ + " application_name=" + slot;
   options.settings["primary_slot_name"] = slot;
@@ -488,11 +491,21 @@ PgCluster::~PgCluster() { Destroy(); }
 Status PgCluster::CreateRoot(const std::string& role) {
   // The watchdog compares the postmaster's working directory with the data
   // directory, which the kernel reports without symlinks.
-  PGLAYOUT_RETURN_IF_ERROR(MakeTempDirectory(std::string("/tmp/pglayout-") +
-                                                 PgVersionName(version_) + "-" +
-                                                 role + "XXXXXX",
-                                             &root_dir_));
+  std::string parent =
+      options_.parent_dir.empty() ? "/tmp" : options_.parent_dir;
+  std::string prefix =
+      std::string("/pglayout-") + PgVersionName(version_) + "-" + role;
+  PGLAYOUT_RETURN_IF_ERROR(
+      MakeTempDirectory(parent + prefix + "XXXXXX", &root_dir_));
   data_dir_ = root_dir_ + "/data";
+  wal_dir_ = data_dir_ + "/pg_wal";
+  if (!options_.wal_parent_dir.empty()) {
+    // initdb --waldir takes an empty directory and links pg_wal to it.
+    PGLAYOUT_RETURN_IF_ERROR(MakeTempDirectory(
+        options_.wal_parent_dir + prefix + "wal-XXXXXX", &own_wal_dir_));
+    PGLAYOUT_RETURN_IF_ERROR(ChownToServerAccount(own_wal_dir_));
+    wal_dir_ = own_wal_dir_;
+  }
   socket_dir_ = root_dir_ + "/sock";
   log_path_ = root_dir_ + "/server.log";
   PGLAYOUT_RETURN_IF_ERROR(ChownToServerAccount(root_dir_));
@@ -504,7 +517,7 @@ Status PgCluster::CreateRoot(const std::string& role) {
 
 Status PgCluster::StartWatchdog() {
   return SpawnWatchdog({"/bin/sh", "-c", kWatchdogScript, "pglayout-watchdog",
-                        root_dir_, data_dir_},
+                        root_dir_, data_dir_, own_wal_dir_},
                        &watchdog_pid_, &watchdog_fd_);
 }
 
@@ -519,6 +532,7 @@ Status PgCluster::InitDb() {
   // --no-instructions (13+) only silences the "start the server" hint.
   if (PgVersionMajor(version_) >= 13)
     command.argv.push_back("--no-instructions");
+  if (!own_wal_dir_.empty()) command.argv.push_back("--waldir=" + wal_dir_);
   command.as_server_account = true;
   command.cwd = root_dir_;
   command.env = {"HOME=" + root_dir_};
@@ -620,6 +634,8 @@ Status PgCluster::PgCtl(const std::vector<std::string>& args,
   command.argv = {bin_dir_ + "/pg_ctl"};
   command.argv.insert(command.argv.end(), args.begin(), args.end());
   command.as_server_account = true;
+  // pg_ctl start forks the postmaster, which so starts in these cgroups.
+  command.cgroup_procs_files = options_.cgroup_procs_files;
   command.cwd = root_dir_;
   command.env = {"HOME=" + root_dir_};
   return RunCommand(command, root_dir_ + "/pg_ctl.out", output);
@@ -828,6 +844,7 @@ Status PgCluster::RunClient(const std::vector<std::string>& argv,
   command.argv = argv;
   command.argv[0] = ResolveClient(argv[0]);
   command.env = ClientEnv(port_);
+  command.cgroup_procs_files = options_.cgroup_procs_files;
   std::string out_path =
       root_dir_ + "/client-" + std::to_string(next_output_++) + ".out";
   return RunCommand(command, out_path, output);
@@ -840,6 +857,7 @@ Status PgCluster::StartClient(const std::vector<std::string>& argv,
   command.argv = argv;
   command.argv[0] = ResolveClient(argv[0]);
   command.env = ClientEnv(port_);
+  command.cgroup_procs_files = options_.cgroup_procs_files;
   std::string out_path =
       root_dir_ + "/client-" + std::to_string(next_output_++) + ".out";
   pid_t pid;
@@ -861,10 +879,13 @@ void PgCluster::Destroy() {
       StopServerHard();
     }
   }
-  fs::remove_all(root_dir_, ec);
-  if (ec) {
-    fprintf(stderr, "pglayout test harness: cannot remove %s: %s\n",
-            root_dir_.c_str(), ec.message().c_str());
+  for (const std::string& dir : {root_dir_, own_wal_dir_}) {
+    if (dir.empty()) continue;
+    fs::remove_all(dir, ec);
+    if (ec) {
+      fprintf(stderr, "pglayout test harness: cannot remove %s: %s\n",
+              dir.c_str(), ec.message().c_str());
+    }
   }
   if (is_standby()) DropSlot();
   if (watchdog_fd_ >= 0) {

@@ -92,6 +92,16 @@ struct PgClusterOptions {
   // settings except listen_addresses, port and unix_socket_directories.
   // fsync stays on unless set here: checkpoint tests measure real writes.
   std::map<std::string, std::string> settings;
+  // Where the cluster's directory is made; "" = /tmp. The fidelity lab puts
+  // it on a lab volume, so the data directory really lives there. The
+  // server account must be able to enter it.
+  std::string parent_dir;
+  // When set, pg_wal lives in a directory of its own made under it
+  // (initdb --waldir), removed with the cluster: WAL on another volume.
+  std::string wal_parent_dir;
+  // cgroup.procs files the server and the clients it starts run in
+  // (Command::cgroup_procs_files; testing/volume_lab.h).
+  std::vector<std::string> cgroup_procs_files;
 };
 
 enum class StopMode {
@@ -140,6 +150,9 @@ class PgCluster {
   PgVersion version() const { return version_; }
   const std::string& root_dir() const { return root_dir_; }  // all files
   const std::string& data_dir() const { return data_dir_; }
+  // pg_wal's real directory: data_dir()/pg_wal, or the one made under
+  // PgClusterOptions::wal_parent_dir.
+  const std::string& wal_dir() const { return wal_dir_; }
   const std::string& bin_dir() const { return bin_dir_; }
   const std::string& log_path() const { return log_path_; }
   pid_t postmaster_pid() const { return postmaster_pid_; }
@@ -205,6 +218,8 @@ class PgCluster {
   const pid_t owner_pid_;  // the process that may stop and remove it
   std::string root_dir_;
   std::string data_dir_;
+  std::string wal_dir_;
+  std::string own_wal_dir_;  // made under wal_parent_dir; "" = none
   std::string socket_dir_;
   std::string log_path_;
   std::string conninfo_;

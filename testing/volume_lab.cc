@@ -526,6 +526,11 @@ Status VolumeLab::MakeDirectory() {
   }
   PGLAYOUT_RETURN_IF_ERROR(
       MakeTempDirectory(base + "/pglayout-lab-XXXXXX", &dir_));
+  // Enterable (not listable) by the server account, whose data directory,
+  // WAL and tablespaces may live on the lab's volumes.
+  if (chmod(dir_.c_str(), 0711) != 0) {
+    return Status::FromErrno("chmod " + dir_, errno);
+  }
   if (HasWhitespace(dir_)) {
     // Cleaned up by TearDown like any other failure midway.
     return Status::InvalidInput(

@@ -4,10 +4,13 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstdio>
 #include <memory>
 #include <string>
 #include <thread>
 
+#include "common/files.h"
+#include "common/model.h"
 #include "common/sql.h"
 #include "testing/pg_test.h"
 #include "tests/run_pglayout.h"
@@ -61,6 +64,44 @@ TEST_P(ObserveWindowTest, HistorySinceTheResetIsNotAdvice) {
 }
 
 PGLAYOUT_INSTANTIATE_PG_VERSIONS_FROM_12(ObserveWindowTest);
+
+// On the database host, observe counts the read requests of the device that
+// holds the data directory while it samples (docs/workload-model.md#page-
+// cache), and leaves them out when asked to.
+class ObserveDeviceReadsTest : public PgVersionTest {};
+
+TEST_P(ObserveDeviceReadsTest, CountsTheDataDevicesReadsUnlessAskedNotTo) {
+  PgCluster* pg;
+  PGLAYOUT_ASSERT_OK(SharedCluster(&pg));
+  const std::string counted = ::testing::TempDir() + "/device_reads.toml";
+  Completion run =
+      RunPglayout({"observe", "--dsn", pg->conninfo(), "--duration", "2s",
+                   "--interval", "1s", "-o", counted});
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  Workload w;
+  PGLAYOUT_ASSERT_OK(ReadWorkloadFile(counted, &w));
+  const DataLocation* data = w.FindLocation("data_directory");
+  ASSERT_NE(data, nullptr);
+  ASSERT_TRUE(data->on.has_value());
+  ASSERT_FALSE(data->on->device.empty()) << data->path;
+  ASSERT_EQ(w.device_reads.size(), 1u);
+  EXPECT_EQ(w.device_reads[0].device, data->on->device);
+  EXPECT_EQ(w.device_reads[0].dev, data->on->dev);
+  EXPECT_GE(w.device_reads[0].device_reads, 0);
+
+  const std::string left_out = ::testing::TempDir() + "/no_device_reads.toml";
+  run = RunPglayout({"observe", "--dsn", pg->conninfo(), "--duration", "2s",
+                     "--interval", "1s", "--no-device-reads", "-o", left_out});
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  Workload without;
+  PGLAYOUT_ASSERT_OK(ReadWorkloadFile(left_out, &without));
+  EXPECT_TRUE(without.device_reads.empty());
+  EXPECT_EQ(without.locations.size(), w.locations.size());
+  std::remove(counted.c_str());
+  std::remove(left_out.c_str());
+}
+
+PGLAYOUT_INSTANTIATE_PG_VERSIONS(ObserveDeviceReadsTest);
 
 }  // namespace
 }  // namespace pglayout

@@ -126,7 +126,206 @@ TEST(PlanCommand, GrowthBackupAndInstanceCapReachThePlan) {
   // 10 GiB read within 4 h: 10737418240 / 14400 = 0.7 MB/s.
   EXPECT_NE(run.output.find("\"backup_read_mbps\": 0.7"), std::string::npos)
       << run.output;
-  EXPECT_NE(run.output.find("host: does not fit the instance"),
+  // The instance is judged by the one fit verdict: no "fits" beside it.
+  EXPECT_NE(run.output.find("does not fit at the 70% target: instance"),
+            std::string::npos)
+      << run.output;
+  EXPECT_NE(run.output.find("host: the instance's storage caps limit it"),
+            std::string::npos)
+      << run.output;
+  EXPECT_EQ(run.output.find("fits:"), std::string::npos) << run.output;
+}
+
+// Issue 19, reproduction 2: probe recorded that "wal" and "data1" are two
+// partitions of one disk. The WAL is alone on its hardware (data1 takes no
+// data), the two show one device's utilisation, and the text says so.
+constexpr char kSharedVolumes[] = R"(
+[[volume]]
+name = "wal"
+path = "/mnt/wal"
+capacity = "100GB"
+read_iops = 3000
+write_iops = 3000
+sync_write_latency_us = 300
+shares_device_with = ["data1"]
+[volume.topology]
+device = "vda1"
+disk = "vda"
+[[volume]]
+name = "data1"
+path = "/mnt/data1"
+capacity = "500GB"
+read_iops = 3000
+write_iops = 3000
+sync_write_latency_us = 900
+shares_device_with = ["wal"]
+[volume.topology]
+device = "vda2"
+disk = "vda"
+[[volume]]
+name = "data2"
+path = "/mnt/data2"
+capacity = "500GB"
+read_iops = 3000
+write_iops = 3000
+sync_write_latency_us = 900
+)";
+
+TEST(PlanCommand, TheWalIsAloneOnItsHardware) {
+  std::string workload = kWorkload;
+  workload.replace(workload.find("/mnt/data/pgdata"), 16, "/mnt/data1/pgdata");
+  Completion run = RunPglayout(
+      {"plan", "--volumes",
+       WriteTempFile("shared_volumes.toml", kSharedVolumes), "--workload",
+       WriteTempFile("shared_workload.toml", workload), "--out-dir",
+       ::testing::TempDir() + "/shared"});
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_NE(run.output.find("WAL: alone on wal on its hardware (device vda, "
+                            "which data1 shares: the plan puts no data "
+                            "there)"),
+            std::string::npos)
+      << run.output;
+  EXPECT_NE(run.output.find("public.t                         move            "
+                            "pglayout_data2"),
+            std::string::npos)
+      << run.output;
+  EXPECT_NE(run.output.find("shared hardware: wal, data1 are on one device "
+                            "(device vda), planned as one pool"),
+            std::string::npos)
+      << run.output;
+}
+
+// Issue 19, reproduction 5: checkpoint_timeout is proposed with its
+// reasoning when the measured WAL carries full-page images a longer cycle
+// would save (public.t's 2 GiB is dirtied again within every cycle), and
+// --recovery-budget bounds it: 30min by default (max_wal_size 31GB within
+// 15 min of replay), 15min with a 7 min budget.
+TEST(PlanCommand, CheckpointTimeoutIsProposedWithinTheRecoveryBudget) {
+  std::string workload = kWorkload;
+  workload.replace(workload.find("size = \"10GB\""), 13, "size = \"2GB\"");
+  workload.replace(workload.find("write_iops = 100"), 16, "write_iops = 2000");
+  const std::string file = WriteTempFile("fpi_workload.toml", workload);
+  const std::string volumes = WriteTempFile("fpi_volumes.toml", kVolumes);
+  Completion run =
+      RunPglayout({"plan", "--volumes", volumes, "--workload", file,
+                   "--out-dir", ::testing::TempDir() + "/fpi"});
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_NE(run.output.find("checkpoint_timeout = 30min\n    the first change "
+                            "to a block after a checkpoint writes the whole "
+                            "8 KiB page to the WAL"),
+            std::string::npos)
+      << run.output;
+  run = RunPglayout({"plan", "--volumes", volumes, "--workload", file,
+                     "--recovery-budget", "7min", "--out-dir",
+                     ::testing::TempDir() + "/fpi"});
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_NE(run.output.find("checkpoint_timeout = 15min"), std::string::npos)
+      << run.output;
+  EXPECT_NE(
+      run.output.find("its max_wal_size within bounds: a 7min crash-recovery "
+                      "budget"),
+      std::string::npos)
+      << run.output;
+}
+
+// Issue 19, reproduction 1: --prefer stripe when the only stripe (the two
+// empty volumes) cannot carry the hot table at the target and hash
+// partitions over all three data volumes can: the plan partitions, says
+// why, and shows both plans' forecasts.
+constexpr char kRemedyVolumes[] = R"(
+[[volume]]
+name = "wal"
+path = "/mnt/wal"
+capacity = "100GB"
+read_iops = 20000
+write_iops = 20000
+sync_write_latency_us = 300
+[[volume]]
+name = "d1"
+path = "/mnt/d1"
+capacity = "500GB"
+read_iops = 3000
+write_iops = 3000
+sync_write_latency_us = 900
+[[volume]]
+name = "e1"
+path = "/mnt/e1"
+capacity = "500GB"
+read_iops = 3000
+write_iops = 3000
+sync_write_latency_us = 900
+[[volume]]
+name = "e2"
+path = "/mnt/e2"
+capacity = "500GB"
+read_iops = 3000
+write_iops = 3000
+sync_write_latency_us = 900
+)";
+
+constexpr char kRemedyWorkload[] = R"(
+[observation]
+duration = "1h"
+source = "live"
+[settings]
+data_directory = "/mnt/d1/pgdata"
+server_version_num = "180000"
+[wal]
+bytes_per_second = 1000000
+commits_per_second = 100
+[[relation]]
+name = "public.a"
+size = "10GB"
+read_iops = 5000
+write_iops = 10
+primary_key = ["id"]
+persistence = "permanent"
+)";
+
+TEST(PlanCommand, PreferIsOverriddenWhenOnlyTheOtherRemedyMeetsTheTarget) {
+  Completion run = RunPglayout(
+      {"plan", "--volumes",
+       WriteTempFile("remedy_volumes.toml", kRemedyVolumes), "--workload",
+       WriteTempFile("remedy_workload.toml", kRemedyWorkload), "--prefer",
+       "stripe", "--out-dir", ::testing::TempDir() + "/remedy"});
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_NE(run.output.find("public.a: hash_partition"), std::string::npos)
+      << run.output;
+  EXPECT_NE(run.output.find("--prefer stripe overridden: its plan keeps the "
+                            "worst volume at 84%, above the 70% target, and "
+                            "the plan with hash partitions meets it at 56%"),
+            std::string::npos)
+      << run.output;
+  // Both forecasts side by side; no "carries it" for a stripe above target.
+  EXPECT_NE(run.output.find("hash partitions: worst volume 56%"),
+            std::string::npos)
+      << run.output;
+  EXPECT_NE(run.output.find("stripe:          worst volume 84% (above the "
+                            "70% target)"),
+            std::string::npos)
+      << run.output;
+  EXPECT_EQ(run.output.find("carries it"), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find("fits: every volume"), std::string::npos)
+      << run.output;
+}
+
+// Issue 19, reproduction 4: the fit verdict counts the WAL's volume, and
+// "about N volumes like X" exceeds the widest stripe that was tried.
+TEST(PlanCommand, TheFitVerdictCountsTheWalVolume) {
+  std::string workload = kWorkload;
+  workload.replace(workload.find("commits_per_second = 500"), 24,
+                   "commits_per_second = 5640");
+  Completion run = RunPglayout(
+      {"plan", "--volumes", WriteTempFile("fit_volumes.toml", kVolumes),
+       "--workload", WriteTempFile("fit_workload.toml", workload), "--out-dir",
+       ::testing::TempDir() + "/fit"});
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_EQ(run.output.find("fits:"), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find("does not fit at the 70% target: wal 188%"),
+            std::string::npos)
+      << run.output;
+  EXPECT_NE(run.output.find("it would need a stripe of about 3 volumes like "
+                            "wal"),
             std::string::npos)
       << run.output;
 }

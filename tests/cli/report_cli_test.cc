@@ -111,6 +111,29 @@ TEST(ReportCommand, BadFileNamesFileLineAndKey) {
   unlink(json.c_str());
 }
 
+// --after: the workload observed after the migration, placed where its
+// data is, beside the plan's forecast. Given the workload observed before,
+// the "observed" column is the plan's own "before".
+TEST(ReportCommand, AfterHoldsTheForecastToTheObservedLoad) {
+  std::string out = TempPath("after.html");
+  Completion run = RunPglayout({"report", "--volumes", kVolumes, "--plan",
+                                kPlan, "--after", kWorkload, "-o", out});
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  std::string page = ReadPage(out);
+  EXPECT_TRUE(Contains(page, "<section id=\"forecast-check\""));
+  EXPECT_TRUE(Contains(page, "From report/testdata/workload.toml"));
+  EXPECT_TRUE(Contains(page, "points from its forecast")) << page;
+
+  run =
+      RunPglayout({"report", "--plan", kPlan, "--after", kWorkload, "-o", out});
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_EQ(run.output, std::string("error: --after ") + kWorkload +
+                            " needs --volumes and --plan: the forecast to "
+                            "compare with and the volumes to place the "
+                            "observed load on\n");
+  EXPECT_NE(access(out.c_str(), F_OK), 0) << "no page on failure";
+}
+
 TEST(ReportCommand, OutputIsRequired) {
   EXPECT_EQ(RunPglayout({"report", "--plan", kPlan}).exit_code, 2);
 }

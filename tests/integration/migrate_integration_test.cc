@@ -28,6 +28,7 @@
 #include "migrator/sql_util.h"
 #include "testing/pg_test.h"
 #include "testing/subprocess.h"
+#include "tests/integration/structure_fingerprint.h"
 
 namespace pglayout::migrator {
 namespace {
@@ -504,43 +505,13 @@ TEST_P(MigrateTest, PreflightRefusesWhatWouldFailMidRun) {
       << "the key still holds against the moved table";
 }
 
-// What a table is, apart from where it lives: its indexes with their
-// storage parameters and marks, its constraints with their validity, its
-// replica identity and storage parameters, its statistics targets.
-std::string Fingerprint(SqlSession* s, const std::string& table) {
-  const std::string oid = "'" + table + "'::regclass";
-  return Value(
-      s,
-      "SELECT concat_ws(E'\\n', (SELECT string_agg(concat_ws(' ', i.relname, "
-      "regexp_replace(pg_get_indexdef(i.oid), ' TABLESPACE \\S+', ''), "
-      "i.reloptions::text, x.indisclustered, x.indisreplident), E'\\n' "
-      "ORDER BY i.relname) FROM pg_index x JOIN pg_class i ON i.oid = "
-      "x.indexrelid WHERE x.indrelid = " +
-          oid +
-          "), (SELECT string_agg(concat_ws(' ', conname, pg_get_constraintdef("
-          "oid), convalidated), E'\\n' ORDER BY conname) FROM pg_constraint "
-          "WHERE conrelid = " +
-          oid +
-          "), (SELECT concat_ws(' ', relreplident, reloptions::text) "
-          "FROM pg_class WHERE oid = " +
-          oid +
-          "), (SELECT string_agg(description, ',' ORDER BY description) FROM "
-          "pg_description WHERE objoid IN (SELECT indexrelid FROM pg_index "
-          "WHERE indrelid = " +
-          oid + " UNION ALL SELECT oid FROM pg_constraint WHERE conrelid = " +
-          oid + " OR confrelid = " + oid +
-          " UNION ALL SELECT oid FROM pg_trigger WHERE tgrelid = " + oid +
-          " UNION ALL SELECT oid FROM pg_policy WHERE polrelid = " + oid +
-          ")), (SELECT string_agg(i.relname || ':' || a.attnum || '=' || "
-          "a.attstattarget, ',') FROM pg_index x JOIN pg_class i ON i.oid = "
-          "x.indexrelid JOIN pg_attribute a ON a.attrelid = i.oid WHERE "
-          "x.indrelid = " +
-          oid +
-          " AND coalesce(a.attstattarget::int, -1) >= 0), (SELECT "
-          "string_agg(stxnamespace::regnamespace || '.' || "
-          "stxname, ',' ORDER BY stxname) FROM pg_statistic_ext WHERE "
-          "stxrelid = " +
-          oid + "))");
+// The first line of |lines| (a TableFingerprint) containing |text|, or "".
+std::string FingerprintLine(const std::vector<std::string>& lines,
+                            const std::string& text) {
+  for (const std::string& line : lines) {
+    if (line.find(text) != std::string::npos) return line;
+  }
+  return "";
 }
 
 // What pg_get_constraintdef() leaves out, what marks an index rather than
@@ -585,31 +556,169 @@ TEST_P(MigrateTest, AMoveKeepsIndexParametersAndMarks) {
   if (version() != PgVersion::k12) {
     Exec(m.s.get(), "ALTER STATISTICS marked_nd SET STATISTICS 500");
   }
-  const std::string before = Fingerprint(m.s.get(), "marked");
-  ASSERT_NE(before.find("marked_pkey CREATE UNIQUE INDEX marked_pkey ON "
-                        "public.marked USING btree (id) WITH (fillfactor='70') "
-                        "{fillfactor=70} f f"),
-            std::string::npos)
-      << before;
-  ASSERT_NE(before.find("incoming note,index note,key note,policy note,"
-                        "trigger note"),
-            std::string::npos)
-      << before;
+  std::vector<std::string> before, after;
+  PGLAYOUT_ASSERT_OK(TableFingerprint(m.s.get(), "public.marked", &before));
+  // (the line about, what it says): the marks and notes are there to lose.
+  const std::vector<std::pair<std::string, std::string>> facts = {
+      {"index | marked_pkey |",
+       "CREATE UNIQUE INDEX marked_pkey ON public.marked USING btree (id) "
+       "WITH (fillfactor='70') | {fillfactor=70} | f | f | t"},
+      {"index | marked_u |", "| t | f | t | - | - |"},
+      {"index | marked_u_only |", "| f | t | t | index note |"},
+      {"index | marked_lower |", "| 1=300 |"},
+      {"constraint | marked_pkey |", "| key note"},
+      {"referenced by | marks_ref | marks_ref_m |", "| incoming note"},
+      {"trigger | marked_touch |", "| trigger note"},
+      {"policy | marked_all |", "| policy note"},
+      {"statistics | stats | marked_dep |", ""},
+      {"statistics | public | marked_nd |", ""},
+      {"table |", "| i |"}};
+  for (const auto& [about, says] : facts) {
+    EXPECT_NE(FingerprintLine(before, about).find(says), std::string::npos)
+        << about << " " << says;
+  }
   PGLAYOUT_ASSERT_OK(m.Run());
   EXPECT_EQ(Value(m.s.get(),
                   "SELECT t.spcname FROM pg_class c JOIN pg_tablespace t ON "
                   "t.oid = c.reltablespace WHERE c.oid = 'marked'::regclass"),
             "marked_ts");
-  EXPECT_EQ(Fingerprint(m.s.get(), "marked"), before);
-  EXPECT_NE(before.find("stats.marked_dep,public.marked_nd"), std::string::npos)
-      << before;
-  EXPECT_NE(before.find("marked_lower:1=300"), std::string::npos) << before;
+  PGLAYOUT_ASSERT_OK(TableFingerprint(m.s.get(), "public.marked", &after));
+  EXPECT_EQ(FingerprintDiff(before, after), "");
   if (version() != PgVersion::k12) {
     EXPECT_EQ(Value(m.s.get(),
                     "SELECT stxstattarget FROM pg_statistic_ext WHERE "
                     "stxname = 'marked_nd' AND stxrelid = 'marked'::regclass"),
               "500");
   }
+}
+
+// Privileges come through a move and a conversion exactly: what the owner
+// revoked from itself stays revoked, and a grant made by a role holding the
+// grant option keeps that grantor, so REVOKE ... CASCADE from the grantor
+// still takes it away. A grantor without USAGE on the schema could not make
+// its grant again: refused before any change.
+TEST_P(MigrateTest, PrivilegesKeepTheirGrantors) {
+  OneMove m;
+  PGLAYOUT_ASSERT_OK(StartMove("grantors", "shared", 50, &m));
+  Exec(m.s.get(),
+       "DROP ROLE IF EXISTS g_lead; DROP ROLE IF EXISTS g_clerk;"
+       "DROP ROLE IF EXISTS g_blind; CREATE ROLE g_lead; CREATE ROLE g_clerk;"
+       "CREATE ROLE g_blind;"
+       "REVOKE DELETE ON shared FROM CURRENT_USER;"
+       "GRANT SELECT ON shared TO g_lead WITH GRANT OPTION;"
+       "GRANT UPDATE (v) ON shared TO g_lead WITH GRANT OPTION;"
+       "SET ROLE g_lead; GRANT SELECT ON shared TO g_clerk;"
+       "GRANT UPDATE (v) ON shared TO g_clerk; RESET ROLE");
+  const std::string acl =
+      "SELECT c.relacl::text || ' ' || (SELECT attacl::text FROM pg_attribute "
+      "WHERE attrelid = c.oid AND attname = 'v') FROM pg_class c WHERE c.oid "
+      "= 'shared'::regclass";
+  const std::string before = Value(m.s.get(), acl);
+  ASSERT_NE(before.find("g_clerk=r/g_lead"), std::string::npos) << before;
+  ASSERT_NE(before.find("g_clerk=w/g_lead"), std::string::npos) << before;
+  m.plan +=
+      "[[placement]]\nrelation = \"public.converted\"\nstrategy = "
+      "\"hash_partition\"\ntablespaces = [\"pg_default\"]\n"
+      "partitions = 2\nkey = [\"id\"]\n";
+  Exec(m.s.get(),
+       "CREATE TABLE converted (id int PRIMARY KEY); INSERT INTO converted "
+       "SELECT generate_series(1, 10);"
+       "REVOKE TRUNCATE ON converted FROM CURRENT_USER;"
+       "GRANT SELECT ON converted TO g_lead WITH GRANT OPTION;"
+       "SET ROLE g_lead; GRANT SELECT ON converted TO g_clerk; RESET ROLE;"
+       "CREATE SCHEMA hidden; CREATE TABLE hidden.t (id int PRIMARY KEY);"
+       "GRANT USAGE ON SCHEMA hidden TO g_blind;"
+       "GRANT SELECT ON hidden.t TO g_blind WITH GRANT OPTION;"
+       "SET ROLE g_blind; GRANT SELECT ON hidden.t TO g_clerk; RESET ROLE;"
+       "REVOKE USAGE ON SCHEMA hidden FROM g_blind");
+  const std::string converted_before =
+      Value(m.s.get(),
+            "SELECT relacl::text FROM pg_class WHERE oid = "
+            "'converted'::regclass");
+
+  const std::string hidden =
+      "[[placement]]\nrelation = \"hidden.t\"\nstrategy = \"move\"\n"
+      "tablespaces = [\"shared_ts\"]\n";
+  std::string plan = m.plan;
+  m.plan += hidden;
+  Status st = m.Run();
+  EXPECT_TRUE(st.IsInvalidInput()) << st.ToString();
+  EXPECT_NE(st.message().find("hidden.t: role g_blind granted privileges on "
+                              "it but has no USAGE on schema hidden"),
+            std::string::npos)
+      << st.message();
+  EXPECT_EQ(Value(m.s.get(), "SELECT to_regnamespace('pglayout') IS NULL"), "t")
+      << "a refusal must change nothing";
+
+  m.plan = plan;
+  PGLAYOUT_ASSERT_OK(m.Run());
+  EXPECT_EQ(Value(m.s.get(), acl), before);
+  EXPECT_EQ(Value(m.s.get(),
+                  "SELECT relacl::text FROM pg_class WHERE oid = "
+                  "'converted'::regclass"),
+            converted_before);
+  Exec(m.s.get(),
+       "REVOKE SELECT ON shared, converted FROM g_lead CASCADE;"
+       "REVOKE UPDATE (v) ON shared FROM g_lead CASCADE");
+  EXPECT_EQ(Value(m.s.get(),
+                  "SELECT has_table_privilege('g_clerk', 'shared', 'SELECT') "
+                  "OR has_column_privilege('g_clerk', 'shared', 'v', "
+                  "'UPDATE') OR has_table_privilege('g_clerk', 'converted', "
+                  "'SELECT')"),
+            "f")
+      << "REVOKE ... CASCADE from the grantor took the clerk's grants away";
+  Exec(m.s.get(),
+       "DROP TABLE hidden.t; DROP OWNED BY g_lead, g_clerk, g_blind;"
+       "DROP ROLE g_lead; DROP ROLE g_clerk; DROP ROLE g_blind");
+}
+
+// A partitioned table cannot be marked for CLUSTER: after a conversion
+// its partitions are, each on its copy of the index, and CLUSTER without
+// arguments orders them as it ordered the table. REPLICA IDENTITY USING
+// INDEX marks the table and every partition (whose own identity logical
+// replication uses).
+TEST_P(MigrateTest, AConversionMarksThePartitionsForClusterAndReplication) {
+  PgCluster* pg;
+  std::unique_ptr<SqlSession> s;
+  PGLAYOUT_ASSERT_OK(FreshDatabase("convmarks", &pg, &s));
+  Exec(s.get(),
+       "CREATE TABLE marks (id int PRIMARY KEY, u int NOT NULL, v int);"
+       "INSERT INTO marks SELECT g, g, g % 7 FROM generate_series(1, 300) g;"
+       "CREATE UNIQUE INDEX marks_u ON marks (u, id);"
+       "CREATE INDEX marks_v ON marks (v);"
+       "ALTER TABLE marks REPLICA IDENTITY USING INDEX marks_u;"
+       "ALTER TABLE marks CLUSTER ON marks_v");
+  MigrateOptions options;
+  options.checkpoint_guard = false;
+  MigrateReport report;
+  PGLAYOUT_ASSERT_OK(MigratePlan(
+      "[[placement]]\nrelation = \"public.marks\"\nstrategy = "
+      "\"hash_partition\"\ntablespaces = [\"pg_default\"]\npartitions = "
+      "2\nkey = [\"id\"]\n",
+      Conninfo(pg, "convmarks"), true, &report, options));
+  EXPECT_EQ(
+      Value(s.get(),
+            "SELECT string_agg(c.relname || ':' || c.relreplident::text || "
+            "':' || coalesce((SELECT string_agg(i.relname, ',' ORDER BY "
+            "i.relname) FROM pg_index x JOIN pg_class i ON i.oid = "
+            "x.indexrelid WHERE x.indrelid = c.oid AND "
+            "x.indisreplident), '-') || ':' || coalesce((SELECT "
+            "string_agg(i.relname, ',') FROM pg_index x JOIN pg_class i "
+            "ON i.oid = x.indexrelid WHERE x.indrelid = c.oid AND "
+            "x.indisclustered), '-'), ' ' ORDER BY c.relname) FROM "
+            "pg_class c WHERE c.relname IN ('marks', 'marks_p0', "
+            "'marks_p1')"),
+      "marks:i:marks_u:- marks_p0:i:marks_u_p0:marks_v_p0 "
+      "marks_p1:i:marks_u_p1:marks_v_p1");
+  Exec(s.get(), "UPDATE marks SET v = 100 - id");
+  Exec(s.get(), "CLUSTER");
+  EXPECT_EQ(Value(s.get(),
+                  "SELECT string_agg(v::text, ',') FROM (SELECT v FROM ONLY "
+                  "marks_p0 LIMIT 3) f"),
+            Value(s.get(),
+                  "SELECT string_agg(v::text, ',') FROM (SELECT v FROM ONLY "
+                  "marks_p0 ORDER BY v LIMIT 3) f"))
+      << "CLUSTER ordered the partition by its marked index";
 }
 
 // ---------------------------------------- tablespaces and offline moves --

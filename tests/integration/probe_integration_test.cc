@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <filesystem>
@@ -217,6 +218,44 @@ TEST_F(RealFiles, ProbeCommandWritesVolumesTomlAndCleansUp) {
   EXPECT_NE(log.find("volumes.toml"), std::string::npos) << log;
   EXPECT_EQ(Entries(dir_ + "/a"), 0u);
   EXPECT_EQ(Entries(dir_ + "/b"), 0u);
+}
+
+// Issue 19, reproduction 6: another job reads the same disk while the
+// probe runs (a thread reading its own file with O_DIRECT, so every read
+// reaches the device). The device's counters show more than the probe
+// issued; the probe repeats the steps and names those still disturbed.
+TEST_F(RealFiles, ProbeSaysWhenAnotherJobUsesTheDevice) {
+  fs::create_directories(dir_ + "/a");
+  const std::string busy = dir_ + "/busy";
+  {
+    std::ofstream f(busy, std::ios::binary);
+    std::string block(kMiB, 'x');
+    for (int i = 0; i < 64; ++i) f.write(block.data(), kMiB);
+  }
+  std::atomic<bool> stop{false};
+  std::thread reader([&] {
+    const int fd = open(busy.c_str(), O_RDONLY | O_DIRECT);
+    if (fd < 0) return;
+    void* buffer = nullptr;
+    if (posix_memalign(&buffer, 4096, kMiB) != 0) {
+      close(fd);
+      return;
+    }
+    for (off_t at = 0; !stop.load(); at = (at + kMiB) % (64 * kMiB)) {
+      if (pread(fd, buffer, kMiB, at) < 0) break;
+    }
+    free(buffer);
+    close(fd);
+  });
+  std::string log;
+  const int code =
+      Pglayout({"probe", "--quick", "--budget", "4", "--size", "32MiB",
+                "a=" + dir_ + "/a", "-o", dir_ + "/volumes.toml"},
+               &log);
+  stop = true;
+  reader.join();
+  ASSERT_EQ(code, 0) << log;
+  EXPECT_NE(log.find("that was not the probe's own"), std::string::npos) << log;
 }
 
 TEST_F(RealFiles, ThreadsEngineIsNamedInTheOutput) {

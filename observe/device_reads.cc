@@ -1,0 +1,76 @@
+#include "observe/device_reads.h"
+
+#include <algorithm>
+#include <sstream>
+
+#include "common/files.h"
+
+namespace pglayout {
+namespace {
+
+bool HoldsData(const DataLocation& l) {
+  return l.role != "pg_wal" && l.on && !l.on->device.empty();
+}
+
+// The location holding relations of |tablespace| ("pg_default" and
+// "pg_global" are in the data directory), or nullptr.
+const DataLocation* LocationOfTablespace(const Workload& w,
+                                         const std::string& tablespace) {
+  if (tablespace.empty() || tablespace == "pg_default" ||
+      tablespace == "pg_global") {
+    return w.FindLocation("data_directory");
+  }
+  return w.FindLocation("tablespace", tablespace);
+}
+
+}  // namespace
+
+DeviceReadCounts ReadDeviceReadCounts(
+    const SystemPaths& paths, const std::vector<DataLocation>& locations) {
+  DeviceReadCounts out;
+  for (const DataLocation& l : locations) {
+    if (!HoldsData(l) || out.count(l.on->device)) continue;
+    std::string text;
+    if (!ReadTextFile(
+             paths.sysfs_root + "/class/block/" + l.on->device + "/stat", &text)
+             .ok()) {
+      continue;
+    }
+    // reads completed, reads merged, sectors read, ... (block/stat.rst)
+    std::istringstream fields(text);
+    uint64_t reads = 0;
+    if (fields >> reads) out[l.on->device] = reads;
+  }
+  return out;
+}
+
+void RecordDeviceReads(const DeviceReadCounts& before,
+                       const DeviceReadCounts& after, double seconds,
+                       Workload* w) {
+  if (seconds <= 0) return;
+  std::map<std::string, double> server;  // device -> blocks/s
+  for (const Relation& r : w->relations) {
+    const DataLocation* l = LocationOfTablespace(*w, r.tablespace);
+    if (l != nullptr && HoldsData(*l)) server[l->on->device] += r.read_iops_avg;
+  }
+  for (const DataLocation& l : w->locations) {
+    if (!HoldsData(l)) continue;
+    const std::string& device = l.on->device;
+    auto b = before.find(device);
+    auto a = after.find(device);
+    bool counted =
+        std::any_of(w->device_reads.begin(), w->device_reads.end(),
+                    [&](const DeviceReads& d) { return d.device == device; });
+    if (counted || b == before.end() || a == after.end() ||
+        a->second < b->second) {
+      continue;
+    }
+    w->device_reads.push_back(
+        {.device = device,
+         .dev = l.on->dev,
+         .server_block_reads = server[device],
+         .device_reads = static_cast<double>(a->second - b->second) / seconds});
+  }
+}
+
+}  // namespace pglayout

@@ -1,0 +1,90 @@
+// I/O on the probed device that is not the probe's own.
+//
+// Another job on the device (a backup, a neighbour's partition, a resync)
+// lowers what each step measures without a word: one run found the read
+// knee at depth 64 / 85k IOPS on an idle disk and at depth 2 / 19k IOPS with
+// a job beside it. The kernel counts every request the block device served
+// (/proc/diskstats, in 512-byte sectors whatever the device's block size),
+// and the probe knows what it issued in each step, so the difference is
+// someone else's:
+//  - reads beyond the probe's own reads (direct I/O: one device byte per
+//    byte read, no readahead);
+//  - writes during a step that issued none. In a write step the
+//    filesystem's own journal and metadata writes cannot be told from
+//    another writer's, so writes are judged in read steps only.
+// Found when it is at least kForeignShare of the probe's own bytes and at
+// least kForeignMinBytes (a few metadata reads are not a job).
+//
+// DeviceCounters is the seam: DiskstatsCounters reads /proc/diskstats, the
+// tests give their own.
+
+#ifndef PGLAYOUT_PROBES_DEVICE_COUNTERS_H_
+#define PGLAYOUT_PROBES_DEVICE_COUNTERS_H_
+
+#include <cstdint>
+#include <string>
+
+#include "common/status.h"
+#include "common/units.h"
+
+namespace pglayout::probes {
+
+inline constexpr double kForeignShare = 0.05;
+inline constexpr uint64_t kForeignMinBytes = 4 * kMiB;
+
+// Cumulative bytes the block device read and wrote.
+struct DiskCounters {
+  uint64_t read_bytes = 0;
+  uint64_t write_bytes = 0;
+};
+
+// The line of |device| ("vdb", "md0", "nvme1n1p2") in /proc/diskstats text:
+// fields 6 and 10 are sectors read and written. NotFound when the device
+// has no line, InvalidInput when its line is malformed.
+Status ParseDiskstats(const std::string& text, const std::string& device,
+                      DiskCounters* out);
+
+class DeviceCounters {
+ public:
+  virtual ~DeviceCounters() = default;
+  virtual std::string device() const = 0;  // as people know it: "vdb"
+  virtual Status Read(DiskCounters* out) = 0;
+};
+
+// Reads |device|'s counters from |path| (/proc/diskstats) on every Read.
+class DiskstatsCounters final : public DeviceCounters {
+ public:
+  explicit DiskstatsCounters(std::string device,
+                             std::string path = "/proc/diskstats")
+      : device_(std::move(device)), path_(std::move(path)) {}
+  std::string device() const override { return device_; }
+  Status Read(DiskCounters* out) override;
+
+ private:
+  std::string device_;
+  std::string path_;
+};
+
+// What the probe issued in one step, warm-up included.
+struct OwnIo {
+  uint64_t read_bytes = 0;
+  uint64_t write_bytes = 0;
+};
+
+struct ForeignIo {
+  uint64_t read_bytes = 0;   // reads the probe did not issue
+  uint64_t write_bytes = 0;  // writes it did not issue (read steps only)
+  double share = 0;          // their sum over the probe's own bytes
+  bool found = false;        // share >= kForeignShare, >= kForeignMinBytes
+};
+
+// The device's I/O between |before| and |after| beyond |own| (see above).
+ForeignIo JudgeForeignIo(const DiskCounters& before, const DiskCounters& after,
+                         const OwnIo& own);
+
+// "12 MiB of reads and 3 MiB of writes (+30% on the probe's own)".
+std::string DescribeForeignIo(const ForeignIo& foreign);
+
+}  // namespace pglayout::probes
+
+#endif  // PGLAYOUT_PROBES_DEVICE_COUNTERS_H_

@@ -1,0 +1,445 @@
+#include "testing/fidelity_scenario.h"
+
+#include <fmt/format.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <thread>
+
+#include "common/files.h"
+#include "common/model.h"
+#include "common/sql.h"
+#include "testing/volume_lab.h"
+
+namespace pglayout {
+namespace {
+
+using Say = std::function<void(const std::string&)>;
+
+constexpr char kHotScript[] =
+    "\\set aid random(1, 100000 * :scale)\n"
+    "SELECT abalance FROM pgbench_accounts WHERE aid = :aid;\n";
+constexpr char kLookupScript[] =
+    "\\set id random(1, :lookup_rows)\n"
+    "SELECT payload FROM lookup WHERE id = :id;\n";
+// The two tables that take the inserts.
+constexpr char kWriteScript[] =
+    "\\set aid random(1, 100000 * :scale)\n"
+    "\\set delta random(-5000, 5000)\n"
+    "INSERT INTO events (aid, note) VALUES (:aid, repeat('e', 200));\n"
+    "INSERT INTO pgbench_history (tid, bid, aid, delta, mtime) "
+    "VALUES (1, 1, :aid, :delta, CURRENT_TIMESTAMP);\n";
+
+std::vector<LabVolumeSpec> LabVolumes(const FidelitySpec& spec) {
+  auto volume = [&](const std::string& name, uint64_t iops) {
+    return LabVolumeSpec{.name = name,
+                         .size = spec.volume_size,
+                         .read_iops = iops,
+                         .write_iops = iops};
+  };
+  std::vector<LabVolumeSpec> out = {volume("base", spec.data_iops),
+                                    volume("wal", spec.wal_iops)};
+  for (int i = 1; i <= spec.spare_volumes; ++i) {
+    out.push_back(volume("v" + std::to_string(i), spec.data_iops));
+  }
+  return out;
+}
+
+// <mount>/pg, owned by the server account: the path the volume is declared
+// (or probed) with, and so the plan's tablespace location.
+Status MakeVolumeDirectory(const LabVolume& volume, std::string* path) {
+  *path = volume.mount_dir + "/pg";
+  if (mkdir(path->c_str(), 0700) != 0 && errno != EEXIST) {
+    return Status::FromErrno("mkdir " + *path, errno);
+  }
+  ServerAccount account;
+  PGLAYOUT_RETURN_IF_ERROR(GetServerAccount(&account));
+  if (account.switch_user &&
+      chown(path->c_str(), account.uid, account.gid) != 0) {
+    return Status::FromErrno("chown " + *path, errno);
+  }
+  return Status::Ok();
+}
+
+// volumes.toml with the lab's caps as declared figures, and the latencies of
+// the local disk under the loop devices. The throttle's own delay is not in
+// them (docs/fidelity.md#what-it-does-not-yet-get-right).
+std::string DeclaredVolumes(const VolumeLab& lab,
+                            const std::map<std::string, std::string>& paths) {
+  std::string out = "# The volume lab's kernel caps (testing/volume_lab.h).\n";
+  for (const LabVolume& v : lab.volumes()) {
+    out += fmt::format(
+        "\n[[volume]]\nname = \"{}\"\npath = \"{}\"\ncapacity = {}\n"
+        "read_iops = {}\nwrite_iops = {}\nread_latency_us = 200\n"
+        "sync_write_latency_us = 1000\n"
+        "[volume.topology]\ndevice = \"{}\"\ndev = \"{}:{}\"\n",
+        v.spec.name, paths.at(v.spec.name), v.spec.size, v.spec.read_iops,
+        v.spec.write_iops, v.loop_device.substr(v.loop_device.rfind('/') + 1),
+        v.major, v.minor);
+  }
+  return out;
+}
+
+Status RunPglayout(const VolumeLab& lab, const std::vector<std::string>& args,
+                   bool inside_lab, std::string* output) {
+  Command command;
+  command.argv = args;
+  Completion done = inside_lab ? lab.Run(command) : RunToCompletion(command);
+  if (output != nullptr) *output = done.output;
+  if (done.exit_code == 0) return Status::Ok();
+  std::string tail = done.output.size() > 3000
+                         ? done.output.substr(done.output.size() - 3000)
+                         : done.output;
+  return Status::Internal(
+      fmt::format("{}: {}\n{}", DescribeCommand(args),
+                  done.started ? fmt::format("exit status {}, signal {}",
+                                             done.exit_code, done.signal)
+                               : "could not start",
+                  tail));
+}
+
+struct DatabaseCounters {
+  double blks_read = 0;
+  double blk_read_time_ms = 0;
+};
+
+Status ReadDatabaseCounters(SqlSession* session, DatabaseCounters* out) {
+  SqlResult r;
+  PGLAYOUT_RETURN_IF_ERROR(session->Execute(
+      "SELECT pg_stat_clear_snapshot(), sum(blks_read)::float8, "
+      "sum(blk_read_time)::float8 FROM pg_stat_database",
+      {}, &r));
+  out->blks_read = std::stod(r.rows.at(0).at(1).value_or("0"));
+  out->blk_read_time_ms = std::stod(r.rows.at(0).at(2).value_or("0"));
+  return Status::Ok();
+}
+
+// pgbench's "tps = N" and "latency average = N ms".
+void ParsePgbench(const std::string& output, WindowFigures* figures) {
+  auto number_after = [&](const std::string& key) {
+    // The first: pgbench repeats both keys per script after the totals.
+    size_t at = output.find(key);
+    if (at == std::string::npos) return 0.0;
+    return std::atof(output.c_str() + at + key.size());
+  };
+  figures->tps = number_after("tps = ");
+  figures->latency_ms = number_after("latency average = ");
+}
+
+class Scenario {
+ public:
+  Scenario(const FidelitySpec& spec, const Say& say) : spec_(spec), say_(say) {}
+
+  Status Run(FidelityResult* result);
+
+ private:
+  Status BuildLab();
+  Status StartServer();
+  Status Load();
+  Status DescribeVolumes();
+  Status StartWorkload(double seconds, std::unique_ptr<BackgroundClient>* c);
+  // Workload, observation and diskstats over one window.
+  Status Window(const std::string& workload_file, WindowFigures* figures,
+                std::map<std::string, DiskStats>* delta, double* seconds);
+  Status Migrate();
+  std::string Out(const std::string& name) const {
+    return spec_.out_dir + "/" + name;
+  }
+
+  const FidelitySpec& spec_;
+  const Say& say_;
+  std::unique_ptr<VolumeLab> lab_;
+  std::unique_ptr<PgCluster> pg_;
+  std::map<std::string, std::string> paths_;  // volume -> <mount>/pg
+};
+
+Status Scenario::BuildLab() {
+  VolumeLabSpec lab_spec;
+  lab_spec.volumes = LabVolumes(spec_);
+  lab_spec.page_cache_bytes = spec_.page_cache_bytes;
+  PGLAYOUT_RETURN_IF_ERROR(VolumeLab::Create(lab_spec, &lab_));
+  for (const LabVolume& v : lab_->volumes()) {
+    PGLAYOUT_RETURN_IF_ERROR(MakeVolumeDirectory(v, &paths_[v.spec.name]));
+  }
+  say_(fmt::format("lab: {} volumes under {}", lab_->volumes().size(),
+                   lab_->dir()));
+  return Status::Ok();
+}
+
+Status Scenario::StartServer() {
+  PgClusterOptions options;
+  options.parent_dir = lab_->Find("base")->mount_dir;
+  options.wal_parent_dir = lab_->Find("wal")->mount_dir;
+  options.cgroup_procs_files = lab_->cgroup_procs_files();
+  // Small shared buffers: the hot table's reads reach the volume (through
+  // the lab's capped page cache), as a database larger than memory does.
+  options.settings = {{"shared_buffers", "16MB"},
+                      {"track_io_timing", "on"},
+                      {"log_checkpoints", "on"},
+                      {"max_wal_size", "1GB"}};
+  PGLAYOUT_RETURN_IF_ERROR(PgCluster::Start(spec_.version, options, &pg_));
+  say_(fmt::format("PostgreSQL {}: data on base, pg_wal on wal",
+                   PgVersionMajor(spec_.version)));
+  return Status::Ok();
+}
+
+Status Scenario::Load() {
+  std::string output;
+  PGLAYOUT_RETURN_IF_ERROR(pg_->RunClient(
+      {"pgbench", "-i", "-q", "-s", std::to_string(spec_.scale)}, &output));
+  std::unique_ptr<SqlSession> session;
+  PGLAYOUT_RETURN_IF_ERROR(pg_->Connect(&session));
+  SqlResult ignored;
+  PGLAYOUT_RETURN_IF_ERROR(session->Execute(
+      "CREATE TABLE lookup AS SELECT g AS id, md5(g::text) || repeat('l', "
+      "120) AS payload FROM generate_series(1, $1::int) g",
+      {std::to_string(spec_.lookup_rows)}, &ignored));
+  for (const char* sql :
+       {"ALTER TABLE lookup ADD PRIMARY KEY (id)",
+        "CREATE TABLE events (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY "
+        "KEY, aid int NOT NULL, at timestamptz NOT NULL DEFAULT now(), note "
+        "text)",
+        "VACUUM ANALYZE", "CHECKPOINT"}) {
+    PGLAYOUT_RETURN_IF_ERROR(session->Execute(sql, {}, &ignored));
+  }
+  for (const auto& [name, text] :
+       std::map<std::string, const char*>{{"hot.sql", kHotScript},
+                                          {"lookup.sql", kLookupScript},
+                                          {"write.sql", kWriteScript}}) {
+    PGLAYOUT_RETURN_IF_ERROR(WriteTextFile(Out(name), text));
+  }
+  say_(fmt::format("loaded pgbench scale {} and {} lookup rows", spec_.scale,
+                   spec_.lookup_rows));
+  return Status::Ok();
+}
+
+Status Scenario::DescribeVolumes() {
+  if (!spec_.probe) {
+    return WriteTextFile(Out("volumes.toml"), DeclaredVolumes(*lab_, paths_));
+  }
+  std::vector<std::string> args = {spec_.pglayout,     "probe",  "--quick",
+                                   "--size",           "256MiB", "-o",
+                                   Out("volumes.toml")};
+  for (const LabVolume& v : lab_->volumes()) {
+    args.push_back(v.spec.name + "=" + paths_.at(v.spec.name));
+  }
+  say_("pglayout probe --quick (inside the lab)");
+  return RunPglayout(*lab_, args, /*inside_lab=*/true, nullptr);
+}
+
+Status Scenario::StartWorkload(double seconds,
+                               std::unique_ptr<BackgroundClient>* client) {
+  return pg_->StartClient(
+      {"pgbench", "-n",
+       "-c",      std::to_string(spec_.clients),
+       "-j",      "2",
+       "-R",      fmt::format("{:.0f}", spec_.rate_tps),
+       "-T",      fmt::format("{:.0f}", seconds),
+       "-D",      "scale=" + std::to_string(spec_.scale),
+       "-D",      "lookup_rows=" + std::to_string(spec_.lookup_rows),
+       "-f",      Out("hot.sql") + "@6",
+       "-f",      Out("lookup.sql") + "@3",
+       "-f",      Out("write.sql") + "@1"},
+      client);
+}
+
+Status Scenario::Window(const std::string& workload_file,
+                        WindowFigures* figures,
+                        std::map<std::string, DiskStats>* delta,
+                        double* seconds) {
+  std::unique_ptr<BackgroundClient> load;
+  PGLAYOUT_RETURN_IF_ERROR(
+      StartWorkload(spec_.warmup_s + spec_.observe_s + 5, &load));
+  std::this_thread::sleep_for(std::chrono::duration<double>(spec_.warmup_s));
+  std::unique_ptr<SqlSession> session;
+  PGLAYOUT_RETURN_IF_ERROR(pg_->Connect(&session));
+  std::map<std::string, DiskStats> start;
+  for (const LabVolume& v : lab_->volumes()) {
+    PGLAYOUT_RETURN_IF_ERROR(
+        lab_->ReadDiskStats(v.spec.name, &start[v.spec.name]));
+  }
+  DatabaseCounters db_start, db_end;
+  PGLAYOUT_RETURN_IF_ERROR(ReadDatabaseCounters(session.get(), &db_start));
+  auto t0 = std::chrono::steady_clock::now();
+  say_(fmt::format("pglayout observe {:.0f} s under pgbench -R {:.0f}",
+                   spec_.observe_s, spec_.rate_tps));
+  PGLAYOUT_RETURN_IF_ERROR(
+      RunPglayout(*lab_,
+                  {spec_.pglayout, "observe", "--dsn", pg_->conninfo(),
+                   "--duration", fmt::format("{:.0f}s", spec_.observe_s),
+                   "--interval", "5s", "-o", workload_file},
+                  /*inside_lab=*/false, nullptr));
+  *seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
+          .count();
+  PGLAYOUT_RETURN_IF_ERROR(ReadDatabaseCounters(session.get(), &db_end));
+  for (const LabVolume& v : lab_->volumes()) {
+    DiskStats end;
+    PGLAYOUT_RETURN_IF_ERROR(lab_->ReadDiskStats(v.spec.name, &end));
+    const DiskStats& s = start[v.spec.name];
+    (*delta)[v.spec.name] = {
+        .reads = end.reads - s.reads,
+        .read_sectors = end.read_sectors - s.read_sectors,
+        .writes = end.writes - s.writes,
+        .write_sectors = end.write_sectors - s.write_sectors};
+  }
+  std::string output;
+  PGLAYOUT_RETURN_IF_ERROR(load->Wait(&output));
+  ParsePgbench(output, figures);
+  double blocks = db_end.blks_read - db_start.blks_read;
+  figures->blocks_read_per_s = blocks / *seconds;
+  figures->read_latency_us =
+      blocks > 0
+          ? 1000 * (db_end.blk_read_time_ms - db_start.blk_read_time_ms) /
+                blocks
+          : 0;
+  return Status::Ok();
+}
+
+Status Scenario::Migrate() {
+  std::unique_ptr<BackgroundClient> load;
+  PGLAYOUT_RETURN_IF_ERROR(StartWorkload(3600, &load));
+  say_("pglayout migrate --apply under pgbench -R");
+  std::string output;
+  std::vector<std::string> args = {
+      spec_.pglayout,  "migrate", Out("plan/plan.toml"), "--dsn",
+      pg_->conninfo(), "--apply", "--restore-wait",      "0"};
+  args.insert(args.end(), spec_.migrate_options.begin(),
+              spec_.migrate_options.end());
+  Status s = RunPglayout(*lab_, args, /*inside_lab=*/false, &output);
+  (void)WriteTextFile(Out("migrate.log"), output);
+  if (s.ok()) {
+    // The new tables' first vacuum (autovacuum's insert threshold) reads
+    // each of them whole, at some moment within autovacuum_naptime: it
+    // belongs to the migration, not to the layout's steady state.
+    say_("VACUUM ANALYZE: the new tables' first vacuum, before measuring");
+    std::unique_ptr<SqlSession> session;
+    SqlResult ignored;
+    s = pg_->Connect(&session);
+    if (s.ok()) s = session->Execute("VACUUM ANALYZE", {}, &ignored);
+  }
+  PGLAYOUT_RETURN_IF_ERROR(load->Stop(nullptr));
+  return s;
+}
+
+double Utilisation(double reads, double writes, const LabVolumeSpec& caps) {
+  return reads / static_cast<double>(caps.read_iops) +
+         writes / static_cast<double>(caps.write_iops);
+}
+
+Status Scenario::Run(FidelityResult* result) {
+  PGLAYOUT_RETURN_IF_ERROR(BuildLab().WithContext("building the lab"));
+  PGLAYOUT_RETURN_IF_ERROR(StartServer().WithContext("starting PostgreSQL"));
+  PGLAYOUT_RETURN_IF_ERROR(Load().WithContext("loading the tables"));
+  PGLAYOUT_RETURN_IF_ERROR(
+      DescribeVolumes().WithContext("describing the volumes"));
+  std::map<std::string, DiskStats> before, after;
+  double before_s = 0, after_s = 0;
+  PGLAYOUT_RETURN_IF_ERROR(
+      Window(Out("workload.toml"), &result->before, &before, &before_s)
+          .WithContext("the window before"));
+  say_("pglayout plan");
+  PGLAYOUT_RETURN_IF_ERROR(
+      RunPglayout(
+          *lab_,
+          {spec_.pglayout, "plan", "--volumes", Out("volumes.toml"),
+           "--workload", Out("workload.toml"), "--out-dir", Out("plan")},
+          /*inside_lab=*/false, nullptr)
+          .WithContext("planning"));
+  PGLAYOUT_RETURN_IF_ERROR(Migrate().WithContext("migrating"));
+  PGLAYOUT_RETURN_IF_ERROR(
+      Window(Out("workload-after.toml"), &result->after, &after, &after_s)
+          .WithContext("the window after"));
+
+  Plan plan;
+  PGLAYOUT_RETURN_IF_ERROR(ReadPlanFile(Out("plan/plan.toml"), &plan));
+  result->target = plan.target_utilization;
+  result->verdicts = plan.verdicts;
+  double weighted = 0, reads = 0;
+  for (const LabVolume& v : lab_->volumes()) {
+    VolumeFidelity f;
+    f.volume = v.spec.name;
+    f.cap_read_iops = static_cast<double>(v.spec.read_iops);
+    f.cap_write_iops = static_cast<double>(v.spec.write_iops);
+    for (const ForecastEntry& e : plan.forecast) {
+      if (e.volume != f.volume) continue;
+      f.forecast_before = e.utilization_before;
+      f.forecast_after = e.utilization_after;
+      f.forecast_read_iops_after = e.read_iops;
+      f.forecast_read_latency_after_us = e.read_latency_us_after;
+      weighted += e.read_iops * e.read_latency_us_after;
+      reads += e.read_iops;
+    }
+    const DiskStats& b = before[f.volume];
+    const DiskStats& a = after[f.volume];
+    f.reads_before = static_cast<double>(b.reads) / before_s;
+    f.writes_before = static_cast<double>(b.writes) / before_s;
+    f.reads_after = static_cast<double>(a.reads) / after_s;
+    f.writes_after = static_cast<double>(a.writes) / after_s;
+    f.measured_before = Utilisation(f.reads_before, f.writes_before, v.spec);
+    f.measured_after = Utilisation(f.reads_after, f.writes_after, v.spec);
+    result->volumes.push_back(f);
+  }
+  result->forecast_read_latency_after_us = reads > 0 ? weighted / reads : 0;
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status RunFidelityScenario(const FidelitySpec& spec, FidelityResult* result,
+                           const Say& say) {
+  if (spec.pglayout.empty() || spec.out_dir.empty()) {
+    return Status::InvalidInput(
+        "the fidelity scenario needs pglayout and "
+        "out_dir");
+  }
+  Scenario scenario(spec, say);
+  // The server stops and the lab is torn down when |scenario| goes, also
+  // after a failure: the cluster is destroyed first (it lives on the lab).
+  return scenario.Run(result);
+}
+
+std::string FormatFidelity(const FidelityResult& result) {
+  std::string out =
+      fmt::format("{:<6} {:>9} {:>9} {:>9} {:>9} {:>7} {:>9} {:>9}\n", "volume",
+                  "fc before", "ms before", "fc after", "ms after", "after",
+                  "reads/s", "fc reads");
+  for (const VolumeFidelity& v : result.volumes) {
+    double ratio =
+        v.forecast_after > 0 ? v.measured_after / v.forecast_after : 0;
+    out += fmt::format(
+        "{:<6} {:>8.0f}% {:>8.0f}% {:>8.0f}% {:>8.0f}% {:>6.2f}x {:>9.0f} "
+        "{:>9.0f}\n",
+        v.volume, 100 * v.forecast_before, 100 * v.measured_before,
+        100 * v.forecast_after, 100 * v.measured_after, ratio, v.reads_after,
+        v.forecast_read_iops_after);
+  }
+  double reads_before = 0, reads_after = 0;
+  for (const VolumeFidelity& v : result.volumes) {
+    reads_before += v.reads_before;
+    reads_after += v.reads_after;
+  }
+  out += fmt::format(
+      "reads/s: the server's blks_read {:.0f} before, {:.0f} after; the "
+      "volumes' {:.0f} before, {:.0f} after\n",
+      result.before.blocks_read_per_s, result.after.blocks_read_per_s,
+      reads_before, reads_after);
+  out += fmt::format(
+      "read latency after: forecast {:.0f} us, measured {:.0f} us "
+      "(before: measured {:.0f} us)\n",
+      result.forecast_read_latency_after_us, result.after.read_latency_us,
+      result.before.read_latency_us);
+  out += fmt::format(
+      "pgbench: {:.1f} tps at {:.2f} ms before, {:.1f} tps at {:.2f} ms "
+      "after\n",
+      result.before.tps, result.before.latency_ms, result.after.tps,
+      result.after.latency_ms);
+  return out;
+}
+
+}  // namespace pglayout

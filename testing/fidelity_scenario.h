@@ -1,0 +1,110 @@
+// The fidelity scenario: the plan's forecast against what a migrated layout
+// really measures, on a volume lab (testing/volume_lab.h).
+//
+//   FidelitySpec spec;            // defaults: a short run on PostgreSQL 18
+//   spec.pglayout = PGLAYOUT_BINARY;
+//   FidelityResult result;
+//   Status s = RunFidelityScenario(spec, &result, [](const std::string& line) {
+//     fprintf(stderr, "%s\n", line.c_str());
+//   });
+//
+// What it does (docs/fidelity.md has the reasoning, bench/fidelity the
+// figures):
+//  1. builds a lab: "base" (the data directory), "wal" (pg_wal, faster) and
+//     spare volumes of base's kind, each capped by the kernel, and a memory
+//     cgroup so the hot table really reads from its volume;
+//  2. starts PostgreSQL inside the lab, loads pgbench's tables at |scale|,
+//     a "lookup" table and an "events" table;
+//  3. declares the volumes with the lab's caps (or probes them: |probe|);
+//  4. runs a fixed-rate workload (pgbench -R: the same demand before and
+//     after, so utilisation can be compared) and, under it, `pglayout
+//     observe`, counting each volume's I/O from /proc/diskstats over the
+//     observation window;
+//  5. `pglayout plan`, then `pglayout migrate --apply` under the workload;
+//  6. the same workload and observation again;
+//  7. returns, per volume, the forecast (plan.toml's [[forecast]]) and the
+//     measurement before and after.
+// Everything it made is removed when it returns, also on failure.
+
+#ifndef PGLAYOUT_TESTING_FIDELITY_SCENARIO_H_
+#define PGLAYOUT_TESTING_FIDELITY_SCENARIO_H_
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "testing/pg_cluster.h"
+
+namespace pglayout {
+
+struct FidelitySpec {
+  PgVersion version = PgVersion::k18;
+  std::string pglayout;      // the pglayout binary
+  int scale = 16;            // pgbench scale: pgbench_accounts is the hot table
+  int lookup_rows = 600000;  // the second read table (~110 MB)
+  double rate_tps = 420;     // pgbench -R: transactions per second offered
+  int clients = 4;
+  double warmup_s = 15;   // workload before each observation starts
+  double observe_s = 30;  // the observation window, before and after
+  uint64_t page_cache_bytes = 160ull << 20;  // memory cgroup of the lab
+  uint64_t volume_size = 1536ull << 20;
+  // Kernel caps (8 KiB-page I/Os per second, reads and writes alike).
+  uint64_t data_iops = 600;  // base and each spare volume
+  uint64_t wal_iops = 4000;
+  int spare_volumes = 3;
+  bool probe = false;  // measure the volumes with `pglayout probe --quick`
+  // Added to `pglayout migrate --apply`, e.g. {"--throttle", "off"}.
+  std::vector<std::string> migrate_options;
+  std::string out_dir;  // where volumes.toml, workload*.toml, plan/ go
+};
+
+// One volume, before and after the migration.
+struct VolumeFidelity {
+  std::string volume;
+  double cap_read_iops = 0;  // the lab's caps
+  double cap_write_iops = 0;
+  // Utilisation as the device model counts it: reads / read cap + writes /
+  // write cap, forecast by the plan and measured from /proc/diskstats.
+  double forecast_before = 0;
+  double forecast_after = 0;
+  double measured_before = 0;
+  double measured_after = 0;
+  // Completed requests per second over each observation window.
+  double reads_before = 0, writes_before = 0;
+  double reads_after = 0, writes_after = 0;
+  double forecast_read_iops_after = 0;  // the plan's 8 KiB reads/s
+  double forecast_read_latency_after_us = 0;
+};
+
+// The workload as the server saw it over one observation window.
+struct WindowFigures {
+  double tps = 0;              // pgbench's, over its whole run
+  double latency_ms = 0;       // pgbench's mean transaction latency
+  double read_latency_us = 0;  // pg_stat_database blk_read_time / blks_read
+  double blocks_read_per_s = 0;
+};
+
+struct FidelityResult {
+  std::vector<VolumeFidelity> volumes;  // base, wal, then the spares
+  double target = 0;                    // the plan's target utilisation
+  std::string hot_volume = "base";
+  WindowFigures before, after;
+  // The plan's read latency after, weighted by each volume's reads.
+  double forecast_read_latency_after_us = 0;
+  std::vector<std::string> verdicts;  // the plan's
+};
+
+// Runs the scenario; |say| gets a line per step (progress). Fails naming
+// the step and the command's output tail.
+Status RunFidelityScenario(const FidelitySpec& spec, FidelityResult* result,
+                           const std::function<void(const std::string&)>& say);
+
+// The result as a table for people: one line per volume, then the
+// workload's figures.
+std::string FormatFidelity(const FidelityResult& result);
+
+}  // namespace pglayout
+
+#endif  // PGLAYOUT_TESTING_FIDELITY_SCENARIO_H_
