@@ -1,5 +1,6 @@
 // pglayout migrate plan.toml: print the steps and their SQL (dry run), or
-// execute them with --apply; --abort and --finalize act on the journal.
+// execute them with --apply; --abort, --finalize and --status act on the
+// journal.
 
 #include <fmt/format.h>
 #include <signal.h>
@@ -61,7 +62,13 @@ class MigrateCommand : public Command {
                   "capture triggers, restore changed settings");
     app->add_flag("--finalize", finalize_,
                   "Drop the old copies kept after swaps, and restore what "
-                  "--leave-raised left raised");
+                  "--leave-raised left raised or a run deferred restoring "
+                  "(waiting for a timed checkpoint to make room)");
+    app->add_flag("--status", status_,
+                  "Say where the runs stand: the unfinished run, a deferred "
+                  "restore of max_wal_size (completed now if a timed "
+                  "checkpoint has made room), settings left raised, old "
+                  "copies; needs no plan");
     app->add_option("--max-rate", options_.max_rate_mbps,
                     "Copy at most this many MB/s (10^6 bytes), a hard cap "
                     "whatever the throttle; 0 = no limit");
@@ -122,9 +129,13 @@ class MigrateCommand : public Command {
                     "(e.g. 20GB)");
     app->add_option("--restore-wait", options_.restore_wait_s,
                     "Seconds to wait, at most, for the WAL since the last "
-                    "checkpoint to fit the original max_wal_size before "
-                    "restoring it (default: checkpoint_timeout x (1 + "
-                    "checkpoint_completion_target) + 60 s)");
+                    "checkpoint to fit the original max_wal_size, then "
+                    "restore it anyway (expect one requested checkpoint). "
+                    "Default: look while the workload's WAL rate is measured "
+                    "(5 s), then defer the restore to the next --apply, "
+                    "--status or --finalize after a timed checkpoint; "
+                    "--finalize waits checkpoint_timeout x (1 + "
+                    "checkpoint_completion_target) + 60 s");
     app->add_flag("--leave-raised", options_.leave_guard_raised,
                   "Do not restore max_wal_size at the end of the run (and do "
                   "not wait for room to): leave it raised, journaled, for "
@@ -143,18 +154,18 @@ class MigrateCommand : public Command {
         migrator::ParseThrottleMode(throttle_text_, &options_.throttle));
     options_.copy_by_blocks = copy_order_ == "blocks";
     Plan plan;
-    if (abort_ || finalize_) {
-      if (abort_ && finalize_) {
+    if (abort_ || finalize_ || status_) {
+      if (int(abort_) + int(finalize_) + int(status_) > 1) {
         return Status::InvalidInput(
-            "--abort and --finalize exclude each other");
+            "--abort, --finalize and --status exclude each other");
       }
-      options_.mode = abort_ ? migrator::MigrateMode::kAbort
-                             : migrator::MigrateMode::kFinalize;
+      options_.mode = abort_      ? migrator::MigrateMode::kAbort
+                      : finalize_ ? migrator::MigrateMode::kFinalize
+                                  : migrator::MigrateMode::kStatus;
     } else {
       if (plan_path_.empty()) {
         return Status::InvalidInput(
-            "a plan file is required (or --abort / "
-            "--finalize)");
+            "a plan file is required (or --abort / --finalize / --status)");
       }
       PGLAYOUT_RETURN_IF_ERROR(ReadPlanFile(plan_path_, &plan));
     }
@@ -190,7 +201,16 @@ class MigrateCommand : public Command {
                 {"steps", StepsJson(report.steps)},
                 {"done", report.lines},
                 {"checkpoints_timed", report.checkpoints_timed},
-                {"checkpoints_requested", report.checkpoints_requested}};
+                {"checkpoints_requested", report.checkpoints_requested},
+                {"settings", Json::array()}};
+      for (const migrator::SettingStatus& s : report.settings) {
+        j["settings"].push_back({{"run_id", s.run_id},
+                                 {"name", s.name},
+                                 {"state", s.state},
+                                 {"original", s.original},
+                                 {"raised", s.raised},
+                                 {"since", s.since}});
+      }
       for (const auto& f : report.findings)
         j["findings"].push_back(f.ToString());
       std::cout << j.dump(2) << "\n";
@@ -219,6 +239,7 @@ class MigrateCommand : public Command {
   bool resume_ = false;
   bool abort_ = false;
   bool finalize_ = false;
+  bool status_ = false;
   bool no_guard_ = false;
   bool json_ = false;
   std::string max_wal_size_text_;

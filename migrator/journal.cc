@@ -90,16 +90,15 @@ Status Journal::EnsureSchema() {
   return Status::Ok();
 }
 
-Status Journal::FindActiveRun(RunRecord* run) {
-  *run = RunRecord();
-  bool exists = false;
-  PGLAYOUT_RETURN_IF_ERROR(Exists(&exists));
-  if (!exists) return Status::Ok();
+namespace {
+
+// The run that |tail| (WHERE / ORDER BY ... LIMIT 1) selects, if any.
+Status ReadRun(SqlSession* session, const std::string& tail, RunRecord* run) {
   SqlResult r;
-  PGLAYOUT_RETURN_IF_ERROR(session_->Execute(
+  PGLAYOUT_RETURN_IF_ERROR(session->Execute(
       "SELECT run_id, plan_hash, state, coalesce(checkpoints_timed_start, 0), "
-      "coalesce(checkpoints_requested_start, 0) FROM pglayout.run "
-      "WHERE state = 'running'",
+      "coalesce(checkpoints_requested_start, 0) FROM pglayout.run " +
+          tail,
       {}, &r));
   if (r.rows.empty()) return Status::Ok();
   run->run_id = CellInt(r.rows[0], 0);
@@ -108,6 +107,24 @@ Status Journal::FindActiveRun(RunRecord* run) {
   run->checkpoints_timed_start = CellInt(r.rows[0], 3);
   run->checkpoints_requested_start = CellInt(r.rows[0], 4);
   return Status::Ok();
+}
+
+}  // namespace
+
+Status Journal::FindActiveRun(RunRecord* run) {
+  *run = RunRecord();
+  bool exists = false;
+  PGLAYOUT_RETURN_IF_ERROR(Exists(&exists));
+  if (!exists) return Status::Ok();
+  return ReadRun(session_, "WHERE state = 'running'", run);
+}
+
+Status Journal::LatestRun(RunRecord* run) {
+  *run = RunRecord();
+  bool exists = false;
+  PGLAYOUT_RETURN_IF_ERROR(Exists(&exists));
+  if (!exists) return Status::Ok();
+  return ReadRun(session_, "ORDER BY run_id DESC LIMIT 1", run);
 }
 
 Status Journal::StartRun(const std::string& plan_hash,
@@ -249,7 +266,8 @@ Status Journal::RecordOriginal(int64_t run_id, const SettingRecord& s) {
   return session_->Execute(
       "INSERT INTO pglayout.setting (run_id, kind, name, original_setting, "
       "original_auto_conf, new_value) VALUES ($1, $2, $3, $4, $5, $6) "
-      "ON CONFLICT (run_id, kind, name) DO NOTHING",
+      "ON CONFLICT (run_id, kind, name) DO UPDATE SET new_value = "
+      "EXCLUDED.new_value",
       {std::to_string(run_id), s.kind, s.name, s.original_setting,
        s.original_auto_conf, s.new_value},
       &r);
@@ -269,7 +287,7 @@ namespace {
 
 constexpr char kSettingColumns[] =
     "name, kind, coalesce(original_setting, ''), original_auto_conf, "
-    "new_value, state";
+    "new_value, state, changed_at::text";
 
 // One row of kSettingColumns, from column |first| on.
 SettingRecord SettingFromRow(const std::vector<SqlValue>& row, size_t first) {
@@ -280,6 +298,7 @@ SettingRecord SettingFromRow(const std::vector<SqlValue>& row, size_t first) {
   s.original_auto_conf = row.size() > first + 3 ? row[first + 3] : std::nullopt;
   s.new_value = Cell(row, first + 4);
   s.state = Cell(row, first + 5);
+  s.changed_at = Cell(row, first + 6);
   return s;
 }
 
@@ -297,7 +316,8 @@ Status Journal::LoadSettings(int64_t run_id,
   return Status::Ok();
 }
 
-Status Journal::ListLeftSettings(
+Status Journal::ListSettingsIn(
+    const std::vector<std::string>& states,
     std::vector<std::pair<int64_t, SettingRecord>>* settings) {
   settings->clear();
   bool exists = false;
@@ -306,8 +326,9 @@ Status Journal::ListLeftSettings(
   SqlResult r;
   PGLAYOUT_RETURN_IF_ERROR(session_->Execute(
       std::string("SELECT run_id, ") + kSettingColumns +
-          " FROM pglayout.setting WHERE state = 'left' ORDER BY run_id, name",
-      {}, &r));
+          " FROM pglayout.setting WHERE state = ANY($1::text[]) ORDER BY "
+          "run_id, name",
+      {TextArrayLiteral(states)}, &r));
   for (const auto& row : r.rows) {
     settings->emplace_back(CellInt(row, 0), SettingFromRow(row, 1));
   }

@@ -57,9 +57,14 @@ struct SettingRecord {
   std::string original_setting;                   // pg_settings value with unit
   std::optional<std::string> original_auto_conf;  // nullopt = not in auto.conf
   std::string new_value;
-  // pending, applied, restored, superseded, or left: raised on purpose at
-  // the end of a finished run (--leave-raised), for --finalize to restore.
+  // pending, applied, restored, superseded, left: raised on purpose at the
+  // end of a finished run (--leave-raised), for --finalize to restore;
+  // deferred: still raised at the end of a run because lowering it then
+  // would have requested a checkpoint, for the next invocation to restore
+  // once a timed checkpoint has made room (guard_restore.h); changed:
+  // someone else changed it since pglayout did, so it was left as it is.
   std::string state;
+  std::string changed_at;  // when the state last changed (timestamptz text)
 };
 
 class Journal {
@@ -106,15 +111,22 @@ class Journal {
                             int64_t src_rows, int64_t src_sum, int64_t new_rows,
                             int64_t new_sum);
 
-  // Settings. RecordOriginal keeps the first record of (run, kind, name):
+  // Settings. RecordOriginal keeps the first original of (run, kind, name):
   // a resumed run must not mistake its own raised value for the original.
+  // It takes the new value each time: a resumed run may raise to another
+  // value than the killed attempt did, and the restore only writes over
+  // the value the journal says pglayout wrote (guard_restore.h).
   Status RecordOriginal(int64_t run_id, const SettingRecord& setting);
   Status SetSettingState(int64_t run_id, const std::string& kind,
                          const std::string& name, const std::string& state);
   Status LoadSettings(int64_t run_id, std::vector<SettingRecord>* settings);
-  // Settings that finished runs left raised (state "left"), with their runs.
-  Status ListLeftSettings(
+  // Settings of any run in one of |states| ("left", "deferred", ...), with
+  // their runs, oldest run first; none when there is no journal.
+  Status ListSettingsIn(
+      const std::vector<std::string>& states,
       std::vector<std::pair<int64_t, SettingRecord>>* settings);
+  // The newest run (run_id 0 when none, or no journal).
+  Status LatestRun(RunRecord* run);
 
   // Old copies kept after swaps, not yet dropped: "pglayout"."old_123".
   Status ListOldCopies(std::vector<std::pair<int64_t, std::string>>* copies);

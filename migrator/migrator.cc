@@ -11,7 +11,7 @@
 #include "common/units.h"
 #include "migrator/executor.h"
 #include "migrator/free_space.h"
-#include "migrator/guard_wait.h"
+#include "migrator/guard_restore.h"
 #include "migrator/journal.h"
 #include "migrator/server_facts.h"
 #include "migrator/sql_util.h"
@@ -249,16 +249,21 @@ class Migration {
     journal_ = std::make_unique<Journal>(session_.get());
     ex_ = std::make_unique<Executor>(session_.get(), journal_.get(), options_,
                                      progress_, report_);
-    bool takes_lock = options_.apply || options_.mode != MigrateMode::kRun;
+    restorer_ = std::make_unique<GuardRestorer>(ex_.get());
+    // --status reads beside a running run; it takes no run lock.
+    bool takes_lock = options_.apply || (options_.mode != MigrateMode::kRun &&
+                                         options_.mode != MigrateMode::kStatus);
     if (takes_lock) PGLAYOUT_RETURN_IF_ERROR(AcquireRunLock());
     PGLAYOUT_RETURN_IF_ERROR(journal_->FindActiveRun(&run_));
+    if (options_.mode == MigrateMode::kStatus) return ShowStatus();
     if (options_.mode == MigrateMode::kAbort) return Abort();
     if (options_.mode == MigrateMode::kFinalize) return Finalize();
     PGLAYOUT_RETURN_IF_ERROR(CheckActiveRun());
     PGLAYOUT_RETURN_IF_ERROR(Gather());
     PGLAYOUT_RETURN_IF_ERROR(RunPreflightChecks());
     report_->steps = BuildSteps(plan_, server_, tables_, StepOptionsFor());
-    if (!options_.apply) return Status::Ok();
+    // A dry run changes nothing, a deferred restore included; it says so.
+    if (!options_.apply) return restorer_->Describe(&report_->settings, false);
     return Apply();
   }
 
@@ -304,61 +309,6 @@ class Migration {
       }
       clock()->Sleep(0.25);
     }
-  }
-
-  // ALTER SYSTEM is cluster-wide but the run lock is per database: two
-  // runs in two databases would each journal the other's raised
-  // max_wal_size as "the original" and leave it raised. A run that changes
-  // settings therefore takes the settings lock in its database, then checks
-  // pg_locks for the same key held from any other database; if so it lets
-  // go and retries with backoff. Take-then-check means two racing runs may
-  // both back off, but never both proceed.
-  Status AcquireSettingsLock() {
-    const double start = clock()->Now();
-    std::mt19937 jitter(static_cast<unsigned>(start * 1e6));
-    std::vector<SqlValue> key = {std::to_string(kRunLockClass),
-                                 std::to_string(kSettingsLockObject)};
-    while (true) {
-      SqlValue got;
-      PGLAYOUT_RETURN_IF_ERROR(QueryValue(
-          session_.get(), "SELECT pg_catalog.pg_try_advisory_lock($1, $2)", key,
-          &got));
-      std::string holder = "a killed run's backend in this database";
-      if (got && *got == "t") {
-        PGLAYOUT_RETURN_IF_ERROR(SettingsLockElsewhere(key, &holder));
-        if (holder.empty()) return Status::Ok();
-        PGLAYOUT_RETURN_IF_ERROR(ex_->Exec(
-            fmt::format("SELECT pg_catalog.pg_advisory_unlock({}, {})",
-                        kRunLockClass, kSettingsLockObject)));
-      }
-      if (clock()->Now() - start > options_.lock_wait_s) {
-        return Status::Aborted(
-            "another pglayout migrate is changing server settings (ALTER "
-            "SYSTEM) from " +
-            holder +
-            "; runs that change settings go one at a time per cluster. "
-            "Nothing was changed; run again when it has finished");
-      }
-      clock()->Sleep(std::uniform_real_distribution<double>(0.1, 0.5)(jitter));
-    }
-  }
-
-  // "pid 123 in database other" for a settings lock held from another
-  // database, "" if none.
-  Status SettingsLockElsewhere(const std::vector<SqlValue>& key,
-                               std::string* holder) {
-    SqlValue v;
-    PGLAYOUT_RETURN_IF_ERROR(QueryValue(
-        session_.get(),
-        "SELECT pg_catalog.string_agg(pg_catalog.format('pid %s in database "
-        "%s', l.pid, d.datname), ', ') FROM pg_catalog.pg_locks l JOIN "
-        "pg_catalog.pg_database d ON d.oid = l.database WHERE l.locktype = "
-        "'advisory' AND l.classid = $1::oid AND l.objid = $2::oid AND "
-        "l.objsubid = 2 AND l.granted AND d.datname <> "
-        "pg_catalog.current_database()",
-        key, &v));
-    *holder = v.value_or("");
-    return Status::Ok();
   }
 
   bool ChangesSettings() const {
@@ -510,8 +460,15 @@ class Migration {
   // ------------------------------------------------------------- apply --
 
   Status Apply() {
-    if (ChangesSettings()) PGLAYOUT_RETURN_IF_ERROR(AcquireSettingsLock());
+    if (ChangesSettings()) {
+      PGLAYOUT_RETURN_IF_ERROR(restorer_->AcquireSettingsLock());
+    }
     PGLAYOUT_RETURN_IF_ERROR(journal_->EnsureSchema());
+    // A run that raises max_wal_size takes an earlier run's deferred
+    // restore over (RecordOriginal); any other completes it if it can.
+    if (!RaisesGuard()) {
+      PGLAYOUT_RETURN_IF_ERROR(restorer_->CompleteDeferred(false));
+    }
     CheckpointCounts start;
     PGLAYOUT_RETURN_IF_ERROR(ReadCheckpointCounts(session_.get(), &start));
     if (run_.run_id == 0) {
@@ -629,6 +586,13 @@ class Migration {
     return MarkDone(s, no);
   }
 
+  bool RaisesGuard() const {
+    return std::any_of(
+        report_->steps.begin(), report_->steps.end(), [&](const Step& s) {
+          return s.kind == StepKind::kGuardRaise && !Started(s.key);
+        });
+  }
+
   Status AutoConfValue(const std::string& name, SqlValue* value) {
     SqlResult r;
     PGLAYOUT_RETURN_IF_ERROR(session_->Execute(
@@ -661,10 +625,12 @@ class Migration {
         rec.original_auto_conf = e.original_auto_conf;
       }
     }
-    // So does a setting an earlier run left raised: this run takes it over
-    // (its original first, then the earlier record is superseded).
+    // So does a setting an earlier run left raised or deferred restoring:
+    // this run takes it over (its original first, then the earlier record
+    // is superseded).
     std::vector<std::pair<int64_t, SettingRecord>> left;
-    PGLAYOUT_RETURN_IF_ERROR(journal_->ListLeftSettings(&left));
+    PGLAYOUT_RETURN_IF_ERROR(
+        journal_->ListSettingsIn({"left", "deferred"}, &left));
     for (const auto& [run, e] : left) {
       if (e.name != name) continue;
       rec.original_setting = e.original_setting;
@@ -694,98 +660,6 @@ class Migration {
     return MarkDone(s, no);
   }
 
-  Status ReadWalPoint(WalPoint* p) {
-    SqlResult r;
-    PGLAYOUT_RETURN_IF_ERROR(session_->Execute(
-        "SELECT pg_catalog.pg_current_wal_lsn() - '0/0'::pg_lsn, redo_lsn - "
-        "'0/0'::pg_lsn, extract(epoch FROM pg_catalog.now() - "
-        "checkpoint_time) FROM pg_catalog.pg_control_checkpoint()",
-        {}, &r));
-    p->lsn = std::strtod(Cell(r.rows.at(0), 0).c_str(), nullptr);
-    p->redo = std::strtod(Cell(r.rows[0], 1).c_str(), nullptr);
-    p->since_start_s = std::strtod(Cell(r.rows[0], 2).c_str(), nullptr);
-    return Status::Ok();
-  }
-
-  Status CheckpointTiming(double* timeout_s, double* completion_target) {
-    SqlValue cct, timeout;
-    PGLAYOUT_RETURN_IF_ERROR(QueryValue(
-        session_.get(),
-        "SELECT current_setting('checkpoint_completion_target')", {}, &cct));
-    PGLAYOUT_RETURN_IF_ERROR(
-        QueryValue(session_.get(),
-                   "SELECT setting FROM pg_catalog.pg_settings WHERE name = "
-                   "'checkpoint_timeout'",
-                   {}, &timeout));
-    *completion_target = std::strtod(cct.value_or("0.9").c_str(), nullptr);
-    *timeout_s = std::strtod(timeout.value_or("300").c_str(), nullptr);
-    return Status::Ok();
-  }
-
-  // Lowering max_wal_size while the WAL since the last checkpoint (plus
-  // what the foreground writes until the next timed one starts) is above
-  // what the original allows would itself request a checkpoint: wait,
-  // bounded, for a timed checkpoint to complete first (guard_wait.h), and
-  // say how it ended.
-  Status WaitForCheckpointRoom(const SettingRecord& rec) {
-    GuardWaitLimits limits;
-    if (!ParseSize(rec.original_setting, &limits.original).ok() ||
-        limits.original == 0) {
-      return Status::Ok();
-    }
-    PGLAYOUT_RETURN_IF_ERROR(CheckpointTiming(&limits.checkpoint_timeout_s,
-                                              &limits.completion_target));
-    limits.max_wait_s =
-        options_.restore_wait_s >= 0
-            ? options_.restore_wait_s
-            : limits.checkpoint_timeout_s * (1 + limits.completion_target) + 60;
-    bool announced = false;
-    auto on_wait = [&](double waited, const RestoreCheck& check) {
-      if (!announced && check.rate_measured) {
-        announced = true;
-        ex_->Line(fmt::format(
-            "checkpoint guard: waiting up to {:.0f} s for the next timed "
-            "checkpoint (due in about {:.0f} s) to make room, so that "
-            "lowering max_wal_size back to {} requests none; --restore-wait "
-            "0 restores at once, --leave-raised leaves it for --finalize",
-            limits.max_wait_s, std::max(0.0, check.seconds_to_next_start),
-            rec.original_setting));
-      }
-      ProgressUpdate u;
-      u.task = "checkpoint guard";
-      u.step = "waiting for a timed checkpoint before lowering max_wal_size";
-      u.elapsed_s = waited;
-      u.detail =
-          HumanSize(check.wal_since_redo) + " of WAL since the last checkpoint";
-      progress_->Update(u);
-    };
-    GuardWaitResult r;
-    PGLAYOUT_RETURN_IF_ERROR(migrator::WaitForCheckpointRoom(
-        clock(), limits, [this](WalPoint* p) { return ReadWalPoint(p); },
-        on_wait, &r));
-    std::string line = GuardWaitLine(limits, rec.original_setting, r);
-    if (!line.empty()) ex_->Line(line);
-    return Status::Ok();
-  }
-
-  Status RestoreSetting(const SettingRecord& rec, bool wait, int64_t run_id) {
-    if (wait && rec.name == "max_wal_size") {
-      PGLAYOUT_RETURN_IF_ERROR(WaitForCheckpointRoom(rec));
-    }
-    std::string sql = rec.original_auto_conf
-                          ? AlterSystemSetSql(rec.name, *rec.original_auto_conf)
-                          : AlterSystemResetSql(rec.name);
-    PGLAYOUT_RETURN_IF_ERROR(ex_->Exec(sql));
-    PGLAYOUT_RETURN_IF_ERROR(ex_->Exec(ReloadConfSql()));
-    PGLAYOUT_RETURN_IF_ERROR(
-        journal_->SetSettingState(run_id, rec.kind, rec.name, "restored"));
-    ex_->Line(fmt::format("restored {} to {} ({})", rec.name,
-                          rec.original_setting,
-                          rec.original_auto_conf ? "postgresql.auto.conf value"
-                                                 : "ALTER SYSTEM RESET"));
-    return Status::Ok();
-  }
-
   bool PlanSets(const std::string& name) const {
     return std::any_of(plan_.settings.begin(), plan_.settings.end(),
                        [&](const SettingChange& c) { return c.name == name; });
@@ -810,7 +684,7 @@ class Migration {
     PGLAYOUT_RETURN_IF_ERROR(ReportCheckpointsSoFar());
     for (const SettingRecord& rec : settings) {
       if (rec.kind != "guard" || rec.state == "restored" ||
-          rec.state == "superseded") {
+          rec.state == "superseded" || rec.state == "changed") {
         continue;
       }
       if (PlanSets(rec.name)) {
@@ -827,7 +701,9 @@ class Migration {
             rec.name, rec.new_value, rec.original_setting));
         continue;
       }
-      PGLAYOUT_RETURN_IF_ERROR(RestoreSetting(rec, wait, run_.run_id));
+      PGLAYOUT_RETURN_IF_ERROR(restorer_->Restore(
+          rec, run_.run_id,
+          wait ? RestoreWhen::kRunEnd : RestoreWhen::kAtOnce));
     }
     return MarkDone(s, no);
   }
@@ -1029,7 +905,8 @@ class Migration {
     PGLAYOUT_RETURN_IF_ERROR(journal_->LoadSettings(run_.run_id, &settings));
     for (const SettingRecord& rec : settings) {
       if (rec.kind == "guard" && rec.state != "restored" &&
-          rec.state != "superseded" && rec.state != "left") {
+          rec.state != "superseded" && rec.state != "left" &&
+          rec.state != "deferred" && rec.state != "changed") {
         problems.push_back("setting " + rec.name + " was not restored");
       }
     }
@@ -1075,14 +952,19 @@ class Migration {
                   "the table is unchanged");
       }
     }
+    // Earlier runs' deferred restores first: this run's own may be
+    // deferred below.
+    PGLAYOUT_RETURN_IF_ERROR(restorer_->CompleteDeferred(false));
     std::vector<SettingRecord> settings;
     PGLAYOUT_RETURN_IF_ERROR(journal_->LoadSettings(run_.run_id, &settings));
-    bool locked = false;
     for (const SettingRecord& rec : settings) {
-      if (rec.state == "restored" || rec.state == "superseded") continue;
-      if (!locked) PGLAYOUT_RETURN_IF_ERROR(AcquireSettingsLock());
-      locked = true;
-      PGLAYOUT_RETURN_IF_ERROR(RestoreSetting(rec, true, run_.run_id));
+      if (rec.state == "restored" || rec.state == "superseded" ||
+          rec.state == "changed") {
+        continue;
+      }
+      PGLAYOUT_RETURN_IF_ERROR(restorer_->AcquireSettingsLock());
+      PGLAYOUT_RETURN_IF_ERROR(
+          restorer_->Restore(rec, run_.run_id, RestoreWhen::kRunEnd));
     }
     CheckpointCounts end;
     PGLAYOUT_RETURN_IF_ERROR(ReadCheckpointCounts(session_.get(), &end));
@@ -1091,19 +973,6 @@ class Migration {
         fmt::format("run {} aborted (created tablespaces and finished "
                     "offline moves are kept)",
                     run_.run_id));
-    return Status::Ok();
-  }
-
-  // What finished runs left raised (--leave-raised), restored as their
-  // guards would have: after waiting for room, bounded.
-  Status RestoreLeftSettings() {
-    std::vector<std::pair<int64_t, SettingRecord>> left;
-    PGLAYOUT_RETURN_IF_ERROR(journal_->ListLeftSettings(&left));
-    if (left.empty()) return Status::Ok();
-    PGLAYOUT_RETURN_IF_ERROR(AcquireSettingsLock());
-    for (const auto& [run, rec] : left) {
-      PGLAYOUT_RETURN_IF_ERROR(RestoreSetting(rec, true, run));
-    }
     return Status::Ok();
   }
 
@@ -1131,13 +1000,60 @@ class Migration {
       ex_->Line(fmt::format("dropped {} (the copy kept by run {})", name, run));
     }
     if (copies.empty()) ex_->Line("no old copies to drop");
-    PGLAYOUT_RETURN_IF_ERROR(RestoreLeftSettings());
+    // What finished runs left raised (--leave-raised) or deferred,
+    // restored after --finalize's wait for room.
+    PGLAYOUT_RETURN_IF_ERROR(restorer_->CompleteDeferred(true));
     if (kept.empty()) return Status::Ok();
     std::string text = fmt::format(
         "{} of {} old copies could not be dropped (the others were):",
         kept.size(), copies.size());
     for (const std::string& k : kept) text += "\n  " + k;
     return Status::Aborted(text);
+  }
+
+  // ------------------------------------------------------------ status --
+
+  // Where the runs stand, for people (report lines) and --json (settings):
+  // the unfinished run and its steps, a deferred restore (completed first
+  // if a timed checkpoint has made room), settings left raised, old copies
+  // awaiting --finalize.
+  Status ShowStatus() {
+    bool exists = false;
+    PGLAYOUT_RETURN_IF_ERROR(journal_->Exists(&exists));
+    if (!exists) {
+      ex_->Line("no pglayout journal in this database: no run yet");
+      return Status::Ok();
+    }
+    if (run_.run_id != 0) {
+      report_->run_id = run_.run_id;
+      PGLAYOUT_RETURN_IF_ERROR(journal_->LoadSteps(run_.run_id, &records_));
+      ex_->Line(fmt::format(
+          "run {} is unfinished (or running now): `pglayout migrate --apply` "
+          "with its plan resumes it, `--abort` rolls it back",
+          run_.run_id));
+      for (const auto& [key, rec] : records_) {
+        if (rec.state == "done") continue;
+        ex_->Line(fmt::format("  {}: {}{}", key, rec.state,
+                              rec.phase.empty() ? "" : ", " + rec.phase));
+      }
+    } else {
+      RunRecord last;
+      PGLAYOUT_RETURN_IF_ERROR(journal_->LatestRun(&last));
+      report_->run_id = last.run_id;
+      ex_->Line(fmt::format("run {} {}; no run is unfinished", last.run_id,
+                            last.state));
+    }
+    PGLAYOUT_RETURN_IF_ERROR(restorer_->CompleteDeferred(false));
+    PGLAYOUT_RETURN_IF_ERROR(restorer_->Describe(&report_->settings));
+    std::vector<std::pair<int64_t, std::string>> copies;
+    PGLAYOUT_RETURN_IF_ERROR(journal_->ListOldCopies(&copies));
+    for (const auto& [run, name] : copies) {
+      ex_->Line(fmt::format(
+          "old copy {} (kept by run {}): `pglayout migrate --finalize` drops "
+          "it",
+          name, run));
+    }
+    return Status::Ok();
   }
 
   const Plan& plan_;
@@ -1147,6 +1063,7 @@ class Migration {
   std::unique_ptr<SqlSession> session_;
   std::unique_ptr<Journal> journal_;
   std::unique_ptr<Executor> ex_;
+  std::unique_ptr<GuardRestorer> restorer_;
   RunRecord run_;
   std::map<std::string, StepRecord> records_;
   std::map<std::string, uint32_t> oids_;

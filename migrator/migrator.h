@@ -17,7 +17,11 @@
 // A run killed at any instant resumes when started again with the same plan; a
 // different plan is refused while a run is unfinished. kAbort rolls an
 // unfinished run back (steps not yet swapped, settings restored); kFinalize
-// drops the old copies kept after swaps.
+// drops the old copies kept after swaps and restores what runs left raised;
+// kStatus says where the runs stand (needs no plan, takes no run lock).
+// Every apply, --status, --finalize and --abort first completes a restore of
+// max_wal_size that an earlier run deferred, once a timed checkpoint has
+// made room (guard_restore.h).
 //
 // Errors: a preflight refusal returns InvalidInput listing every problem and
 // nothing is changed. Failures during apply return the server's message
@@ -43,7 +47,7 @@
 
 namespace pglayout::migrator {
 
-enum class MigrateMode { kRun, kAbort, kFinalize };
+enum class MigrateMode { kRun, kAbort, kFinalize, kStatus };
 
 // Opens a server session tagged with |application_name|. The default opens
 // a libpq connection to MigrateOptions::conninfo; tests pass a fake.
@@ -102,11 +106,14 @@ struct MigrateOptions {
   uint64_t max_wal_size_cap = 0;  // bytes; 0 = no cap
   // Wait at most this long (seconds) for WAL since the last checkpoint to
   // fit the original max_wal_size before restoring it (lowering it earlier
-  // would itself request a checkpoint); -1 = checkpoint_timeout x
-  // (1 + checkpoint_completion_target) + 60 s, time for one whole timed
-  // checkpoint to start and finish after the copy. The wait ends early,
-  // with a line saying so, once a checkpoint shows that the workload alone
-  // outgrows the original setting.
+  // would itself request a checkpoint), then restore it whatever. -1 (the
+  // default): look for room only while the workload's WAL rate is measured
+  // (kForegroundRateSeconds), then journal the restore as deferred and end
+  // the run; a later invocation completes it (guard_restore.h). --finalize
+  // with -1 waits checkpoint_timeout x (1 + checkpoint_completion_target) +
+  // 60 s, time for one whole timed checkpoint. Any wait ends early, with a
+  // line saying so, once it shows that the workload alone outgrows the
+  // original setting.
   double restore_wait_s = -1;
   // Leave max_wal_size raised at the end of the run instead of restoring
   // it (no wait); the journal keeps the original for --finalize, which
@@ -136,6 +143,16 @@ inline Clock* ClockOf(const MigrateOptions& options) {
   return options.clock ? options.clock : SystemClock();
 }
 
+// A setting an earlier run left away from its original (kStatus).
+struct SettingStatus {
+  int64_t run_id = 0;
+  std::string name;
+  std::string state;     // "deferred" or "left"
+  std::string original;  // the value it goes back to
+  std::string raised;    // the value the run set
+  std::string since;     // when it got that state (timestamptz text)
+};
+
 struct MigrateReport {
   std::vector<Finding> findings;
   std::vector<Step> steps;
@@ -144,6 +161,7 @@ struct MigrateReport {
   std::vector<std::string> lines;  // what was done, for people
   int64_t checkpoints_timed = -1;  // during the run; -1 = not measured
   int64_t checkpoints_requested = -1;
+  std::vector<SettingStatus> settings;  // kStatus: not yet restored
 };
 
 Status Migrate(const Plan& plan, const MigrateOptions& options,

@@ -1090,9 +1090,11 @@ TEST(Journal, KeepsTheFirstOriginalOfASetting) {
   rec.new_value = "20GB";
   EXPECT_TRUE(journal.RecordOriginal(7, rec).ok());
   EXPECT_NE(session.statements.back().find("ON CONFLICT (run_id, kind, name) "
-                                           "DO NOTHING"),
+                                           "DO UPDATE SET new_value = "
+                                           "EXCLUDED.new_value"),
             std::string::npos)
-      << "a resumed run must not record its own raised value as original";
+      << "a resumed run must not record its own raised value as original, "
+         "and must record the value it writes";
   EXPECT_EQ(PlanHash("a"), PlanHash("a"));
   EXPECT_NE(PlanHash("a"), PlanHash("b"));
 }

@@ -84,6 +84,7 @@ MigrationJournal SampleJournal() {
   };
   j.settings = {{"max_wal_size", true, "1GB", "64GB", "restored"},
                 {"checkpoint_timeout", true, "5min", "30min", "applied"},
+                {"min_wal_size", true, "80MB", "1GB", "deferred"},
                 {"effective_io_concurrency", false, "1", "64", "applied"}};
   return j;
 }
@@ -303,6 +304,9 @@ TEST(Report, MigrationJournalShowsStepsCheckpointsAndRestores) {
   EXPECT_TRUE(
       Contains(text, "max_wal_sizefor the run1GB64GB✓ restored to 1GB"));
   EXPECT_TRUE(Contains(text, "✗ not restored (applied)"));
+  EXPECT_TRUE(Contains(text,
+                       "min_wal_sizefor the run80MB1GBrestore to 80MB deferred "
+                       "until a timed checkpoint makes room"));
   EXPECT_TRUE(
       Contains(text, "effective_io_concurrencyplan164✓ set by the plan"));
 }

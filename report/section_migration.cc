@@ -138,11 +138,23 @@ void RenderRunCheckpoints(const MigrationJournal& j, Markup* out) {
 }
 
 // Whether a setting ended where it should: a temporary one back at its
-// original value, a plan's one applied.
+// original value (or on its way there: the states of migrator/journal.h),
+// a plan's one applied.
 std::string SettingOutcome(const JournalSetting& s) {
   if (s.temporary) {
-    return s.state == "restored" ? "✓ restored to " + OrDash(s.original)
-                                 : "✗ not restored (" + OrDash(s.state) + ")";
+    if (s.state == "restored") return "✓ restored to " + OrDash(s.original);
+    if (s.state == "deferred") {
+      return "restore to " + OrDash(s.original) +
+             " deferred until a timed checkpoint makes room (`pglayout "
+             "migrate --status` completes it then)";
+    }
+    if (s.state == "left") {
+      return "left raised on purpose (`pglayout migrate --finalize` "
+             "restores it)";
+    }
+    if (s.state == "changed") return "changed by someone else since: left";
+    if (s.state == "superseded") return "taken over by a later run or the plan";
+    return "✗ not restored (" + OrDash(s.state) + ")";
   }
   if (s.state == "applied") return "✓ set by the plan";
   return "set by the plan (" + OrDash(s.state) + ")";

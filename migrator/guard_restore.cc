@@ -1,0 +1,372 @@
+#include "migrator/guard_restore.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <random>
+
+#include "common/ddl.h"
+#include "common/units.h"
+#include "migrator/guard_wait.h"
+#include "migrator/server_facts.h"
+#include "migrator/sql_util.h"
+
+namespace pglayout::migrator {
+namespace {
+
+// "2048MB", "2GB", "64kB": a size with a unit, in bytes (0 if not one).
+uint64_t SizeWithUnit(const std::string& text) {
+  uint64_t bytes = 0;
+  if (text.size() < 2 || text.back() != 'B') return 0;
+  return ParseSize(text, &bytes).ok() ? bytes : 0;
+}
+
+bool SameValue(const std::optional<std::string>& a,
+               const std::optional<std::string>& b) {
+  if (!a || !b) return !a && !b;
+  if (*a == *b) return true;
+  uint64_t x = SizeWithUnit(*a), y = SizeWithUnit(*b);
+  return x != 0 && x == y;
+}
+
+std::string Described(const std::optional<std::string>& value) {
+  return value ? "'" + *value + "'" : std::string("no entry");
+}
+
+const char* const kNextInvocations =
+    "the next `pglayout migrate --apply`, `--status` or `--finalize`";
+
+}  // namespace
+
+AutoConfNow CompareAutoConf(const SettingRecord& rec,
+                            const std::optional<std::string>& now) {
+  if (SameValue(now, rec.new_value)) return AutoConfNow::kOurs;
+  if (SameValue(now, rec.original_auto_conf)) return AutoConfNow::kOriginal;
+  return AutoConfNow::kChanged;
+}
+
+RestorePolicy PolicyFor(double restore_wait_s, bool finalize,
+                        double checkpoint_timeout_s, double completion_target) {
+  if (restore_wait_s >= 0) return {restore_wait_s, false};
+  if (finalize)
+    return {checkpoint_timeout_s * (1 + completion_target) + 60, false};
+  return {kForegroundRateSeconds, true};
+}
+
+// ------------------------------------------------------------- the lock --
+
+// Two runs in two databases would each journal the other's raised
+// max_wal_size as "the original" and leave it raised. A run that changes
+// settings therefore takes the settings lock in its database, then checks
+// pg_locks for the same key held from any other database; if so it lets go
+// and retries with backoff. Take-then-check means two racing runs may both
+// back off, but never both proceed.
+Status GuardRestorer::TrySettingsLock(bool* got) {
+  *got = locked_;
+  if (locked_) return Status::Ok();
+  SqlValue v;
+  PGLAYOUT_RETURN_IF_ERROR(QueryValue(
+      ex_->session(), "SELECT pg_catalog.pg_try_advisory_lock($1, $2)",
+      {std::to_string(kRunLockClass), std::to_string(kSettingsLockObject)},
+      &v));
+  if (!v || *v != "t") return Status::Ok();
+  std::string holder;
+  PGLAYOUT_RETURN_IF_ERROR(SettingsLockElsewhere(&holder));
+  if (!holder.empty()) {
+    return ex_->Exec(fmt::format("SELECT pg_catalog.pg_advisory_unlock({}, {})",
+                                 kRunLockClass, kSettingsLockObject));
+  }
+  locked_ = *got = true;
+  return Status::Ok();
+}
+
+Status GuardRestorer::AcquireSettingsLock() {
+  Clock* clock = ex_->clock();
+  const double start = clock->Now();
+  std::mt19937 jitter(static_cast<unsigned>(start * 1e6));
+  while (true) {
+    bool got = false;
+    PGLAYOUT_RETURN_IF_ERROR(TrySettingsLock(&got));
+    if (got) return Status::Ok();
+    if (clock->Now() - start > ex_->options().lock_wait_s) {
+      std::string holder;
+      PGLAYOUT_RETURN_IF_ERROR(SettingsLockElsewhere(&holder));
+      return Status::Aborted(
+          "another pglayout migrate is changing server settings (ALTER "
+          "SYSTEM) from " +
+          (holder.empty() ? "a killed run's backend in this database"
+                          : holder) +
+          "; runs that change settings go one at a time per cluster. "
+          "Nothing was changed; run again when it has finished");
+    }
+    clock->Sleep(std::uniform_real_distribution<double>(0.1, 0.5)(jitter));
+  }
+}
+
+// "pid 123 in database other" for a settings lock held from another
+// database, "" if none.
+Status GuardRestorer::SettingsLockElsewhere(std::string* holder) {
+  SqlValue v;
+  PGLAYOUT_RETURN_IF_ERROR(QueryValue(
+      ex_->session(),
+      "SELECT pg_catalog.string_agg(pg_catalog.format('pid %s in database "
+      "%s', l.pid, d.datname), ', ') FROM pg_catalog.pg_locks l JOIN "
+      "pg_catalog.pg_database d ON d.oid = l.database WHERE l.locktype = "
+      "'advisory' AND l.classid = $1::oid AND l.objid = $2::oid AND "
+      "l.objsubid = 2 AND l.granted AND d.datname <> "
+      "pg_catalog.current_database()",
+      {std::to_string(kRunLockClass), std::to_string(kSettingsLockObject)},
+      &v));
+  *holder = v.value_or("");
+  return Status::Ok();
+}
+
+// ---------------------------------------------------------- the restore --
+
+Status GuardRestorer::AutoConfValue(const std::string& name,
+                                    std::optional<std::string>* value) {
+  SqlResult r;
+  PGLAYOUT_RETURN_IF_ERROR(ex_->session()->Execute(
+      "SELECT setting FROM pg_catalog.pg_file_settings WHERE name = $1 AND "
+      "sourcefile LIKE '%postgresql.auto.conf' ORDER BY seqno DESC LIMIT 1",
+      {name}, &r));
+  *value = r.rows.empty() ? std::nullopt : r.rows[0][0];
+  return Status::Ok();
+}
+
+namespace {
+
+Status ReadWalPoint(SqlSession* session, WalPoint* p) {
+  SqlResult r;
+  PGLAYOUT_RETURN_IF_ERROR(session->Execute(
+      "SELECT pg_catalog.pg_current_wal_lsn() - '0/0'::pg_lsn, redo_lsn - "
+      "'0/0'::pg_lsn, extract(epoch FROM pg_catalog.now() - "
+      "checkpoint_time) FROM pg_catalog.pg_control_checkpoint()",
+      {}, &r));
+  p->lsn = std::strtod(Cell(r.rows.at(0), 0).c_str(), nullptr);
+  p->redo = std::strtod(Cell(r.rows[0], 1).c_str(), nullptr);
+  p->since_start_s = std::strtod(Cell(r.rows[0], 2).c_str(), nullptr);
+  return Status::Ok();
+}
+
+Status CheckpointTiming(SqlSession* session, GuardWaitLimits* limits) {
+  SqlValue cct, timeout;
+  PGLAYOUT_RETURN_IF_ERROR(QueryValue(
+      session, "SELECT current_setting('checkpoint_completion_target')", {},
+      &cct));
+  PGLAYOUT_RETURN_IF_ERROR(QueryValue(session,
+                                      "SELECT setting FROM "
+                                      "pg_catalog.pg_settings WHERE name = "
+                                      "'checkpoint_timeout'",
+                                      {}, &timeout));
+  limits->completion_target = std::strtod(cct.value_or("0.9").c_str(), nullptr);
+  limits->checkpoint_timeout_s =
+      std::strtod(timeout.value_or("300").c_str(), nullptr);
+  return Status::Ok();
+}
+
+// Why the restore waits, and who completes it.
+std::string DeferLine(const GuardWaitLimits& limits, const SettingRecord& rec,
+                      int64_t run_id, RestoreWhen when,
+                      const GuardWaitResult& r) {
+  const RestoreCheck& c = r.last;
+  std::string why = fmt::format(
+      "{} of WAL since the last checkpoint{}, while PostgreSQL requests one "
+      "at {} with max_wal_size {} (the guard restores below 90% of that)",
+      HumanSize(c.wal_since_redo),
+      c.seconds_to_next_start <= 0 ? std::string()
+      : c.rate_measured
+          ? fmt::format(" and about {} by the next timed one (due in about "
+                        "{:.0f} s)",
+                        HumanSize(ProjectedWal(c)), c.seconds_to_next_start)
+          : fmt::format(" and more by the next timed one (due in about "
+                        "{:.0f} s)",
+                        c.seconds_to_next_start),
+      HumanSize(RequestThreshold(limits.original, limits.completion_target)),
+      rec.original_setting);
+  if (when == RestoreWhen::kLookOnce) {
+    return fmt::format(
+        "checkpoint guard: max_wal_size stays at {} (run {} deferred "
+        "restoring it to {}): {}; {} after a timed checkpoint has made room "
+        "restores it",
+        rec.new_value, run_id, rec.original_setting, why, kNextInvocations);
+  }
+  return fmt::format(
+      "checkpoint guard: max_wal_size stays at {} for now: lowering it to {} "
+      "now would request a checkpoint ({}), and none made room in the {:.0f} "
+      "s spent measuring the workload. The restore is journaled as "
+      "deferred: {} after a timed checkpoint has made room restores it, and "
+      "`pglayout migrate --finalize` waits for that checkpoint",
+      rec.new_value, rec.original_setting, why, r.waited_s, kNextInvocations);
+}
+
+}  // namespace
+
+Status GuardRestorer::LookForRoom(const SettingRecord& rec, int64_t run_id,
+                                  RestoreWhen when, bool* restore_now) {
+  *restore_now = true;
+  GuardWaitLimits limits;
+  if (!ParseSize(rec.original_setting, &limits.original).ok() ||
+      limits.original == 0) {
+    return Status::Ok();
+  }
+  SqlSession* session = ex_->session();
+  PGLAYOUT_RETURN_IF_ERROR(CheckpointTiming(session, &limits));
+  RestorePolicy policy =
+      when == RestoreWhen::kLookOnce
+          ? RestorePolicy{0, true}
+          : PolicyFor(ex_->options().restore_wait_s,
+                      when == RestoreWhen::kFinalize,
+                      limits.checkpoint_timeout_s, limits.completion_target);
+  limits.max_wait_s = policy.max_wait_s;
+  bool announced = false;
+  auto on_wait = [&](double waited, const RestoreCheck& check) {
+    // Only a wait longer than the measurement is worth a line of its own.
+    if (!announced && check.rate_measured && !policy.defer) {
+      announced = true;
+      ex_->Line(fmt::format(
+          "checkpoint guard: waiting up to {:.0f} s for the next timed "
+          "checkpoint (due in about {:.0f} s) to make room, so that "
+          "lowering max_wal_size back to {} requests none",
+          limits.max_wait_s, std::max(0.0, check.seconds_to_next_start),
+          rec.original_setting));
+    }
+    ProgressUpdate u;
+    u.task = "checkpoint guard";
+    u.step = policy.defer ? "measuring the workload's WAL rate before lowering "
+                            "max_wal_size"
+                          : "waiting for a timed checkpoint before lowering "
+                            "max_wal_size";
+    u.elapsed_s = waited;
+    u.detail =
+        HumanSize(check.wal_since_redo) + " of WAL since the last checkpoint";
+    ex_->progress()->Update(u);
+  };
+  GuardWaitResult r;
+  PGLAYOUT_RETURN_IF_ERROR(WaitForCheckpointRoom(
+      ex_->clock(), limits,
+      [session](WalPoint* p) { return ReadWalPoint(session, p); }, on_wait,
+      &r));
+  if (r.end == GuardWaitEnd::kTimedOut && policy.defer) {
+    *restore_now = false;
+    ex_->Line(DeferLine(limits, rec, run_id, when, r));
+    return Status::Ok();
+  }
+  std::string line = GuardWaitLine(limits, rec.original_setting, r);
+  if (!line.empty()) ex_->Line(line);
+  return Status::Ok();
+}
+
+Status GuardRestorer::Restore(const SettingRecord& rec, int64_t run_id,
+                              RestoreWhen when, bool* deferred) {
+  if (deferred) *deferred = false;
+  Journal* journal = ex_->journal();
+  std::optional<std::string> now;
+  PGLAYOUT_RETURN_IF_ERROR(AutoConfValue(rec.name, &now));
+  switch (CompareAutoConf(rec, now)) {
+    case AutoConfNow::kOurs:
+      break;
+    case AutoConfNow::kOriginal:
+      ex_->Line(fmt::format("{} (changed by run {}) is already back at {}",
+                            rec.name, run_id, rec.original_setting));
+      return journal->SetSettingState(run_id, rec.kind, rec.name, "restored");
+    case AutoConfNow::kChanged:
+      ex_->Line(fmt::format(
+          "{} was changed since run {} set it to {} (postgresql.auto.conf "
+          "now has {}): left as it is, not restored to {}",
+          rec.name, run_id, rec.new_value, Described(now),
+          rec.original_setting));
+      return journal->SetSettingState(run_id, rec.kind, rec.name, "changed");
+  }
+  if (when != RestoreWhen::kAtOnce && rec.name == "max_wal_size") {
+    bool restore_now = true;
+    PGLAYOUT_RETURN_IF_ERROR(LookForRoom(rec, run_id, when, &restore_now));
+    if (!restore_now) {
+      if (deferred) *deferred = true;
+      if (rec.state == "deferred") return Status::Ok();
+      return journal->SetSettingState(run_id, rec.kind, rec.name, "deferred");
+    }
+  }
+  std::string sql = rec.original_auto_conf
+                        ? AlterSystemSetSql(rec.name, *rec.original_auto_conf)
+                        : AlterSystemResetSql(rec.name);
+  PGLAYOUT_RETURN_IF_ERROR(ex_->Exec(sql));
+  PGLAYOUT_RETURN_IF_ERROR(ex_->Exec(ReloadConfSql()));
+  PGLAYOUT_RETURN_IF_ERROR(
+      journal->SetSettingState(run_id, rec.kind, rec.name, "restored"));
+  ex_->Line(fmt::format("restored {} to {} ({}){}", rec.name,
+                        rec.original_setting,
+                        rec.original_auto_conf ? "postgresql.auto.conf value"
+                                               : "ALTER SYSTEM RESET",
+                        rec.state == "deferred" || rec.state == "left"
+                            ? fmt::format(", as run {} left to do", run_id)
+                            : ""));
+  return Status::Ok();
+}
+
+Status GuardRestorer::CompleteDeferred(bool finalize) {
+  std::vector<std::string> states = {"deferred"};
+  if (finalize) states.push_back("left");
+  std::vector<std::pair<int64_t, SettingRecord>> pending;
+  PGLAYOUT_RETURN_IF_ERROR(ex_->journal()->ListSettingsIn(states, &pending));
+  if (pending.empty()) return Status::Ok();
+  // A lock taken only for this is let go at the end: a run that changes no
+  // setting must not hold back, for its whole length, runs that do.
+  const bool held = locked_;
+  if (finalize) {
+    PGLAYOUT_RETURN_IF_ERROR(AcquireSettingsLock());
+  } else {
+    bool got = false;
+    PGLAYOUT_RETURN_IF_ERROR(TrySettingsLock(&got));
+    if (!got) {
+      ex_->Line(
+          "checkpoint guard: another pglayout invocation holds the settings "
+          "lock (it changes server settings now); the deferred restore of "
+          "max_wal_size is left to it or a later invocation");
+      return Status::Ok();
+    }
+  }
+  // Read again under the lock: another invocation may have completed them.
+  PGLAYOUT_RETURN_IF_ERROR(ex_->journal()->ListSettingsIn(states, &pending));
+  for (const auto& [run, rec] : pending) {
+    PGLAYOUT_RETURN_IF_ERROR(Restore(
+        rec, run, finalize ? RestoreWhen::kFinalize : RestoreWhen::kLookOnce));
+  }
+  if (held) return Status::Ok();
+  locked_ = false;
+  return ex_->Exec(fmt::format("SELECT pg_catalog.pg_advisory_unlock({}, {})",
+                               kRunLockClass, kSettingsLockObject));
+}
+
+Status GuardRestorer::Describe(std::vector<SettingStatus>* out, bool say_none) {
+  out->clear();
+  std::vector<std::pair<int64_t, SettingRecord>> away;
+  PGLAYOUT_RETURN_IF_ERROR(
+      ex_->journal()->ListSettingsIn({"deferred", "left"}, &away));
+  for (const auto& [run, rec] : away) {
+    SettingStatus s;
+    s.run_id = run;
+    s.name = rec.name;
+    s.state = rec.state;
+    s.original = rec.original_setting;
+    s.raised = rec.new_value;
+    s.since = rec.changed_at;
+    out->push_back(s);
+    ex_->Line(fmt::format(
+        "{}: at {} since {} (run {}); {}", rec.name, rec.new_value,
+        rec.changed_at, run,
+        rec.state == "left"
+            ? fmt::format("left raised on purpose (--leave-raised): "
+                          "`pglayout migrate --finalize` restores it to {}",
+                          rec.original_setting)
+            : fmt::format("its restore to {} is deferred until a timed "
+                          "checkpoint makes room: {} after that restores it",
+                          rec.original_setting, kNextInvocations)));
+  }
+  if (away.empty() && say_none) {
+    ex_->Line("settings: no restore is pending");
+  }
+  return Status::Ok();
+}
+
+}  // namespace pglayout::migrator

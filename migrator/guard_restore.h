@@ -1,0 +1,113 @@
+// The end of the checkpoint guard: lowering max_wal_size (and, on --abort,
+// the plan's settings) back to the value the journal kept, without a
+// requested checkpoint and without the command waiting minutes for a timed
+// one.
+//
+// At the end of a run the guard looks for room for kForegroundRateSeconds
+// (guard_wait.h: long enough to measure the workload's own WAL rate). With
+// room, or when no checkpoint could make room, it restores at once. Without
+// room it journals the restore as "deferred" and the command ends; every
+// later invocation against the database (migrate --apply, --status,
+// --finalize, --abort) takes one look and completes it once a timed
+// checkpoint has made room; --finalize waits for that checkpoint. Why this
+// and not a detached process: docs/checkpoints.md.
+//
+// Every restore runs under the cluster-wide settings lock and reads the
+// journal under it, so two invocations never restore the same record. It
+// first compares postgresql.auto.conf with what pglayout wrote there: a value
+// someone changed since is left as it is (state "changed").
+
+#ifndef PGLAYOUT_MIGRATOR_GUARD_RESTORE_H_
+#define PGLAYOUT_MIGRATOR_GUARD_RESTORE_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "migrator/executor.h"
+#include "migrator/journal.h"
+#include "migrator/migrator.h"
+
+namespace pglayout::migrator {
+
+// What postgresql.auto.conf holds for a setting now (|now|; nullopt = no
+// entry) against what the run wrote (rec.new_value) and what was there
+// before it (rec.original_auto_conf). Sizes with units compare by bytes
+// ("2GB" is "2048MB"); anything else as text, so a spelling pglayout cannot
+// match counts as someone else's change.
+enum class AutoConfNow {
+  kOurs,      // what the run wrote: restore it
+  kOriginal,  // already back at the original: nothing to write
+  kChanged,   // someone else's value: leave it
+};
+AutoConfNow CompareAutoConf(const SettingRecord& rec,
+                            const std::optional<std::string>& now);
+
+// How long the guard looks for room before lowering max_wal_size, and what
+// it does when none came.
+struct RestorePolicy {
+  double max_wait_s = 0;
+  bool defer = false;  // without room: journal "deferred" (else restore)
+};
+// |restore_wait_s| is --restore-wait (-1 = not given): given, it waits that
+// long and restores whatever (expect one requested checkpoint without
+// room). Not given, a run (or --abort) measures the workload for
+// kForegroundRateSeconds and defers; --finalize (|finalize|) waits for one
+// whole timed checkpoint, checkpoint_timeout x (1 + target) + 60 s, and
+// restores.
+RestorePolicy PolicyFor(double restore_wait_s, bool finalize,
+                        double checkpoint_timeout_s, double completion_target);
+
+// When Restore looks for room (max_wal_size only; other settings never
+// wait).
+enum class RestoreWhen {
+  kAtOnce,    // no look
+  kRunEnd,    // PolicyFor(--restore-wait, false, ...)
+  kFinalize,  // PolicyFor(--restore-wait, true, ...)
+  kLookOnce,  // a later invocation: one look, deferred again without room
+};
+
+class GuardRestorer {
+ public:
+  explicit GuardRestorer(Executor* ex) : ex_(ex) {}
+
+  // The cluster-wide settings lock (ALTER SYSTEM is cluster-wide, the run
+  // lock per database), held until the session ends. Acquire waits up to
+  // lock_wait_s, then returns Aborted naming the holder; TryOnce makes one
+  // attempt (*got false when another run holds it).
+  Status AcquireSettingsLock();
+  Status TrySettingsLock(bool* got);
+
+  // Restores |rec| of run |run_id| to its original; the caller holds the
+  // settings lock. *deferred (may be null) is set when the restore was
+  // journaled as deferred instead.
+  Status Restore(const SettingRecord& rec, int64_t run_id, RestoreWhen when,
+                 bool* deferred = nullptr);
+
+  // The restores that earlier runs deferred (and, with |finalize|, the
+  // settings they left raised): each completed where room has come, with
+  // --finalize's wait for those. Takes the settings lock if not held (and
+  // lets go of it at the end); with another run holding it, says so and
+  // leaves them (--finalize waits for the lock as long as any run does).
+  Status CompleteDeferred(bool finalize);
+
+  // Settings of earlier runs still away from their original (deferred or
+  // left), with a line each for people (and one saying there are none when
+  // |say_none|).
+  Status Describe(std::vector<SettingStatus>* out, bool say_none = true);
+
+ private:
+  Status SettingsLockElsewhere(std::string* holder);
+  Status AutoConfValue(const std::string& name, std::optional<std::string>* v);
+  Status LookForRoom(const SettingRecord& rec, int64_t run_id, RestoreWhen when,
+                     bool* restore_now);
+
+  Executor* ex_;
+  bool locked_ = false;
+};
+
+}  // namespace pglayout::migrator
+
+#endif  // PGLAYOUT_MIGRATOR_GUARD_RESTORE_H_
