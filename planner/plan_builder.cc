@@ -314,7 +314,7 @@ class Builder {
       if (latency(i) > lowest * kLatencyTie) continue;
       if (rank(i) < rank(best)) best = i;
     }
-    if (WalStays(lowest)) best = wal_now_;
+    if (WalStays(lowest) || SameHardwareAsNow(best)) best = wal_now_;
     wal_volume_ = best;
     wal_util_ = WalUtilization(models_[best], wal_);
     return Status::Ok();
@@ -328,6 +328,16 @@ class Builder {
     if (wal_now_ < 0 || !DeviceEmpty(wal_now_)) return false;
     const double latency = models_[wal_now_].sync_write_latency_us();
     return latency > 0 && latency <= lowest * kWalStayTie &&
+           !AboveTarget(WalUtilization(models_[wal_now_], wal_),
+                        opt_.target_utilization);
+  }
+
+  // Moving pg_wal to |best| would leave it on the device it is on now (both
+  // volumes share it): a restart for nothing, as long as it carries the WAL
+  // within the target where it is.
+  bool SameHardwareAsNow(int best) const {
+    if (wal_now_ < 0 || wal_now_ == best) return false;
+    return pools_.Same(wal_now_, best) &&
            !AboveTarget(WalUtilization(models_[wal_now_], wal_),
                         opt_.target_utilization);
   }

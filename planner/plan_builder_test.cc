@@ -995,6 +995,31 @@ TEST(SharedDevice, OneDiskUnderEveryVolumeMeansTheWalSharesIt) {
       << fmt::format("{}", fmt::join(Contradictions(out), "\n"));
 }
 
+// pg_wal is on data now; wal has the lower fdatasync latency but is on the
+// same device, so moving pg_wal there would be a restart for nothing: it
+// stays (the demo's directories on one disk showed the move).
+TEST(SharedDevice, TheWalStaysWhenTheFasterVolumeIsOnTheSameDevice) {
+  Example e =
+      FromText(VolumeText("wal", 300, R"(shares_device_with = ["data"])") +
+                   VolumeText("data", 900),
+               std::string(kThreeTables) +
+                   "[[location]]\nrole = \"pg_wal\"\npath = "
+                   "\"/mnt/data/pgdata/pg_wal\"\n");
+  e.workload.settings["data_directory"] = "/mnt/data/pgdata";
+  const PlanOutcome out = PlanOrDie(e);
+  EXPECT_EQ(out.plan.wal_volume, "data") << Verdicts(out.plan);
+  EXPECT_FALSE(out.plan.wal_move.has_value());
+  // Without the shared device, the faster volume is worth the restart.
+  Example apart = FromText(VolumeText("wal", 300) + VolumeText("data", 900),
+                           std::string(kThreeTables) +
+                               "[[location]]\nrole = \"pg_wal\"\npath = "
+                               "\"/mnt/data/pgdata/pg_wal\"\n");
+  apart.workload.settings["data_directory"] = "/mnt/data/pgdata";
+  const PlanOutcome moved = PlanOrDie(apart);
+  EXPECT_EQ(moved.plan.wal_volume, "wal") << Verdicts(moved.plan);
+  EXPECT_TRUE(moved.plan.wal_move.has_value());
+}
+
 // A table too hot for one volume (5000 reads/s on 3000-IOPS volumes) is
 // hash-partitioned over devices, not volumes: d1 and d2 are one disk, so
 // its partitions go one to that disk and one to each of d3 and d4, never
