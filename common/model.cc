@@ -73,6 +73,15 @@ double DeviceReads::Share() const {
   return std::clamp(device_reads / server_block_reads, 0.0, 1.0);
 }
 
+const DataLocation* Workload::TablespaceLocation(
+    const std::string& tablespace) const {
+  if (tablespace.empty() || tablespace == "pg_default" ||
+      tablespace == "pg_global") {
+    return FindLocation("data_directory");
+  }
+  return FindLocation("tablespace", tablespace);
+}
+
 double Workload::DeviceReadShare(const DataLocation& location) const {
   if (!location.on) return 1;
   for (const DeviceReads& d : device_reads) {

@@ -351,6 +351,10 @@ struct Workload {
   // |tablespace|), or nullptr.
   const DataLocation* FindLocation(const std::string& role,
                                    const std::string& tablespace = "") const;
+  // The location holding the relations of |tablespace|: the data directory
+  // for "", "pg_default" and "pg_global", else the tablespace's own; nullptr
+  // when the workload records none.
+  const DataLocation* TablespaceLocation(const std::string& tablespace) const;
   // The share of the server's reads at |location| that reached its device
   // (DeviceReads::Share of the entry with its dev); 1 when not measured.
   double DeviceReadShare(const DataLocation& location) const;

@@ -12,17 +12,6 @@ bool HoldsData(const DataLocation& l) {
   return l.role != "pg_wal" && l.on && !l.on->device.empty();
 }
 
-// The location holding relations of |tablespace| ("pg_default" and
-// "pg_global" are in the data directory), or nullptr.
-const DataLocation* LocationOfTablespace(const Workload& w,
-                                         const std::string& tablespace) {
-  if (tablespace.empty() || tablespace == "pg_default" ||
-      tablespace == "pg_global") {
-    return w.FindLocation("data_directory");
-  }
-  return w.FindLocation("tablespace", tablespace);
-}
-
 }  // namespace
 
 DeviceReadCounts ReadDeviceReadCounts(
@@ -50,7 +39,7 @@ void RecordDeviceReads(const DeviceReadCounts& before,
   if (seconds <= 0) return;
   std::map<std::string, double> server;  // device -> blocks/s
   for (const Relation& r : w->relations) {
-    const DataLocation* l = LocationOfTablespace(*w, r.tablespace);
+    const DataLocation* l = w->TablespaceLocation(r.tablespace);
     if (l != nullptr && HoldsData(*l)) server[l->on->device] += r.read_iops_avg;
   }
   for (const DataLocation& l : w->locations) {

@@ -69,16 +69,12 @@ uint64_t Growth(const Relation& r, const DemandOptions& o) {
   return static_cast<uint64_t>(r.growth_bytes_per_second * o.horizon_seconds);
 }
 
-// See the header: a cycle writes each dirtied block once, at most the
-// relation's blocks (unknown size: no cap), within T x cct.
+// See the header: a cycle writes each dirtied block once, within T x cct.
 double CheckpointWriteIops(const Relation& r, const DemandOptions& o) {
   const double cycle = o.checkpoint_timeout_seconds;
   if (cycle <= 0 || o.checkpoint_completion_target <= 0) return r.write_iops;
-  double blocks = r.write_iops * cycle;
-  if (r.size > 0) {
-    blocks = std::min(blocks, static_cast<double>(r.size) / kPageSize);
-  }
-  return blocks / (cycle * o.checkpoint_completion_target);
+  return BlocksDirtiedPerCycle(r, cycle) /
+         (cycle * o.checkpoint_completion_target);
 }
 
 // Adds |r|'s bytes and rates to its table group |d|.
@@ -88,7 +84,8 @@ void AddRelation(const Relation& r, const Workload& w, const DemandOptions& o,
                  TableDemand* d) {
   d->bytes += r.size;
   d->bytes_needed += r.size + Growth(r, o);
-  d->read_iops += r.read_iops * w.DeviceReadShare(LocationOf(w, r.tablespace));
+  const DataLocation* at = w.TablespaceLocation(r.tablespace);
+  d->read_iops += r.read_iops * (at != nullptr ? w.DeviceReadShare(*at) : 1);
   d->write_iops += r.write_iops;
   d->checkpoint_write_iops += CheckpointWriteIops(r, o);
   if (o.backup_window_seconds > 0) {
@@ -146,6 +143,12 @@ Status AddDependent(const Relation& r, const Workload& w,
 
 }  // namespace
 
+double BlocksDirtiedPerCycle(const Relation& r, double cycle_seconds) {
+  const double blocks = r.write_iops * cycle_seconds;
+  if (r.size == 0) return blocks;
+  return std::min(blocks, static_cast<double>(r.size) / kPageSize);
+}
+
 InstanceLoad TotalLoad(const std::vector<TableDemand>& tables,
                        const WalDemand& wal) {
   InstanceLoad load{wal.flushes_per_second, wal.bytes_per_second / 1e6};
@@ -177,9 +180,9 @@ VolumeMatch VolumeOfLocation(const VolumeSet& volumes,
 
 DataLocation LocationOf(const Workload& w, const std::string& tablespace) {
   const bool base = tablespace.empty() || tablespace == "pg_default";
-  const DataLocation* found = base ? w.FindLocation("data_directory")
-                                   : w.FindLocation("tablespace", tablespace);
-  if (found != nullptr) return *found;
+  if (const DataLocation* found = w.TablespaceLocation(tablespace)) {
+    return *found;
+  }
   DataLocation l;
   l.role = base ? "data_directory" : "tablespace";
   l.tablespace = base ? "" : tablespace;

@@ -93,6 +93,12 @@ Status BuildDemand(const Workload& workload, const VolumeSet& volumes,
                    const DemandOptions& options,
                    std::vector<TableDemand>* tables, WalDemand* wal);
 
+// Blocks |r| dirties in one checkpoint cycle of |cycle_seconds|: each block
+// once, at most the relation's blocks (no cap when its size is unknown).
+// The checkpoint writes above and the full-page images of
+// recommend.h's checkpoint_timeout are both made of these.
+double BlocksDirtiedPerCycle(const Relation& r, double cycle_seconds);
+
 // Everything the instance moves at the peak, whichever volume serves it:
 // the tables' reads and checkpoint writes (8 KiB each), the WAL's flushes
 // and bytes, and backup reads (bytes only: large sequential requests).

@@ -314,32 +314,27 @@ class Builder {
       if (latency(i) > lowest * kLatencyTie) continue;
       if (rank(i) < rank(best)) best = i;
     }
-    if (WalStays(lowest) || SameHardwareAsNow(best)) best = wal_now_;
+    if (WalStays(lowest, best)) best = wal_now_;
     wal_volume_ = best;
     wal_util_ = WalUtilization(models_[best], wal_);
     return Status::Ok();
   }
 
-  // The WAL stays where it is when moving it would gain little: its volume
-  // holds no data, its fdatasync latency is within kWalStayTie of the best
-  // and it carries the WAL within the target. Moving pg_wal takes a
-  // restart; a few microseconds of probe noise are not worth one.
-  bool WalStays(double lowest) const {
-    if (wal_now_ < 0 || !DeviceEmpty(wal_now_)) return false;
-    const double latency = models_[wal_now_].sync_write_latency_us();
-    return latency > 0 && latency <= lowest * kWalStayTie &&
-           !AboveTarget(WalUtilization(models_[wal_now_], wal_),
-                        opt_.target_utilization);
-  }
-
-  // Moving pg_wal to |best| would leave it on the device it is on now (both
-  // volumes share it): a restart for nothing, as long as it carries the WAL
-  // within the target where it is.
-  bool SameHardwareAsNow(int best) const {
+  // The WAL stays where it is, if it carries the WAL within the target
+  // there, when moving it to |best| would gain little: |best| is on the
+  // same device (a restart for nothing), or its volume holds no data and
+  // its fdatasync latency is within kWalStayTie of the best. Moving pg_wal
+  // takes a restart; a few microseconds of probe noise are not worth one.
+  bool WalStays(double lowest, int best) const {
     if (wal_now_ < 0 || wal_now_ == best) return false;
-    return pools_.Same(wal_now_, best) &&
-           !AboveTarget(WalUtilization(models_[wal_now_], wal_),
-                        opt_.target_utilization);
+    if (AboveTarget(WalUtilization(models_[wal_now_], wal_),
+                    opt_.target_utilization)) {
+      return false;
+    }
+    if (pools_.Same(wal_now_, best)) return true;
+    const double latency = models_[wal_now_].sync_write_latency_us();
+    return DeviceEmpty(wal_now_) && latency > 0 &&
+           latency <= lowest * kWalStayTie;
   }
 
   // The WAL shares its hardware with the data: one device under every

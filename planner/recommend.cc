@@ -7,6 +7,7 @@
 #include <cstdlib>
 
 #include "common/units.h"
+#include "planner/demand.h"
 
 namespace pglayout::planner {
 namespace {
@@ -128,15 +129,11 @@ uint64_t BoundMaxWal(const CheckpointInput& in, uint64_t wanted,
   return std::min(wanted, bound / kGiB * kGiB);
 }
 
-// Blocks the relations dirty in one checkpoint cycle of |seconds|: each
-// once, at most its relation's blocks (the model of demand.h's checkpoint
-// writes).
+// Blocks the relations dirty in one checkpoint cycle of |seconds|.
 double DirtiedBlocksPerCycle(const Workload& w, double seconds) {
   double blocks = 0;
   for (const Relation& r : w.relations) {
-    double b = r.write_iops * seconds;
-    if (r.size > 0) b = std::min(b, static_cast<double>(r.size) / kPageSize);
-    blocks += b;
+    blocks += BlocksDirtiedPerCycle(r, seconds);
   }
   return blocks;
 }

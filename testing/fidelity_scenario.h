@@ -89,7 +89,6 @@ struct WindowFigures {
 struct FidelityResult {
   std::vector<VolumeFidelity> volumes;  // base, wal, then the spares
   double target = 0;                    // the plan's target utilisation
-  std::string hot_volume = "base";
   WindowFigures before, after;
   // The plan's read latency after, weighted by each volume's reads.
   double forecast_read_latency_after_us = 0;
