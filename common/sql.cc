@@ -1,5 +1,7 @@
 #include "common/sql.h"
 
+#include "common/sql_row.h"
+
 namespace pglayout {
 
 int SqlResult::ColumnIndex(const std::string& column) const {
@@ -33,12 +35,10 @@ Status ReadCheckpointCounts(SqlSession* session, CheckpointCounts* counts) {
                           "pg_catalog.pg_stat_bgwriter";
   SqlResult result;
   PGLAYOUT_RETURN_IF_ERROR(session->Execute(sql, {}, &result));
-  if (result.rows.empty() || result.rows[0].size() < 2) {
-    return Status::Internal("no checkpoint statistics row");
-  }
-  counts->timed = std::stoll(result.rows[0][0].value_or("0"));
-  counts->requested = std::stoll(result.rows[0][1].value_or("0"));
-  return Status::Ok();
+  SqlRowReader row(result, 0, "checkpoint statistics");
+  counts->timed = row.Int(0);
+  counts->requested = row.Int(1);
+  return row.status();
 }
 
 std::string QuoteIdent(const std::string& name) {

@@ -7,6 +7,8 @@
 #include <nlohmann/json.hpp>
 #include <unordered_map>
 
+#include "common/sql_row.h"
+
 namespace pglayout {
 namespace {
 
@@ -231,14 +233,6 @@ SELECT json_build_object(
  'partitioned', (SELECT relkind = 'p' OR relispartition FROM rel))
 )sql";
 
-int64_t ToInt(const SqlValue& v) {
-  return v ? std::strtoll(v->c_str(), nullptr, 10) : 0;
-}
-double ToDouble(const SqlValue& v) {
-  return v ? std::strtod(v->c_str(), nullptr) : 0;
-}
-std::string ToText(const SqlValue& v) { return v.value_or(""); }
-
 RelationKind KindOf(const std::string& relkind) {
   if (relkind == "i") return RelationKind::kIndex;
   if (relkind == "t") return RelationKind::kToast;
@@ -279,18 +273,18 @@ class PgStatsSource : public StatsSource {
     info->description = session_->Describe();
     SqlValue recovery;
     PGLAYOUT_RETURN_IF_ERROR(Value("SELECT pg_is_in_recovery()", &recovery));
-    in_recovery_ = ToText(recovery) == "t";
+    in_recovery_ = recovery == "t";
     info->in_recovery = in_recovery_;
     PGLAYOUT_RETURN_IF_ERROR(ReadSettings(&info->settings));
     PGLAYOUT_RETURN_IF_ERROR(ReadTablespaces(&info->tablespaces));
     SqlResult r;
     PGLAYOUT_RETURN_IF_ERROR(
         Run(CheckpointQuery(info->version_num, in_recovery_), {}, &r));
-    if (!r.rows.empty()) {
-      ParseCheckpoints(r.rows[0], &info->checkpoints_since_reset);
-      info->checkpoints_reset_at = ToText(r.rows[0][5]);
-    }
-    return Status::Ok();
+    if (r.rows.empty()) return Status::Ok();
+    SqlRowReader row(r, 0, "checkpoint statistics");
+    ReadCheckpoints(row, &info->checkpoints_since_reset);
+    info->checkpoints_reset_at = row.Text(5);
+    return row.status();
   }
 
   Status ReadSample(Sample* sample, bool* skipped) override {
@@ -313,28 +307,27 @@ class PgStatsSource : public StatsSource {
     PGLAYOUT_RETURN_IF_ERROR(Run(RelationsQuery(), {}, &r));
     relations->clear();
     relations->reserve(r.rows.size());
-    for (const auto& row : r.rows) {
+    return ReadRows(r, "relations", [&](SqlRowReader& row) {
       RelationInfo info;
-      info.oid = static_cast<uint32_t>(ToInt(row[0]));
-      info.name = ToText(row[1]);
-      info.kind = KindOf(ToText(row[2]));
-      info.table_oid = static_cast<uint32_t>(ToInt(row[3]));
-      info.table = ToText(row[4]);
-      info.tablespace = ToText(row[5]);
-      info.reltuples = ToDouble(row[6]);
-      info.relpages = ToDouble(row[7]);
-      info.persistence = PersistenceName(ToText(row[8]));
-      info.is_partition = ToText(row[9]) == "t";
+      info.oid = static_cast<uint32_t>(row.Int(0));
+      info.name = row.Text(1);
+      info.kind = KindOf(row.Text(2));
+      info.table_oid = static_cast<uint32_t>(row.Int(3));
+      info.table = row.Text(4);
+      info.tablespace = row.Text(5);
+      info.reltuples = row.Double(6);
+      info.relpages = row.Double(7);
+      info.persistence = PersistenceName(row.Text(8));
+      info.is_partition = row.Bool(9);
       relations->push_back(std::move(info));
-    }
-    return Status::Ok();
+    });
   }
 
   Status ReadFacts(const RelationInfo& table, Relation* relation) override {
     SqlValue text;
     PGLAYOUT_RETURN_IF_ERROR(
         Value(kFactsQuery, &text, {std::to_string(table.oid)}));
-    nlohmann::json j = nlohmann::json::parse(ToText(text), nullptr, false);
+    nlohmann::json j = nlohmann::json::parse(text.value_or(""), nullptr, false);
     if (j.is_discarded() || !j.is_object()) {
       return Status::Internal("facts of " + table.name + " are not JSON");
     }
@@ -400,10 +393,9 @@ class PgStatsSource : public StatsSource {
         Run("SELECT name, current_setting(name) FROM pg_settings "
             "WHERE name = ANY($1::text[])",
             {fmt::format("{{{}}}", fmt::join(names, ","))}, &r));
-    for (const auto& row : r.rows) {
-      (*settings)[ToText(row[0])] = ToText(row[1]);
-    }
-    return Status::Ok();
+    return ReadRows(r, "pg_settings", [&](SqlRowReader& row) {
+      (*settings)[row.Text(0)] = row.Text(1);
+    });
   }
 
   Status ReadTablespaces(std::vector<TablespaceInfo>* out) {
@@ -412,19 +404,17 @@ class PgStatsSource : public StatsSource {
         Run("SELECT spcname, pg_tablespace_location(oid) FROM pg_tablespace "
             "ORDER BY spcname",
             {}, &r));
-    for (const auto& row : r.rows) {
-      out->push_back({ToText(row[0]), ToText(row[1])});
-    }
-    return Status::Ok();
+    return ReadRows(r, "pg_tablespace", [&](SqlRowReader& row) {
+      out->push_back({row.Text(0), row.Text(1)});
+    });
   }
 
-  static void ParseCheckpoints(const std::vector<SqlValue>& row,
-                               CheckpointCounters* c) {
-    c->timed = ToInt(row[0]);
-    c->requested = ToInt(row[1]);
-    c->write_time_ms = ToDouble(row[2]);
-    c->sync_time_ms = ToDouble(row[3]);
-    c->buffers_written = ToInt(row[4]);
+  static void ReadCheckpoints(SqlRowReader& row, CheckpointCounters* c) {
+    c->timed = row.Int(0);
+    c->requested = row.Int(1);
+    c->write_time_ms = row.Double(2);
+    c->sync_time_ms = row.Double(3);
+    c->buffers_written = row.Int(4);
   }
 
   Status ReadSampleInTransaction(Sample* sample) {
@@ -432,21 +422,29 @@ class PgStatsSource : public StatsSource {
     ServerCounters& s = sample->server;
     SqlResult r;
     PGLAYOUT_RETURN_IF_ERROR(Run(ServerQuery(in_recovery_), {}, &r));
-    s.time = ToDouble(r.rows.at(0)[0]);
-    s.wal_lsn = ToDouble(r.rows[0][1]);
-    s.commits = ToInt(r.rows[0][2]);
-    s.buffers_clean = ToInt(r.rows[0][3]);
+    SqlRowReader server(r, 0, "server counters");
+    s.time = server.Double(0);
+    s.wal_lsn = server.Double(1);
+    s.commits = server.Int(2);
+    s.buffers_clean = server.Int(3);
+    PGLAYOUT_RETURN_IF_ERROR(server.status());
     PGLAYOUT_RETURN_IF_ERROR(
         Run(CheckpointQuery(version, in_recovery_), {}, &r));
-    if (!r.rows.empty()) ParseCheckpoints(r.rows[0], &s.checkpoints);
+    if (!r.rows.empty()) {
+      SqlRowReader row(r, 0, "checkpoint statistics");
+      ReadCheckpoints(row, &s.checkpoints);
+      PGLAYOUT_RETURN_IF_ERROR(row.status());
+    }
     if (version >= 140000) {
       PGLAYOUT_RETURN_IF_ERROR(Run(WalQuery(version), {}, &r));
       if (!r.rows.empty()) {
+        SqlRowReader wal(r, 0, "pg_stat_wal");
         s.has_wal_stats = true;
-        s.wal_records = ToInt(r.rows[0][0]);
-        s.wal_fpi = ToInt(r.rows[0][1]);
-        s.wal_bytes = ToDouble(r.rows[0][2]);
-        if (r.rows[0].size() > 3) s.wal_syncs = ToInt(r.rows[0][3]);
+        s.wal_records = wal.Int(0);
+        s.wal_fpi = wal.Int(1);
+        s.wal_bytes = wal.Double(2);
+        if (r.rows[0].size() > 3) s.wal_syncs = wal.Int(3);
+        PGLAYOUT_RETURN_IF_ERROR(wal.status());
       }
     }
     if (version >= 160000) PGLAYOUT_RETURN_IF_ERROR(ReadIo(&s.io));
@@ -457,12 +455,11 @@ class PgStatsSource : public StatsSource {
   Status ReadIo(std::vector<IoCounters>* out) {
     SqlResult r;
     PGLAYOUT_RETURN_IF_ERROR(Run(kIoQuery, {}, &r));
-    for (const auto& row : r.rows) {
-      out->push_back({ToText(row[0]), ToText(row[1]), ToText(row[2]),
-                      ToDouble(row[3]), ToDouble(row[4]), ToDouble(row[5]),
-                      ToDouble(row[6]), ToDouble(row[7])});
-    }
-    return Status::Ok();
+    return ReadRows(r, "pg_stat_io", [&](SqlRowReader& row) {
+      out->push_back({row.Text(0), row.Text(1), row.Text(2), row.Double(3),
+                      row.Double(4), row.Double(5), row.Double(6),
+                      row.Double(7)});
+    });
   }
 
   Status ReadRelationCounters(
@@ -470,25 +467,24 @@ class PgStatsSource : public StatsSource {
     SqlResult r;
     PGLAYOUT_RETURN_IF_ERROR(Run(CountersQuery(), {}, &r));
     out->reserve(r.rows.size());
-    for (const auto& row : r.rows) {
-      uint32_t oid = static_cast<uint32_t>(ToInt(row[0]));
+    return ReadRows(r, "relation counters", [&](SqlRowReader& row) {
+      uint32_t oid = static_cast<uint32_t>(row.Int(0));
       RelationCounters c;
-      c.blocks_read = ToInt(row[1]);
-      c.blocks_hit = ToInt(row[2]);
-      c.tuples_inserted = ToInt(row[3]);
-      c.tuples_updated = ToInt(row[4]);
-      c.tuples_hot_updated = ToInt(row[5]);
-      c.tuples_deleted = ToInt(row[6]);
+      c.blocks_read = row.Int(1);
+      c.blocks_hit = row.Int(2);
+      c.tuples_inserted = row.Int(3);
+      c.tuples_updated = row.Int(4);
+      c.tuples_hot_updated = row.Int(5);
+      c.tuples_deleted = row.Int(6);
       // NULL: locked exclusively (skipped) or dropped meanwhile.
-      if (row[7]) {
-        c.size = static_cast<uint64_t>(ToInt(row[7]));
+      if (!row.IsNull(7)) {
+        c.size = static_cast<uint64_t>(row.Int(7));
         last_size_[oid] = c.size;
       } else {
         c.size = last_size_[oid];
       }
       (*out)[oid] = c;
-    }
-    return Status::Ok();
+    });
   }
 
   SqlSession* session_;

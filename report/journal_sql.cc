@@ -7,6 +7,8 @@
 #include <sstream>
 #include <vector>
 
+#include "common/sql_row.h"
+
 namespace pglayout::report {
 
 std::string StepDescription(const std::string& phase,
@@ -33,20 +35,6 @@ std::string StepDescription(const std::string& phase,
 }
 
 namespace {
-
-std::string At(const std::vector<SqlValue>& row, size_t i) {
-  return i < row.size() ? row[i].value_or("") : "";
-}
-
-int64_t AtInt(const std::vector<SqlValue>& row, size_t i) {
-  std::string text = At(row, i);
-  return text.empty() ? 0 : std::stoll(text);
-}
-
-double AtDouble(const std::vector<SqlValue>& row, size_t i) {
-  std::string text = At(row, i);
-  return text.empty() ? 0 : std::stod(text);
-}
 
 class SqlJournalSource : public JournalSource {
  public:
@@ -88,13 +76,16 @@ class SqlJournalSource : public JournalSource {
               "pg_catalog.to_regclass('pglayout.step') IS NOT NULL AND "
               "pg_catalog.to_regclass('pglayout.setting') IS NOT NULL",
               {}, &r));
-    if (At(r.rows.at(0), 0) != "t") {
+    SqlRowReader row(r, 0, "the journal's tables");
+    const bool schema = row.Bool(0), tables = row.Bool(1);
+    PGLAYOUT_RETURN_IF_ERROR(row.status());
+    if (!schema) {
       return Status::NotFound(session_->Describe() +
                               ": no migration journal (schema pglayout does "
                               "not exist; pglayout migrate --apply has not "
                               "run against this database)");
     }
-    if (At(r.rows.at(0), 1) != "t") {
+    if (!tables) {
       return Status::NotFound(session_->Describe() +
                               ": schema pglayout holds no journal tables "
                               "(run, step, setting)");
@@ -120,16 +111,16 @@ class SqlJournalSource : public JournalSource {
       return Status::NotFound(session_->Describe() +
                               ": the migration journal holds no run");
     }
-    const auto& row = r.rows[0];
-    *run_id = AtInt(row, 0);
+    SqlRowReader row(r, 0, "pglayout.run");
+    *run_id = row.Int(0);
     j->run = fmt::format("#{}", *run_id);
-    j->plan = "plan hash " + At(row, 1);
-    j->status = At(row, 2);
-    j->started_at = At(row, 3);
-    j->finished_at = At(row, 4);
-    counts->start = {AtInt(row, 5), AtInt(row, 6)};
-    counts->end = {AtInt(row, 7), AtInt(row, 8)};
-    return Status::Ok();
+    j->plan = "plan hash " + row.Text(1);
+    j->status = row.Text(2);
+    j->started_at = row.Text(3);
+    j->finished_at = row.Text(4);
+    counts->start = {row.Int(5), row.Int(6)};
+    counts->end = {row.Int(7), row.Int(8)};
+    return row.status();
   }
 
   Status ReadSteps(int64_t run_id, MigrationJournal* j) {
@@ -145,30 +136,29 @@ class SqlJournalSource : public JournalSource {
               "FROM pglayout.step s WHERE run_id = $1 "
               "ORDER BY step_no, step_key",
               {std::to_string(run_id)}, &r));
-    for (const auto& row : r.rows) {
+    return ReadRows(r, "pglayout.step", [&](SqlRowReader& row) {
       JournalStep s;
-      s.ordinal = static_cast<int>(AtInt(row, 0));
-      std::string key = At(row, 1);
+      s.ordinal = static_cast<int>(row.Int(0));
+      std::string key = row.Text(1);
       size_t colon = key.find(':');
       s.kind = key.substr(0, colon);
       // The step key names the relation as the plan does; the journaled
       // oid names the old copy once an online step has swapped.
       s.relation =
-          colon != std::string::npos ? key.substr(colon + 1) : At(row, 6);
-      s.status = At(row, 2);
-      s.error = At(row, 10);
+          colon != std::string::npos ? key.substr(colon + 1) : row.Text(6);
+      s.status = row.Text(2);
+      s.error = row.Text(10);
       if (!s.error.empty() && s.status != "done") s.status = "failed";
-      s.description = StepDescription(At(row, 3), At(row, 4));
-      s.rows = AtInt(row, 5);
-      s.duration = std::max(0.0, AtDouble(row, 7));
+      s.description = StepDescription(row.Text(3), row.Text(4));
+      s.rows = row.Int(5);
+      s.duration = std::max(0.0, row.Double(7));
       // Bytes the copy wrote when the journal counts them, else the size
       // of the relation the step placed.
-      int64_t copied = AtInt(row, 9);
+      int64_t copied = row.Int(9);
       s.bytes = static_cast<uint64_t>(
-          std::max<int64_t>(0, copied > 0 ? copied : AtInt(row, 8)));
+          std::max<int64_t>(0, copied > 0 ? copied : row.Int(8)));
       j->steps.push_back(std::move(s));
-    }
-    return Status::Ok();
+    });
   }
 
   Status ReadSettings(int64_t run_id, MigrationJournal* j) {
@@ -178,11 +168,10 @@ class SqlJournalSource : public JournalSource {
         "FROM pglayout.setting WHERE run_id = $1 ORDER BY changed_at, kind, "
         "name",
         {std::to_string(run_id)}, &r));
-    for (const auto& row : r.rows) {
-      j->settings.push_back({At(row, 0), At(row, 1) == "guard", At(row, 2),
-                             At(row, 3), At(row, 4)});
-    }
-    return Status::Ok();
+    return ReadRows(r, "pglayout.setting", [&](SqlRowReader& row) {
+      j->settings.push_back({row.Text(0), row.Text(1) == "guard", row.Text(2),
+                             row.Text(3), row.Text(4)});
+    });
   }
 
   // Checkpoints between the run's start and its end; for a run without
