@@ -1,9 +1,8 @@
 #include "observe/device_reads.h"
 
 #include <algorithm>
-#include <sstream>
 
-#include "common/files.h"
+#include "common/block_stats.h"
 
 namespace pglayout {
 namespace {
@@ -19,16 +18,10 @@ DeviceReadCounts ReadDeviceReadCounts(
   DeviceReadCounts out;
   for (const DataLocation& l : locations) {
     if (!HoldsData(l) || out.count(l.on->device)) continue;
-    std::string text;
-    if (!ReadTextFile(
-             paths.sysfs_root + "/class/block/" + l.on->device + "/stat", &text)
-             .ok()) {
-      continue;
+    BlockStats stats;
+    if (ReadBlockStat(paths.sysfs_root, l.on->device, &stats).ok()) {
+      out[l.on->device] = stats.reads;
     }
-    // reads completed, reads merged, sectors read, ... (block/stat.rst)
-    std::istringstream fields(text);
-    uint64_t reads = 0;
-    if (fields >> reads) out[l.on->device] = reads;
   }
   return out;
 }

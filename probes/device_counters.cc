@@ -2,57 +2,27 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
-#include <sstream>
 #include <vector>
 
+#include "common/block_stats.h"
 #include "common/files.h"
 
 namespace pglayout::probes {
 namespace {
 
-constexpr uint64_t kSector = 512;  // diskstats counts 512-byte sectors
-
 uint64_t Above(uint64_t a, uint64_t b) { return a > b ? a - b : 0; }
 
 }  // namespace
 
-Status ParseDiskstats(const std::string& text, const std::string& device,
-                      DiskCounters* out) {
-  std::istringstream lines(text);
-  std::string line;
-  while (std::getline(lines, line)) {
-    std::istringstream fields(line);
-    std::vector<std::string> f;
-    for (std::string x; fields >> x;) f.push_back(x);
-    if (f.size() < 3 || f[2] != device) continue;
-    // major minor name reads merged sectors ms writes merged sectors ...
-    auto number = [&](size_t i, uint64_t* v) {
-      if (i >= f.size() || f[i].empty() ||
-          !std::all_of(f[i].begin(), f[i].end(),
-                       [](char c) { return c >= '0' && c <= '9'; })) {
-        return false;
-      }
-      *v = std::stoull(f[i]);
-      return true;
-    };
-    uint64_t read = 0, written = 0;
-    if (!number(5, &read) || !number(9, &written)) {
-      return Status::InvalidInput(fmt::format(
-          "diskstats: the line of {} is malformed: '{}'", device, line));
-    }
-    out->read_bytes = read * kSector;
-    out->write_bytes = written * kSector;
-    return Status::Ok();
-  }
-  return Status::NotFound(
-      fmt::format("diskstats: no line for device {}", device));
-}
-
 Status DiskstatsCounters::Read(DiskCounters* out) {
   std::string text;
   PGLAYOUT_RETURN_IF_ERROR(ReadTextFile(path_, &text));
-  return ParseDiskstats(text, device_, out).WithContext(path_);
+  BlockStats stats;
+  PGLAYOUT_RETURN_IF_ERROR(
+      ParseDiskstats(text, device_, &stats).WithContext(path_));
+  out->read_bytes = stats.read_sectors * kBlockStatSector;
+  out->write_bytes = stats.write_sectors * kBlockStatSector;
+  return Status::Ok();
 }
 
 ForeignIo JudgeForeignIo(const DiskCounters& before, const DiskCounters& after,

@@ -38,12 +38,6 @@ struct DiskCounters {
   uint64_t write_bytes = 0;
 };
 
-// The line of |device| ("vdb", "md0", "nvme1n1p2") in /proc/diskstats text:
-// fields 6 and 10 are sectors read and written. NotFound when the device
-// has no line, InvalidInput when its line is malformed.
-Status ParseDiskstats(const std::string& text, const std::string& device,
-                      DiskCounters* out);
-
 class DeviceCounters {
  public:
   virtual ~DeviceCounters() = default;

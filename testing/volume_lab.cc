@@ -772,25 +772,9 @@ Status VolumeLab::ReadDiskStats(const std::string& name,
                                 DiskStats* stats) const {
   const LabVolume* v = Find(name);
   if (v == nullptr) return Status::NotFound("no lab volume named " + name);
-  std::string device = LoopName(v->loop_device);
-  std::ifstream in("/proc/diskstats");
-  std::string line;
-  while (std::getline(in, line)) {
-    // major minor name reads merged sectors ms writes merged sectors ...
-    std::istringstream fields(line);
-    unsigned major, minor;
-    std::string dev;
-    uint64_t reads, read_merged, read_sectors, read_ms, writes, write_merged,
-        write_sectors;
-    if (!(fields >> major >> minor >> dev >> reads >> read_merged >>
-          read_sectors >> read_ms >> writes >> write_merged >> write_sectors)) {
-      continue;
-    }
-    if (dev != device) continue;
-    *stats = DiskStats{reads, read_sectors, writes, write_sectors};
-    return Status::Ok();
-  }
-  return Status::NotFound("/proc/diskstats has no line for " + device);
+  std::string text;
+  PGLAYOUT_RETURN_IF_ERROR(ReadTextFile("/proc/diskstats", &text));
+  return ParseDiskstats(text, LoopName(v->loop_device), stats);
 }
 
 // ---------------------------------------------------------------------------

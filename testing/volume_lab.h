@@ -66,6 +66,7 @@
 #include <string>
 #include <vector>
 
+#include "common/block_stats.h"
 #include "common/status.h"
 #include "testing/subprocess.h"
 
@@ -104,14 +105,8 @@ struct VolumeLabSpec {
   LabHost host;
 };
 
-// Counters of a block device from /proc/diskstats (completed requests and
-// 512-byte sectors since the device appeared).
-struct DiskStats {
-  uint64_t reads = 0;
-  uint64_t read_sectors = 0;
-  uint64_t writes = 0;
-  uint64_t write_sectors = 0;
-};
+// Counters of a block device from /proc/diskstats.
+using DiskStats = BlockStats;
 
 // A volume as built.
 struct LabVolume {

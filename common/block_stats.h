@@ -1,0 +1,40 @@
+// The I/O counters the kernel keeps for each block device: completed
+// requests and 512-byte sectors since the device appeared, as
+// /proc/diskstats and /sys/class/block/<device>/stat print them.
+
+#ifndef PGLAYOUT_COMMON_BLOCK_STATS_H_
+#define PGLAYOUT_COMMON_BLOCK_STATS_H_
+
+#include <cstdint>
+#include <string>
+
+#include "common/status.h"
+
+namespace pglayout {
+
+inline constexpr uint64_t kBlockStatSector = 512;  // whatever the block size
+
+struct BlockStats {
+  uint64_t reads = 0;  // completed read requests
+  uint64_t read_sectors = 0;
+  uint64_t writes = 0;  // completed write requests
+  uint64_t write_sectors = 0;
+};
+
+// The fields of a stat file: reads, reads merged, sectors read, ms reading,
+// writes, writes merged, sectors written, ... InvalidInput when fewer than
+// seven fields or one of them is not a number.
+Status ParseBlockStat(const std::string& fields, BlockStats* out);
+
+// |device|'s line of /proc/diskstats text: major, minor, name, then the
+// fields of a stat file. NotFound when the device has no line.
+Status ParseDiskstats(const std::string& text, const std::string& device,
+                      BlockStats* out);
+
+// <sysfs_root>/class/block/<device>/stat.
+Status ReadBlockStat(const std::string& sysfs_root, const std::string& device,
+                     BlockStats* out);
+
+}  // namespace pglayout
+
+#endif  // PGLAYOUT_COMMON_BLOCK_STATS_H_
