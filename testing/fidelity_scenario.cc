@@ -330,14 +330,13 @@ Status Scenario::VacuumNewTables() {
   say_("VACUUM: the new tables' first vacuum, before measuring");
   std::unique_ptr<SqlSession> session;
   PGLAYOUT_RETURN_IF_ERROR(pg_->Connect(&session));
-  SqlResult tables;
-  PGLAYOUT_RETURN_IF_ERROR(session->Execute(
+  SqlValue tables;
+  PGLAYOUT_RETURN_IF_ERROR(QueryValue(
+      session.get(),
       "SELECT string_agg(format('%I.%I', schemaname, relname), ', ') FROM "
       "pg_stat_user_tables WHERE schemaname <> 'pglayout'",
       {}, &tables));
-  if (tables.rows.empty() || !tables.rows[0][0]) return Status::Ok();
-  SqlResult ignored;
-  return session->Execute("VACUUM " + *tables.rows[0][0], {}, &ignored);
+  return tables ? ExecuteSql(session.get(), "VACUUM " + *tables) : Status::Ok();
 }
 
 double Utilisation(double reads, double writes, const LabVolumeSpec& caps) {
