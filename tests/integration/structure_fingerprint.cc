@@ -221,7 +221,10 @@ std::vector<std::string> Queries(int version, const std::string& table) {
       "c.coninhcount, coalesce(pc.conname, '-')) FROM "
       "pg_catalog.pg_constraint c LEFT JOIN pg_catalog.pg_constraint pc ON "
       "pc.oid = c.conparentid WHERE c.conrelid = $1::oid AND (c.conparentid "
-      "<> 0 OR c.coninhcount > 0 OR NOT c.conislocal)",
+      "<> 0 OR c.coninhcount > 0 OR NOT c.conislocal) AND (pc.oid IS NULL "
+      // Not the copies of the table's foreign keys to each partition of
+      // a partitioned table it references: the partitioning's.
+      "OR pc.conrelid <> c.conrelid)",
       "SELECT concat_ws(' | ', 'attached index', i.relname, "
       "h.inhparent::regclass) FROM pg_catalog.pg_index x JOIN "
       "pg_catalog.pg_class i ON i.oid = x.indexrelid JOIN "
