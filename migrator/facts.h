@@ -114,7 +114,25 @@ struct TableFacts {
   char persistence = 'p';  // p, u, t
   bool is_partition = false;
   bool has_inheritance = false;  // an inheritance parent or child
-  bool typed = false;            // CREATE TABLE ... OF type
+  // A partition (is_partition): its parent (quoted-qualified), its bound
+  // as pg_get_expr(relpartbound) prints it ("FOR VALUES FROM (1) TO (9)",
+  // "DEFAULT"), and its partition constraint, ancestors' included
+  // (pg_get_partition_constraintdef; "" when it has none, as the only
+  // partition of a parent when that partition is its DEFAULT).
+  std::string partition_parent;
+  std::string partition_bound;
+  std::string partition_constraint;
+  // The parent's DEFAULT partition when it is another one
+  // (quoted-qualified; "" if none), and whether that one is partitioned.
+  std::string default_partition;
+  bool default_partition_partitioned = false;
+  // Foreign keys the partition has from its parent (conparentid): ATTACH
+  // takes them over from an equal key of the new partition.
+  std::vector<ForeignKeyFacts> inherited_fks_out;
+  // Foreign keys of other tables that reference the parent (or an
+  // ancestor), "foreign key f of table t": DETACH checks their rows.
+  std::vector<std::string> parent_referenced_by;
+  bool typed = false;  // CREATE TABLE ... OF type
   bool extension_member = false;
   bool system = false;  // in pg_catalog / information_schema
   // Set by the migrator, not read from the system catalogs: the placement is

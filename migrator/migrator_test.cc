@@ -485,6 +485,123 @@ TEST(Preflight, RefusesWhatAPartitionedTableCannotHave) {
   EXPECT_EQ(c.Refusals().find("sales_order_fkey"), std::string::npos);
 }
 
+// public.orders as the partition of public.sales for 2024, which has a
+// foreign key from its parent and a DEFAULT partition beside it.
+TableFacts SalesPartition() {
+  TableFacts t = Orders();
+  t.is_partition = true;
+  t.partition_parent = "public.sales";
+  t.partition_bound = "FOR VALUES FROM (1000) TO (2000)";
+  t.partition_constraint =
+      "((id IS NOT NULL) AND (id >= 1000) AND "
+      "(id < 2000))";
+  t.default_partition = "public.sales_rest";
+  t.inherited_fks_out = {{"sales_customer_fkey", "public.customers",
+                          "FOREIGN KEY (customer) REFERENCES customers(id)",
+                          true}};
+  return t;
+}
+
+Plan MovePlan() {
+  Plan p = HashPlan();
+  p.placements[0].strategy = Strategy::kMove;
+  p.placements[0].tablespaces = {"a"};
+  p.settings.clear();
+  return p;
+}
+
+TEST(Preflight, AcceptsAPartitionOnlineAndRefusesWhatDetachCannotDo) {
+  PreflightCase c;
+  c.plan = MovePlan();
+  c.tables["public.orders"] = SalesPartition();
+  EXPECT_EQ(c.Refusals(), "");
+  TableFacts& t = c.tables["public.orders"];
+  t.parent_referenced_by = {"foreign key line_sale_fkey of table public.line"};
+  t.columns[0].identity = 'd';
+  std::string r = c.Refusals();
+  EXPECT_NE(r.find("public.orders: foreign key line_sale_fkey of table "
+                   "public.line references its parent public.sales: DETACH "
+                   "PARTITION refuses"),
+            std::string::npos)
+      << r;
+  EXPECT_NE(r.find("column id is an identity column"), std::string::npos) << r;
+  EXPECT_NE(r.find("online = false moves it offline"), std::string::npos) << r;
+  // Partitioned partitions and hash conversions of partitions are refused.
+  t = SalesPartition();
+  t.kind = 'p';
+  EXPECT_NE(c.Refusals().find("public.orders: is itself partitioned (a "
+                              "partition of public.sales with partitions of "
+                              "its own)"),
+            std::string::npos)
+      << c.Refusals();
+  t.kind = 'r';
+  c.plan = HashPlan();
+  EXPECT_NE(c.Refusals().find("public.orders: is a partition of public.sales: "
+                              "it can be moved"),
+            std::string::npos)
+      << c.Refusals();
+}
+
+TEST(OnlineSql, APartitionsSwapDetachesThenAttachesTheCopyWithItsBounds) {
+  TableFacts t = SalesPartition();
+  OnlineTarget target;
+  target.tablespaces = {"a"};
+  OnlineNames names = MakeOnlineNames(t, target);
+  const std::string table = R"("public"."orders")";
+  const std::string shadow = R"("public"."pglayout_new_16384")";
+  const std::string bound =
+      "((id IS NOT NULL) AND (id >= 1000) AND (id < 2000))";
+  std::string create = Join(ShadowCreateSql(t, target, names, 150000), "\n");
+  EXPECT_NE(create.find("ALTER TABLE " + shadow +
+                        R"( ADD CONSTRAINT "pglayout_bound_16384" CHECK ()" +
+                        bound + ")"),
+            std::string::npos)
+      << create;
+  std::vector<AttachPrep> preps = AttachPrepSql(t, names);
+  ASSERT_EQ(preps.size(), 2u);
+  EXPECT_EQ(preps[0].add,
+            "ALTER TABLE " + shadow +
+                R"( ADD CONSTRAINT "sales_customer_fkey" FOREIGN KEY )"
+                "(customer) REFERENCES customers(id) NOT VALID");
+  EXPECT_EQ(preps[1].add, R"(ALTER TABLE public.sales_rest ADD CONSTRAINT )"
+                          R"("pglayout_excl_16384" CHECK (NOT ()" +
+                              bound + ")) NOT VALID");
+  EXPECT_EQ(preps[1].validate,
+            R"(ALTER TABLE public.sales_rest VALIDATE CONSTRAINT )"
+            R"("pglayout_excl_16384")");
+  EXPECT_EQ(SwapLockSql(t, names), "LOCK TABLE ONLY public.sales, " + table +
+                                       ", " + shadow +
+                                       ", public.sales_rest IN ACCESS "
+                                       "EXCLUSIVE MODE");
+  std::vector<std::string> swap = SwapSql(t, target, names, SwapInputs());
+  auto at = [&](const std::string& sql) {
+    auto it = std::find(swap.begin(), swap.end(), sql);
+    EXPECT_NE(it, swap.end()) << sql << "\n" << Join(swap, "\n");
+    return it - swap.begin();
+  };
+  auto detach = at("ALTER TABLE public.sales DETACH PARTITION " + table);
+  auto drop_fk =
+      at("ALTER TABLE " + table + R"( DROP CONSTRAINT "sales_customer_fkey")");
+  auto retire = at("ALTER TABLE " + table + R"( RENAME TO "old_16384")");
+  auto rename = at("ALTER TABLE " + shadow + R"( RENAME TO "orders")");
+  auto attach = at("ALTER TABLE public.sales ATTACH PARTITION " + table +
+                   " FOR VALUES FROM (1000) TO (2000)");
+  auto check = at("ALTER TABLE " + table +
+                  R"( DROP CONSTRAINT IF EXISTS "pglayout_bound_16384")");
+  auto excl = at(R"(ALTER TABLE public.sales_rest DROP CONSTRAINT IF EXISTS )"
+                 R"("pglayout_excl_16384")");
+  EXPECT_LT(detach, drop_fk);
+  EXPECT_LT(drop_fk, retire);
+  EXPECT_LT(retire, rename);
+  EXPECT_LT(rename, attach);
+  EXPECT_LT(attach, check);
+  EXPECT_LT(attach, excl);
+  // A plain table's swap neither detaches nor attaches.
+  std::string plain =
+      Join(SwapSql(Orders(), target, names, SwapInputs()), "\n");
+  EXPECT_EQ(plain.find("PARTITION"), std::string::npos) << plain;
+}
+
 TEST(OnlineNames, APrimaryKeyCopyKeepsItsPartitionNumberWhenCut) {
   TableFacts t = Orders();
   t.name = std::string(60, 'l');

@@ -357,6 +357,8 @@ OnlineNames MakeOnlineNames(const TableFacts& table,
   n.capture_function = fmt::format("pglayout.capture_{}", table.oid);
   n.truncate_function = fmt::format("pglayout.block_truncate_{}", table.oid);
   n.old_name = fmt::format("old_{}", table.oid);
+  n.bound_check = fmt::format("pglayout_bound_{}", table.oid);
+  n.default_check = fmt::format("pglayout_excl_{}", table.oid);
   if (target.partitioned) {
     for (int r = 0; r < target.partitions; ++r) {
       n.partitions.push_back(TruncatedName(table.name, fmt::format("_p{}", r)));
@@ -391,6 +393,13 @@ std::vector<std::string> ShadowCreateSql(const TableFacts& t,
     AppendDropNotValidChecks(t, shadow, &tx);
     if (server_version < 130000) AppendNoInheritChecks(t, shadow, &tx);
     AppendColumnSettings(t, shadow, &tx);
+    // A partition's copy holds only rows within its bounds, checked as
+    // they come: ATTACH PARTITION then need not scan it.
+    if (!t.partition_parent.empty() && !t.partition_constraint.empty()) {
+      tx.push_back(fmt::format("ALTER TABLE {} ADD CONSTRAINT {} CHECK ({})",
+                               shadow, QuoteIdent(names.bound_check),
+                               t.partition_constraint));
+    }
     return tx;
   }
   tx.push_back(fmt::format("CREATE TABLE {} ({}) PARTITION BY HASH ({})",
@@ -480,6 +489,37 @@ std::vector<std::string> CaptureCreateSql(const TableFacts& t,
           "ALTER TABLE {} ENABLE ALWAYS TRIGGER pglayout_block_truncate",
           table),
   };
+}
+
+std::vector<AttachPrep> AttachPrepSql(const TableFacts& t,
+                                      const OnlineNames& names) {
+  std::vector<AttachPrep> out;
+  for (const ForeignKeyFacts& fk : t.inherited_fks_out) {
+    AttachPrep prep;
+    prep.table = names.QualifiedShadow();
+    prep.constraint = fk.name;
+    prep.add = fmt::format("ALTER TABLE {} ADD CONSTRAINT {} {} NOT VALID",
+                           prep.table, QuoteIdent(fk.name), fk.definition);
+    prep.locks = {prep.table, fk.table};
+    out.push_back(std::move(prep));
+  }
+  // A partitioned DEFAULT partition is left alone: ATTACH scans it.
+  if (!t.default_partition.empty() && !t.default_partition_partitioned &&
+      !t.partition_constraint.empty()) {
+    AttachPrep prep;
+    prep.table = t.default_partition;
+    prep.constraint = names.default_check;
+    prep.add = fmt::format(
+        "ALTER TABLE {} ADD CONSTRAINT {} CHECK (NOT ({})) NOT VALID",
+        prep.table, QuoteIdent(names.default_check), t.partition_constraint);
+    prep.locks = {prep.table};
+    out.push_back(std::move(prep));
+  }
+  for (AttachPrep& prep : out) {
+    prep.validate = fmt::format("ALTER TABLE {} VALIDATE CONSTRAINT {}",
+                                prep.table, QuoteIdent(prep.constraint));
+  }
+  return out;
 }
 
 std::vector<std::string> CaptureDropSql(const OnlineNames& names,
@@ -940,6 +980,43 @@ void AppendCarryOver(const TableFacts& t, const OnlineNames& names,
   }
 }
 
+// A partition leaves its parent (docs/online-migration.md#moving-a-partition);
+// the keys it had from the parent are its own then, and go: the old copy
+// must not keep rows of the referenced tables from being deleted.
+void AppendDetach(const TableFacts& t, const OnlineNames& names,
+                  std::vector<std::string>* out) {
+  if (t.partition_parent.empty()) return;
+  out->push_back(fmt::format("ALTER TABLE {} DETACH PARTITION {}",
+                             t.partition_parent, names.QualifiedTable()));
+  for (const ForeignKeyFacts& fk : t.inherited_fks_out) {
+    out->push_back(fmt::format("ALTER TABLE {} DROP CONSTRAINT {}",
+                               names.QualifiedTable(), QuoteIdent(fk.name)));
+  }
+}
+
+// The copy, under the partition's name, takes its place with the same
+// bounds. Its CHECK of the partition constraint and the DEFAULT
+// partition's exclusion (AttachPrepSql) spare ATTACH its scans; ATTACH
+// attaches the copy's indexes and foreign keys to the parent's and clones
+// the parent's row triggers; then both checks go.
+void AppendAttach(const TableFacts& t, const OnlineNames& names,
+                  std::vector<std::string>* out) {
+  if (t.partition_parent.empty()) return;
+  out->push_back(fmt::format("ALTER TABLE {} ATTACH PARTITION {} {}",
+                             t.partition_parent, names.QualifiedTable(),
+                             t.partition_bound));
+  // IF EXISTS: a DEFAULT partition's constraint may have been empty when
+  // its copy was made (it was the parent's only partition then).
+  out->push_back(fmt::format("ALTER TABLE {} DROP CONSTRAINT IF EXISTS {}",
+                             names.QualifiedTable(),
+                             QuoteIdent(names.bound_check)));
+  if (!t.default_partition.empty()) {
+    out->push_back(fmt::format("ALTER TABLE {} DROP CONSTRAINT IF EXISTS {}",
+                               t.default_partition,
+                               QuoteIdent(names.default_check)));
+  }
+}
+
 }  // namespace
 
 std::vector<std::string> SwapSql(const TableFacts& t,
@@ -967,10 +1044,12 @@ std::vector<std::string> SwapSql(const TableFacts& t,
     out.push_back(fmt::format("ALTER TABLE {} DROP CONSTRAINT {}",
                               names.QualifiedTable(), QuoteIdent(fk.name)));
   }
+  AppendDetach(t, names, &out);
   AppendAutovacuumRestore(t, target, names, &out);
   AppendRetireOld(t, names, &out);
   AppendNameNew(t, names, inputs, &out);
   AppendNameStatistics(t, names, inputs, &out);
+  AppendAttach(t, names, &out);
   AppendCarryOver(t, names, &out);
   for (const ForeignKeyFacts& fk : t.fks_in) {
     out.push_back(fmt::format("ALTER TABLE {} ADD CONSTRAINT {} {} NOT VALID",
@@ -986,6 +1065,18 @@ std::vector<std::string> SwapSql(const TableFacts& t,
     out.push_back(ForTable(c, names.QualifiedTable()));
   }
   return out;
+}
+
+std::string SwapLockSql(const TableFacts& t, const OnlineNames& names) {
+  std::vector<std::string> tables;
+  if (!t.partition_parent.empty()) {
+    tables.push_back("ONLY " + t.partition_parent);
+  }
+  tables.push_back(names.QualifiedTable());
+  tables.push_back(names.QualifiedShadow());
+  if (!t.default_partition.empty()) tables.push_back(t.default_partition);
+  return fmt::format("LOCK TABLE {} IN ACCESS EXCLUSIVE MODE",
+                     JoinComma(tables));
 }
 
 std::string ForeignKeyKey(const ForeignKeyFacts& fk, bool incoming) {

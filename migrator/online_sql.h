@@ -56,6 +56,12 @@ struct OnlineNames {
   std::string truncate_function;        // pglayout.block_truncate_<oid>()
   std::string old_name;                 // "old_<oid>" in schema pglayout
   std::vector<std::string> partitions;  // "<table>_p<r>" in |schema|
+  // Moving a partition: the shadow's CHECK constraint that equals the
+  // partition constraint ("pglayout_bound_<oid>"), and the one on the
+  // parent's DEFAULT partition that excludes it ("pglayout_excl_<oid>"),
+  // so that ATTACH PARTITION scans neither.
+  std::string bound_check;
+  std::string default_check;
 
   std::string QualifiedTable() const;   // "schema"."table"
   std::string QualifiedShadow() const;  // "schema"."pglayout_new_<oid>"
@@ -118,6 +124,22 @@ std::vector<ShadowIndex> ShadowIndexSql(const TableFacts& t,
 std::vector<std::string> CaptureCreateSql(const TableFacts& t,
                                           const OnlineNames& names,
                                           uint64_t run_id, bool key_index);
+
+// Moving a partition (docs/online-migration.md#moving-a-partition): a
+// constraint added before the swap, NOT VALID then validated (which does
+// not block writes), so that ATTACH PARTITION under the swap's lock finds
+// it instead of scanning: each foreign key the partition has from its
+// parent, on the shadow under its own name, and on the parent's DEFAULT
+// partition a CHECK that no row falls within the moved partition's bounds.
+struct AttachPrep {
+  std::string table;       // quoted-qualified: the shadow or the DEFAULT
+  std::string constraint;  // its name (unquoted)
+  std::string add;         // ALTER TABLE ... ADD CONSTRAINT ... NOT VALID
+  std::string validate;    // ALTER TABLE ... VALIDATE CONSTRAINT ...
+  std::vector<std::string> locks;  // the relations |add| locks
+};
+std::vector<AttachPrep> AttachPrepSql(const TableFacts& t,
+                                      const OnlineNames& names);
 
 // Drops what CaptureCreateSql made; IF EXISTS throughout, so it is safe on
 // any intermediate state.
@@ -263,6 +285,13 @@ std::vector<std::string> SwapSql(const TableFacts& t,
                                  const OnlineTarget& target,
                                  const OnlineNames& names,
                                  const SwapInputs& inputs);
+
+// The swap's first statement: ACCESS EXCLUSIVE on the table and the
+// shadow; for a partition first on its parent alone (ONLY: not its other
+// partitions), as writers through the parent lock it before the
+// partition, and last on the parent's DEFAULT partition, which ATTACH
+// locks so too.
+std::string SwapLockSql(const TableFacts& t, const OnlineNames& names);
 
 // Names a foreign key of the table's, incoming or outgoing, across the
 // swap: "out:<name>", "in:<referencing table>:<name>".

@@ -165,11 +165,20 @@ class Checker {
   }
 
   void CheckMove(const Placement& p, const TableFacts& t) {
+    if (t.kind == 'p' && t.is_partition) {
+      Refuse(p.relation,
+             fmt::format("is itself partitioned (a partition of {} with "
+                         "partitions of its own): moving it moves nothing, "
+                         "and pglayout does not detach and attach a "
+                         "partitioned partition; place its partitions "
+                         "instead",
+                         t.partition_parent));
+      return;
+    }
     if (t.kind == 'p') {
       Refuse(p.relation,
              "is a partitioned table: moving it moves nothing; "
-             "place its partitions instead (online = false moves a "
-             "partition)");
+             "place its partitions instead");
       return;
     }
     if (t.kind != 'r' && t.kind != 'i' && t.kind != 'm') {
@@ -219,7 +228,12 @@ class Checker {
     if (t.persistence != 'p') {
       Refuse(o, "is unlogged or temporary: its copy would not survive a crash");
     }
-    if (t.is_partition) Refuse(o, "is a partition of another table");
+    if (t.is_partition && p.strategy != Strategy::kMove) {
+      Refuse(o, "is a partition of " + t.partition_parent +
+                    ": it can be moved (strategy = \"move\"), not "
+                    "partitioned");
+    }
+    if (t.is_partition && p.strategy == Strategy::kMove) CheckPartition(o, t);
     if (t.has_inheritance) Refuse(o, "takes part in table inheritance");
     if (t.typed) Refuse(o, "is a typed table (CREATE TABLE ... OF)");
     if (t.extension_member) Refuse(o, "belongs to an extension");
@@ -324,6 +338,29 @@ class Checker {
       Refuse(o,
              "has row-level security: copying it needs a superuser or "
              "BYPASSRLS, otherwise rows would be filtered out");
+    }
+  }
+
+  // An online move of a partition detaches it and attaches its copy
+  // (docs/online-migration.md#moving-a-partition).
+  void CheckPartition(const std::string& o, const TableFacts& t) {
+    for (const std::string& fk : t.parent_referenced_by) {
+      Refuse(o, fk + " references its parent " + t.partition_parent +
+                    ": DETACH PARTITION refuses while rows of that table "
+                    "reference this partition's rows");
+    }
+    for (const ColumnFacts& c : t.columns) {
+      if (c.identity) {
+        Refuse(o, "column " + DisplayIdent(c.name) +
+                      " is an identity column, which a partition shares "
+                      "with its parent and its copy cannot");
+      }
+    }
+    if (t.default_partition_partitioned) {
+      Warn(o, "the DEFAULT partition " + t.default_partition +
+                  " of its parent is partitioned: ATTACH PARTITION scans it "
+                  "under the swap's lock, which holds the parent (reads and "
+                  "writes through it wait that long)");
     }
   }
 

@@ -145,8 +145,9 @@ Status ReadTableRow(SqlSession* s, uint32_t oid, TableFacts* t) {
   PGLAYOUT_RETURN_IF_ERROR(s->Execute(
       "SELECT c.oid, n.nspname, c.relname, c.relkind, c.relpersistence, "
       "c.relispartition, "
-      "EXISTS (SELECT 1 FROM pg_catalog.pg_inherits i "
-      "        WHERE i.inhrelid = c.oid OR i.inhparent = c.oid), "
+      "EXISTS (SELECT 1 FROM pg_catalog.pg_inherits i WHERE (i.inhrelid = "
+      "c.oid AND NOT c.relispartition) OR (i.inhparent = c.oid AND c.relkind "
+      "<> 'p')), "
       "c.reloftype <> 0, "
       "EXISTS (SELECT 1 FROM pg_catalog.pg_depend d WHERE d.classid = "
       "'pg_catalog.pg_class'::regclass AND d.objid = c.oid AND d.deptype = "
@@ -469,14 +470,21 @@ Status ReadForeignKeys(SqlSession* s, uint32_t oid, TableFacts* t) {
   return Status::Ok();
 }
 
+// A partition's copies of its parent's row triggers: PostgreSQL makes them
+// and ATTACH PARTITION makes them again (internal ones on 12, marked by
+// tgparentid from 13 on).
+std::string InheritedTriggers(SqlSession* s) {
+  return s->server_version() >= 130000 ? " AND tgparentid = 0" : "";
+}
+
 Status ReadTriggersAndPolicies(SqlSession* s, uint32_t oid, TableFacts* t) {
   SqlResult r;
-  PGLAYOUT_RETURN_IF_ERROR(
-      s->Execute("SELECT tgname, pg_catalog.pg_get_triggerdef(oid), tgenabled "
-                 "FROM pg_catalog.pg_trigger WHERE tgrelid = $1::oid "
-                 "AND NOT tgisinternal AND tgname NOT IN " +
-                     std::string(kOwnTriggerNames) + " ORDER BY 1",
-                 {std::to_string(oid)}, &r));
+  PGLAYOUT_RETURN_IF_ERROR(s->Execute(
+      "SELECT tgname, pg_catalog.pg_get_triggerdef(oid), tgenabled "
+      "FROM pg_catalog.pg_trigger WHERE tgrelid = $1::oid "
+      "AND NOT tgisinternal AND tgname NOT IN " +
+          std::string(kOwnTriggerNames) + InheritedTriggers(s) + " ORDER BY 1",
+      {std::to_string(oid)}, &r));
   for (const auto& row : r.rows) {
     t->triggers.push_back({Cell(row, 0), Cell(row, 1), CellChar(row, 2)});
   }
@@ -821,6 +829,62 @@ Status ReadReplicationAndSequences(SqlSession* s, uint32_t oid, TableFacts* t) {
   return Status::Ok();
 }
 
+// A partition's parent, bound and partition constraint, the parent's
+// DEFAULT partition, the foreign keys it has from its parent and those
+// that reference an ancestor (docs/online-migration.md#moving-a-partition).
+Status ReadPartition(SqlSession* s, uint32_t oid, TableFacts* t) {
+  SqlResult r;
+  PGLAYOUT_RETURN_IF_ERROR(s->Execute(
+      "SELECT pg_catalog.format('%I.%I', pn.nspname, p.relname), "
+      "pg_catalog.pg_get_expr(c.relpartbound, c.oid), "
+      "coalesce(pg_catalog.pg_get_partition_constraintdef(c.oid), ''), "
+      "coalesce((SELECT pg_catalog.format('%I.%I', dn.nspname, d.relname) "
+      "FROM pg_catalog.pg_partitioned_table pt JOIN pg_catalog.pg_class d ON "
+      "d.oid = pt.partdefid JOIN pg_catalog.pg_namespace dn ON dn.oid = "
+      "d.relnamespace WHERE pt.partrelid = p.oid AND d.oid <> c.oid), ''), "
+      "coalesce((SELECT d.relkind = 'p' FROM pg_catalog.pg_partitioned_table "
+      "pt JOIN pg_catalog.pg_class d ON d.oid = pt.partdefid WHERE "
+      "pt.partrelid = p.oid AND d.oid <> c.oid), false) "
+      "FROM pg_catalog.pg_class c JOIN pg_catalog.pg_inherits i ON "
+      "i.inhrelid = c.oid JOIN pg_catalog.pg_class p ON p.oid = i.inhparent "
+      "JOIN pg_catalog.pg_namespace pn ON pn.oid = p.relnamespace WHERE "
+      "c.oid = $1::oid",
+      {std::to_string(oid)}, &r));
+  if (r.rows.empty()) return Status::Ok();
+  t->partition_parent = Cell(r.rows[0], 0);
+  t->partition_bound = Cell(r.rows[0], 1);
+  t->partition_constraint = Cell(r.rows[0], 2);
+  t->default_partition = Cell(r.rows[0], 3);
+  t->default_partition_partitioned = CellBool(r.rows[0], 4);
+  SqlResult fks;
+  PGLAYOUT_RETURN_IF_ERROR(s->Execute(
+      "SELECT c.conname, pg_catalog.format('%I.%I', fn.nspname, f.relname), "
+      "pg_catalog.pg_get_constraintdef(c.oid), c.convalidated FROM "
+      "pg_catalog.pg_constraint c JOIN pg_catalog.pg_class f ON f.oid = "
+      "c.confrelid JOIN pg_catalog.pg_namespace fn ON fn.oid = "
+      "f.relnamespace WHERE c.contype = 'f' AND c.conrelid = $1::oid AND "
+      "c.conparentid <> 0 ORDER BY 1",
+      {std::to_string(oid)}, &fks));
+  for (const auto& row : fks.rows) {
+    t->inherited_fks_out.push_back({Cell(row, 0), Cell(row, 1),
+                                    WithoutNotValid(Cell(row, 2)),
+                                    CellBool(row, 3)});
+  }
+  SqlResult refs;
+  PGLAYOUT_RETURN_IF_ERROR(s->Execute(
+      "SELECT DISTINCT pg_catalog.format('foreign key %I of table %s', "
+      "c.conname, c.conrelid::pg_catalog.regclass) FROM "
+      "pg_catalog.pg_constraint c WHERE c.contype = 'f' AND c.conparentid = "
+      "0 AND c.confrelid IN (SELECT a.relid FROM "
+      "pg_catalog.pg_partition_ancestors($1::oid) a WHERE a.relid <> "
+      "$1::oid) ORDER BY 1",
+      {std::to_string(oid)}, &refs));
+  for (const auto& row : refs.rows) {
+    t->parent_referenced_by.push_back(Cell(row, 0));
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Status HardenSession(SqlSession* session) {
@@ -937,6 +1001,7 @@ Status GatherTableFacts(SqlSession* session, uint32_t oid, TableFacts* facts) {
   PGLAYOUT_RETURN_IF_ERROR(ReadStatistics(session, oid, &t));
   PGLAYOUT_RETURN_IF_ERROR(ReadDependents(session, oid, &t));
   PGLAYOUT_RETURN_IF_ERROR(ReadReplicationAndSequences(session, oid, &t));
+  if (t.is_partition) PGLAYOUT_RETURN_IF_ERROR(ReadPartition(session, oid, &t));
   PGLAYOUT_RETURN_IF_ERROR(ReadStructureHash(session, oid, &t.structure_hash));
   PGLAYOUT_RETURN_IF_ERROR(ReadPreparedLocks(session, oid, &t.prepared_xacts));
   *facts = std::move(t);

@@ -91,6 +91,34 @@ Step OnlineIndexStep(const Placement& p, const TableFacts& t) {
   return s;
 }
 
+// The locks of a partition's swap and how long they are held
+// (docs/online-migration.md#moving-a-partition).
+std::string PartitionSwapNote(const TableFacts& t, const OnlineNames& names) {
+  std::string default_part =
+      t.default_partition.empty()
+          ? ""
+          : fmt::format(
+                " and on the DEFAULT partition {}, which ATTACH {}",
+                t.default_partition,
+                t.default_partition_partitioned
+                    ? "scans under that lock (it is partitioned, so no "
+                      "constraint spares the scan)"
+                    : "does not scan (a validated constraint says no row "
+                      "of it falls within the bounds)");
+  return fmt::format(
+      "the partition stays readable and writable through {0} and directly "
+      "during the copy; the swap is one transaction holding ACCESS "
+      "EXCLUSIVE on {0} (DETACH PARTITION needs it: every query through the "
+      "parent waits; its other partitions read directly do not), on the "
+      "partition and its copy{1}, for the replay of the last changes "
+      "(at most 10,000 by default) and catalog changes only: ATTACH "
+      "PARTITION scans "
+      "nothing (the copy carries a validated CHECK equal to the partition "
+      "constraint, and the parent's foreign keys already validated); the "
+      "old partition is kept, detached, as {2} until --finalize",
+      t.partition_parent, default_part, names.QualifiedOld());
+}
+
 Step OnlineCopyStep(const Placement& p, const TableFacts& t,
                     const ServerFacts& server, const StepOptions& options) {
   Step s;
@@ -104,6 +132,12 @@ Step OnlineCopyStep(const Placement& p, const TableFacts& t,
         "convert {} to {} hash partitions by ({}) over {} "
         "(online)",
         p.relation, p.partitions, JoinComma(p.key), JoinComma(p.tablespaces));
+  } else if (!t.partition_parent.empty()) {
+    s.key = "move:" + p.relation;
+    s.title = fmt::format(
+        "move {} (a partition of {}) to tablespace {} (online copy, then "
+        "detach and attach the copy)",
+        p.relation, t.partition_parent, p.tablespaces[0]);
   } else {
     s.key = "move:" + p.relation;
     s.title = fmt::format("move {} to tablespace {} (online copy and swap)",
@@ -140,6 +174,13 @@ Step OnlineCopyStep(const Placement& p, const TableFacts& t,
   for (const ShadowIndex& index : ShadowIndexSql(t, s.target, names)) {
     append(index.sql);
   }
+  std::vector<AttachPrep> preps = AttachPrepSql(t, names);
+  if (!preps.empty()) {
+    s.sql.push_back(
+        "-- what ATTACH PARTITION would scan for, each added NOT VALID (a "
+        "brief lock) and validated (not blocking writes):");
+  }
+  for (const AttachPrep& prep : preps) append({prep.add, prep.validate});
   s.sql.push_back("-- 4. replay captured keys, repeatedly:");
   ReplaySql replay = MakeReplaySql(t, names);
   append({replay.take, replay.remove, replay.insert});
@@ -156,8 +197,7 @@ Step OnlineCopyStep(const Placement& p, const TableFacts& t,
   s.sql.push_back(
       "-- 6. swap, one transaction; each lock under lock_timeout, retried "
       "with backoff:");
-  s.sql.push_back(fmt::format("LOCK TABLE {}, {} IN ACCESS EXCLUSIVE MODE",
-                              names.QualifiedTable(), names.QualifiedShadow()));
+  s.sql.push_back(SwapLockSql(t, names));
   append(SwapSql(t, s.target, names, SwapInputs()));
   s.sql.push_back("-- 7. after the swap:");
   std::vector<std::string> not_valid = NotValidForeignKeys(t);
@@ -168,6 +208,7 @@ Step OnlineCopyStep(const Placement& p, const TableFacts& t,
       "EXCLUSIVE for a moment; the old table is kept as {} until "
       "--finalize",
       names.QualifiedOld());
+  if (!t.partition_parent.empty()) s.note = PartitionSwapNote(t, names);
   return s;
 }
 

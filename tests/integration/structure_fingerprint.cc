@@ -204,6 +204,39 @@ std::vector<std::string> Queries(int version, const std::string& table) {
       "d.deptype) FROM pg_catalog.pg_depend d WHERE d.classid = "
       "'pg_catalog.pg_class'::regclass AND d.objid = $1::oid AND d.refobjid "
       "<> $1::oid AND d.refclassid <> 'pg_catalog.pg_opclass'::regclass",
+      // A partition's place: its parent and bounds, what it has from the
+      // parent (columns, constraints, indexes attached to the parent's,
+      // the clones of the parent's row triggers: internal ones on 12).
+      "SELECT concat_ws(' | ', 'partition of', h.inhparent::regclass, "
+      "pg_catalog.pg_get_expr(c.relpartbound, c.oid)) FROM "
+      "pg_catalog.pg_inherits h JOIN pg_catalog.pg_class c ON c.oid = "
+      "h.inhrelid WHERE h.inhrelid = $1::oid AND c.relispartition",
+      "SELECT concat_ws(' | ', 'inherited column', a.attname, a.attislocal, "
+      "a.attinhcount) FROM pg_catalog.pg_attribute a WHERE a.attrelid = "
+      "$1::oid AND a.attnum > 0 AND NOT a.attisdropped AND (a.attinhcount > "
+      "0 OR NOT a.attislocal)",
+      "SELECT concat_ws(' | ', 'inherited constraint', c.conname, "
+      "c.contype, regexp_replace(pg_catalog.pg_get_constraintdef(c.oid), ' "
+      "USING INDEX TABLESPACE \\S+', ''), c.convalidated, c.conislocal, "
+      "c.coninhcount, coalesce(pc.conname, '-')) FROM "
+      "pg_catalog.pg_constraint c LEFT JOIN pg_catalog.pg_constraint pc ON "
+      "pc.oid = c.conparentid WHERE c.conrelid = $1::oid AND (c.conparentid "
+      "<> 0 OR c.coninhcount > 0 OR NOT c.conislocal) AND (pc.oid IS NULL "
+      // Not the copies of the table's foreign keys to each partition of
+      // a partitioned table it references: the partitioning's.
+      "OR pc.conrelid <> c.conrelid)",
+      "SELECT concat_ws(' | ', 'attached index', i.relname, "
+      "h.inhparent::regclass) FROM pg_catalog.pg_index x JOIN "
+      "pg_catalog.pg_class i ON i.oid = x.indexrelid JOIN "
+      "pg_catalog.pg_inherits h ON h.inhrelid = x.indexrelid WHERE "
+      "x.indrelid = $1::oid",
+      "SELECT concat_ws(' | ', 'trigger from parent', t.tgname, "
+      "pg_catalog.pg_get_triggerdef(t.oid), t.tgenabled) FROM "
+      "pg_catalog.pg_trigger t WHERE t.tgrelid = $1::oid AND " +
+          std::string(version >= 130000
+                          ? "t.tgparentid <> 0 AND NOT t.tgisinternal"
+                          : "t.tgisinternal AND "
+                            "t.tgconstraint = 0"),
       // Its rows.
       "SELECT 'rows | ' || count(*) || ' | ' || md5(coalesce(string_agg(x"
       "::text, E'\\n' ORDER BY x::text), '')) FROM " +

@@ -22,6 +22,10 @@
 // definition where it has one: views, policies, defaults, rules) and what it
 // depends on, and its rows (count and a hash of their text).
 //
+// For a partition, also its parent and bounds, and what it has from the
+// parent: columns and constraints marked inherited, indexes attached to the
+// parent's, the clones of the parent's row triggers.
+//
 // Left out, as what a move or a conversion changes by design: the
 // tablespace, the relation kind and partition key, the partitions. For a
 // partitioned table the storage parameters are its partitions' (which must
