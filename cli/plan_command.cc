@@ -1,24 +1,9 @@
-// pglayout plan --volumes V --workload W [--out-dir DIR]: propose where the
-// data and the WAL should live, with the settings that go with the layout.
-// --growth 20%/year declares the growth over --horizon (instead of the
-// observed one); --backup-window 4h counts a base backup reading the whole
-// database within 4 h at the peak; --instance-cap-mbps/-iops override the
-// volumes file's [host] caps.
-// Writes plan.toml, plan.json, plan.sql and stripe.sh; prints the report
-// (or the plan's JSON with --json).
-//
-// pglayout plan --catalog C --workload W [--max-volumes N]
-// [--instance-cap-mbps X --instance-cap-iops Y]: capacity planning
-// (planner/capacity.h). Chooses the cheapest set of volumes from the catalog,
-// plans on it as above, also writes the set as volumes.toml, and adds the
-// bill of materials to the report (and "capacity" to the JSON).
-//
-// --hosts N (N worker hosts) or --hosts auto (only when one host falls short
-// of the target: a data volume over it, or the instance's caps) adds a
-// Citus distribution (planner/citus_plan.h): citus.sql, [citus] in
-// plan.toml, "citus" in plan.json and its text. The workers have the volumes
-// of --worker-volumes, else the catalog's cheapest set (--catalog), else
-// the volumes of --volumes.
+// pglayout plan: --volumes V --workload W proposes where the data and the
+// WAL should live (plan.toml, plan.json, plan.sql, stripe.sh and the plan's
+// text); --catalog C first chooses the cheapest volumes from a catalog
+// (planner/capacity.h); --hosts adds a Citus distribution
+// (planner/citus_plan.h). The forms and their options:
+// docs/planning.md#the-command.
 
 #include <fmt/format.h>
 

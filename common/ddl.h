@@ -1,22 +1,12 @@
-// The SQL text of the simple layout changes: tablespaces, relation moves,
-// index rebuilds and server settings.
-//
-// Shared by planner/plan_sql (plan.sql, for review) and the migrator (what
-// `pglayout migrate` runs), so that the two can never disagree: a
-// statement in plan.sql is byte for byte the statement migrate executes.
-//
-// Contract:
-// - every identifier is quoted with QuoteIdent (names with capitals, spaces
-//   or quotes work and cannot inject SQL); relation names are passed in
-//   already quoted-qualified (QuoteQualified or QuoteIdent(schema) + "." +
-//   QuoteIdent(name));
-// - the few values that cannot be bound as parameters (CREATE TABLESPACE's
-//   LOCATION, ALTER SYSTEM and option values) go through QuoteLiteral;
-// - each function returns one statement without a trailing semicolon, or ""
-//   where there is nothing to do (said so below);
-// - no function validates names or values: the server does. Callers that
-//   want friendlier errors (the planner for hand-edited plans) check first.
-// Statements that must run outside a transaction block are marked.
+// The SQL text of the simple layout changes (tablespaces, relation moves,
+// index rebuilds, server settings), shared by plan.sql and `pglayout
+// migrate`, so that a reviewed statement is byte for byte the one executed.
+// Each function returns one statement without a trailing semicolon, or ""
+// where there is nothing to do. Identifiers are quoted (relations come in
+// already quoted-qualified); values that cannot be parameters go through
+// QuoteLiteral; nothing is validated (the server does). Statements that
+// must run outside a transaction block say so.
+// Why: docs/planning.md#the-plans-sql.
 
 #ifndef PGLAYOUT_COMMON_DDL_H_
 #define PGLAYOUT_COMMON_DDL_H_

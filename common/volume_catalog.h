@@ -1,19 +1,9 @@
 // The volume catalog of `pglayout plan --catalog`: cloud block-volume types
-// with their limits, how performance scales with size, and monthly prices.
-// Read from TOML by ReadCatalogFile (common/files.h); the format is
-// documented in examples/catalog/README.md.
-//
-// Figures are kept as the provider quotes them: sizes in bytes (files say
-// "16TB" = 16 TiB, as providers' GiB), IOPS per second, throughput in the
-// type's own unit (MB/s = 10^6 bytes/s, MiB/s = 2^20 bytes/s; see
-// `throughput_unit`), prices per month in the catalog's currency. IOPS are
-// counted as the provider counts them (AWS up to 16 KiB, others up to 256
-// KiB): an 8 KiB page is one I/O either way.
-//
-// Every figure of a type is either covered by a source (URL or document
-// and the date it was read) or listed as an assumption: the reader rejects
-// a figure that is neither, so a price nobody checked cannot pass for a
-// quoted one.
+// with their limits, how performance scales with size, and monthly prices,
+// in the units the provider quotes. Read from TOML by ReadCatalogFile
+// (common/files.h; format: examples/catalog/README.md), which refuses a
+// figure that is neither sourced nor listed as assumed.
+// Why: docs/planning.md#the-catalogs-figures.
 
 #ifndef PGLAYOUT_COMMON_VOLUME_CATALOG_H_
 #define PGLAYOUT_COMMON_VOLUME_CATALOG_H_

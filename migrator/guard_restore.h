@@ -1,21 +1,9 @@
 // The end of the checkpoint guard: lowering max_wal_size (and, on --abort,
-// the plan's settings) back to the value the journal kept, without a
-// requested checkpoint and without the command waiting minutes for a timed
-// one.
-//
-// At the end of a run the guard looks for room for kForegroundRateSeconds
-// (guard_wait.h: long enough to measure the workload's own WAL rate). With
-// room, or when no checkpoint could make room, it restores at once. Without
-// room it journals the restore as "deferred" and the command ends; every
-// later invocation against the database (migrate --apply, --status,
-// --finalize, --abort) takes one look and completes it once a timed
-// checkpoint has made room; --finalize waits for that checkpoint. Why this
-// and not a detached process: docs/checkpoints.md.
-//
-// Every restore runs under the cluster-wide settings lock and reads the
-// journal under it, so two invocations never restore the same record. It
-// first compares postgresql.auto.conf with what pglayout wrote there: a value
-// someone changed since is left as it is (state "changed").
+// the plan's settings) back to the journaled original without requesting a
+// checkpoint: at once when there is room, else journaled "deferred" for a
+// later invocation to complete. Every restore holds the cluster-wide
+// settings lock and leaves alone a value someone changed since.
+// Why: docs/checkpoints.md#the-end-of-the-run-a-deferred-restore.
 
 #ifndef PGLAYOUT_MIGRATOR_GUARD_RESTORE_H_
 #define PGLAYOUT_MIGRATOR_GUARD_RESTORE_H_

@@ -1,21 +1,8 @@
 // The journal: what a run has done, kept in the target database (schema
-// pglayout) so that a run killed at any instant can be resumed or aborted.
-//
-//   pglayout.run      one row per run: plan hash, state (running, done,
-//                     aborted), checkpoint counters at start and finish; a
-//                     partial unique index allows one running run
-//   pglayout.step     one row per step: state, phase, copy cursor, rows
-//                     and bytes copied, the error that stopped it last
-//                     (cleared when done)
-//   pglayout.batch    one row per copy batch: key range, rows, bytes; the
-//                     verification's counts and checksums are stored on
-//                     the last batch of each verified range (which starts
-//                     after the previous verified batch)
-//   pglayout.setting  every server setting changed: original, new, state
-//
-// Each step's work and its journal update commit in the same transaction
-// wherever PostgreSQL allows it, so there is no "did it or not" state. The
-// functions here only run statements; callers wrap BEGIN/COMMIT around them.
+// pglayout: tables run, step, batch and setting) so that a run killed at any
+// instant can be resumed or aborted. The functions here only run statements;
+// callers wrap BEGIN/COMMIT around them, so that a step's work and its
+// journal update commit together. Why: docs/online-migration.md#the-journal.
 
 #ifndef PGLAYOUT_MIGRATOR_JOURNAL_H_
 #define PGLAYOUT_MIGRATOR_JOURNAL_H_

@@ -1,46 +1,9 @@
-// The adaptive copy throttle (`pglayout migrate --throttle adaptive`):
-// between copy batches it looks at what the copy does to the rest of the
-// server and sets the copy's duty cycle so that the foreground keeps a
-// target share of its own pace.
-//
-// Signals, all sampled by the caller (online.cc) from the server:
-//   - the foreground's pace, in one of two measures: completed write
-//     transactions (the xmax of a fresh snapshot, exact at any instant) or
-//     commits (pg_stat_database, which busy backends flush only about once
-//     a second). Writes are used when most of the baseline's commits
-//     wrote; commits otherwise (a read-mostly foreground). The baseline is
-//     one window measured just before the copy;
-//   - requested checkpoints (pg_stat_checkpointer on 17+, pg_stat_bgwriter
-//     before): any new one means the copy's WAL outruns the checkpoint
-//     guard;
-//   - replica lag (pg_stat_replication: replay_lag and bytes behind).
-//
-// The decision is pure (no clock, no server): samples carry their own time,
-// so tests feed made-up samples. The pause after a batch is
-// pause_factor x the batch's duration, so the copy runs a duty cycle of
-// 1 / (1 + pause_factor). Once per window the throttle adds to its evidence
-// of what the copy costs the foreground:
-//   - with writes, paired: the pace while the batches ran against the pace
-//     in the pauses between them (samples are taken around each batch);
-//     the baseline serves only while pauses are too short to measure. A
-//     baseline does not hold for minutes: under pgbench with a 2-minute
-//     checkpoint cycle the pace swung by a quarter with the cycle, and a
-//     throttle judging by the baseline took the swings for its own doing
-//     and copied at a tenth of its speed for no gain;
-//   - with commits: the window's pace against the baseline, the loss
-//     charged to the time the copy ran in the window.
-// The cost per unit of duty is the pace lost over the copy's running time,
-// summed over all windows so far from a prior of one second at full duty
-// costing half the pace (about what a flat-out copy costs pgbench on two
-// cores): a sum rather than the last window, because a foreground's pace
-// wanders by 10-15% from second to second, as much as the effect to be
-// kept. The next duty is the one at which that cost leaves the foreground
-// |target_ratio| of its pace, at most twice the last one, halved instead on
-// a requested checkpoint or replica lag. A busy foreground's copy starts at
-// the duty the prior calls for (1/5 at the default target), an idle one's
-// flat out. Measured under pgbench, the loss is close to proportional to
-// the copy's duty (mostly its WAL: the same copy into an unlogged table
-// cost a third as much), which is what makes a one-step estimate work.
+// The adaptive copy throttle (`pglayout migrate --throttle adaptive`): given
+// samples of the server between copy batches (the foreground's pace,
+// requested checkpoints, replica lag), it returns the pause before the next
+// batch so that the foreground keeps ThrottleLimits::target_ratio of its
+// pace. Pure: samples carry their own time; no clock, no server.
+// Why: docs/online-migration.md#the-adaptive-throttle.
 
 #ifndef PGLAYOUT_MIGRATOR_THROTTLE_H_
 #define PGLAYOUT_MIGRATOR_THROTTLE_H_

@@ -1,28 +1,9 @@
 // `pglayout observe --from-log`: checkpoint evidence from PostgreSQL server
-// logs, for when the server itself cannot be reached.
-//
-// Reads the messages log_checkpoints writes (on by default since 15):
-//   checkpoint starting: wal            (forced: WAL reached max_wal_size)
-//   checkpoint starting: time           (scheduled: checkpoint_timeout)
-//   checkpoint starting: immediate force wait   (CHECKPOINT, base backup)
-//   checkpoint complete: wrote N buffers (x%); ... write=a s, sync=b s,
-//     total=c s; ... distance=d kB, estimate=e kB ...
-//   checkpoints are occurring too frequently (N seconds apart)
-// and the same for "restartpoint" on a standby. Only English messages
-// (lc_messages = C or en) are recognised.
-//
-// Files: plain, gzip or bzip2 (told apart by their first bytes, whatever
-// their name), read as a stream: memory stays small whatever their size.
-// Formats, told apart line by line: stderr with any log_line_prefix (RDS
-// included), csvlog, jsonlog, syslog, Cloud Logging JSON (one entry a line
-// or a `gcloud --format=json` array; the entry's "timestamp", the message in
-// textPayload or jsonPayload.message) and CloudNativePG JSON (record.log_time
-// and record.message). docs/server-logs.md has the details.
-//
-// Order: files and lines may come in any order (newest first included);
-// messages are ordered by their own times and each "complete" is paired with
-// the latest unpaired "starting" of its kind at or before it (and no
-// earlier than its total= allows).
+// logs (the English messages of log_checkpoints), for when the server
+// itself cannot be reached. Plain, gzip or bzip2 files are read as streams,
+// in any order, in the stderr, csvlog, jsonlog, syslog, Cloud Logging and
+// CloudNativePG formats; each "complete" is paired with its "starting".
+// Why: docs/server-logs.md.
 
 #ifndef PGLAYOUT_OBSERVE_LOG_PARSER_H_
 #define PGLAYOUT_OBSERVE_LOG_PARSER_H_

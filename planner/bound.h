@@ -1,21 +1,8 @@
-// A lower bound on what any placement can reach, from a min-cost flow
-// relaxation (Boost.Graph successive shortest paths).
-//
-// The relaxation lets every relation be split in any proportion over every
-// data volume: exactly what a perfect stripe of every byte over every
-// volume would do. Its optimum therefore bounds every real placement from
-// below, hash partitions and stripes included.
-//
-// Network: source -> volume v through K arcs (segments of v's load up to
-// kMaxUtilization), each with the marginal cost of the total latency
-// x * L_v(x) at the segment's start, made non-decreasing from below so the
-// segments fill in order and the PWL cost never exceeds the true one;
-// volume -> sink. Flow = the workload's I/O in read-equivalent 8 KiB IOPS,
-// writes converted at the most favourable read/write capacity ratio of any
-// volume (so no real placement has less load anywhere). The min-cost flow
-// is then the least total queueing any placement can have; divided by the
-// I/O it is a lower bound on the I/O-weighted mean read latency. The worst
-// utilisation bound is total / total capacity (perfect balance).
+// A lower bound on what any placement can reach (the worst utilisation and
+// the I/O-weighted mean read latency), from a min-cost flow relaxation that
+// lets every relation split over every data volume (Boost.Graph successive
+// shortest paths), so it bounds stripes and hash partitions too.
+// Why: docs/planning.md#the-lower-bound.
 
 #ifndef PGLAYOUT_PLANNER_BOUND_H_
 #define PGLAYOUT_PLANNER_BOUND_H_

@@ -1,43 +1,9 @@
 // Capacity planning (`pglayout plan --catalog`): the cheapest set of cloud
-// volumes from a catalog (common/volume_catalog.h) that carries a workload at
-// the target utilisation, then the normal plan on that set.
-//
-// The set. One provider (an instance lives in one cloud); one volume for
-// the WAL alone (the planner's rule whenever there is more than one
-// volume), sized for its commit rate and byte rate at the target and for
-// the max_wal_size the planner will recommend; n alike data volumes (same
-// type, size, IOPS and throughput: what a stripe needs, and what AWS's
-// RAID guide asks for), 1 <= n <= max_volumes - 1. With max_volumes = 1
-// the one volume carries the WAL too.
-//
-// Sizing one volume (CheapestConfig). A volume's performance is what its
-// size includes plus what is provisioned, within its ceilings (per volume,
-// per GiB, throughput per IOPS). Its price is linear in size, provisioned
-// IOPS (tiered) and provisioned throughput, so over size it is piecewise
-// linear: the cheapest size is one of the breakpoints (the size needed for
-// the bytes, the size at which included IOPS or throughput reach the need,
-// the size whose per-GiB ceiling allows the IOPS), and each is tried.
-// Throughput needs count 8 KiB pages: a volume must deliver its IOPS in
-// 8 KiB pages within its MB/s (device_model.h).
-//
-// The search (best first). Per data volume a perfect spread needs
-// (reads + writes at the peak) / (n x target) IOPS and
-// bytes with growth / (n x (1 - headroom)) bytes (at least the largest
-// table): no placement of n alike volumes can do with less, so the price of
-// that set is a lower bound for its family (type, n). Families are tried
-// cheapest bound first; each is checked by the planner itself (BuildPlan):
-// every volume within the target and the headroom. A family that fails is
-// re-priced with more performance (by the worst utilisation over the
-// target) or more bytes, up to kMaxRounds times, and goes back in line. The
-// first set that passes is therefore the cheapest of all the families
-// considered (within the rounding of those bumps); the failures priced below
-// it are reported as "why not cheaper".
-//
-// Per-instance caps: the whole demand (data IOPS + commits, and their
-// bytes) must be within the instance's caps at the target, as the plan
-// judges the instance (planner/pools.h), whatever the volumes; when it is
-// not, no set is chosen and the verdict says so (a larger instance, or
-// distributing the hot tables over several hosts with Citus).
+// volumes from a catalog (common/volume_catalog.h) that carries a workload
+// at the target utilisation (one provider, one WAL volume and up to
+// max_volumes - 1 alike data volumes, each set checked by BuildPlan), then
+// the normal plan on that set. A workload no set can carry is a verdict,
+// not an error. Why: docs/planning.md#capacity-planning.
 
 #ifndef PGLAYOUT_PLANNER_CAPACITY_H_
 #define PGLAYOUT_PLANNER_CAPACITY_H_

@@ -1,30 +1,10 @@
-// Demand: what the workload asks of the storage, per table and for the WAL.
-//
-// A table is placed together with its indexes and TOAST (they move with it
-// and their I/O lands where it lands), so the unit of demand is the table
-// group. Rates are the workload's peaks (95th percentile of intervals), not
-// averages: a layout must carry the busy hour. Summing per-table peaks is
-// conservative, since peaks need not coincide.
-//
-// Three demands are modelled apart, because they load a volume differently:
-//  - reads: the relations' random 8 KiB reads at the peak, times the share
-//    of the server's reads that reached the device where that was measured
-//    (the rest came from the OS page cache: DataLocation::DeviceReadShare);
-//  - checkpoint writes: a relation's write_iops is the rate it dirties (or
-//    writes) blocks. Whoever writes them (checkpointer, bgwriter, a backend
-//    evicting), a block dirtied again within one checkpoint cycle is written
-//    once per cycle, so a cycle writes at most the relation's blocks; and the
-//    checkpointer spreads a cycle's writes over checkpoint_timeout x
-//    checkpoint_completion_target (docs/checkpoints.md#timed-and-requested).
-//    Per relation:
-//      checkpoint_write_iops = min(write_iops x T, size / 8 KiB) / (T x cct).
-//    A large, evenly updated table is written 1/cct faster than it is
-//    dirtied (the cycle's writes squeezed into cct of it); a small hot one
-//    (pgbench_branches) costs its size per cycle whatever its update rate.
-//    This holds for timed checkpoints, which the plan's max_wal_size keeps.
-//  - backup reads: with a backup window, a base backup reads every byte of
-//    the database sequentially within it: bytes / window per table, on the
-//    volume that holds the table.
+// Demand: what the workload asks of the storage at its peak (95th
+// percentile), per table group (a table with its indexes and TOAST) and for
+// the WAL. Reads, checkpoint writes and backup reads are kept apart; a
+// relation's checkpoint writes, with T = checkpoint_timeout and cct =
+// checkpoint_completion_target, are
+//   checkpoint_write_iops = min(write_iops x T, size / 8 KiB) / (T x cct).
+// Why: docs/planning.md#demand.
 
 #ifndef PGLAYOUT_PLANNER_DEMAND_H_
 #define PGLAYOUT_PLANNER_DEMAND_H_

@@ -1,29 +1,9 @@
 // The placement optimiser: which volume each table group (or each hash
-// partition of one) goes to.
-//
-// Objective, in order: (1) the worst predicted utilisation of any volume,
-// (2) the bytes to copy (relations stay where they are unless moving them
-// lowers the worst utilisation), (3) the mean read latency. Constraints:
-// the bytes on a volume (with growth) stay within its usable capacity, and
-// the partitions of one table go to distinct volumes (on distinct
-// devices).
-//
-// Bins in one pool (volumes on one device) are judged together: a bin's
-// utilisation is its device's, the sum over the pool.
-//
-// Method: two starts, the better one kept. (a) Longest-processing-time
-// first on unrelated machines (each item goes, hottest first, to the
-// volume where it finishes lowest), then a restore pass that moves items
-// back to their current volume whenever that does not raise the worst
-// utilisation. (b) Everything stays where it is and only new items (hash
-// partitions, tables not yet placed) go by LPT. Both end with a local
-// search that moves items off the busiest volume while that lowers the
-// worst utilisation. When both meet the target (or tie), the one that
-// copies fewer bytes wins; otherwise the lower worst utilisation.
-// LPT is within a small factor of optimal for this problem; the min-cost
-// flow bound (planner/bound.h) says how close each plan actually is.
-// Deterministic: ties go to the lower volume index, then the lower item
-// index.
+// partition of one) goes to. It minimises the worst utilisation, then the
+// bytes to copy, then the mean read latency, within each volume's usable
+// bytes and with a table's partitions on distinct devices; volumes of one
+// pool are judged by their device's utilisation. Deterministic.
+// The method and why: docs/planning.md#placement.
 
 #ifndef PGLAYOUT_PLANNER_PLACEMENT_H_
 #define PGLAYOUT_PLANNER_PLACEMENT_H_

@@ -1,34 +1,9 @@
-// `pglayout plan` as a library call: volumes + workload -> plan.
-//
+// `pglayout plan` as a library call: volumes + workload -> plan (the WAL's
+// volume, the placement of table groups, remedies for tables too hot for
+// one volume, the forecast before and after, settings and verdicts).
 // Pure computation: no I/O, no clock, no randomness; the same inputs give
-// the same plan (and the same bytes once written). Steps:
-//  1. device models (device_model.h) and demand (demand.h);
-//  2. the WAL's volume: where pg_wal is now (the workload's [[location]])
-//     when its device holds no data and it is within 25% of the lowest
-//     fdatasync latency, else the lowest; alone on its hardware when
-//     another device exists (volumes sharing its device take no data:
-//     planner/pools.h);
-//     moving pg_wal is a step by hand with a restart (Plan::wal_move),
-//     never assumed done (commit latency is WAL latency:
-//     docs/device-model.md#wal-and-commit-latency);
-//     when no single volume carries its flushes and bytes at the target,
-//     a stripe of the fewest alike, empty volumes that does ("wal_stripe",
-//     64 KiB chunk; the WAL cannot be hash-partitioned), leaving at least
-//     one volume for the data;
-//  3. placement (placement.h) of table groups on the other volumes; a table
-//     too hot for any one volume at the target, or one that keeps the
-//     busiest volume above it, gets a remedy (remedy.h): hash partitions
-//     (k chosen to minimise the worst utilisation, fewest on ties) or a
-//     stripe of the empty volumes, per --prefer;
-//  4. the bound (bound.h, which counts reads and writes, not backup reads),
-//     the forecast per volume before and after with the pieces of the load
-//     after (demand.h), and the settings (recommend.h);
-//  5. verdicts: plain-language conclusions, including "does not fit" (the
-//     volumes, or the instance's storage caps in VolumeSet::host, judged
-//     against the target like a volume) with what would be needed.
-// Volumes that share a device are one pool of capacity throughout: placed,
-// forecast and judged as one device (planner/pools.h); a stripe is built
-// only from volumes alone on their devices.
+// the same plan (and the same bytes once written).
+// The steps: docs/planning.md#the-steps.
 
 #ifndef PGLAYOUT_PLANNER_PLAN_BUILDER_H_
 #define PGLAYOUT_PLANNER_PLAN_BUILDER_H_

@@ -1,22 +1,9 @@
-// The SQL a plan stands for: what `pglayout migrate` runs, and what
-// plan.sql shows for review. Shared by plan and migrate so the two can
-// never disagree. Needs no server: what it must know about relations comes
-// in a SqlObjects, filled from the workload (plan) or the system catalogs
-// (migrate).
-//
-// Order: tablespaces are created, then tuned, then relations move (each
-// table's indexes with it), then tables are converted to hash partitions,
-// then settings change and the configuration is reloaded.
-//
-// The tablespace, SET TABLESPACE and ALTER SYSTEM statements come from
-// common/ddl.h, the generators migrate uses, so they are byte for byte what
-// migrate runs. What migrate does with its online engine (an online table
-// move with its indexes, the hash-partition swap) is shown as the end
-// result, marked online and commented out in plan.sql.
-//
-// Every identifier is quoted (QuoteIdent/QuoteQualified), every value is a
-// quoted literal; setting and tablespace-option names must be plain
-// identifiers ([a-z_][a-z0-9_]*), so a hand-edited plan is refused early.
+// The SQL a plan stands for: what `pglayout migrate` runs and what plan.sql
+// shows for review, shared so that the two never disagree. Needs no server:
+// what it must know of the relations comes in a SqlObjects. Steps come in
+// order (tablespaces, moves, hash partitions, settings); online steps are
+// shown as their end result; every identifier and value is quoted.
+// Why: docs/planning.md#the-plans-sql.
 
 #ifndef PGLAYOUT_PLANNER_PLAN_SQL_H_
 #define PGLAYOUT_PLANNER_PLAN_SQL_H_

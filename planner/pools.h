@@ -1,29 +1,9 @@
-// Hardware that several volumes share, as pools of capacity.
-//
-// The device model treats volumes as independent unless they share
-// hardware (docs/device-model.md#shared-hardware):
-//  - A device. `probe` records, on each volume, the other volumes on the
-//    same block device or physical disk (Volume::shares_device_with; a
-//    person may write it too). Volumes that share a device, directly or
-//    through another, form one pool. Each was measured alone on the whole
-//    device, so each volume's utilisation (its load against its own
-//    measured capacity) is a fraction of the same device's time: the device
-//    is as busy as their sum, and every volume on it is that busy (their
-//    I/Os wait in one queue).
-//  - The instance. A host's storage caps (Host::bandwidth_cap_mbps,
-//    iops_cap) bound every volume together: the instance's utilisation is
-//    the peak's total I/O against its cap, the nearer of MB/s and IOPS,
-//    wherever the data goes. It is judged against the target like a volume.
-//  - What `probe --concurrent` measured. When the volumes it ran together
-//    reached less than kIndependentRatio of what they reach alone and sysfs
-//    found no shared device among them, they share a bottleneck sysfs does
-//    not show (an instance or network cap, a controller, one host disk
-//    behind two block devices): together they carry r x n volumes' worth,
-//    r the lower of the two ratios, n the volumes. Its utilisation is their
-//    own utilisations summed over r x n (two alike volumes on one disk
-//    measure r = 0.5 and give the device's sum, as above). Like the
-//    instance, it is judged by the fit verdict; the placement does not
-//    steer around it.
+// Hardware that several volumes share, as pools of capacity: volumes on one
+// device (each as busy as the sum of their loads), the instance's storage
+// caps (the peak's total I/O against the cap), and what `probe --concurrent`
+// measured (volumes slower together than alone). A pool is judged against
+// the target like a volume.
+// Why: docs/device-model.md#shared-hardware.
 
 #ifndef PGLAYOUT_PLANNER_POOLS_H_
 #define PGLAYOUT_PLANNER_POOLS_H_
@@ -76,7 +56,8 @@ std::optional<PoolForecast> InstancePool(const Host& host,
 // probe's own threshold, probes/concurrent.h).
 inline constexpr double kIndependentRatio = 0.8;
 
-// The pool of what probe --concurrent measured (see above), with |own| the
+// The pool of what probe --concurrent measured
+// (docs/device-model.md#shared-hardware), with |own| the
 // utilisation of each volume of |set| by its own load; nullopt when there
 // is no measurement, the volumes were independent, or |devices| already
 // explains the sharing.

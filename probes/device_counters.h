@@ -1,22 +1,9 @@
-// I/O on the probed device that is not the probe's own.
-//
-// Another job on the device (a backup, a neighbour's partition, a resync)
-// lowers what each step measures without a word: one run found the read
-// knee at depth 64 / 85k IOPS on an idle disk and at depth 2 / 19k IOPS with
-// a job beside it. The kernel counts every request the block device served
-// (/proc/diskstats, in 512-byte sectors whatever the device's block size),
-// and the probe knows what it issued in each step, so the difference is
-// someone else's:
-//  - reads beyond the probe's own reads (direct I/O: one device byte per
-//    byte read, no readahead);
-//  - writes during a step that issued none. In a write step the
-//    filesystem's own journal and metadata writes cannot be told from
-//    another writer's, so writes are judged in read steps only.
-// Found when it is at least kForeignShare of the probe's own bytes and at
-// least kForeignMinBytes (a few metadata reads are not a job).
-//
-// DeviceCounters is the seam: DiskstatsCounters reads /proc/diskstats, the
-// tests give their own.
+// I/O on the probed device that is not the probe's own: the device's
+// counters (/proc/diskstats) around a step, less what the probe issued;
+// writes are judged in read steps only. Found at kForeignShare of the
+// probe's own bytes and at least kForeignMinBytes. DeviceCounters is the
+// seam: DiskstatsCounters reads /proc/diskstats, the tests give their own.
+// Why: docs/probe.md#io-that-is-not-the-probes-own.
 
 #ifndef PGLAYOUT_PROBES_DEVICE_COUNTERS_H_
 #define PGLAYOUT_PROBES_DEVICE_COUNTERS_H_

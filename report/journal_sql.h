@@ -1,21 +1,9 @@
-// The JournalSource that reads `pglayout migrate`'s journal from schema
-// "pglayout" of the migrated database: the tables migrator/journal.h
-// creates (run, step, setting), read with plain SELECTs so that the report
-// does not depend on the migrator library. The latest run is read.
-//
-// What comes from where:
-// - steps: pglayout.step in step order; duration = finished_at -
-//   started_at; rows = rows_copied; kind and relation from the step key
-//   ("move:public.orders") or the step's relation; bytes = the relation's
-//   size now (the journal counts rows, not bytes).
-// - checkpoints: today's counters (pg_stat_checkpointer on 17+, else
-//   pg_stat_bgwriter) minus those the run recorded at its start, so for a
-//   finished run they cover the time since it started
-//   (checkpoints_until_read).
-// - settings: pglayout.setting; kind "guard" is temporary.
-//
-// Errors: NotFound when the database has no journal tables or no run;
-// SqlError when a query fails. Messages name the database.
+// The JournalSource that reads the latest run of `pglayout migrate`'s
+// journal (schema pglayout of the migrated database) with plain SELECTs, so
+// that the report does not depend on the migrator library. NotFound when
+// the database has no journal tables or no run; SqlError when a query
+// fails; messages name the database.
+// What comes from where: docs/report.md#the-migration-from-its-journal.
 
 #ifndef PGLAYOUT_REPORT_JOURNAL_SQL_H_
 #define PGLAYOUT_REPORT_JOURNAL_SQL_H_

@@ -1,18 +1,9 @@
-// Markup: builds the report's HTML and SVG so that it is well-formed by
-// construction and no text from an input file can become markup.
-//
-// Contract:
-// - Tag and attribute names are program constants; they are written as
-//   given and must be valid XML names (never pass input-file text there).
-// - Attribute values and text are always escaped (& < > " ' become
-//   entities). Control characters other than tab and newline, and bytes
-//   that are not valid UTF-8, become U+FFFD, so the output is valid UTF-8
-//   and valid XML 1.0 whatever the input files hold.
-// - Elements close in order; Finish() closes whatever is still open. Void
-//   elements are written self-closed ("<br/>"), which both the HTML and the
-//   XML parsers accept: the page is "polyglot" and the tests parse it with
-//   a strict XML parser.
-// - Trusted() appends raw text: for the report's own constant CSS only.
+// Markup: builds the report's HTML and SVG, well-formed by construction.
+// Tag and attribute names are program constants (never input text); values
+// and text are always escaped, and invalid UTF-8 and control characters
+// become U+FFFD; Finish() closes what is open; void elements are
+// self-closed, so the page parses as XML too. Trusted() is for the report's
+// own constant CSS only. Why: docs/report.md#well-formed-by-construction.
 
 #ifndef PGLAYOUT_REPORT_MARKUP_H_
 #define PGLAYOUT_REPORT_MARKUP_H_

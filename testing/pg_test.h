@@ -1,20 +1,9 @@
-// GoogleTest support for tests that need a real PostgreSQL server.
-//
-//   class TablespaceTest : public PgVersionTest {};
-//
-//   TEST_P(TablespaceTest, CreateAndDrop) {
-//     PgCluster* pg;
-//     PGLAYOUT_ASSERT_OK(SharedCluster(&pg));
-//     ...
-//   }
-//   PGLAYOUT_INSTANTIATE_PG_VERSIONS(TablespaceTest);
-//
-// runs every test once per version; ctest shows them as
-// PgVersions/TablespaceTest.CreateAndDrop/pg15 and .../pg18.
-//
-// A version whose binaries are missing makes its tests FAIL with a message
-// telling to run scripts/setup: they are never skipped, so CI cannot pass
-// without having run them.
+// GoogleTest support for tests on a real PostgreSQL server: a fixture
+// derived from PgVersionTest and instantiated with
+// PGLAYOUT_INSTANTIATE_PG_VERSIONS runs each TEST_P once per version
+// (.../pg15, .../pg18), and SharedCluster() lends it the shared plain
+// server. Missing binaries fail the tests, never skip them:
+// docs/test-harness.md#tests-by-version.
 
 #ifndef PGLAYOUT_TESTING_PG_TEST_H_
 #define PGLAYOUT_TESTING_PG_TEST_H_

@@ -1,30 +1,10 @@
-// Benchmark: `pglayout migrate` against its peers on pgbench_accounts, on a
-// throwaway PostgreSQL 15 server from the test harness, under a concurrent
-// pgbench. Methods, each on a fresh copy of the database:
-//
-//   none       nothing: pgbench alone for --idle S seconds (longer than
-//              checkpoint_timeout), to show the baseline itself requests
-//              no checkpoint at the bench's settings
-//   partition  pglayout migrate: online conversion to 4 hash partitions on
-//              4 tablespaces (strategy "hash_partition")
-//   partition-off  the same with --throttle off
-//   move       pglayout migrate: online move to another tablespace
-//              (strategy "move"), adaptive throttle (the default)
-//   move-off   the same with --throttle off
-//   repack     pg_repack --tablespace TS --moveidx -t pgbench_accounts
-//   alter      ALTER TABLE ... SET TABLESPACE, then ALTER INDEX (the pkey)
-//   insert     offline INSERT INTO <pre-created 4-way hash partitioned table>
-//              SELECT * FROM pgbench_accounts
-//
-//   migrate_vs_peers [--scale N] [--baseline S] [--clients N] [--jobs N]
-//                    [--methods a,b,...] [--pglayout PATH] [--idle S]
-//                    [--restore-wait S] [--batch-rows N] [--max-rate MBPS]
-//
-// For each method: elapsed time, requested (and timed) checkpoints
-// (pg_stat_bgwriter deltas), and the TPS of the concurrent pgbench during
-// the method as a ratio of its TPS in a baseline window just before, in the
-// same pgbench process on the same fresh copy. Nothing is asserted; the
-// issue's targets are printed as met or missed.
+// Benchmark: `pglayout migrate` (an online move with and without the
+// throttle, a conversion to hash partitions) against pg_repack, ALTER TABLE
+// ... SET TABLESPACE and INSERT ... SELECT on pgbench_accounts, each on a
+// fresh copy of the database on a throwaway PostgreSQL 15 server under a
+// concurrent pgbench. Prints elapsed time, checkpoints, WAL and pgbench's
+// TPS against its baseline, and the performance targets as met or missed;
+// asserts nothing. Methods, options, figures: bench/migrate_vs_peers/README.md.
 
 #include <fmt/format.h>
 #include <unistd.h>
