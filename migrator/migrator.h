@@ -6,26 +6,11 @@
 //   MigrateReport report;
 //   Status s = Migrate(plan, options, &progress, &report);
 //
-// A dry run connects, reads the system catalogs, runs the preflight and returns
-// the ordered steps with their exact SQL. With apply it takes the run lock (an
-// advisory lock: one migrate per database) and, when the run changes server
-// settings (checkpoint guard, [settings], or an --abort restoring them), the
-// cluster-wide settings lock (one such run per cluster, whatever the database);
-// it journals every step in schema pglayout and executes them. Before each
-// online swap it waits (old_xact_wait_s) for transactions older than the copy,
-// and stops, resumable, on a prepared transaction holding a lock on the table.
-// A run killed at any instant resumes when started again with the same plan; a
-// different plan is refused while a run is unfinished. kAbort rolls an
-// unfinished run back (steps not yet swapped, settings restored); kFinalize
-// drops the old copies kept after swaps and restores what runs left raised;
-// kStatus says where the runs stand (needs no plan, takes no run lock).
-// Every apply, --status, --finalize and --abort first completes a restore of
-// max_wal_size that an earlier run deferred, once a timed checkpoint has
-// made room (guard_restore.h).
-//
-// Errors: a preflight refusal returns InvalidInput listing every problem and
-// nothing is changed. Failures during apply return the server's message
-// with the step; the journal keeps the state for the next run.
+// A dry run returns the ordered steps with their exact SQL. An apply journals
+// and executes them; killed at any instant, the same plan resumes. kAbort,
+// kFinalize and kStatus act on unfinished and finished runs. A preflight
+// refusal is InvalidInput listing every problem, with nothing changed.
+// How a run proceeds: docs/online-migration.md#runs.
 
 #ifndef PGLAYOUT_MIGRATOR_MIGRATOR_H_
 #define PGLAYOUT_MIGRATOR_MIGRATOR_H_

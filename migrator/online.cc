@@ -1,28 +1,9 @@
-// The online copy state machine. Phases, each persisted in pglayout.step:
-//
-//   (none)   -> copy      shadow (no indexes) + log + capture triggers +
-//                         journal row, one transaction: all exist or none
-//   copy     -> indexes   batches of plain INSERT .. SELECT: ranges of heap
-//                         blocks in disk order without the rows written
-//                         since with logged keys (14+; CopyTidRangeSql),
-//                         or keyset batches in key order (12, 13,
-//                         --copy-order key); each batch and its journal row
-//                         (cursor, rows, bytes) commit together; no replay
-//                         yet, the log only accumulates
-//   indexes  -> catchup   the row key's index, then the others, one
-//                         transaction each, skipped when already there
-//   catchup  -> swap      replay until the log is small; verify both sides
-//                         in one snapshot (count + sum of per-column
-//                         hashes, less the logged keys)
-//   swap     -> swapped   locks, drain, rename swap, journal: one transaction
-//   swapped  -> done      VALIDATE, ANALYZE, drop log and functions
-//
-// Whatever instant the client dies at, the journal and the system catalogs
-// agree, and re-running the phase recorded converges: batches are keyed by the
-// cursor committed with them, replay is idempotent, index creation checks
-// the system catalogs. A shadow made by an older version (key index built
-// before the copy, replay during it) is resumed with ON CONFLICT DO NOTHING
-// batches; the phase names are unchanged, so --abort handles both.
+// The online copy state machine: copy -> indexes -> catchup -> swap ->
+// swapped -> done, each phase persisted in pglayout.step with its work, so a
+// client killed at any instant resumes by re-running the recorded phase:
+// batches are keyed by the cursor committed with them, replay is idempotent,
+// index creation checks the catalogs.
+// Why and how: docs/online-migration.md#how-an-online-copy-runs.
 
 #include <fmt/format.h>
 

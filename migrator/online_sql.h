@@ -1,23 +1,9 @@
-// SQL of the online copy: a shadow table (plain in the target tablespace,
-// or hash-partitioned with each partition and its indexes in its planned
-// tablespace), a capture trigger that logs the row key of every change into
-// a log table, a batched copy into the shadow while it has no index (as
-// pg_repack does: 3x faster than upserting into an indexed shadow), then
-// the indexes, idempotent replay, verification, and the statements of the
-// swap.
-//
-// Why keys and not row images: replay re-reads the *current* row of every
-// logged key from the source and replaces the shadow's row (delete, then
-// insert what exists now). That is idempotent, needs no per-key ordering of
-// the log, is NULL-safe and handles key-changing UPDATEs (both keys are
-// logged), which are the cases peers got wrong
-// (docs/online-migration.md#replay-by-key). The invariant: a log row is
-// deleted only by the transaction that re-reads its key in a later
-// snapshot, so every committed change is either in the shadow or still in
-// the log.
-//
-// All functions are pure: they turn TableFacts and names into text, so they
-// are unit-tested without a server.
+// The SQL of the online copy, as pure functions of TableFacts and names
+// (unit-tested without a server): the shadow (plain, or hash-partitioned with
+// each partition in its tablespace), the capture trigger and its log of row
+// keys, the batched copy into the index-less shadow, the indexes, replay by
+// key, the verification and the swap.
+// Why: docs/online-migration.md#capture-and-replay.
 
 #ifndef PGLAYOUT_MIGRATOR_ONLINE_SQL_H_
 #define PGLAYOUT_MIGRATOR_ONLINE_SQL_H_
