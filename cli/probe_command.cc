@@ -15,6 +15,7 @@
 #include "cli/command.h"
 #include "common/files.h"
 #include "common/json.h"
+#include "common/stripe_read.h"
 #include "common/units.h"
 #include "probes/concurrent.h"
 #include "probes/probe_file.h"
@@ -392,15 +393,30 @@ class ProbeCommand : public Command {
     std::cout << fmt::format(
         "  summary: read {:.0f} IOPS at qd {} (the knee), {:.0f} us at qd 1; "
         "sequential read {:.0f} MB/s, write {:.0f} MB/s (durable); commit "
-        "{:.0f} us p50; stripe-wide read size {}\n",
+        "{:.0f} us p50\n",
         v.read_iops, v.readers_to_saturate, v.read_latency_us, v.read_mbps,
-        v.write_mbps, v.sync_write_latency_us,
-        HumanSize(static_cast<double>(v.stripe_read_size)));
+        v.write_mbps, v.sync_write_latency_us);
+    PrintStripeRead(v);
     if (v.buffered_vs_direct) PrintBufferedVsDirect(*v.buffered_vs_direct);
     if (!v.shares_device_with.empty()) {
       std::cout << fmt::format("  shares its device with: {}\n",
                                fmt::join(v.shares_device_with, ", "));
     }
+  }
+
+  // The stripe-wide read size, its spread over the sweeps, the full stripe
+  // and whether plan will use it (common/stripe_read.h).
+  static void PrintStripeRead(const Volume& v) {
+    if (v.stripe_read_size == 0) return;
+    auto size = [](uint64_t b) { return HumanSize(static_cast<double>(b)); };
+    StripeReadCheck c = CheckStripeReadSize(v);
+    std::cout << fmt::format(
+        "  stripe-wide read size {} (median of {} sweeps; single sweeps {} to "
+        "{}); full stripe {}; {}: {}\n",
+        size(v.stripe_read_size), v.stripe_read_repeats,
+        size(v.stripe_read_size_min), size(v.stripe_read_size_max),
+        v.stripe_width > 0 ? size(v.stripe_width) : "not known",
+        c.trusted ? "trusted" : "not trusted", c.why);
   }
 
   static void PrintDurableWrite(const char* label, const DurableWrite& d) {

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "common/files.h"
+#include "common/stripe_read.h"
 #include "common/toml_reader.h"
 #include "common/toml_writer.h"
 
@@ -173,6 +174,10 @@ Status ReadVolume(const toml::table& table, const std::string& file,
   k.Number("sync_write_latency_p99_us", &v->sync_write_latency_p99_us);
   k.Size("free_bytes", &v->free_bytes);
   k.Size("stripe_read_size", &v->stripe_read_size);
+  k.Size("stripe_read_size_min", &v->stripe_read_size_min);
+  k.Size("stripe_read_size_max", &v->stripe_read_size_max);
+  k.Int("stripe_read_repeats", &v->stripe_read_repeats, 0, 1000);
+  k.Size("stripe_width", &v->stripe_width);
   k.Int("readers_to_saturate", &v->readers_to_saturate, 0, 65536);
   k.StringList("shares_device_with", &v->shares_device_with);
   k.String("probe_engine", &v->probe_engine);
@@ -350,6 +355,21 @@ void WriteConcurrent(const Concurrent& c, TomlWriter* w) {
   }
 }
 
+// The stripe-wide read size, its spread over the sweeps, the full stripe,
+// and (a comment, for people: plan judges it again) whether it is trusted.
+void WriteStripeRead(const Volume& v, TomlWriter* w) {
+  w->SizeIfSet("stripe_read_size", v.stripe_read_size);
+  w->SizeIfSet("stripe_read_size_min", v.stripe_read_size_min);
+  w->SizeIfSet("stripe_read_size_max", v.stripe_read_size_max);
+  w->NumberIfSet("stripe_read_repeats", v.stripe_read_repeats);
+  w->SizeIfSet("stripe_width", v.stripe_width);
+  if (v.stripe_read_repeats > 0) {
+    StripeReadCheck c = CheckStripeReadSize(v);
+    w->Comment(fmt::format("stripe_read_size {}: {}",
+                           c.trusted ? "trusted" : "not trusted", c.why));
+  }
+}
+
 void WriteVolume(const Volume& v, TomlWriter* w) {
   w->ArrayTable("volume");
   w->String("name", v.name);
@@ -377,7 +397,7 @@ void WriteVolume(const Volume& v, TomlWriter* w) {
   optional("read_latency_p99_us", v.read_latency_p99_us);
   optional("sync_write_latency_p99_us", v.sync_write_latency_p99_us);
   if (v.free_bytes) w->MeasuredSize("free_bytes", v.free_bytes);
-  w->SizeIfSet("stripe_read_size", v.stripe_read_size);
+  WriteStripeRead(v, w);
   w->NumberIfSet("readers_to_saturate", v.readers_to_saturate);
   w->StringListIfSet("shares_device_with", v.shares_device_with);
   w->StringIfSet("probe_engine", v.probe_engine);

@@ -116,6 +116,10 @@ Json VolumeJson(const Volume& v) {
          {"sync_write_latency_p99_us", v.sync_write_latency_p99_us},
          {"free_bytes", v.free_bytes},
          {"stripe_read_size", v.stripe_read_size},
+         {"stripe_read_size_min", v.stripe_read_size_min},
+         {"stripe_read_size_max", v.stripe_read_size_max},
+         {"stripe_read_repeats", v.stripe_read_repeats},
+         {"stripe_width", v.stripe_width},
          {"readers_to_saturate", v.readers_to_saturate},
          {"shares_device_with", v.shares_device_with},
          {"probe_engine", v.probe_engine}};

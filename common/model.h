@@ -141,9 +141,19 @@ struct Volume {
   std::string kind;  // "aws-ebs", "aws-instance-store", "local-nvme", ...
   double read_latency_p99_us = 0;
   double sync_write_latency_p99_us = 0;
-  uint64_t free_bytes = 0;        // free space when probed; 0 = unknown
-  uint64_t stripe_read_size = 0;  // smallest read reaching 90% of peak MB/s
-  int readers_to_saturate = 0;    // depth at the knee of the read curve
+  uint64_t free_bytes = 0;  // free space when probed; 0 = unknown
+  // The stripe-wide read size: the smallest depth-1 read from which on the
+  // median MB/s of the repeated sweeps stays at 90% of the best, and the
+  // smallest and largest knee of the single sweeps (their spread). 0 =
+  // unknown; repeats 0 = declared by hand or probed before the repeats.
+  uint64_t stripe_read_size = 0;
+  uint64_t stripe_read_size_min = 0;
+  uint64_t stripe_read_size_max = 0;
+  int stripe_read_repeats = 0;
+  // The full stripe, chunk x data members, from sysfs (probe) or declared;
+  // 0 = not striped or not known (common/stripe_read.h).
+  uint64_t stripe_width = 0;
+  int readers_to_saturate = 0;  // depth at the knee of the read curve
   std::vector<std::string> shares_device_with;  // other volumes, same device
   std::optional<Topology> topology;
   std::vector<RandomReadPoint> randread;

@@ -1000,7 +1000,7 @@ class Builder {
   std::string BinName(int bin) const;
   int BinOfStripe() const;
   uint64_t StripeWidth() const;
-  int BackupMembers() const;
+  Volume BackupVolume() const;
 
   const VolumeSet& vs_;
   const Workload& w_;
@@ -1504,14 +1504,26 @@ uint64_t Builder::StripeWidth() const {
   return widest;
 }
 
-int Builder::BackupMembers() const {
-  if (default_volume_ >= 0) return vs_.volumes[default_volume_].members;
-  if (stripe_) return static_cast<int>(stripe_->members.size());
+// The volume a base backup reads most from: pg_default's, else the stripe
+// the plan builds (its members and chunk: nothing measured yet), else the
+// one the plan puts most bytes on.
+Volume Builder::BackupVolume() const {
+  if (default_volume_ >= 0) return vs_.volumes[default_volume_];
+  if (stripe_) {
+    Volume v;
+    v.name = stripe_->name;
+    v.members = static_cast<int>(stripe_->members.size());
+    v.chunk = kStripeChunk;
+    return v;
+  }
   int most = 0;
   for (size_t b = 1; b < bins_.size(); ++b) {
     if (result_.bytes[b] > result_.bytes[most]) most = static_cast<int>(b);
   }
-  return bin_volume_[most] >= 0 ? vs_.volumes[bin_volume_[most]].members : 1;
+  if (bin_volume_[most] >= 0) return vs_.volumes[bin_volume_[most]];
+  Volume v;
+  v.name = "the data";
+  return v;
 }
 
 // What the WAL may use: a new stripe is empty; a volume has its free bytes
@@ -1558,7 +1570,7 @@ void Builder::AssembleSettings(PlanOutcome* out) {
   io.read_latency_us = out->mean_latency_us;
   io.stripe_width = StripeWidth();
   for (SettingChange& s : RecommendIo(io)) out->plan.settings.push_back(s);
-  out->backup = RecommendBackup(vs_.host, BackupMembers());
+  out->backup = RecommendBackup(vs_.host, ChooseBackupReadSize(BackupVolume()));
   out->plan.backup_walg = out->backup.walg;
   out->plan.backup_pgbackrest = out->backup.pgbackrest;
 }

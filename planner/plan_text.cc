@@ -287,7 +287,14 @@ Json PlanJson(const PlanOutcome& o) {
                          {"reason", o.remedies->choice.reason}}
                   : Json()},
       {"pools", PoolsJson(o.pools)},
-      {"backup_reasons", o.backup.reasons}};
+      {"backup_reasons", o.backup.reasons},
+      {"backup_read_size",
+       {{"bytes", o.backup.read_size.bytes},
+        {"source", o.backup.read_size.source},
+        {"volume", o.backup.read_size.volume},
+        {"measured", o.backup.read_size.measured},
+        {"full_stripe", o.backup.read_size.full_stripe},
+        {"why", o.backup.read_size.why}}}};
   return j;
 }
 

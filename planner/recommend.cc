@@ -6,11 +6,21 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "common/stripe_read.h"
 #include "common/units.h"
 #include "planner/demand.h"
 
 namespace pglayout::planner {
 namespace {
+
+// wal-g's direct reads count blocks of 4 KiB (WALG_DIRECT_IO_BLOCK_COUNT).
+constexpr uint64_t kDirectIoBlock = 4 * kKiB;
+
+uint64_t CeilDiv(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+
+std::string Size(uint64_t bytes) {
+  return HumanSize(static_cast<double>(bytes));
+}
 
 constexpr double kDefaultCheckpointTimeout = 300;
 // checkpoint_timeout values the plan may propose: whole minutes up to 30;
@@ -488,23 +498,74 @@ std::string InstanceFamily(const std::string& instance_type) {
   return instance_type.substr(0, instance_type.find('.'));
 }
 
-BackupAdvice RecommendBackup(const Host& host, int members) {
+BackupReadSize ChooseBackupReadSize(const Volume& volume) {
+  constexpr uint64_t kPerMember = 1 * kMiB;
+  BackupReadSize r;
+  r.volume = volume.name;
+  r.measured = volume.stripe_read_size;
+  const StripeGeometry g = FullStripe(volume);
+  r.full_stripe = g.width;
+  const StripeReadCheck check = CheckStripeReadSize(volume);
+  const std::string stripe =
+      g.chunk > 0 ? fmt::format("{} ({} chunk x {})", Size(g.width),
+                                Size(g.chunk), g.width / g.chunk)
+                  : Size(g.width);
+  if (check.trusted) {
+    r.source = check.declared ? "declared" : "measured";
+    r.bytes = g.width > 0 ? CeilDiv(r.measured, g.width) * g.width : r.measured;
+    r.why = fmt::format(
+        "{}'s stripe-wide read size {}: {}{}", volume.name, Size(r.measured),
+        check.why,
+        r.bytes != r.measured
+            ? fmt::format("; rounded up to whole stripes of {}", Size(g.width))
+            : "");
+    return r;
+  }
+  const std::string not_used =
+      r.measured > 0 ? fmt::format("its {} {} is not used: {}",
+                                   check.declared ? "declared" : "measured",
+                                   Size(r.measured), check.why)
+                     : "no stripe-wide read size was measured";
+  if (g.width > 0) {
+    r.source = "geometry";
+    const uint64_t stripes =
+        g.chunk > 0 ? std::max<uint64_t>(1, CeilDiv(kPerMember, g.chunk)) : 1;
+    r.bytes = stripes * g.width;
+    r.why = fmt::format(
+        "{}'s geometry: {} whole stripe{} of {}, at least 1 MiB per member; "
+        "{}",
+        volume.name, stripes, stripes == 1 ? "" : "s", stripe, not_used);
+    return r;
+  }
+  r.source = "rule";
+  const int members = std::max(volume.members, 1);
+  r.bytes = kPerMember * static_cast<uint64_t>(members);
+  r.why = fmt::format(
+      "1 MiB per member disk x {} on {}: its geometry is not known and {}",
+      members, volume.name, not_used);
+  return r;
+}
+
+BackupAdvice RecommendBackup(const Host& host, const BackupReadSize& read) {
   BackupAdvice a;
-  members = std::max(members, 1);
+  a.read_size = read;
   a.walg["WALG_DIRECT_IO"] = "true";
-  a.walg["WALG_DIRECT_IO_BLOCK_COUNT"] = fmt::format("{}", 256 * members);
+  a.walg["WALG_DIRECT_IO_BLOCK_COUNT"] =
+      fmt::format("{}", CeilDiv(read.bytes, kDirectIoBlock));
   a.walg["WALG_COMPRESSION_METHOD"] = "lz4";
   a.walg["CPUWeight"] = "25";
   a.pgbackrest["compress-type"] = "lz4";
   a.pgbackrest["CPUWeight"] = "25";
   a.reasons.push_back(fmt::format(
       "direct reads keep the page cache for queries but lose readahead, so "
-      "each read must span the whole stripe: 256 x 4 KiB blocks (1 MiB) per "
-      "member disk x {} member(s) = {} MiB{}",
-      members, members,
-      members > 1 ? " (wal-g's default 128 KiB read stays inside one chunk "
-                    "and keeps one member busy)"
-                  : ""));
+      "each read must span the whole stripe: {} = {} blocks of 4 KiB, {} "
+      "({})",
+      Size(read.bytes), CeilDiv(read.bytes, kDirectIoBlock),
+      read.source == "rule"       ? "by the rule"
+      : read.source == "declared" ? "as declared"
+      : read.source == "geometry" ? "from the geometry"
+                                  : "as measured",
+      read.why));
   a.reasons.push_back(
       "run the backup in a cgroup with CPUWeight=25 (queries keep 100) and "
       "compress with lz4; keep upload buffers under 5% of RAM");

@@ -31,7 +31,7 @@
 // values go to the global settings.
 //
 // Backup readers (docs/device-model.md#backup-readers): wal-g direct reads
-// of 1 MiB per member disk so one read spans the whole stripe; reader
+// that span the whole stripe, sized by ChooseBackupReadSize; reader
 // concurrency vCPU/2, or all vCPUs on dense-NVMe families and tiny hosts;
 // CPUWeight=25.
 
@@ -93,14 +93,37 @@ struct IoInput {
 // the version has them io_combine_limit (17+), io_workers (18+).
 std::vector<SettingChange> RecommendIo(const IoInput& in);
 
+// How large each direct read of a backup is, and where that came from.
+struct BackupReadSize {
+  uint64_t bytes = 0;
+  // "measured" (or "declared", a stripe_read_size written by hand),
+  // "geometry" or "rule".
+  std::string source;
+  std::string volume;        // the volume the backup reads most from
+  std::string why;           // for people, with the figures
+  uint64_t measured = 0;     // its stripe_read_size; 0 = none
+  uint64_t full_stripe = 0;  // chunk x data members; 0 = not known
+};
+
+// The backup read size for |volume| (the one holding the data directory,
+// or a stripe the plan builds, declared with its members and chunk):
+//   - measured (or declared): its stripe_read_size when
+//     CheckStripeReadSize trusts it, rounded up to whole stripes when the
+//     geometry is known;
+//   - geometry: else, when the full stripe is known, the fewest whole
+//     stripes that give each member at least 1 MiB;
+//   - rule: else 1 MiB (256 blocks of 4 KiB) per member disk.
+BackupReadSize ChooseBackupReadSize(const Volume& volume);
+
 struct BackupAdvice {
   std::map<std::string, std::string> walg;
   std::map<std::string, std::string> pgbackrest;
   std::vector<std::string> reasons;  // one line per decision
+  BackupReadSize read_size;
 };
 
-// |members|: member disks under the volume holding the data directory.
-BackupAdvice RecommendBackup(const Host& host, int members);
+// |read_size|: ChooseBackupReadSize of the volume holding the data.
+BackupAdvice RecommendBackup(const Host& host, const BackupReadSize& read_size);
 
 // "i8ge" for "i8ge.12xlarge".
 std::string InstanceFamily(const std::string& instance_type);

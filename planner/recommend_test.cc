@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "common/files.h"
 #include "common/units.h"
 #include "planner/remedy.h"
 
@@ -193,27 +194,140 @@ TEST(RecommendCheckpoints, ARecordedSettingIsObserved) {
   EXPECT_EQ(max->reason.find("not recorded"), std::string::npos);
 }
 
+// The volume of |toml| (one [[volume]] of a volumes.toml), as read.
+Volume FromToml(const std::string& toml) {
+  VolumeSet vs;
+  Status st = ParseVolumes(toml, "volumes.toml", &vs);
+  EXPECT_TRUE(st.ok()) << st.ToString();
+  return vs.volumes.empty() ? Volume{} : vs.volumes[0];
+}
+
+// A 4-disk md RAID0 of 512 KiB chunks, probed: three sweeps of 4 MiB.
+constexpr char kMdRaid0[] = R"(
+[[volume]]
+name = "md0"
+capacity = "7TB"
+members = 4
+chunk = "512KiB"
+stripe_read_size = "4MiB"
+stripe_read_size_min = "4MiB"
+stripe_read_size_max = "4MiB"
+stripe_read_repeats = 3
+stripe_width = "2MiB"
+probe_engine = "io_uring"
+)";
+
+Volume OneMember(int repeats, uint64_t size, uint64_t min, uint64_t max) {
+  Volume v;
+  v.name = "data";
+  v.probe_engine = "io_uring";
+  v.stripe_read_size = size;
+  v.stripe_read_size_min = min;
+  v.stripe_read_size_max = max;
+  v.stripe_read_repeats = repeats;
+  return v;
+}
+
+Volume Striped(int members, uint64_t chunk) {
+  Volume v = OneMember(3, 1 * kMiB, 128 * kKiB, 16 * kMiB);  // unstable
+  v.members = members;
+  v.chunk = chunk;
+  return v;
+}
+
+TEST(ChooseBackupReadSize, TheMeasuredSizeWhenItIsTrusted) {
+  BackupReadSize r = ChooseBackupReadSize(FromToml(kMdRaid0));
+  EXPECT_EQ(r.source, "measured");
+  EXPECT_EQ(r.bytes, 4 * kMiB);
+  EXPECT_EQ(r.measured, 4 * kMiB);
+  EXPECT_EQ(r.full_stripe, 2 * kMiB);
+  EXPECT_NE(r.why.find("3 sweeps agree"), std::string::npos) << r.why;
+  // One disk whose sweeps agree on 512 KiB: 128 blocks, not the rule's 256.
+  r = ChooseBackupReadSize(OneMember(3, 512 * kKiB, 512 * kKiB, 1 * kMiB));
+  EXPECT_EQ(r.source, "measured");
+  EXPECT_EQ(r.bytes, 512 * kKiB);
+  // A RAID5 of 4 disks has 3 data members: 2 MiB is rounded up to two
+  // whole stripes of 1.5 MiB.
+  Volume raid5 = OneMember(3, 2 * kMiB, 2 * kMiB, 2 * kMiB);
+  raid5.topology.emplace();
+  raid5.topology->chunk = 512 * kKiB;
+  raid5.stripe_width = 1536 * kKiB;
+  r = ChooseBackupReadSize(raid5);
+  EXPECT_EQ(r.source, "measured");
+  EXPECT_EQ(r.bytes, 3 * kMiB);
+  EXPECT_NE(r.why.find("rounded up to whole stripes"), std::string::npos);
+}
+
+TEST(ChooseBackupReadSize, TheGeometryWhenTheMeasurementIsNotTrusted) {
+  struct Case {
+    int members;
+    uint64_t chunk;
+    uint64_t bytes;
+  };
+  // At least 1 MiB per member, in whole stripes: LVM's 64 KiB chunks need
+  // 16 stripes; 2 MiB chunks one stripe of 8 MiB (the rule's 4 MiB would
+  // leave two members idle).
+  for (Case c : {Case{4, 512 * kKiB, 4 * kMiB}, Case{4, 64 * kKiB, 4 * kMiB},
+                 Case{4, 2 * kMiB, 8 * kMiB}}) {
+    BackupReadSize r = ChooseBackupReadSize(Striped(c.members, c.chunk));
+    EXPECT_EQ(r.source, "geometry");
+    EXPECT_EQ(r.bytes, c.bytes) << c.chunk;
+    EXPECT_NE(r.why.find("its measured 1 MiB is not used: 3 sweeps disagree"),
+              std::string::npos)
+        << r.why;
+  }
+  // Trusted sweeps that contradict the geometry: 1 MiB on a 2 MiB stripe.
+  Volume md0 = FromToml(kMdRaid0);
+  md0.stripe_read_size = md0.stripe_read_size_min = md0.stripe_read_size_max =
+      1 * kMiB;
+  BackupReadSize r = ChooseBackupReadSize(md0);
+  EXPECT_EQ(r.source, "geometry");
+  EXPECT_EQ(r.bytes, 4 * kMiB);
+  EXPECT_NE(r.why.find("below the full stripe"), std::string::npos) << r.why;
+}
+
+TEST(ChooseBackupReadSize, TheRuleWhenNeitherIsKnown) {
+  BackupReadSize r =
+      ChooseBackupReadSize(OneMember(3, 1 * kMiB, 128 * kKiB, 16 * kMiB));
+  EXPECT_EQ(r.source, "rule");
+  EXPECT_EQ(r.bytes, 1 * kMiB);
+  EXPECT_NE(r.why.find("range from 128 KiB to 16 MiB"), std::string::npos)
+      << r.why;
+  Volume declared;
+  declared.name = "data";
+  r = ChooseBackupReadSize(declared);
+  EXPECT_EQ(r.source, "rule");
+  EXPECT_NE(r.why.find("no stripe-wide read size was measured"),
+            std::string::npos);
+}
+
 TEST(RecommendBackup, DenseNvmeUsesEveryVcpuAndSpansTheStripe) {
   Host host{48, 384 * kGiB, "i8ge.12xlarge", 0, 0};
-  BackupAdvice a = RecommendBackup(host, 4);
+  BackupAdvice a =
+      RecommendBackup(host, ChooseBackupReadSize(Striped(4, 512 * kKiB)));
   EXPECT_EQ(a.walg.at("WALG_DIRECT_IO"), "true");
   EXPECT_EQ(a.walg.at("WALG_DIRECT_IO_BLOCK_COUNT"), "1024");  // 4 MiB
   EXPECT_EQ(a.walg.at("WALG_UPLOAD_DISK_CONCURRENCY"), "48");
   EXPECT_EQ(a.walg.at("CPUWeight"), "25");
   EXPECT_EQ(a.pgbackrest.at("process-max"), "24");
+  EXPECT_NE(
+      a.reasons[0].find("4 MiB = 1024 blocks of 4 KiB, from the geometry"),
+      std::string::npos)
+      << a.reasons[0];
 }
 
 TEST(RecommendBackup, OtherFamiliesUseHalfAndTinyHostsAll) {
+  const BackupReadSize one = ChooseBackupReadSize(Volume{});
   Host m6i{32, 128 * kGiB, "m6i.8xlarge", 0, 0};
-  EXPECT_EQ(RecommendBackup(m6i, 1).walg.at("WALG_UPLOAD_DISK_CONCURRENCY"),
+  EXPECT_EQ(RecommendBackup(m6i, one).walg.at("WALG_UPLOAD_DISK_CONCURRENCY"),
             "16");
-  EXPECT_EQ(RecommendBackup(m6i, 1).walg.at("WALG_DIRECT_IO_BLOCK_COUNT"),
+  EXPECT_EQ(RecommendBackup(m6i, one).walg.at("WALG_DIRECT_IO_BLOCK_COUNT"),
             "256");
   Host tiny{2, 4 * kGiB, "t3.small", 0, 0};
-  EXPECT_EQ(RecommendBackup(tiny, 1).walg.at("WALG_UPLOAD_DISK_CONCURRENCY"),
+  EXPECT_EQ(RecommendBackup(tiny, one).walg.at("WALG_UPLOAD_DISK_CONCURRENCY"),
             "2");
   EXPECT_EQ(
-      RecommendBackup(Host{}, 1).walg.count("WALG_UPLOAD_DISK_CONCURRENCY"),
+      RecommendBackup(Host{}, one).walg.count("WALG_UPLOAD_DISK_CONCURRENCY"),
       0u);
 }
 

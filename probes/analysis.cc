@@ -1,7 +1,9 @@
 #include "probes/analysis.h"
 
 #include <algorithm>
+#include <map>
 
+#include "common/stripe_read.h"
 #include "common/units.h"
 
 namespace pglayout::probes {
@@ -44,18 +46,40 @@ int FindKnee(const std::vector<RandomReadPoint>& curve) {
 
 uint64_t StripeWideReadSize(const std::vector<SequentialReadPoint>& curve,
                             int queue_depth) {
-  double peak = 0;
-  for (const SequentialReadPoint& p : curve) {
-    if (p.queue_depth == queue_depth) peak = std::max(peak, p.mbps);
-  }
-  if (peak <= 0) return 0;
+  const double plateau = PlateauMbps(curve, queue_depth);
+  if (plateau <= 0) return 0;
   uint64_t best = 0;
   for (const SequentialReadPoint& p : curve) {
-    if (p.queue_depth != queue_depth || p.mbps < kReachedFraction * peak)
+    if (p.queue_depth != queue_depth || p.mbps < kStripeReadFraction * plateau)
       continue;
     if (best == 0 || p.request_size < best) best = p.request_size;
   }
   return best;
+}
+
+StripeReadEstimate EstimateStripeReadSize(
+    const std::vector<std::vector<SequentialReadPoint>>& sweeps) {
+  StripeReadEstimate e;
+  std::map<uint64_t, std::vector<double>> by_size;
+  for (const std::vector<SequentialReadPoint>& sweep : sweeps) {
+    const uint64_t knee = StripeWideReadSize(sweep);
+    if (knee == 0) continue;
+    ++e.repeats;
+    e.min_size = e.min_size == 0 ? knee : std::min(e.min_size, knee);
+    e.max_size = std::max(e.max_size, knee);
+    for (const SequentialReadPoint& p : sweep) {
+      if (p.queue_depth == 1) by_size[p.request_size].push_back(p.mbps);
+    }
+  }
+  for (auto& [size, mbps] : by_size) {
+    std::sort(mbps.begin(), mbps.end());
+    const size_t n = mbps.size();
+    const double median =
+        n % 2 == 1 ? mbps[n / 2] : (mbps[n / 2 - 1] + mbps[n / 2]) / 2;
+    e.median.push_back(SequentialReadPoint{size, 1, median});
+  }
+  e.size = StripeWideReadSize(e.median);
+  return e;
 }
 
 void DeriveHeadlines(Volume* v) {

@@ -14,8 +14,8 @@
 
 namespace pglayout::probes {
 
-// Fraction of the peak that counts as "reached" for the knee and for the
-// stripe-wide read size.
+// Fraction of the peak that counts as "reached" for the knee of the
+// queue-depth curve.
 inline constexpr double kReachedFraction = 0.9;
 // A depth step that adds less throughput than this no longer pays.
 inline constexpr double kMinUsefulGain = 0.10;
@@ -34,12 +34,28 @@ bool SweepShouldContinue(const std::vector<RandomWritePoint>& curve);
 int FindKnee(const std::vector<RandomReadPoint>& curve);
 
 // The stripe-wide read size: the smallest request size whose MB/s at
-// |queue_depth| reaches kReachedFraction of the best MB/s at that depth. On
-// a RAID0 of 4 disks with 512 KiB chunks this is 2-4 MiB; on one disk about
-// 1 MiB (docs/device-model.md#stripe-wide-reads). 0 when no point has that
-// depth.
+// |queue_depth| reaches kStripeReadFraction (90%) of the curve's plateau,
+// PlateauMbps (common/stripe_read.h: the median of its three largest
+// sizes, so one lucky point does not raise the line). On a RAID0 of 4 disks
+// with 512 KiB chunks this is 2-4 MiB; on one disk about 1 MiB
+// (docs/device-model.md#stripe-wide-reads). 0 when no point has that depth.
 uint64_t StripeWideReadSize(const std::vector<SequentialReadPoint>& curve,
                             int queue_depth = 1);
+
+// The stripe-wide read size from repeated depth-1 sweeps (each a curve of
+// the same sizes): the knee of the median curve (per size, the median MB/s
+// of the sweeps: one disturbed sweep cannot move it), and the smallest and
+// largest knee of the single sweeps, which say how far one sweep alone could
+// be trusted (common/stripe_read.h judges them).
+struct StripeReadEstimate {
+  std::vector<SequentialReadPoint> median;  // per size, in size order
+  uint64_t size = 0;                        // StripeWideReadSize(median)
+  uint64_t min_size = 0;
+  uint64_t max_size = 0;
+  int repeats = 0;  // sweeps with at least one point
+};
+StripeReadEstimate EstimateStripeReadSize(
+    const std::vector<std::vector<SequentialReadPoint>>& sweeps);
 
 // Fills the headline fields of |volume| from its curves (randread,
 // seqread, syncwrite, randwrite must already be set): read_iops at the

@@ -32,6 +32,7 @@ struct Mode {
   double interval_seconds;
   std::vector<int> read_depths;
   std::vector<uint64_t> seq_sizes;   // at depth 1
+  int seq_repeats = 3;               // sweeps of seq_sizes
   std::vector<uint64_t> deep_sizes;  // at kDeepSequentialDepth
   bool dsync_and_group_commit;
   std::vector<int> write_depths;
@@ -46,6 +47,7 @@ Mode ModeFor(const ProbeOptions& options) {
     m.interval_seconds = 0.05;
     m.read_depths = {1, 4, 16, 64, 256};
     m.seq_sizes = {128 * kKiB, 1 * kMiB, 4 * kMiB, 16 * kMiB};
+    m.seq_repeats = 2;  // the fewest that show a spread
     m.deep_sizes = {1 * kMiB};
     m.dsync_and_group_commit = false;
     m.write_depths = {1, 16};
@@ -311,25 +313,72 @@ class Runner {
   }
 
   Status SequentialReads() {
-    std::vector<std::pair<uint64_t, int>> points;
-    for (uint64_t s : mode_.seq_sizes) points.emplace_back(s, 1);
-    for (uint64_t s : mode_.deep_sizes)
-      points.emplace_back(s, kDeepSequentialDepth);
-    std::erase_if(points, [&](const auto& p) {
-      return p.first * static_cast<uint64_t>(p.second) >
-             report_->filled_bytes / 2;
+    PGLAYOUT_RETURN_IF_ERROR(StripeReadSweeps());
+    return DeepSequentialReads();
+  }
+
+  // The depth-1 sizes, swept mode_.seq_repeats times in turn (so a
+  // disturbance of a few seconds spoils one sweep, not every size), and
+  // the stripe-wide read size from their median (EstimateStripeReadSize).
+  // A sweep cut short by the budget is left out: its knee would be that of
+  // a shorter curve.
+  Status StripeReadSweeps() {
+    std::vector<uint64_t> sizes = mode_.seq_sizes;
+    std::erase_if(sizes,
+                  [&](uint64_t s) { return s > report_->filled_bytes / 2; });
+    const size_t total = sizes.size() * static_cast<size_t>(mode_.seq_repeats) +
+                         mode_.deep_sizes.size();
+    std::vector<std::vector<SequentialReadPoint>> sweeps;
+    size_t done = 0;
+    bool out_of_time = false;
+    for (int pass = 0; pass < mode_.seq_repeats && !out_of_time; ++pass) {
+      std::vector<SequentialReadPoint> sweep;
+      for (uint64_t size : sizes) {
+        IoJob job = BaseJob(IoKind::kRead, Access::kSequential, size, 1);
+        StepResult r;
+        Outcome outcome = Outcome::kSkipped;
+        PGLAYOUT_RETURN_IF_ERROR(
+            Step(fmt::format("seqread {}KiB qd=1 (sweep {}/{})", size / kKiB,
+                             pass + 1, mode_.seq_repeats),
+                 job, kSeqReadEnd, total - done++, &r, &outcome));
+        if (outcome == Outcome::kSkipped) {
+          out_of_time = true;
+          break;
+        }
+        if (outcome == Outcome::kStalled) continue;
+        sweep.push_back(SequentialReadPoint{size, 1, r.mbps()});
+      }
+      // The first sweep counts even when cut short: it is all there is.
+      if (sweeps.empty() || (!out_of_time && sweep.size() == sizes.size())) {
+        sweeps.push_back(std::move(sweep));
+      }
+    }
+    StripeReadEstimate e = EstimateStripeReadSize(sweeps);
+    report_->seqread = e.median;
+    report_->stripe_read_size_min = e.min_size;
+    report_->stripe_read_size_max = e.max_size;
+    report_->stripe_read_repeats = e.repeats;
+    return Status::Ok();
+  }
+
+  Status DeepSequentialReads() {
+    std::vector<uint64_t> sizes = mode_.deep_sizes;
+    std::erase_if(sizes, [&](uint64_t s) {
+      return s * kDeepSequentialDepth > report_->filled_bytes / 2;
     });
-    for (size_t i = 0; i < points.size(); ++i) {
-      auto [size, depth] = points[i];
-      IoJob job = BaseJob(IoKind::kRead, Access::kSequential, size, depth);
+    for (size_t i = 0; i < sizes.size(); ++i) {
+      IoJob job = BaseJob(IoKind::kRead, Access::kSequential, sizes[i],
+                          kDeepSequentialDepth);
       StepResult r;
       Outcome outcome = Outcome::kSkipped;
       PGLAYOUT_RETURN_IF_ERROR(
-          Step(fmt::format("seqread {}KiB qd={}", size / kKiB, depth), job,
-               kSeqReadEnd, points.size() - i, &r, &outcome));
+          Step(fmt::format("seqread {}KiB qd={}", sizes[i] / kKiB,
+                           kDeepSequentialDepth),
+               job, kSeqReadEnd, sizes.size() - i, &r, &outcome));
       if (outcome == Outcome::kSkipped) break;
       if (outcome == Outcome::kStalled) continue;
-      report_->seqread.push_back(SequentialReadPoint{size, depth, r.mbps()});
+      report_->seqread.push_back(
+          SequentialReadPoint{sizes[i], kDeepSequentialDepth, r.mbps()});
     }
     return Status::Ok();
   }
@@ -513,6 +562,9 @@ Status RunProbe(IoEngine* engine, const ProbeOptions& options,
 void ApplyReport(const ProbeReport& report, Volume* volume) {
   volume->randread = report.randread;
   volume->seqread = report.seqread;
+  volume->stripe_read_size_min = report.stripe_read_size_min;
+  volume->stripe_read_size_max = report.stripe_read_size_max;
+  volume->stripe_read_repeats = report.stripe_read_repeats;
   volume->syncwrite = report.syncwrite;
   volume->randwrite = report.randwrite;
   volume->write_mbps = report.write_mbps;

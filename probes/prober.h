@@ -7,7 +7,11 @@
 //   2. randread: 8 KiB random reads at depth 1, 2, 4, ... 256 until a step
 //      no longer adds 10% IOPS (the knee is then found in the curve);
 //   3. seqread: request size 128 KiB ... 16 MiB at depth 1 (one synchronous
-//      reader, as backup tools read), and a few sizes at depth 8;
+//      reader, as backup tools read), swept three times in turn (twice
+//      with quick); each
+//      size's median MB/s makes the curve, and the knees of the single
+//      sweeps its spread (EstimateStripeReadSize); then a few sizes at
+//      depth 8;
 //   4. syncwrite: WAL-style 8 KiB appends through a 16 MiB region, each
 //      made durable before the next (fdatasync, then O_DSYNC), plus a
 //      128 KiB group-commit write;
@@ -121,7 +125,11 @@ struct ProbeReport {
   uint64_t filled_bytes = 0;  // the readable part of the probe file
   double write_mbps = 0;      // the fill, durable
   std::vector<RandomReadPoint> randread;
-  std::vector<SequentialReadPoint> seqread;
+  std::vector<SequentialReadPoint> seqread;  // depth 1: the sweeps' median
+  // The knees of the single depth-1 sweeps, and how many there were.
+  uint64_t stripe_read_size_min = 0;
+  uint64_t stripe_read_size_max = 0;
+  int stripe_read_repeats = 0;
   std::vector<SyncWritePoint> syncwrite;
   std::vector<RandomWritePoint> randwrite;
   std::vector<std::string> notes;  // for people: caps hit, steps skipped

@@ -91,6 +91,14 @@ TEST(Prober, NoiseDoesNotChangeTheAnswers) {
   Probed p = ProbeSimulated(Raid0(4, /*noise=*/0.3));
   EXPECT_NEAR(p.volume.read_latency_us, 108.192, 108.192 * 0.05);
   EXPECT_EQ(p.volume.stripe_read_size, 4 * kMiB);
+  // Three sweeps, their knees recorded; the curve is their median, one
+  // point per size.
+  EXPECT_EQ(p.volume.stripe_read_repeats, 3);
+  EXPECT_GE(p.volume.stripe_read_size_min, 2 * kMiB);
+  EXPECT_LE(p.volume.stripe_read_size_max, 8 * kMiB);
+  EXPECT_EQ(std::count_if(p.volume.seqread.begin(), p.volume.seqread.end(),
+                          [](const auto& s) { return s.queue_depth == 1; }),
+            8);
   EXPECT_LE(p.simulated_seconds, kFullBudgetSeconds);
 }
 
@@ -98,6 +106,7 @@ TEST(Prober, QuickModeStaysWithinTwentySeconds) {
   Probed p = ProbeSimulated(Raid0(4, 0.3), /*quick=*/true);
   EXPECT_LE(p.simulated_seconds, kQuickBudgetSeconds);
   EXPECT_EQ(p.volume.stripe_read_size, 4 * kMiB);
+  EXPECT_EQ(p.volume.stripe_read_repeats, 2);
   EXPECT_EQ(p.volume.syncwrite.size(), 1u);
   EXPECT_GE(p.volume.randread.size(), 3u);
 }

@@ -11,6 +11,7 @@
 #include <set>
 #include <sstream>
 
+#include "common/stripe_read.h"
 #include "common/units.h"
 
 namespace pglayout::probes {
@@ -309,6 +310,7 @@ void RecheckArrayHealth(const SystemPaths& paths, dev_t device,
 
 void ApplyTopology(const Topology& t, Volume* volume) {
   volume->kind = t.kind;
+  volume->stripe_width = FullStripeWidth(t);
   bool striped =
       (t.raid_level == "raid0" && t.chunk > 0) || t.dm_target == "striped";
   if (!striped) {

@@ -53,8 +53,10 @@ Status DiscoverTopology(const SystemPaths& paths, dev_t device,
 void RecheckArrayHealth(const SystemPaths& paths, dev_t device,
                         Topology* topology);
 
-// Sets members, chunk and kind of |volume| from its topology: an md RAID0
-// or a striped dm volume has raid_disks / stripes members of one chunk.
+// Sets members, chunk, kind and stripe_width of |volume| from its
+// topology: an md RAID0 or a striped dm volume has raid_disks / stripes
+// members of one chunk; the full stripe is FullStripeWidth (RAID5 and 6
+// count their data members only).
 void ApplyTopology(const Topology& topology, Volume* volume);
 
 // The physical disks under a topology (its members, or its own disk), for

@@ -52,6 +52,7 @@ TEST(Topology, MdRaid0OfFourInstanceStoreNvme) {
   ApplyTopology(t, &v);
   EXPECT_EQ(v.members, 4);
   EXPECT_EQ(v.chunk, 512 * kKiB);
+  EXPECT_EQ(v.stripe_width, 2 * kMiB);  // md/chunk_size x md/raid_disks
   EXPECT_EQ(v.kind, "aws-instance-store");
 
   Host h = DiscoverHost(Fixture("md_raid0_nvme"));
@@ -74,6 +75,7 @@ TEST(Topology, LvmStripedVolumeIsRecognisedFromItsIoHints) {
   ApplyTopology(t, &v);
   EXPECT_EQ(v.members, 4);
   EXPECT_EQ(v.chunk, 64 * kKiB);
+  EXPECT_EQ(v.stripe_width, 256 * kKiB);  // optimal_io_size: chunk x stripes
 }
 
 TEST(Topology, EbsNvmeVolume) {
@@ -90,6 +92,7 @@ TEST(Topology, EbsNvmeVolume) {
   ApplyTopology(t, &v);
   EXPECT_EQ(v.members, 1);
   EXPECT_EQ(v.chunk, 0u);
+  EXPECT_EQ(v.stripe_width, 0u);
   EXPECT_EQ(PhysicalDisks(t), std::vector<std::string>{"nvme1n1"});
   EXPECT_EQ(DiscoverHost(Fixture("ebs_nvme")).instance_type, "m7g.xlarge");
 }
@@ -135,6 +138,10 @@ TEST(Topology, DegradedResyncingArrayAndMisalignedPartitionAreFlagged) {
             std::string::npos)
       << t.warnings[3];
   EXPECT_EQ(t.filesystem, "xfs");
+  // A mirror serves reads from either copy: no full stripe to span.
+  Volume v;
+  ApplyTopology(t, &v);
+  EXPECT_EQ(v.stripe_width, 0u);
 }
 
 TEST(Topology, MisalignedMemberPartitionIsFlagged) {
