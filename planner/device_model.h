@@ -18,7 +18,7 @@
 //     points (their offered rates: exact, where the rate a short step
 //     achieves varies with its random arrivals); below the first point it
 //     is the first point's; beyond the last, M/M/1 anchored on it:
-//     L_last x (1 - u_last) / (1 - u). Points that completed less than 75%
+//     L_last x (1 - u_last) / (1 - u). Points that completed less than 70%
 //     of their offered rate were overloaded and are left out. This is the
 //     only curve that shows a rate-capped volume's latency below its cap:
 //     its depth-1 step already runs at the cap and measures 1 / IOPS
@@ -126,10 +126,11 @@ class DeviceModel {
 
 // The paced points of |volume| the model uses, as (offered IOPS, mean
 // latency) in increasing offered rate: those that completed at least
-// kPacedKeptUp of their offered rate (a short step's count of Poisson
-// arrivals varies by about 10%; an overloaded one falls far short), with a
-// positive mean latency. Exposed for tests.
-inline constexpr double kPacedKeptUp = 0.75;
+// kPacedKeptUp of their offered rate (a step sees about 100 Poisson
+// arrivals, whose count varies by 10%: 0.7 is three standard deviations;
+// an overloaded step falls far short), with a positive mean latency.
+// Exposed for tests.
+inline constexpr double kPacedKeptUp = 0.7;
 std::vector<LatencyPoint> PacedCurve(const Volume& volume);
 
 // Mean time in an M/M/c system (wait + service), in units of

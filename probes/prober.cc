@@ -27,8 +27,9 @@ constexpr int kPacedDepth = 64;
 constexpr double kPacedMinReads = 100;
 // A step that completes less than this share of its offered rate was
 // overloaded (the device, or the probe's own CPU): said in a note. Well
-// below 1: a step's count of Poisson arrivals varies by about 10%.
-constexpr double kPacedKeptUp = 0.75;
+// below 1: a step's count of about 100 Poisson arrivals varies by 10%, and
+// 0.7 is three standard deviations (the planner leaves the same out).
+constexpr double kPacedKeptUp = 0.7;
 
 // Where each phase must end, as a fraction of the budget. Time a phase does
 // not use rolls over to the next.
