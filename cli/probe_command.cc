@@ -344,6 +344,20 @@ class ProbeCommand : public Command {
     }
   }
 
+  // The paced steps: latency against offered load below the cap.
+  static void PrintPacedReads(const Volume& v) {
+    if (v.paced_read.empty()) return;
+    std::cout << "  random 8 KiB reads, paced (open loop)\n    offered/s  "
+                 "load    done/s  mean us   p50 us   p99 us\n";
+    for (const PacedReadPoint& p : v.paced_read) {
+      std::cout << fmt::format(
+          "  {:>11.0f} {:>4.0f}% {:>9.0f} {:>8.1f} {:>8.1f} {:>8.1f}\n",
+          p.offered_iops,
+          v.read_iops > 0 ? 100 * p.offered_iops / v.read_iops : 0, p.iops,
+          p.mean_us, p.p50_us, p.p99_us);
+    }
+  }
+
   static void PrintVolume(const Volume& v) {
     const Topology& t = *v.topology;
     std::cout << fmt::format(
@@ -368,6 +382,7 @@ class ProbeCommand : public Command {
           p.cpu_us_per_io,
           p.queue_depth == v.readers_to_saturate ? "  <- knee" : "");
     }
+    PrintPacedReads(v);
     std::cout << "  sequential reads\n    request    qd     MB/s\n";
     for (const SequentialReadPoint& p : v.seqread) {
       std::cout << fmt::format("  {:>9} {:>5} {:>8.1f}\n",

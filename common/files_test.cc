@@ -188,6 +188,62 @@ TEST(VolumesFile, JsonCarriesTheCurves) {
   EXPECT_DOUBLE_EQ(j["concurrent"]["iops_ratio"].get<double>(), 0.536);
 }
 
+// [[volume.paced_read]]: latency against offered load, read back as
+// written; a file without it (every probe before it existed) still loads,
+// and the planner then keeps the depth curve (device_model.h).
+TEST(VolumesFile, PacedReadCurveRoundTripsAndIsOptional) {
+  std::string text = std::string(kVolumes) +
+                     "[[volume.paced_read]]\noffered_iops = 180\niops = "
+                     "179.6\nmean_us = 150\np50_us = 120\np99_us = 900\n"
+                     "[[volume.paced_read]]\noffered_iops = 540\niops = "
+                     "538\nmean_us = 2200\n";
+  VolumeSet set = ParseVolumesOrDie(text);
+  ASSERT_EQ(set.volumes.size(), 2u);
+  EXPECT_TRUE(set.volumes[0].paced_read.empty()) << "optional";
+  const std::vector<PacedReadPoint>& paced = set.volumes[1].paced_read;
+  ASSERT_EQ(paced.size(), 2u);
+  EXPECT_DOUBLE_EQ(paced[0].offered_iops, 180);
+  EXPECT_DOUBLE_EQ(paced[0].iops, 179.6);
+  EXPECT_DOUBLE_EQ(paced[0].mean_us, 150);
+  EXPECT_DOUBLE_EQ(paced[0].p50_us, 120);
+  EXPECT_DOUBLE_EQ(paced[0].p99_us, 900);
+  EXPECT_DOUBLE_EQ(paced[1].mean_us, 2200);
+  EXPECT_DOUBLE_EQ(paced[1].p99_us, 0) << "p50 and p99 are optional";
+
+  std::string written = VolumesToToml(set);
+  EXPECT_NE(written.find("[[volume.paced_read]]\noffered_iops = 180\n"),
+            std::string::npos)
+      << written;
+  VolumeSet back = ParseVolumesOrDie(written);
+  ASSERT_EQ(back.volumes[1].paced_read.size(), 2u);
+  EXPECT_DOUBLE_EQ(back.volumes[1].paced_read[0].mean_us, 150);
+  EXPECT_EQ(VolumesToToml(back), written);
+  Json j = ToJson(back);
+  EXPECT_DOUBLE_EQ(
+      j["volumes"][1]["curves"]["paced_read"][1]["offered_iops"].get<double>(),
+      540);
+  EXPECT_TRUE(j["volumes"][0]["curves"]["paced_read"].empty());
+}
+
+TEST(VolumesFile, PacedReadNeedsARateAndALatency) {
+  const std::string point = std::string(kVolumes) + "[[volume.paced_read]]\n";
+  EXPECT_NE(VolumesError(point + "iops = 100\nmean_us = 150\n")
+                .find("missing the required key 'offered_iops'"),
+            std::string::npos);
+  EXPECT_NE(VolumesError(point + "offered_iops = 100\niops = 100\n")
+                .find("missing the required key 'mean_us'"),
+            std::string::npos);
+  std::string zero =
+      VolumesError(point + "offered_iops = 0\niops = 0\nmean_us = 150\n");
+  EXPECT_NE(zero.find("[[paced_read]]"), std::string::npos) << zero;
+  EXPECT_NE(zero.find("'offered_iops': must be above 0"), std::string::npos)
+      << zero;
+  EXPECT_NE(VolumesError(point + "offered_iops = 100\niops = 100\nmean_us = "
+                                 "150\nmean = 3\n")
+                .find("unknown key 'mean'"),
+            std::string::npos);
+}
+
 TEST(VolumesFile, UnknownKeySuggestsTheNearestOne) {
   std::string text = kVolumes;
   text.replace(text.find("read_iops = 2000"), 16, "read_iop = 2000");

@@ -75,6 +75,21 @@ Status ReadRandomRead(const toml::table& table, const std::string& file,
   return r.Finish();
 }
 
+Status ReadPacedRead(const toml::table& table, const std::string& file,
+                     const std::string& context, PacedReadPoint* p) {
+  KeyReader r(table, file, context + " [[paced_read]]");
+  r.Number("offered_iops", &p->offered_iops, 0, KeyReader::kRequired);
+  r.Number("iops", &p->iops, 0, KeyReader::kRequired);
+  r.Number("mean_us", &p->mean_us, 0, KeyReader::kRequired);
+  r.Number("p50_us", &p->p50_us);
+  r.Number("p99_us", &p->p99_us);
+  if (!r.failed() && p->offered_iops <= 0) {
+    r.Fail("offered_iops", "must be above 0");
+  }
+  if (!r.failed() && p->mean_us <= 0) r.Fail("mean_us", "must be above 0");
+  return r.Finish();
+}
+
 Status ReadSequentialRead(const toml::table& table, const std::string& file,
                           const std::string& context, SequentialReadPoint* p) {
   KeyReader r(table, file, context + " [[seqread]]");
@@ -196,6 +211,8 @@ Status ReadVolume(const toml::table& table, const std::string& file,
   }
   ReadCurve(&k, "randread", file, context, &v->randread, ReadRandomRead,
             &curves);
+  ReadCurve(&k, "paced_read", file, context, &v->paced_read, ReadPacedRead,
+            &curves);
   ReadCurve(&k, "seqread", file, context, &v->seqread, ReadSequentialRead,
             &curves);
   ReadCurve(&k, "randwrite", file, context, &v->randwrite, ReadRandomWrite,
@@ -295,6 +312,14 @@ void WriteCurves(const Volume& v, TomlWriter* w) {
     w->MeasuredIfSet("p999_us", p.p999_us, kPercentileDigits);
     w->MeasuredIfSet("max_us", p.max_us);
     w->MeasuredIfSet("cpu_us_per_io", p.cpu_us_per_io);
+  }
+  for (const PacedReadPoint& p : v.paced_read) {
+    w->ArrayTable("volume.paced_read");
+    w->Measured("offered_iops", p.offered_iops);
+    w->Measured("iops", p.iops);
+    w->Measured("mean_us", p.mean_us, kPercentileDigits);
+    w->MeasuredIfSet("p50_us", p.p50_us, kPercentileDigits);
+    w->MeasuredIfSet("p99_us", p.p99_us, kPercentileDigits);
   }
   for (const SequentialReadPoint& p : v.seqread) {
     w->ArrayTable("volume.seqread");

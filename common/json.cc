@@ -45,6 +45,14 @@ Json CurvesJson(const Volume& v) {
                         {"max_us", p.max_us},
                         {"cpu_us_per_io", p.cpu_us_per_io}});
   }
+  Json paced_read = Json::array();
+  for (const PacedReadPoint& p : v.paced_read) {
+    paced_read.push_back({{"offered_iops", p.offered_iops},
+                          {"iops", p.iops},
+                          {"mean_us", p.mean_us},
+                          {"p50_us", p.p50_us},
+                          {"p99_us", p.p99_us}});
+  }
   for (const SequentialReadPoint& p : v.seqread) {
     seqread.push_back({{"request_size", p.request_size},
                        {"queue_depth", p.queue_depth},
@@ -65,6 +73,7 @@ Json CurvesJson(const Volume& v) {
                          {"p99_us", p.p99_us}});
   }
   return Json{{"randread", randread},
+              {"paced_read", paced_read},
               {"seqread", seqread},
               {"randwrite", randwrite},
               {"syncwrite", syncwrite}};

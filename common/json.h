@@ -12,8 +12,8 @@ namespace pglayout {
 
 using Json = nlohmann::ordered_json;
 
-// volumes: {host, volumes[{..., topology, curves{randread[], seqread[],
-// randwrite[]}}]}
+// volumes: {host, volumes[{..., topology, curves{randread[], paced_read[],
+// seqread[], randwrite[]}}]}
 Json ToJson(const VolumeSet& volumes);
 // workload: {observation, settings, wal, checkpoints, tablespaces[], io[],
 // relations[]}

@@ -43,6 +43,20 @@ struct RandomReadPoint {
   double cpu_us_per_io = 0;  // user + sys CPU microseconds per completed I/O
 };
 
+// One step of the paced random 8 KiB read curve: reads issued open-loop, on
+// a schedule at a fixed offered rate below the saturated IOPS, whatever
+// completes (as fio's rate_iops). On a rate-capped volume this is the only
+// way to see the latency below the cap: a closed-loop step at depth 1
+// already saturates the cap and measures 1 / IOPS
+// (docs/device-model.md#latency-below-the-cap).
+struct PacedReadPoint {
+  double offered_iops = 0;  // the schedule's rate
+  double iops = 0;          // reads completed per second (achieved)
+  double mean_us = 0;       // submission to completion, mean
+  double p50_us = 0;
+  double p99_us = 0;
+};
+
 // One point of the sequential read curve.
 struct SequentialReadPoint {
   uint64_t request_size = 0;  // bytes per read
@@ -157,6 +171,10 @@ struct Volume {
   std::vector<std::string> shares_device_with;  // other volumes, same device
   std::optional<Topology> topology;
   std::vector<RandomReadPoint> randread;
+  // Latency against offered load (volumes.toml [[volume.paced_read]]),
+  // increasing offered_iops; empty in files from older probes and in
+  // declared volumes.
+  std::vector<PacedReadPoint> paced_read;
   std::vector<SequentialReadPoint> seqread;
   std::vector<RandomWritePoint> randwrite;
   std::vector<SyncWritePoint> syncwrite;

@@ -12,6 +12,17 @@
 // read capacity in 8 KiB pages when no read_mbps is declared).
 //
 // Read latency as a function of utilisation, in this order of preference:
+//  0. Paced curve (probe's [[paced_read]]): latency measured against
+//     offered load, open loop, below the saturated IOPS. The mean latency
+//     at an offered load is interpolated linearly in IOPS between the
+//     points (their offered rates: exact, where the rate a short step
+//     achieves varies with its random arrivals); below the first point it
+//     is the first point's; beyond the last, M/M/1 anchored on it:
+//     L_last x (1 - u_last) / (1 - u). Points that completed less than 70%
+//     of their offered rate were overloaded and are left out. This is the
+//     only curve that shows a rate-capped volume's latency below its cap:
+//     its depth-1 step already runs at the cap and measures 1 / IOPS
+//     (docs/device-model.md#latency-below-the-cap).
 //  1. Measured curve (probe's [[randread]]): each point gives depth d and
 //     IOPS x; Little's law gives the mean latency d / x. Latency at an
 //     offered load is interpolated linearly in IOPS between points; below
@@ -76,8 +87,11 @@ class DeviceModel {
   // Requests in flight needed to reach the read capacity (Little's law, or
   // the probe's knee when measured).
   double parallelism() const { return parallelism_; }
-  bool measured() const { return !curve_.empty(); }
-  // "measured curve" or "declared figures (M/M/c, c = 24)".
+  bool measured() const { return !curve_.empty() || paced(); }
+  // Whether read latency comes from the paced curve.
+  bool paced() const { return !paced_.empty(); }
+  // "paced curve (5 points, latency against offered load)", "measured
+  // curve (...)" or "declared figures (M/M/c, c = 24)".
   std::string Describe() const;
 
   // Fraction of the device's time used by this load (may exceed 1).
@@ -90,7 +104,12 @@ class DeviceModel {
   double SyncWriteLatencyUs(double utilization) const;
 
  private:
-  double CurveLatencyUs(double utilization) const;
+  static std::vector<LatencyPoint> StripePacedCurve(
+      const std::vector<const DeviceModel*>& members, double stripe_capacity);
+  // Latency on |curve| (increasing IOPS) at |utilization| of the read
+  // capacity: interpolated, then M/M/1 from the last point.
+  double CurveLatencyUs(const std::vector<LatencyPoint>& curve,
+                        double utilization) const;
 
   std::string name_;
   double read_capacity_ = 0;
@@ -102,7 +121,17 @@ class DeviceModel {
   double sync_write_latency_us_ = 0;
   double parallelism_ = 1;
   std::vector<LatencyPoint> curve_;  // increasing iops
+  std::vector<LatencyPoint> paced_;  // [[paced_read]]: offered iops, mean
 };
+
+// The paced points of |volume| the model uses, as (offered IOPS, mean
+// latency) in increasing offered rate: those that completed at least
+// kPacedKeptUp of their offered rate (a step sees about 100 Poisson
+// arrivals, whose count varies by 10%: 0.7 is three standard deviations;
+// an overloaded step falls far short), with a positive mean latency.
+// Exposed for tests.
+inline constexpr double kPacedKeptUp = 0.7;
+std::vector<LatencyPoint> PacedCurve(const Volume& volume);
 
 // Mean time in an M/M/c system (wait + service), in units of
 // |service_time|, at utilisation |rho| (< 1) with |servers| servers.

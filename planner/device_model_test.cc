@@ -53,6 +53,113 @@ TEST(DeviceModel, MeasuredCurveUsesLittlesLaw) {
   EXPECT_NEAR(m.ReadLatencyUs(0.82), (125 + 320) / 2.0, 1e-6);
 }
 
+// A probed volume capped at 600 read IOPS: the depth sweep already runs at
+// the cap at depth 1 (1 / 600 s = 1667 us by Little's law, and deeper steps
+// add nothing), and the paced steps measured what the volume does below it.
+Volume CappedAt600(bool with_paced_curve) {
+  Volume v = Declared(0, 0, 0);
+  v.read_iops = 600;
+  v.randread = {{1, 600, 0, 1650}, {4, 601, 0, 6600}};
+  v.probe_engine = "io_uring";
+  if (with_paced_curve) {
+    // offered, achieved, mean us
+    v.paced_read = {{60, 60, 140},
+                    {180, 179, 150},
+                    {300, 301, 200},
+                    {420, 418, 400},
+                    {540, 536, 1100}};
+  }
+  return v;
+}
+
+TEST(DeviceModel, PacedCurveGivesTheLatencyBelowTheCap) {
+  DeviceModel m;
+  ASSERT_TRUE(DeviceModel::Build(CappedAt600(true), &m).ok());
+  EXPECT_TRUE(m.paced());
+  EXPECT_DOUBLE_EQ(m.read_capacity(), 600);
+  // At 30% of the cap the volume answered in 0.15 ms, not 1/600 s.
+  EXPECT_NEAR(m.ReadLatencyUs(0.3), 150, 1e-9);
+  EXPECT_NEAR(m.ReadLatencyUs(0.05), 140, 1e-9) << "below the first point";
+  // Between points, linear in the offered rate: 360/s is halfway between
+  // 300 and 420.
+  EXPECT_NEAR(m.ReadLatencyUs(0.6), (200 + 400) / 2.0, 1e-9);
+  // Beyond the last point (540/s = 0.9 of the cap): M/M/1 anchored on it.
+  EXPECT_NEAR(m.ReadLatencyUs(0.95), 1100 * (1 - 0.9) / (1 - 0.95), 1e-6);
+  EXPECT_GT(m.ReadLatencyUs(0.99), m.ReadLatencyUs(0.95));
+  EXPECT_NE(m.Describe().find("paced curve (5 points"), std::string::npos)
+      << m.Describe();
+}
+
+TEST(DeviceModel, WithoutAPacedCurveTheDepthCurveStays) {
+  // An older probe's file: the depth curve gives 1/IOPS at every load below
+  // the cap, as before (the fallback; the plan says which model it used).
+  DeviceModel m;
+  ASSERT_TRUE(DeviceModel::Build(CappedAt600(false), &m).ok());
+  EXPECT_FALSE(m.paced());
+  EXPECT_TRUE(m.measured());
+  EXPECT_NEAR(m.ReadLatencyUs(0.3), 1e6 / 600, 1e-6);
+  EXPECT_NE(m.Describe().find("measured curve"), std::string::npos);
+  // Declared figures keep the M/M/c.
+  DeviceModel declared;
+  ASSERT_TRUE(DeviceModel::Build(Declared(600, 0, 200), &declared).ok());
+  EXPECT_FALSE(declared.paced());
+  EXPECT_NEAR(declared.ReadLatencyUs(0.5), 200 * MmcResponseFactor(0.5, 1),
+              1e-9);
+}
+
+TEST(DeviceModel, PacedPointsThatFellBehindAreLeftOut) {
+  Volume v = CappedAt600(true);
+  // The 90% step completed only 300 of 540/s: overloaded, not a steady
+  // state. The model anchors on the 70% point instead. A step that
+  // completed 80% of its rate (a short step's random arrivals) stays.
+  v.paced_read.back() = {540, 300, 90000};
+  v.paced_read[3].iops = 0.8 * 420;
+  std::vector<LatencyPoint> curve = PacedCurve(v);
+  ASSERT_EQ(curve.size(), 4u);
+  EXPECT_DOUBLE_EQ(curve.back().iops, 420);
+  // Unsorted input, a zero latency and a repeated rate are handled too.
+  v.paced_read = {{300, 301, 200}, {60, 60, 140}, {300, 290, 250}, {1, 1, 0}};
+  curve = PacedCurve(v);
+  ASSERT_EQ(curve.size(), 2u);
+  EXPECT_DOUBLE_EQ(curve[0].iops, 60);
+  EXPECT_DOUBLE_EQ(curve[1].latency_us, 200);
+  // Noise that makes latency fall with load is pooled away: the bound needs
+  // a latency that never decreases (a lab run measured these).
+  v.paced_read = {{60, 61, 921},
+                  {180, 142, 1750},
+                  {300, 273, 768},
+                  {420, 428, 1100},
+                  {540, 540, 1010}};
+  curve = PacedCurve(v);
+  ASSERT_EQ(curve.size(), 5u);
+  EXPECT_DOUBLE_EQ(curve[0].latency_us, 921);
+  EXPECT_DOUBLE_EQ(curve[1].latency_us, (1750 + 768 + 1100 + 1010) / 4.0);
+  EXPECT_DOUBLE_EQ(curve[4].latency_us, curve[1].latency_us);
+  for (size_t i = 1; i < curve.size(); ++i) {
+    EXPECT_GE(curve[i].latency_us, curve[i - 1].latency_us);
+  }
+  // Nothing usable: the depth curve again.
+  v.paced_read = {{540, 100, 50000}};
+  DeviceModel m;
+  ASSERT_TRUE(DeviceModel::Build(v, &m).ok());
+  EXPECT_FALSE(m.paced());
+}
+
+TEST(DeviceModel, StripeOfPacedMembersKeepsTheirLatencyAtTheSameLoad) {
+  DeviceModel a, b;
+  ASSERT_TRUE(DeviceModel::Build(CappedAt600(true), &a).ok());
+  ASSERT_TRUE(DeviceModel::Build(CappedAt600(true), &b).ok());
+  DeviceModel s = DeviceModel::Stripe("s", {&a, &b});
+  EXPECT_TRUE(s.paced());
+  EXPECT_DOUBLE_EQ(s.read_capacity(), 1200);
+  EXPECT_NEAR(s.ReadLatencyUs(0.3), a.ReadLatencyUs(0.3), 1e-9);
+  EXPECT_NEAR(s.ReadLatencyUs(0.95), a.ReadLatencyUs(0.95), 1e-6);
+  // One member without a paced curve: the stripe keeps the M/M/c.
+  DeviceModel declared;
+  ASSERT_TRUE(DeviceModel::Build(Declared(600, 0, 200), &declared).ok());
+  EXPECT_FALSE(DeviceModel::Stripe("s", {&a, &declared}).paced());
+}
+
 TEST(DeviceModel, NothingDeclaredIsAnError) {
   Volume v = Declared(0, 0, 0);
   DeviceModel m;

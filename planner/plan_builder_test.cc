@@ -487,6 +487,90 @@ TEST(BuildPlan, ShortObservationDoesNotProjectGrowth) {
   EXPECT_FALSE(st.ok()) << "1 MB/s per table over 180 days does not fit";
 }
 
+// ------------------------------------------------ latency below the cap --
+
+// A data volume capped at 600 read IOPS, probed: its depth sweep says 1/600 s
+// at depth 1, its paced steps 150 us at 30% of the cap. 180 reads/s keep it
+// 30% busy; the forecast reads the paced curve, and says so.
+constexpr char kCappedVolumes[] = R"(
+[[volume]]
+name = "w"
+path = "/mnt/w"
+capacity = "100GB"
+read_iops = 4000
+write_iops = 4000
+sync_write_latency_us = 300
+[[volume]]
+name = "d1"
+path = "/mnt/d1"
+capacity = "100GB"
+read_iops = 600
+write_iops = 600
+sync_write_latency_us = 900
+probe_engine = "io_uring"
+[[volume.randread]]
+queue_depth = 1
+iops = 600
+p50_us = 1650
+[[volume.randread]]
+queue_depth = 4
+iops = 601
+p50_us = 6600
+)";
+
+constexpr char kPacedPoints[] = R"(
+[[volume.paced_read]]
+offered_iops = 60
+iops = 60
+mean_us = 140
+[[volume.paced_read]]
+offered_iops = 180
+iops = 180
+mean_us = 150
+[[volume.paced_read]]
+offered_iops = 540
+iops = 538
+mean_us = 1100
+)";
+
+constexpr char kCappedWorkload[] = R"(
+[observation]
+source = "live"
+[settings]
+data_directory = "/mnt/d1/pgdata"
+[wal]
+bytes_per_second = 100000
+commits_per_second = 10
+[[relation]]
+name = "public.t"
+size = "1GB"
+read_iops = 180
+write_iops = 0
+primary_key = ["id"]
+)";
+
+TEST(LatencyBelowTheCap, TheForecastReadsThePacedCurve) {
+  PlanOutcome paced = PlanOrDie(
+      FromText(std::string(kCappedVolumes) + kPacedPoints, kCappedWorkload));
+  const ForecastEntry* d1 = FindForecast(paced.plan, "d1");
+  ASSERT_NE(d1, nullptr);
+  EXPECT_NEAR(d1->utilization_after, 0.3, 0.01);
+  EXPECT_NEAR(d1->read_latency_us_after, 150, 5) << "not 1/600 s = 1667 us";
+  EXPECT_NE(RenderPlanText(paced).find("paced curve (3 points"),
+            std::string::npos)
+      << RenderPlanText(paced);
+  EXPECT_EQ(PlanJson(paced)["analysis"]["latency_models"]["d1"],
+            "paced curve (3 points, latency against load)");
+
+  // The same volume from an older probe, without [[paced_read]]: the depth
+  // curve, 1/600 s, and the plan says it used that.
+  PlanOutcome depth = PlanOrDie(FromText(kCappedVolumes, kCappedWorkload));
+  d1 = FindForecast(depth.plan, "d1");
+  ASSERT_NE(d1, nullptr);
+  EXPECT_NEAR(d1->read_latency_us_after, 1667, 5);
+  EXPECT_NE(RenderPlanText(depth).find("measured curve"), std::string::npos);
+}
+
 // ----------------------------------------------------- the WAL's stripe --
 
 // Three alike, fast-syncing volumes (w1..w3) of 2000 write IOPS and one

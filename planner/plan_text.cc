@@ -270,6 +270,10 @@ Json PlanJson(const PlanOutcome& o) {
                    {"stripe_blocker", h.stripe_blocker},
                    {"why", h.why}});
   }
+  // Which read-latency model each volume's forecast used
+  // (docs/device-model.md#latency-under-load).
+  Json latency_models = Json::object();
+  for (const VolumeView& v : o.volumes) latency_models[v.name] = v.model;
   j["analysis"] = {
       {"live", o.live},
       {"tables", o.tables},
@@ -287,6 +291,7 @@ Json PlanJson(const PlanOutcome& o) {
                          {"reason", o.remedies->choice.reason}}
                   : Json()},
       {"pools", PoolsJson(o.pools)},
+      {"latency_models", latency_models},
       {"backup_reasons", o.backup.reasons},
       {"backup_read_size",
        {{"bytes", o.backup.read_size.bytes},

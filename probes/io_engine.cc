@@ -65,6 +65,10 @@ Status ValidateJob(const IoJob& job, uint64_t alignment) {
   if (job.max_seconds <= 0 || job.interval_seconds <= 0) {
     return Status::InvalidInput("job durations must be positive");
   }
+  if (!(job.rate_iops >= 0) || job.rate_iops > 1e8) {
+    return Status::InvalidInput(fmt::format(
+        "paced rate {} I/O per second is outside 0..10^8", job.rate_iops));
+  }
   return Status::Ok();
 }
 

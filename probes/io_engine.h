@@ -52,6 +52,14 @@ struct IoJob {
   double max_seconds = 1;         // hard cap on the job, drain included
   double interval_seconds = 0.1;  // how often the observer is called
   uint64_t seed = 1;              // random offsets and data
+  // Open loop when > 0: I/Os are issued on a schedule, this many per second
+  // on average (a Poisson process, PacedSchedule in io_pattern.h), whatever
+  // has completed, with up to queue_depth in flight. Latency counts from
+  // submission, as in a closed-loop job: an I/O submitted late (every slot
+  // busy, or the probe itself scheduled late on a busy CPU) is not the
+  // device's delay; a rate achieved below the offered one says the job
+  // could not keep up. 0 = closed loop: queue_depth I/Os always in flight.
+  double rate_iops = 0;
 };
 
 // What happened during one interval (or a whole job, when merged).

@@ -1,5 +1,6 @@
 #include "probes/io_pattern.h"
 
+#include <cmath>
 #include <cstring>
 
 namespace pglayout::probes {
@@ -20,6 +21,17 @@ uint64_t OffsetGenerator::Next() {
     cursor_ = (cursor_ + 1) % blocks_;
   }
   return base_ + index * block_;
+}
+
+PacedSchedule::PacedSchedule(double rate_iops, uint64_t seed)
+    : rate_(rate_iops), random_(seed ^ 0x9ace9ace9ace9aceULL) {}
+
+double PacedSchedule::Next() {
+  // Uniform in (0, 1]: never log(0).
+  const double u =
+      (static_cast<double>(random_.Next() >> 11) + 1) / 9007199254740992.0;
+  due_ += -std::log(u) / rate_;
+  return due_;
 }
 
 void FillRandom(void* data, size_t size, uint64_t seed) {

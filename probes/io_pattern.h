@@ -46,6 +46,23 @@ class OffsetGenerator {
   Random random_;
 };
 
+// When the I/Os of a paced job (IoJob::rate_iops > 0) are due: a Poisson
+// process of that rate (exponential gaps), as the requests of many
+// independent sessions arrive, deterministic from the seed. Not
+// thread-safe.
+class PacedSchedule {
+ public:
+  PacedSchedule(double rate_iops, uint64_t seed);
+  // The next I/O's due time, in seconds from the job's start; each call
+  // advances the schedule.
+  double Next();
+
+ private:
+  double rate_;
+  double due_ = 0;
+  Random random_;
+};
+
 // Fills |size| bytes at |data| with pseudo-random bytes: incompressible, so
 // compressing or deduplicating storage cannot flatter the results.
 void FillRandom(void* data, size_t size, uint64_t seed);

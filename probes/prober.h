@@ -6,6 +6,12 @@
 //      device), and the fill is also the sequential write measurement;
 //   2. randread: 8 KiB random reads at depth 1, 2, 4, ... 256 until a step
 //      no longer adds 10% IOPS (the knee is then found in the curve);
+//   2b. paced randread: 8 KiB random reads issued open-loop at 10, 30, 50,
+//      70 and 90% of the saturated IOPS of step 2, a fixed time each (0.4
+//      s, 2 s in a full probe; longer at low rates, for 100 reads), outside
+//      the time budget; mean, p50 and p99 latency (submission to
+//      completion) and the rate achieved (docs/device-model.md#latency-
+//      below-the-cap);
 //   3. seqread: request size 128 KiB ... 16 MiB at depth 1 (one synchronous
 //      reader, as backup tools read), swept three times in turn (twice
 //      with quick); each
@@ -19,7 +25,8 @@
 //      fdatasync counted in (checkpoint flush capacity).
 // Every step warms up, then runs until the 95% confidence interval of its
 // IOPS is within the mode's target (StoppingRule) or its share of the time
-// budget is spent: at most 90 s per volume, 20 s with quick. The target is
+// budget is spent: at most 90 s per volume, 20 s with quick, plus the paced
+// steps (about 12 s, 3 s with quick). The target is
 // +/-2% for steps of up to 3 s; a quick step of up to 1 s gets +/-3.5%
 // (ModeRelativeCi): the half-width a device reaches shrinks as the square
 // root of the seconds measured, whatever the sampling interval, so the same
@@ -125,6 +132,7 @@ struct ProbeReport {
   uint64_t filled_bytes = 0;  // the readable part of the probe file
   double write_mbps = 0;      // the fill, durable
   std::vector<RandomReadPoint> randread;
+  std::vector<PacedReadPoint> paced_read;    // increasing offered rate
   std::vector<SequentialReadPoint> seqread;  // depth 1: the sweeps' median
   // The knees of the single depth-1 sweeps, and how many there were.
   uint64_t stripe_read_size_min = 0;

@@ -70,7 +70,9 @@ struct SimJob {
         observer(o),
         result(r),
         offsets(j),
+        schedule(j.rate_iops > 0 ? j.rate_iops : 1, j.seed),
         started(static_cast<size_t>(j.queue_depth), 0),
+        paced(j.rate_iops > 0),
         write(j.kind == IoKind::kWrite),
         flush_each(write && (j.durability == Durability::kFdatasyncEach ||
                              j.durability == Durability::kDsyncEach)),
@@ -95,7 +97,9 @@ struct SimJob {
   const IntervalObserver& observer;
   JobResult* result;
   OffsetGenerator offsets;
-  std::vector<double> started;
+  PacedSchedule schedule;
+  std::vector<double> started;  // per slot; a paced job's per I/O
+  const bool paced;
   const bool write;
   const bool flush_each;
   const double interval_us;
@@ -108,8 +112,10 @@ struct SimJob {
   bool stopping = false;
 };
 
-// (time us, job, slot): completions of every job in one queue.
+// (time us, job, slot): completions of every job in one queue, and the
+// arrivals of paced jobs' I/Os (slot kArrival).
 using Completion = std::tuple<double, size_t, int>;
+constexpr int kArrival = -1;
 
 }  // namespace
 
@@ -163,7 +169,25 @@ Status SimulatedDevice::RunTogether(
     ++s.current.submissions;
   };
 
+  // A paced job's I/O goes in when it is due, whatever is in flight (the
+  // simulated device has no slot limit for it), and schedules the next.
+  auto arrive = [&](size_t j, double at) {
+    SimJob& s = sims[j];
+    if (s.stopping || at >= s.cap_us) {
+      s.stopping = true;
+      return;
+    }
+    s.started.push_back(0);
+    submit(j, static_cast<int>(s.started.size() - 1), at);
+    queue.emplace(s.schedule.Next() * 1e6, j, kArrival);
+  };
+
   for (size_t j = 0; j < sims.size(); ++j) {
+    if (sims[j].paced) {
+      sims[j].started.clear();
+      queue.emplace(sims[j].schedule.Next() * 1e6, j, kArrival);
+      continue;
+    }
     for (int slot = 0; slot < sims[j].job.queue_depth; ++slot) {
       submit(j, slot, 0);
     }
@@ -172,6 +196,10 @@ Status SimulatedDevice::RunTogether(
     auto [done, j, slot] = queue.top();
     queue.pop();
     SimJob& s = sims[j];
+    if (slot == kArrival) {
+      arrive(j, done);
+      continue;
+    }
     --s.inflight;
     while (!s.result->stopped_by_observer &&
            done >= s.interval_start + s.interval_us) {
@@ -185,7 +213,7 @@ Status SimulatedDevice::RunTogether(
       s.current.bytes += s.job.block_size;
     }
     if (s.now >= s.cap_us) s.stopping = true;
-    submit(j, slot, s.now);
+    if (!s.paced) submit(j, slot, s.now);
   }
   double longest = 0;
   for (SimJob& s : sims) {

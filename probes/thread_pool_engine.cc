@@ -27,7 +27,9 @@ struct Shared {
   int fd = -1;
   std::mutex offsets_mu;
   OffsetGenerator* offsets = nullptr;
-  uint64_t submitted_bytes = 0;  // guarded by offsets_mu
+  uint64_t submitted_bytes = 0;       // guarded by offsets_mu
+  PacedSchedule* schedule = nullptr;  // paced jobs only; under offsets_mu
+  uint64_t start_ns = 0;
   std::atomic<bool> stop{false};
   std::atomic<int> inflight{0};
   std::mutex error_mu;
@@ -41,14 +43,32 @@ struct WorkerStats {
   IntervalStats stats;
 };
 
-bool NextOffset(Shared* shared, uint64_t* offset) {
+// The next I/O's offset and, for a paced job, its due time (else 0).
+bool NextOffset(Shared* shared, uint64_t* offset, uint64_t* due_ns) {
   std::lock_guard<std::mutex> lock(shared->offsets_mu);
   const IoJob& job = *shared->job;
   if (job.max_bytes != 0 && shared->submitted_bytes >= job.max_bytes)
     return false;
   shared->submitted_bytes += job.block_size;
   *offset = shared->offsets->Next();
+  *due_ns = 0;
+  if (shared->schedule != nullptr) {
+    *due_ns = shared->start_ns +
+              static_cast<uint64_t>(shared->schedule->Next() * 1e9);
+  }
   return true;
+}
+
+// Sleeps until |due_ns|, in naps short enough to notice a stop. False when
+// the job stopped meanwhile.
+bool WaitUntil(Shared* shared, uint64_t due_ns) {
+  constexpr uint64_t kNapNs = 20'000'000;
+  for (uint64_t now = MonotonicNs(); now < due_ns; now = MonotonicNs()) {
+    if (shared->stop) return false;
+    std::this_thread::sleep_for(
+        std::chrono::nanoseconds(std::min(kNapNs, due_ns - now)));
+  }
+  return !shared->stop;
 }
 
 void RecordError(Shared* shared, int error, uint64_t offset) {
@@ -86,8 +106,9 @@ void Worker(Shared* shared, WorkerStats* mine, unsigned char* buf,
             uint64_t id) {
   const IoJob& job = *shared->job;
   uint64_t serial = id << 40;
-  uint64_t offset;
-  while (!shared->stop && NextOffset(shared, &offset)) {
+  uint64_t offset, due_ns;
+  while (!shared->stop && NextOffset(shared, &offset, &due_ns)) {
+    if (due_ns != 0 && !WaitUntil(shared, due_ns)) return;
     if (job.kind == IoKind::kWrite) StampBlocks(buf, job.block_size, ++serial);
     int inflight = ++shared->inflight;
     uint64_t t0 = MonotonicNs();
@@ -134,6 +155,9 @@ class ThreadPoolEngine : public IoEngine {
     shared.job = &job;
     shared.fd = fd_;
     shared.offsets = &offsets;
+    PacedSchedule schedule(job.rate_iops > 0 ? job.rate_iops : 1, job.seed);
+    if (job.rate_iops > 0) shared.schedule = &schedule;
+    shared.start_ns = MonotonicNs();
     IntervalReporter reporter(job, observer, result);
     std::vector<std::unique_ptr<WorkerStats>> stats;
     std::vector<std::thread> threads;

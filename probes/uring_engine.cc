@@ -80,7 +80,11 @@ class UringJob {
         reporter_(reporter),
         result_(result),
         offsets_(job),
-        slots_(static_cast<size_t>(job.queue_depth)) {}
+        slots_(static_cast<size_t>(job.queue_depth)),
+        paced_(job.rate_iops > 0),
+        schedule_(paced_ ? job.rate_iops : 1, job.seed),
+        start_ns_(MonotonicNs()),
+        next_due_ns_(paced_ ? DueNs(schedule_.Next()) : 0) {}
 
   ~UringJob() {
     if (ring_ready_) io_uring_queue_exit(&ring_);
@@ -108,12 +112,13 @@ class UringJob {
     uint64_t now = MonotonicNs();
     while (true) {
       PrepareFreeSlots();
-      if (inflight_ == 0) break;
+      const bool more_due = paced_ && MaySubmitNew();
+      if (inflight_ == 0 && !more_due) break;
       // The last prepared I/O goes in with the wait: one system call per
       // I/O at depth 1.
       if (unsubmitted_ >= 0) Stamp(unsubmitted_);
       unsubmitted_ = -1;
-      __kernel_timespec wait{0, kWaitNs};
+      __kernel_timespec wait{0, WaitNs(more_due)};
       io_uring_cqe* cqe = nullptr;
       int rc =
           io_uring_submit_and_wait_timeout(&ring_, &cqe, 1, &wait, nullptr);
@@ -143,6 +148,20 @@ class UringJob {
     return buffers_ + slot * job_.block_size;
   }
 
+  uint64_t DueNs(double seconds_from_start) const {
+    return start_ns_ + static_cast<uint64_t>(seconds_from_start * 1e9);
+  }
+
+  // How long the next wait for completions may block: until the next paced
+  // I/O is due when a slot is free for it, else kWaitNs.
+  long long WaitNs(bool more_due) const {
+    if (!more_due || inflight_ >= job_.queue_depth) return kWaitNs;
+    const uint64_t now = MonotonicNs();
+    if (next_due_ns_ <= now) return 0;
+    return std::min<long long>(kWaitNs,
+                               static_cast<long long>(next_due_ns_ - now));
+  }
+
   bool MaySubmitNew() const {
     if (reporter_->stopping()) return false;
     return job_.max_bytes == 0 || submitted_bytes_ < job_.max_bytes;
@@ -158,11 +177,15 @@ class UringJob {
   // is prepared, as fio does, rather than all of them in one batch: a batch
   // reaches the device as a burst and completes as one, which inflates the
   // median latency at depth (measured: +20% at depth 32 on virtio).
+  //
+  // A paced job prepares a new I/O only once it is due.
   void PrepareFreeSlots() {
+    const uint64_t now = paced_ ? MonotonicNs() : 0;
     for (size_t i = 0; i < slots_.size(); ++i) {
       Slot& s = slots_[i];
       bool retry = s.state == SlotState::kRetry;
       if (!retry && (s.state != SlotState::kFree || !MaySubmitNew())) continue;
+      if (!retry && paced_ && next_due_ns_ > now) continue;
       if (unsubmitted_ >= 0) {
         Stamp(unsubmitted_);
         io_uring_submit(&ring_);
@@ -170,6 +193,7 @@ class UringJob {
       if (!retry) {
         s.offset = offsets_.Next();
         s.t0 = 0;
+        if (paced_) next_due_ns_ = DueNs(schedule_.Next());
         submitted_bytes_ += job_.block_size;
         if (job_.kind == IoKind::kWrite) {
           StampBlocks(Buffer(i), job_.block_size, ++serial_);
@@ -291,6 +315,10 @@ class UringJob {
   bool ring_ready_ = false;
   bool fixed_file_ = false;
   bool fixed_buffers_ = false;
+  const bool paced_;
+  PacedSchedule schedule_;
+  const uint64_t start_ns_;
+  uint64_t next_due_ns_;  // of the next paced I/O
   int inflight_ = 0;
   int unsubmitted_ = -1;  // slot prepared but not yet handed to the kernel
   uint64_t submitted_bytes_ = 0;

@@ -67,8 +67,8 @@ Status MakeVolumeDirectory(const LabVolume& volume, std::string* path) {
 }
 
 // volumes.toml with the lab's caps as declared figures, and the latencies of
-// the local disk under the loop devices. The throttle's own delay is not in
-// them (docs/fidelity.md#what-it-does-not-yet-get-right).
+// the local disk under the loop devices. They have no latency-against-load
+// curve; --probe measures one (docs/device-model.md#latency-below-the-cap).
 std::string DeclaredVolumes(const VolumeLab& lab,
                             const std::map<std::string, std::string>& paths) {
   std::string out = "# The volume lab's kernel caps (testing/volume_lab.h).\n";

@@ -480,7 +480,37 @@ std::string Curve(const Volume& v) {
              p.mbps);
     out += point;
   }
+  out += "; paced (offered/s: done/s, mean, p50, p99 us):";
+  for (const PacedReadPoint& p : v.paced_read) {
+    char point[96];
+    snprintf(point, sizeof(point), " %.0f: %.0f, %.0f, %.0f, %.0f",
+             p.offered_iops, p.iops, p.mean_us, p.p50_us, p.p99_us);
+    out += point;
+  }
   return out;
+}
+
+// Latency below the cap (docs/device-model.md#latency-below-the-cap): the
+// depth sweep of a rate-capped volume runs at the cap from depth 1 on, so
+// it can only say 1 / cap (1667 us at 600 IOPS); the paced steps must show
+// the volume answering below that at 30% of the cap. The median read there
+// took 0.27 to 0.49 ms in every run so far, builds and tests beside it; the
+// mean carries the local disk's stalls (a few reads of 5 to 25 ms), and
+// was 0.5 to 1.1 ms. So: median under 0.8 ms, mean under 1 / cap. Near
+// the cap the kernel's throttle adds little (it admits bursts up to its
+// time slice's budget): that is the throttle's behaviour, not the probe's,
+// and is asserted nowhere.
+void ExpectLatencyBelowTheCap(const Volume& v, double cap) {
+  ASSERT_EQ(v.paced_read.size(), 5u) << Curve(v);
+  const double one_over_cap_us = 1e6 / cap;
+  ASSERT_FALSE(v.randread.empty());
+  EXPECT_NEAR(v.randread[0].iops, cap, 0.2 * cap)
+      << "the depth-1 step runs at the cap; " << Curve(v);
+  const PacedReadPoint& at30 = v.paced_read[1];
+  EXPECT_NEAR(at30.offered_iops, 0.3 * cap, 0.1 * 0.3 * cap) << Curve(v);
+  EXPECT_GE(at30.iops, 0.7 * at30.offered_iops) << Curve(v);
+  EXPECT_LT(at30.p50_us, 800) << Curve(v);
+  EXPECT_LT(at30.mean_us, one_over_cap_us) << Curve(v);
 }
 
 TEST(VolumeLabProbeTest, ProbeInsideTheLabReportsEachCap) {
@@ -541,6 +571,7 @@ TEST(VolumeLabProbeTest, ProbeInsideTheLabReportsEachCap) {
     EXPECT_GE(measured, cap * kUnderCap)
         << (iops ? "the best random-read step" : "read_mbps") << " against the "
         << "kernel's cap; " << Curve(*v);
+    if (c.read_iops == 600) ExpectLatencyBelowTheCap(*v, cap);
 
     // The probe's I/O went through the lab's loop device: the fill wrote
     // the whole probe file there, and the reads reached the device.
