@@ -37,6 +37,7 @@ struct RelationInfo {
   double relpages = 0;
   std::string persistence = "";  // "permanent", "unlogged"
   bool is_partition = false;     // a partition of a partitioned table
+  std::string partition_of;      // its root partitioned table, when one
 };
 
 // The cumulative counters of one relation in one sample.
