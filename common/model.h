@@ -243,7 +243,7 @@ struct Relation {
   bool partitioned = false;  // already a partitioned table or a partition
   // A partition: the root of its partition tree (pg_partition_root), named
   // as Relation::name; "" = not a partition, or not recorded (older files).
-  std::string partition_of;
+  std::string partition_of = "";
 };
 
 struct Checkpoints {

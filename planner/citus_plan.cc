@@ -211,7 +211,7 @@ class Builder {
           continue;
         }
         auto target = nodes_.find(fk.table);
-        if (target == nodes_.end()) continue;  // a partitioned parent...
+        if (target == nodes_.end()) continue;  // a partition, or not here
         if (fk.table != name) {
           target->second.referenced_by.push_back(name);
           n.t.references.push_back(fk.table);
