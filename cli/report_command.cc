@@ -58,6 +58,7 @@ class ReportCommand : public Command {
     VolumeSet volumes;
     Workload workload;
     Plan plan;
+    report::PlanDetails plan_details;
     report::MigrationJournal journal;
     if (!volumes_path_.empty()) {
       PGLAYOUT_RETURN_IF_ERROR(
@@ -72,9 +73,10 @@ class ReportCommand : public Command {
       input.workload_source = workload_path_;
     }
     if (!plan_path_.empty()) {
-      PGLAYOUT_RETURN_IF_ERROR(
-          AsBadInput(report::ReadPlanAnyFormat(plan_path_, &plan)));
+      PGLAYOUT_RETURN_IF_ERROR(AsBadInput(
+          report::ReadPlanAnyFormat(plan_path_, &plan, &plan_details)));
       input.plan = &plan;
+      input.plan_details = &plan_details;
       input.plan_source = plan_path_;
     }
     std::vector<ForecastEntry> measured_after;

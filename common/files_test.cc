@@ -351,6 +351,12 @@ table = "public.pgbench_accounts"
 size = "2GB"
 read_iops = 100
 write_iops = 50
+
+[[relation]]
+name = "public.events_2025"
+kind = "table"
+size = "1GB"
+partition_of = "public.events"
 )";
 
 TEST(WorkloadFile, ReadsAndRoundTrips) {
@@ -362,8 +368,11 @@ TEST(WorkloadFile, ReadsAndRoundTrips) {
   EXPECT_EQ(w.Setting("log_checkpoints").value_or(""), "on");
   EXPECT_DOUBLE_EQ(w.duration, 300);
   EXPECT_EQ(w.checkpoints.requested, 18);
-  ASSERT_EQ(w.relations.size(), 2u);
+  ASSERT_EQ(w.relations.size(), 3u);
   EXPECT_EQ(w.relations[0].size, 12 * kGiB);
+  EXPECT_EQ(w.relations[0].partition_of, "");
+  EXPECT_EQ(w.relations[2].partition_of, "public.events");
+  EXPECT_TRUE(w.relations[2].partitioned);  // a partition is one
   EXPECT_EQ(w.relations[0].unique_keys[1][0], "bid");
   EXPECT_EQ(w.relations[1].kind, RelationKind::kIndex);
   EXPECT_EQ(w.relations[1].table, "public.pgbench_accounts");
@@ -379,6 +388,7 @@ TEST(WorkloadFile, ReadsAndRoundTrips) {
   EXPECT_EQ(WorkloadToToml(back), text);
   EXPECT_EQ(ToJson(back).dump(), ToJson(w).dump());
   EXPECT_EQ(back.write_method, w.write_method);
+  EXPECT_EQ(back.relations.at(2).partition_of, "public.events");
   EXPECT_TRUE(back.in_recovery);
   ASSERT_EQ(back.io.size(), 1u);
   EXPECT_DOUBLE_EQ(back.io[0].fsyncs_per_second, 2);

@@ -50,6 +50,8 @@ void ReadFacts(KeyReader* k, Relation* r) {
   k->String("persistence", &r->persistence);
   k->Bool("row_security", &r->row_security);
   k->Bool("partitioned", &r->partitioned);
+  k->String("partition_of", &r->partition_of);
+  if (!r->partition_of.empty()) r->partitioned = true;
 }
 
 Status ReadRelation(const toml::table& table, const std::string& file,
@@ -271,6 +273,7 @@ void WriteFacts(const Relation& r, TomlWriter* w) {
   w->StringIfSet("persistence", r.persistence);
   if (r.row_security) w->Bool("row_security", true);
   if (r.partitioned) w->Bool("partitioned", true);
+  w->StringIfSet("partition_of", r.partition_of);
 }
 
 void WriteRelation(const Relation& r, TomlWriter* w) {

@@ -168,7 +168,8 @@ Json RelationJson(const Relation& r) {
               {"replica_identity", r.replica_identity},
               {"persistence", r.persistence},
               {"row_security", r.row_security},
-              {"partitioned", r.partitioned}};
+              {"partitioned", r.partitioned},
+              {"partition_of", r.partition_of}};
 }
 
 Json LocationJson(const DataLocation& l) {

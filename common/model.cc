@@ -1,5 +1,7 @@
 #include "common/model.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
 namespace pglayout {
@@ -88,6 +90,30 @@ double Workload::DeviceReadShare(const DataLocation& location) const {
     if (d.dev == location.on->dev) return d.Share();
   }
   return 1;
+}
+
+std::string ShellQuote(const std::string& text) {
+  std::string out = "'";
+  for (char c : text) {
+    if (c == '\'') {
+      out += "'\\''";
+    } else {
+      out += c;
+    }
+  }
+  return out + "'";
+}
+
+std::vector<std::string> WalMoveCommands(const WalMove& m) {
+  const std::string data =
+      m.data_directory.empty() ? "$PGDATA" : ShellQuote(m.data_directory);
+  const std::string to = ShellQuote(m.to_path);
+  return {
+      fmt::format("pg_ctl stop -D {} -m fast", data),
+      fmt::format("mv {} {}", ShellQuote(m.from_path), to),
+      fmt::format("ln -sfn {} {}/pg_wal", to, data),
+      fmt::format("pg_ctl start -D {}", data),
+  };
 }
 
 }  // namespace pglayout

@@ -269,6 +269,9 @@ struct Relation {
   std::string persistence;       // "permanent", "unlogged", "temporary"
   bool row_security = false;
   bool partitioned = false;  // already a partitioned table or a partition
+  // A partition: the root of its partition tree (pg_partition_root), named
+  // as Relation::name; "" = not a partition, or not recorded (older files).
+  std::string partition_of = "";
 };
 
 struct Checkpoints {
@@ -457,6 +460,13 @@ struct WalMove {
   // The forecast until it is done: the WAL's load stays on from_volume.
   double from_utilization_until_moved = 0;
 };
+
+// The shell commands that move pg_wal as |move| says, with the server
+// stopped: stop, move, symlink, start. Uncommented; callers comment them
+// (stripe.sh, plan.sql) or show them (the plan's text, the report).
+std::vector<std::string> WalMoveCommands(const WalMove& move);
+// Single-quoted for the shell: nothing inside is interpreted.
+std::string ShellQuote(const std::string& text);
 
 struct Plan {
   double target_utilization = 0.7;

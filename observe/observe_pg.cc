@@ -69,7 +69,8 @@ std::string RelationsQuery() {
       "CASE WHEN it.oid IS NULL THEN c.relkind ELSE 't' END, "
       "COALESCE(o.oid, 0), "
       "COALESCE({owner}, ''), COALESCE(t.spcname, dts.spcname), "
-      "c.reltuples, c.relpages, c.relpersistence, c.relispartition "
+      "c.reltuples, c.relpages, c.relpersistence, c.relispartition, "
+      "COALESCE({root}, '') "
       "FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
       "LEFT JOIN pg_index i ON i.indexrelid = c.oid "
       "LEFT JOIN pg_class tt ON c.relkind = 't' AND tt.reltoastrelid = c.oid "
@@ -77,11 +78,17 @@ std::string RelationsQuery() {
       "LEFT JOIN pg_class o ON o.oid = COALESCE(it.oid, i.indrelid, tt.oid) "
       "LEFT JOIN pg_namespace onsp ON onsp.oid = o.relnamespace "
       "LEFT JOIN pg_tablespace t ON t.oid = c.reltablespace "
+      // A partition's root (12+): the table Citus distributes, partitions
+      // included (planner/citus_plan.h). Index partitions need none.
+      "LEFT JOIN pg_class pr ON c.relispartition AND c.relkind IN ('r', 'p') "
+      "AND pr.oid = pg_partition_root(c.oid) "
+      "LEFT JOIN pg_namespace prn ON prn.oid = pr.relnamespace "
       "CROSS JOIN (SELECT s.spcname FROM pg_database d JOIN pg_tablespace s "
       "ON s.oid = d.dattablespace WHERE d.datname = current_database()) dts "
       "WHERE {filter} AND NOT {internal}",
       fmt::arg("name", QualifiedSql("n", "c")),
       fmt::arg("owner", QualifiedSql("onsp", "o")),
+      fmt::arg("root", QualifiedSql("prn", "pr")),
       fmt::arg("filter", kRelationFilter),
       fmt::arg("internal", kPglayoutInternal));
 }
@@ -319,6 +326,7 @@ class PgStatsSource : public StatsSource {
       info.relpages = row.Double(7);
       info.persistence = PersistenceName(row.Text(8));
       info.is_partition = row.Bool(9);
+      info.partition_of = row.Text(10);
       relations->push_back(std::move(info));
     });
   }

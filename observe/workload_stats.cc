@@ -171,6 +171,7 @@ Relation MakeRelation(const RelationInfo& info, const ObservedData& data,
   double first = static_cast<double>(SizeIn(data.samples.front(), info.oid));
   r.growth_bytes_per_second = (static_cast<double>(r.size) - first) / duration;
   r.partitioned = info.kind == RelationKind::kPartitioned || info.is_partition;
+  r.partition_of = info.partition_of;
   r.persistence = info.persistence;
   return r;
 }

@@ -109,6 +109,33 @@ bool ParseSource(const std::string& s, ForeignKey* fk) {
 
 // -------------------------------------------------------------- the model --
 
+// The root of |table|'s partition tree when the workload has it (a
+// partitioned table), else |table| itself.
+std::string PartitionRoot(const Workload& w, const std::string& table) {
+  const Relation* r = w.Find(table);
+  if (r == nullptr || r->partition_of.empty()) return table;
+  const Relation* root = w.Find(r->partition_of);
+  if (root == nullptr || root->kind != RelationKind::kPartitioned) return table;
+  return root->name;
+}
+
+// Adds the partition |d| to its root's demand |root| (a partitioned table
+// holds no data of its own: its size and I/O are its partitions').
+void AddPartition(const TableDemand& d, TableDemand* root) {
+  root->indexes.insert(root->indexes.end(), d.indexes.begin(), d.indexes.end());
+  root->heap_bytes += d.heap_bytes;
+  root->bytes += d.bytes;
+  root->bytes_needed += d.bytes_needed;
+  root->read_iops += d.read_iops;
+  root->write_iops += d.write_iops;
+  root->checkpoint_write_iops += d.checkpoint_write_iops;
+  root->backup_bytes_per_second += d.backup_bytes_per_second;
+}
+
+double ChangesPerSecond(const Relation& f) {
+  return f.inserts_per_second + f.updates_per_second + f.deletes_per_second;
+}
+
 struct Node {
   const TableDemand* demand = nullptr;
   CitusTable t;
@@ -149,7 +176,9 @@ class Builder {
     VolumeSet none;
     PGLAYOUT_RETURN_IF_ERROR(
         BuildDemand(w_, none, DemandOptionsFor(opt_, w_), &demands_, &wal));
+    FoldPartitions();
     for (const TableDemand& d : demands_) {
+      if (PartitionRoot(w_, d.table) != d.table) continue;  // in its root
       Node n;
       n.demand = &d;
       n.t.table = d.table;
@@ -158,13 +187,18 @@ class Builder {
       n.t.read_iops = d.read_iops;
       n.t.write_iops = d.checkpoint_write_iops;
       const Relation& f = *d.facts;
-      n.t.changes_per_second =
-          f.inserts_per_second + f.updates_per_second + f.deletes_per_second;
+      n.t.changes_per_second = ChangesPerSecond(f);
+      if (auto it = partition_changes_.find(d.table);
+          it != partition_changes_.end()) {
+        n.t.changes_per_second = it->second;
+      }
       n.small_read_mostly =
           d.bytes_needed <= citus_.reference_max_bytes &&
           n.t.changes_per_second <= citus_.reference_max_changes;
       n.matview = f.kind == RelationKind::kMaterializedView;
-      n.partition = f.partitioned;
+      // A partition whose root is not in the workload; a partitioned table
+      // of its own (kind partitioned) is distributed like any table.
+      n.partition = f.partitioned && f.kind != RelationKind::kPartitioned;
       nodes_.emplace(d.table, std::move(n));
     }
     for (auto& [name, n] : nodes_) {
@@ -177,12 +211,36 @@ class Builder {
           continue;
         }
         auto target = nodes_.find(fk.table);
-        if (target == nodes_.end()) continue;  // a partitioned parent...
-        if (fk.table != name) target->second.referenced_by.push_back(name);
+        if (target == nodes_.end()) continue;  // a partition, or not here
+        if (fk.table != name) {
+          target->second.referenced_by.push_back(name);
+          n.t.references.push_back(fk.table);
+        }
         n.fks.push_back(std::move(fk));
       }
     }
     return Status::Ok();
+  }
+
+  // BuildDemand skips partitioned tables (no storage); Citus distributes
+  // one with its partitions, so each root present in the workload gets a
+  // demand of its own, the sum of its partitions', and the partitions none.
+  void FoldPartitions() {
+    std::map<std::string, TableDemand> roots;
+    for (const TableDemand& d : demands_) {
+      const std::string root = PartitionRoot(w_, d.table);
+      if (root == d.table) continue;
+      auto [it, fresh] = roots.try_emplace(root);
+      if (fresh) {
+        it->second.table = root;
+        it->second.facts = w_.Find(root);
+        it->second.tablespace = d.tablespace;
+      }
+      AddPartition(d, &it->second);
+      partition_changes_[root] += ChangesPerSecond(*d.facts);
+    }
+    // demands_ is not resized after this: nodes point into it.
+    for (auto& [name, d] : roots) demands_.push_back(std::move(d));
   }
 
   void InitialRoles() {
@@ -193,9 +251,11 @@ class Builder {
                  "stays on the coordinator");
       } else if (n.partition) {
         SetLocal(&n,
-                 "a partition: Citus distributes a partitioned table "
-                 "through its parent, partitions included, and the workload "
-                 "does not record the parent; distribute the parent by hand");
+                 "a partition whose partitioned table is not in the workload "
+                 "(observed by an older pglayout, or left out): Citus "
+                 "distributes a partitioned table through its root, "
+                 "partitions included; observe again, or distribute the root "
+                 "by hand");
       } else if (n.small_read_mostly && !n.referenced_by.empty() &&
                  citus_.keys.count(name) == 0) {
         n.t.role = CitusRole::kReference;
@@ -420,6 +480,7 @@ class Builder {
     }
     using Graph =
         boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS>;
+    std::vector<ColocationGroup::Edge> edges;
     Graph g(dist.size());
     for (const std::string& name : dist) {
       const Node& n = nodes_.at(name);
@@ -427,6 +488,7 @@ class Builder {
         const Node& p = nodes_.at(fk.table);
         if (p.t.role == CitusRole::kDistributed && Aligned(n, fk, p)) {
           boost::add_edge(index[name], index[fk.table], g);
+          edges.push_back({name, fk.table, fk.name});
         }
       }
     }
@@ -446,6 +508,9 @@ class Builder {
       n.t.colocate_with = fresh ? "none" : group.anchor;
       group.tables.push_back(dist[i]);
       group.bytes_needed += n.t.bytes_needed;
+    }
+    for (const ColocationGroup::Edge& e : edges) {
+      out->groups[nodes_.at(e.from).t.group].edges.push_back(e);
     }
     for (ColocationGroup& group : out->groups) {
       std::vector<std::string> columns;
@@ -585,6 +650,7 @@ class Builder {
   const PlanOptions& opt_;
   const CitusOptions& citus_;
   std::vector<TableDemand> demands_;
+  std::map<std::string, double> partition_changes_;  // root -> row changes/s
   std::map<std::string, Node> nodes_;
   std::vector<std::string> order_;
   std::set<std::pair<std::string, std::string>> cycle_keys_;
@@ -594,16 +660,17 @@ class Builder {
 // ----------------------------------------------------------------- sizing --
 
 // The table whose group |r| belongs to (an index or TOAST relation follows
-// its table, a TOAST index its TOAST relation's table).
+// its table, a TOAST index its TOAST relation's table; a partition, with
+// its indexes and TOAST, its root: Citus distributes the tree as one).
 std::string OwnerOf(const Relation& r, const Workload& w) {
-  if (r.kind != RelationKind::kIndex && r.kind != RelationKind::kToast) {
-    return r.name;
+  std::string table = r.name;
+  if (r.kind == RelationKind::kIndex || r.kind == RelationKind::kToast) {
+    const Relation* owner = w.Find(r.table);
+    table = owner != nullptr && owner->kind == RelationKind::kToast
+                ? owner->table
+                : r.table;
   }
-  const Relation* owner = w.Find(r.table);
-  if (owner != nullptr && owner->kind == RelationKind::kToast) {
-    return owner->table;
-  }
-  return r.table;
+  return PartitionRoot(w, table);
 }
 
 // A worker's part of |r|: 1/n of a distributed table (|whole| false); of a
@@ -844,6 +911,25 @@ Workload CoordinatorWorkload(const Workload& workload, const Distribution& d) {
   });
 }
 
+namespace {
+
+// The busiest volume of the host today, with the whole workload where it
+// is now; 0 when its volumes or where the data lives are not known.
+double HostToday(const VolumeSet& volumes, const Workload& workload) {
+  std::vector<ForecastEntry> load;
+  if (volumes.volumes.empty() ||
+      !LoadWhereItIs(volumes, workload, &load).ok()) {
+    return 0;
+  }
+  double worst = 0;
+  for (const ForecastEntry& e : load) {
+    worst = std::max(worst, e.utilization_before);
+  }
+  return worst;
+}
+
+}  // namespace
+
 bool SingleHostFallsShort(const PlanOutcome& outcome,
                           const PlanOptions& options, std::string* why) {
   std::vector<std::string> reasons;
@@ -944,6 +1030,8 @@ Status PlanCitus(const Workload& workload, const PlanOptions& options,
     }
     plan.coordinator = ForecastNode("coordinator", local, own, options);
   }
+  plan.coordinator.max_utilization_before =
+      coordinator != nullptr ? HostToday(*coordinator, workload) : 0;
 
   int distributed = 0, reference = 0, local_tables = 0;
   for (const CitusTable& t : d.tables) {

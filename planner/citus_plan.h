@@ -87,8 +87,11 @@ struct CitusTable {
   std::string colocate_with;  // distributed: "none" or the group's anchor
   std::string why;            // why this role (and column)
   std::vector<std::string> cautions;  // what to check before running it
-  uint64_t bytes = 0;                 // with indexes and TOAST, now
-  uint64_t bytes_needed = 0;          // with growth over the horizon
+  // The tables its foreign keys lead to (itself left out), for the
+  // report's diagram of the groups.
+  std::vector<std::string> references;
+  uint64_t bytes = 0;         // with indexes and TOAST, now
+  uint64_t bytes_needed = 0;  // with growth over the horizon
   double read_iops = 0;
   double write_iops = 0;          // as the volumes receive them (checkpoints)
   double changes_per_second = 0;  // row inserts + updates + deletes
@@ -99,6 +102,14 @@ struct ColocationGroup {
   std::vector<std::string> tables;  // in creation order, anchor first
   std::string column_note;          // "customer_id / id", for people
   uint64_t bytes_needed = 0;
+  // The foreign keys that make it one group (both distribution columns in
+  // one position): the edges of its graph, self-references included.
+  struct Edge {
+    std::string from;  // the referencing table
+    std::string to;    // the referenced one
+    std::string constraint;
+  };
+  std::vector<Edge> edges;
 };
 
 struct Distribution {
@@ -142,6 +153,10 @@ struct NodeForecast {
   double read_iops = 0;
   double write_iops = 0;
   double max_utilization = 0;  // the node's worst data volume
+  // The same before the distribution: the coordinator is today's host,
+  // carrying the whole workload where it is now (0 when its volumes are
+  // not known); a worker is a new host, 0.
+  double max_utilization_before = 0;
   bool fits = false;
   std::string note;  // the node plan's headline or why it failed
   std::vector<ForecastEntry> volumes;

@@ -276,6 +276,65 @@ TEST(CitusDistribution, KeyOptionChoosesTheColumn) {
             Status::Code::kInvalidInput);
 }
 
+// A partitioned table is distributed through its root, partitions
+// included: the partitions are no tables of the plan, their size and I/O
+// are the root's, and a worker carries 1/N of each of them.
+TEST(CitusDistribution, PartitionsAreDistributedThroughTheirRoot) {
+  Workload w = Tenants();
+  Relation events = Table("public.events", 0, {"customer_id", "id"});
+  events.kind = RelationKind::kPartitioned;
+  events.partitioned = true;
+  events.foreign_keys_out = {
+      "events_customer_fkey (customer_id) -> public.customers (id)"};
+  w.relations.push_back(events);
+  for (const char* name : {"public.events_2025", "public.events_2026"}) {
+    Relation p = Table(name, 60 * kGiB, {"customer_id", "id"}, 1000, 300, 200);
+    p.partitioned = true;
+    p.partition_of = "public.events";
+    p.foreign_keys_out = events.foreign_keys_out;  // inherited by each
+    w.relations.push_back(p);
+    Relation index;
+    index.name = std::string(name) + "_pkey";
+    index.kind = RelationKind::kIndex;
+    index.table = name;
+    index.size = 10 * kGiB;
+    index.read_iops = 100;
+    w.relations.push_back(index);
+  }
+  const Distribution d = Distribute(w);
+  EXPECT_EQ(d.Find("public.events_2025"), nullptr);
+  EXPECT_EQ(d.Find("public.events_2026"), nullptr);
+  const CitusTable& root = Get(d, "public.events");
+  EXPECT_EQ(root.role, CitusRole::kDistributed);
+  EXPECT_EQ(root.column, "customer_id");
+  EXPECT_EQ(root.colocate_with, "public.customers");
+  EXPECT_EQ(root.bytes, 140 * kGiB);  // both partitions with their indexes
+  EXPECT_DOUBLE_EQ(root.read_iops, 2200);
+  EXPECT_DOUBLE_EQ(root.changes_per_second, 400);
+  ASSERT_EQ(d.groups.size(), 1u);
+  EXPECT_EQ(d.groups[0].tables,
+            (std::vector<std::string>{"public.customers", "public.events",
+                                      "public.orders", "public.order_items"}));
+
+  const Workload one = WorkerWorkload(w, d, 4);
+  EXPECT_EQ(one.Find("public.events"), nullptr);  // no storage to carry
+  const Relation* part = one.Find("public.events_2025");
+  ASSERT_NE(part, nullptr);
+  EXPECT_EQ(part->size, 15 * kGiB);
+  EXPECT_DOUBLE_EQ(part->read_iops, 250);
+  ASSERT_NE(one.Find("public.events_2026_pkey"), nullptr);
+  EXPECT_EQ(one.Find("public.events_2026_pkey")->size, 10 * kGiB / 4);
+  EXPECT_TRUE(CoordinatorWorkload(w, d).relations.empty());
+
+  // Without its root in the workload, a partition stays local and says why.
+  w.relations.erase(w.relations.begin() + 4);  // public.events
+  const Distribution orphan = Distribute(w);
+  EXPECT_EQ(Get(orphan, "public.events_2025").role, CitusRole::kLocal);
+  EXPECT_NE(
+      Get(orphan, "public.events_2025").why.find("is not in the workload"),
+      std::string::npos);
+}
+
 TEST(CitusShardCount, MultipleOfWorkersWithRoomToGrow) {
   std::string why;
   EXPECT_EQ(ShardCount(2, 0, &why), 32);  // 16 per worker: at least 32

@@ -156,6 +156,7 @@ Json NodeJson(const NodeForecast& f) {
             {"read_iops", f.read_iops},
             {"write_iops", f.write_iops},
             {"max_utilization", f.max_utilization},
+            {"max_utilization_before", f.max_utilization_before},
             {"fits", f.fits},
             {"note", f.note},
             {"volumes", volumes}};
@@ -171,16 +172,23 @@ void NodeToml(const std::string& header, const NodeForecast& f,
   w->Measured("read_iops", f.read_iops);
   w->Measured("write_iops", f.write_iops);
   w->Measured("max_utilization", f.max_utilization, 3);
+  w->Measured("max_utilization_before", f.max_utilization_before, 3);
   w->Bool("fits", f.fits);
   w->StringIfSet("note", f.note);
   w->NumberIfSet("price_per_month", f.price);
 }
 
-std::string NodeLine(const NodeForecast& f) {
+// "before" is the node today: the coordinator is today's host with the
+// whole workload, a worker a new host ("new").
+std::string NodeLine(const NodeForecast& f, bool is_worker) {
+  const std::string before =
+      is_worker ? "new"
+                : (f.max_utilization_before > 0 ? Pct(f.max_utilization_before)
+                                                : "?");
   return fmt::format(
-      "  {:<12} {:>10} {:>9.0f} r/s {:>9.0f} w/s  busiest "
-      "volume {:>4}  {}\n",
-      f.name, HumanSize(f.bytes), f.read_iops, f.write_iops,
+      "  {:<12} {:>10} {:>9.0f} r/s {:>9.0f} w/s  busiest volume {:>4} -> "
+      "{:>4}  {}\n",
+      f.name, HumanSize(f.bytes), f.read_iops, f.write_iops, before,
       Pct(f.max_utilization), f.fits ? "meets the target" : "OVER");
 }
 
@@ -245,10 +253,16 @@ Json CitusJson(const CitusPlan& plan) {
   Json groups = Json::array(), tables = Json::array(), keys = Json::array(),
        workers = Json::array();
   for (const ColocationGroup& g : plan.distribution.groups) {
+    Json edges = Json::array();
+    for (const ColocationGroup::Edge& e : g.edges) {
+      edges.push_back(
+          {{"from", e.from}, {"to", e.to}, {"constraint", e.constraint}});
+    }
     groups.push_back({{"anchor", g.anchor},
                       {"columns", g.column_note},
                       {"tables", g.tables},
-                      {"bytes_needed", g.bytes_needed}});
+                      {"bytes_needed", g.bytes_needed},
+                      {"edges", edges}});
   }
   for (const CitusTable& t : plan.distribution.tables) {
     Json j = {{"name", t.table},
@@ -259,7 +273,8 @@ Json CitusJson(const CitusPlan& plan) {
               {"write_iops", t.write_iops},
               {"changes_per_second", t.changes_per_second},
               {"why", t.why},
-              {"cautions", t.cautions}};
+              {"cautions", t.cautions},
+              {"references", t.references}};
     if (!t.column.empty()) j["column"] = t.column;
     if (t.group >= 0) j["group"] = t.group + 1;
     if (!t.colocate_with.empty()) j["colocate_with"] = t.colocate_with;
@@ -327,9 +342,12 @@ std::string RenderCitusText(const CitusPlan& plan) {
       out += fmt::format("  caution, {}: {}\n", t.table, c);
     }
   }
-  out += "  forecast per node (at the peak):\n";
-  for (const NodeForecast& f : plan.worker_forecast) out += NodeLine(f);
-  out += NodeLine(plan.coordinator);
+  out +=
+      "  forecast per node (at the peak; busiest volume today -> after, "
+      "today the coordinator is the one host, \"?\" when where the data "
+      "lives is not known):\n";
+  for (const NodeForecast& f : plan.worker_forecast) out += NodeLine(f, true);
+  out += NodeLine(plan.coordinator, false);
   if (!plan.coordinator.note.empty()) {
     out += "    coordinator: " + plan.coordinator.note + "\n";
   }

@@ -10,19 +10,6 @@
 namespace pglayout::planner {
 namespace {
 
-// Single-quoted for the shell: nothing inside is interpreted.
-std::string ShellQuote(const std::string& text) {
-  std::string out = "'";
-  for (char c : text) {
-    if (c == '\'') {
-      out += "'\\''";
-    } else {
-      out += c;
-    }
-  }
-  return out + "'";
-}
-
 std::string DeviceOf(const Volume* v, const std::string& name) {
   if (v != nullptr && v->topology && !v->topology->disk.empty()) {
     return "/dev/" + v->topology->disk;
@@ -167,18 +154,6 @@ void WalSection(const Plan& plan, const VolumeSet& volumes,
 }
 
 }  // namespace
-
-std::vector<std::string> WalMoveCommands(const WalMove& m) {
-  const std::string data =
-      m.data_directory.empty() ? "$PGDATA" : ShellQuote(m.data_directory);
-  const std::string to = ShellQuote(m.to_path);
-  return {
-      fmt::format("pg_ctl stop -D {} -m fast", data),
-      fmt::format("mv {} {}", ShellQuote(m.from_path), to),
-      fmt::format("ln -sfn {} {}/pg_wal", to, data),
-      fmt::format("pg_ctl start -D {}", data),
-  };
-}
 
 namespace {
 

@@ -18,10 +18,6 @@
 
 namespace pglayout::planner {
 
-// The shell commands that move pg_wal as |move| says, with the server
-// stopped: stop, move, symlink, start. Uncommented; callers comment them.
-std::vector<std::string> WalMoveCommands(const WalMove& move);
-
 // |data_directory|: the server's, "" when unknown (a new build).
 std::string StripeScript(const Plan& plan, const VolumeSet& volumes,
                          const std::string& data_directory);

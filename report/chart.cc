@@ -6,15 +6,18 @@
 #include <cmath>
 
 namespace pglayout::report {
-namespace {
 
 // Coordinates are rounded to 0.1 unit: exact enough on any screen, and the
 // page stays small and reproducible.
-std::string N(double value) {
+std::string SvgNumber(double value) {
   double rounded = std::round(value * 10) / 10;
   if (rounded == 0) rounded = 0;  // no "-0"
   return fmt::format("{}", rounded);
 }
+
+namespace {
+
+std::string N(double value) { return SvgNumber(value); }
 
 constexpr double kLineWidth = 560;
 constexpr double kLineHeight = 340;

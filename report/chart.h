@@ -152,6 +152,9 @@ struct BarChartSpec {
 // "▲" after their label so the overload is visible without colour.
 void RenderBarChart(const BarChartSpec& spec, Markup* out);
 
+// A coordinate for an SVG attribute, rounded to 0.1 unit: "12.5", "0".
+std::string SvgNumber(double value);
+
 // Shortens |text| to at most |max_chars| characters (UTF-8 aware), ending
 // in "…" when cut.
 std::string Shorten(const std::string& text, size_t max_chars);

@@ -70,6 +70,14 @@ svg.chart .bar-value { font-size: 12px; }
 svg.chart .bar-value.over { font-weight: 700; }
 svg.chart .bar-note, svg.chart .bar-note-header { font-size: 12px;
   fill: #444; }
+svg.diagram .box-name, svg.diagram .group-title { font-weight: 600; }
+svg.diagram .box-detail { font-size: 11px; fill: #444; }
+.remedies { display: grid; gap: 10px 16px; margin: 8px 0 12px;
+  grid-template-columns: repeat(auto-fit, minmax(min(100%, 320px), 1fr)); }
+.remedies article { border: 1px solid var(--rule); border-top: 4px solid
+  var(--rule); padding: 6px 12px; }
+.remedies article.chosen { border-top-color: var(--blue); }
+.remedies h4 { margin: 4px 0; font-size: 1rem; }
 details { margin: 4px 0; }
 summary { cursor: pointer; color: var(--blue); font-size: .9rem; }
 .table-wrap { overflow-x: auto; margin: 6px 0 14px; }
@@ -81,6 +89,8 @@ th { background: var(--band); }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 td.num { white-space: nowrap; }
 td code, dd code { font-size: .85rem; }
+pre.commands { background: var(--band); padding: 8px 12px; margin: 6px 0 12px;
+  overflow-x: auto; font-size: .85rem; }
 .callout { padding: 8px 12px; margin: 8px 0; border-left: 4px solid; }
 .callout.warning { border-color: var(--vermillion); background: #fdf1ea; }
 .callout.info { border-color: var(--blue); background: #eef5fa; }
@@ -107,6 +117,10 @@ footer.page { margin-top: 32px; padding-top: 10px; padding-bottom: 24px;
 )css";
 
 using internal::OpenSection;
+
+bool HasCitus(const ReportInput& in) {
+  return in.plan && in.plan_details && in.plan_details->citus;
+}
 
 void RenderHead(Markup* out) {
   out->Open("head");
@@ -152,6 +166,7 @@ void RenderNavigation(const ReportInput& in, Markup* out) {
   if (in.volumes) links.emplace_back("volumes", "Volumes");
   if (in.workload) links.emplace_back("workload", "Workload");
   if (in.plan) links.emplace_back("plan", "Plan");
+  if (HasCitus(in)) links.emplace_back("citus", "Citus distribution");
   if (in.plan && in.measured_after) {
     links.emplace_back("forecast-check", "Forecast against the layout");
   }
@@ -287,6 +302,7 @@ std::string RenderPage(const ReportInput& input) {
   if (input.volumes) internal::RenderVolumesSection(input, &page);
   if (input.workload) internal::RenderWorkloadSection(input, &page);
   if (input.plan) internal::RenderPlanSection(input, &page);
+  if (HasCitus(input)) internal::RenderCitusSection(input, &page);
   if (input.plan && input.measured_after) {
     internal::RenderForecastCheckSection(input, &page);
   }

@@ -215,6 +215,149 @@ TEST(Report, PlanShowsUtilisationTargetMapAndSettings) {
   EXPECT_TRUE(Contains(text, "The host carries the demand"));
 }
 
+// What plan.json holds beyond the Plan: the warnings and the WAL move, the
+// two remedies side by side, and the Citus distribution.
+constexpr char kPlanJsonWithDetails[] = R"json({
+ "plan": {"target_utilization": 0.7, "prefer": "auto",
+  "warnings": ["the data directory /srv/pg lives on no declared volume"],
+  "verdicts": ["fits: every volume at or below the 70% target"]},
+ "wal": {"volume": "fast", "reason": "lowest commit latency",
+  "now": "base", "now_note": "resolved from /srv/pg/pg_wal",
+  "move": {"needs_restart": true, "from_volume": "base",
+   "from_path": "/srv/pg/pg_wal", "to_path": "/mnt/fast/pg_wal",
+   "data_directory": "/srv/pg", "from_utilization_until_moved": 0.81}},
+ "forecast": [{"volume": "base", "utilization_before": 1.2,
+  "utilization_after": 0.6}],
+ "analysis": {"remedies": {
+  "hash_partition": {"possible": true, "blocker": "",
+   "summary": "hash partitions: public.a in 5", "members": [],
+   "worst_utilization": 0.656, "mean_read_latency_us": 1004.0,
+   "meets_target": true},
+  "stripe": {"possible": true, "blocker": "",
+   "summary": "a stripe of 5 for public.a", "members": ["v1", "v2"],
+   "worst_utilization": 0.91, "mean_read_latency_us": 1500.0,
+   "meets_target": false},
+  "chosen": "hash_partition",
+  "reason": "only the plan with hash partitions meets the target"}},
+ "citus": {"reason": "one host falls short", "workers": 3,
+  "workers_reason": "the fewest workers", "shard_count": 48,
+  "shard_count_reason": "8 per worker x 3 workers, doubled",
+  "worker_volumes": "w.toml",
+  "groups": [{"anchor": "public.customers", "columns": "id / customer_id",
+   "tables": ["public.customers", "public.orders"], "bytes_needed": 1024,
+   "edges": [{"from": "public.orders", "to": "public.customers",
+              "constraint": "orders_customer_fkey"}]}],
+  "tables": [
+   {"name": "public.countries", "role": "reference", "bytes": 1048576,
+    "why": "small and read-mostly", "cautions": [], "references": []},
+   {"name": "public.customers", "role": "distributed", "column": "id",
+    "group": 1, "colocate_with": "none", "bytes": 2048, "why": "its own key",
+    "cautions": [], "references": []},
+   {"name": "public.orders", "role": "distributed", "column": "customer_id",
+    "group": 1, "colocate_with": "public.customers", "bytes": 4096,
+    "why": "follows public.customers", "cautions": [],
+    "references": ["public.customers", "public.countries"]},
+   {"name": "public.daily", "role": "local", "bytes": 10,
+    "why": "a materialized view", "cautions": [], "references": []}],
+  "not_following": [], "dropped_foreign_keys": [],
+  "worker_forecast": [
+   {"name": "worker1", "bytes": 100, "read_iops": 1000, "write_iops": 10,
+    "max_utilization": 0.55, "max_utilization_before": 0, "fits": true},
+   {"name": "worker2", "bytes": 100, "read_iops": 1000, "write_iops": 10,
+    "max_utilization": 0.55, "max_utilization_before": 0, "fits": true},
+   {"name": "worker3", "bytes": 100, "read_iops": 1000, "write_iops": 10,
+    "max_utilization": 0.55, "max_utilization_before": 0, "fits": true}],
+  "coordinator": {"name": "coordinator", "bytes": 10, "read_iops": 1,
+   "write_iops": 0, "max_utilization": 0.02, "max_utilization_before": 1.92,
+   "fits": true, "note": "the local tables"},
+  "verdicts": ["citus: 2 distributed table(s) in 1 co-location group(s)"]}
+})json";
+
+TEST(Report, PlanJsonDetailsShowWarningsWalMoveRemediesAndCitus) {
+  Plan plan;
+  PlanDetails details;
+  Status st = ParsePlanJson(kPlanJsonWithDetails, "plan.json", &plan, &details);
+  ASSERT_TRUE(st.ok()) << st.message();
+  ReportInput in;
+  in.plan = &plan;
+  in.plan_details = &details;
+  in.plan_source = "plan.json";
+  auto page = ParseOrFail(RenderPage(in));
+  ASSERT_NE(page, nullptr);
+
+  // The warning comes first in the plan section, as a warning.
+  const auto callouts =
+      page->Texts("//h:section[@id='plan']//h:p[contains(@class,'callout')]");
+  ASSERT_GE(callouts.size(), 3u);
+  EXPECT_EQ(callouts[0],
+            "⚠ the data directory /srv/pg lives on no declared volume");
+  EXPECT_EQ(page->Count("//h:section[@id='plan']//h:p[@class='callout "
+                        "warning'][contains(., 'no declared volume')]"),
+            1);
+  // The WAL move: where from and to, the load until it is done, the
+  // commands with the restart.
+  std::string plan_text = page->Texts("//h:section[@id='plan']").at(0);
+  EXPECT_TRUE(
+      Contains(plan_text, "Moving the WAL: a step by hand, with a restart"));
+  EXPECT_TRUE(Contains(plan_text, "/srv/pg/pg_wal on base"));
+  EXPECT_TRUE(Contains(plan_text, "base also carries the WAL: 81% busy"));
+  EXPECT_TRUE(Contains(plan_text, "on base (resolved from /srv/pg/pg_wal)"));
+  EXPECT_EQ(page->Texts("//h:pre[@class='commands']/h:code").at(0),
+            "pg_ctl stop -D '/srv/pg' -m fast\n"
+            "mv '/srv/pg/pg_wal' '/mnt/fast/pg_wal'\n"
+            "ln -sfn '/mnt/fast/pg_wal' '/srv/pg'/pg_wal\n"
+            "pg_ctl start -D '/srv/pg'\n");
+
+  // The remedies side by side, the winner marked, and why the other lost.
+  EXPECT_EQ(page->Count("//h:div[@class='remedies']/h:article"), 2);
+  EXPECT_EQ(page->Texts("//h:article[@class='chosen']/h:h4").at(0),
+            "The plan with hash partitions — chosen");
+  std::string lost = page->Texts("//h:article[@class='lost']").at(0);
+  EXPECT_TRUE(Contains(lost, "91% (ABOVE the 70% target)")) << lost;
+  EXPECT_TRUE(Contains(lost, "1.5 ms")) << lost;
+  EXPECT_TRUE(Contains(page->Texts("//h:article[@class='chosen']").at(0),
+                       "66% (within the 70% target)"));
+  EXPECT_TRUE(Contains(plan_text,
+                       "Chosen: hash partitions. Why: only the plan with hash "
+                       "partitions meets the target"));
+
+  // Citus: its own section, the group's members and the reference table
+  // in the diagram with the co-locating key, shards and per-node load.
+  EXPECT_EQ(page->Count("//h:nav//h:a[@href='#citus']"), 1);
+  EXPECT_EQ(page->Texts("//s:svg[@id='citus-groups']//s:g[@class='table']"
+                        "/s:title"),
+            (std::vector<std::string>{"public.customers", "public.orders"}));
+  EXPECT_EQ(page->Texts("//s:svg[@id='citus-groups']//s:g[@class='table "
+                        "reference']/s:title"),
+            (std::vector<std::string>{"public.countries"}));
+  EXPECT_EQ(page->Count("//s:svg[@id='citus-groups']//s:path[@class='fk']"), 1);
+  EXPECT_EQ(
+      page->Count("//s:svg[@id='citus-groups']//s:path[@class='fk-reference']"),
+      1);
+  std::string citus = page->Texts("//h:section[@id='citus']").at(0);
+  EXPECT_TRUE(Contains(citus, "48 (8 per worker x 3 workers, doubled)"));
+  EXPECT_TRUE(Contains(citus, "3 (the fewest workers)"));
+  EXPECT_TRUE(Contains(citus, "public.dailylocal"));  // table, role
+  // Busiest volume today and after, per node.
+  auto today_and_after = [&](const std::string& node) {
+    const auto cells = page->Texts(
+        "//h:table[h:caption='Forecast per node (at the peak)']//h:tr[h:td[1]"
+        "='" +
+        node + "']/h:td");
+    return cells.size() == 8u ? cells[4] + " -> " + cells[5] : "no row";
+  };
+  EXPECT_EQ(today_and_after("worker1"), "new host -> 55%");
+  EXPECT_EQ(today_and_after("worker3"), "new host -> 55%");
+  EXPECT_EQ(today_and_after("coordinator"), "192% -> 2%");
+
+  // From plan.toml there are no details: no Citus section, no remedies.
+  in.plan_details = nullptr;
+  auto plain = ParseOrFail(RenderPage(in));
+  ASSERT_NE(plain, nullptr);
+  EXPECT_EQ(plain->Count("//h:section[@id='citus']"), 0);
+  EXPECT_EQ(plain->Count("//h:div[@class='remedies']"), 0);
+}
+
 // pglayout report --after: the plan's forecast held to the load observed
 // after the migration, volume by volume.
 TEST(Report, ForecastCheckSetsEachVolumesForecastBesideWhatWasObserved) {

@@ -27,6 +27,92 @@ void RenderVerdicts(const Plan& plan, Markup* out) {
   }
 }
 
+// What the plan could not attribute (a directory on no declared volume):
+// before anything else, as the plan's text puts them.
+void RenderWarnings(const Plan& plan, Markup* out) {
+  for (const std::string& warning : plan.warnings) {
+    RenderCallout("warning", warning, out);
+  }
+}
+
+// "on base (resolved from /data/pg_wal)", or why it is not known.
+std::string PgWalNow(const Plan& plan) {
+  if (plan.wal_now.empty()) return plan.wal_now_note;
+  if (plan.wal_now_note.empty()) return "on " + plan.wal_now;
+  return "on " + plan.wal_now + " (" + plan.wal_now_note + ")";
+}
+
+// Where pg_wal is now, and the move a person runs when it must move.
+void RenderWal(const Plan& plan, Markup* out) {
+  if (!plan.wal_move) return;
+  const WalMove& m = *plan.wal_move;
+  out->Element("h3", "Moving the WAL: a step by hand, with a restart");
+  out->Element("p", {{"class", "note"}},
+               "pglayout migrate never moves pg_wal; stripe.sh and plan.sql "
+               "carry these commands commented out. The server is down from "
+               "the stop to the start.");
+  RenderFacts(
+      {{"From", m.from_volume.empty() ? m.from_path + " (on no declared volume)"
+                                      : m.from_path + " on " + m.from_volume},
+       {"To", m.to_path + " on " + plan.wal_volume},
+       {"Data directory", m.data_directory},
+       {"Until it is done",
+        m.from_volume.empty()
+            ? ""
+            : fmt::format("{} also carries the WAL: {} busy", m.from_volume,
+                          Percent(m.from_utilization_until_moved))}},
+      out);
+  std::string commands;
+  for (const std::string& line : WalMoveCommands(m)) commands += line + "\n";
+  out->Open("pre", {{"class", "commands"}});
+  out->Element("code", commands);
+  out->Close();
+}
+
+std::string RemedyName(const std::string& remedy) {
+  if (remedy == "hash_partition") return "hash partitions";
+  if (remedy == "stripe") return "a stripe";
+  return "neither";
+}
+
+void RenderRemedy(const std::string& name, const RemedyView& r, bool chosen,
+                  double target, Markup* out) {
+  out->Open("article", {{"class", chosen ? "chosen" : "lost"}});
+  out->Element("h4", fmt::format("The plan with {} — {}", name,
+                                 chosen ? "chosen" : "not chosen"));
+  if (!r.possible) {
+    out->Element("p", "Cannot be built here: " + OrDash(r.blocker));
+    out->Close();
+    return;
+  }
+  RenderFacts(
+      {{"What it does", r.summary},
+       {"Busiest data volume",
+        fmt::format("{} ({} the {} target)", Percent(r.worst_utilization),
+                    r.meets_target ? "within" : "ABOVE", Percent(target))},
+       {"Mean read latency", Latency(r.mean_read_latency_us)},
+       {"Stripe members", Join(r.members, ", ")}},
+      out);
+  out->Close();
+}
+
+// The two remedies for a table too hot for one volume, forecast as
+// complete plans, side by side, with why the loser lost.
+void RenderRemedies(const RemedyComparisonView& v, const Plan& plan,
+                    Markup* out) {
+  out->Element("h3", "Two remedies, forecast as complete plans");
+  out->Open("div", {{"class", "remedies"}});
+  RenderRemedy("hash partitions", v.partition, v.chosen == "hash_partition",
+               plan.target_utilization, out);
+  RenderRemedy("a stripe", v.stripe, v.chosen == "stripe",
+               plan.target_utilization, out);
+  out->Close();
+  RenderCallout("info",
+                fmt::format("Chosen: {}. Why: {}", RemedyName(v.chosen),
+                            OrDash(v.reason)),
+                out);
+}
+
 void RenderUtilization(const Plan& plan, Markup* out) {
   BarChartSpec spec;
   spec.id = "plan-utilization";
@@ -278,12 +364,19 @@ void RenderBackup(const Plan& plan, Markup* out) {
 void RenderPlanSection(const ReportInput& input, Markup* out) {
   const Plan& plan = *input.plan;
   OpenSection("plan", "Plan", input.plan_source, out);
+  RenderWarnings(plan, out);
   RenderVerdicts(plan, out);
   RenderFacts({{"Target utilisation", Percent(plan.target_utilization)},
                {"Preference", plan.prefer},
                {"WAL volume", plan.wal_volume},
-               {"Why there", plan.wal_reason}},
+               {"Why there", plan.wal_reason},
+               {"pg_wal now", PgWalNow(plan)}},
               out);
+  RenderWal(plan, out);
+  const PlanDetails* details = input.plan_details;
+  if (details && details->remedies) {
+    RenderRemedies(*details->remedies, plan, out);
+  }
   if (!plan.forecast.empty()) {
     out->Open("div", {{"class", "figures"}});
     RenderUtilization(plan, out);

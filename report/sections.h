@@ -16,6 +16,8 @@ namespace pglayout::report::internal {
 void RenderVolumesSection(const ReportInput& input, Markup* out);
 void RenderWorkloadSection(const ReportInput& input, Markup* out);
 void RenderPlanSection(const ReportInput& input, Markup* out);
+// The Citus distribution; needs input.plan_details->citus.
+void RenderCitusSection(const ReportInput& input, Markup* out);
 void RenderMigrationSection(const ReportInput& input, Markup* out);
 // The plan's forecast against the load observed after the migration; needs
 // input.plan and input.measured_after.

@@ -73,6 +73,113 @@ TEST(ReportCommand, PlanJsonGivesTheSamePlanSection) {
   unlink(json.c_str());
 }
 
+// "36%" as the page prints a fraction.
+std::string Pct(double fraction) {
+  return std::to_string(static_cast<int>(fraction * 100 + 0.5)) + "%";
+}
+
+// The plan's warnings and its WAL move, read from plan.json.
+TEST(ReportCommand, PlanJsonShowsTheWarningsAndTheWalMove) {
+  Plan plan;
+  ASSERT_TRUE(ReadPlanFile(kPlan, &plan).ok());
+  plan.warnings = {"the data directory /srv/pg lives on no declared volume"};
+  plan.wal_move =
+      WalMove{"hot1", "/srv/pg/pg_wal", "/mnt/wal/pg_wal", "/srv/pg", 0.8};
+  std::string json = TempPath("warned.json");
+  ASSERT_TRUE(WriteTextFile(json, ToJson(plan).dump(2)).ok());
+  std::string out = TempPath("warned.html");
+  Completion run = RunPglayout({"report", "--plan", json, "-o", out});
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  std::string page = ReadPage(out);
+  EXPECT_TRUE(Contains(page,
+                       "<p class=\"callout warning\" role=\"note\">⚠ the data "
+                       "directory /srv/pg lives on no declared volume</p>"));
+  EXPECT_TRUE(Contains(page, "Moving the WAL: a step by hand, with a restart"));
+  EXPECT_TRUE(Contains(page, "pg_ctl stop -D &#39;/srv/pg&#39; -m fast"))
+      << page.substr(page.find("Moving the WAL"), 2000);
+  EXPECT_TRUE(Contains(page, "hot1 also carries the WAL: 80% busy"));
+  unlink(json.c_str());
+}
+
+// pglayout plan writes plan.json; the report shows both remedies it
+// weighed, with the reason it gives (examples/oracle_cloud, from the tree).
+TEST(ReportCommand, PlanJsonShowsBothRemediesAndWhyTheLoserLost) {
+  const std::string dir = TempPath("oracle");
+  Completion plan = RunPglayout(
+      {"plan", "--volumes", "examples/oracle_cloud/volumes.toml", "--workload",
+       "examples/oracle_cloud/workload.toml", "--out-dir", dir});
+  ASSERT_EQ(plan.exit_code, 0) << plan.output;
+  std::string text;
+  ASSERT_TRUE(ReadTextFile(dir + "/plan.json", &text).ok());
+  const Json remedies = Json::parse(text)["analysis"]["remedies"];
+  std::string out = TempPath("oracle.html");
+  Completion run =
+      RunPglayout({"report", "--plan", dir + "/plan.json", "-o", out});
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  std::string page = ReadPage(out);
+  ASSERT_EQ(remedies["chosen"], "hash_partition");
+  EXPECT_TRUE(Contains(page, "The plan with hash partitions — chosen"));
+  EXPECT_TRUE(Contains(page, "The plan with a stripe — not chosen"));
+  EXPECT_TRUE(Contains(page, "Chosen: hash partitions. Why: " +
+                                 remedies["reason"].get<std::string>()));
+  for (const char* side : {"hash_partition", "stripe"}) {
+    EXPECT_TRUE(Contains(page, remedies[side]["summary"].get<std::string>()));
+    EXPECT_TRUE(
+        Contains(page, Pct(remedies[side]["worst_utilization"].get<double>()) +
+                           " (within the 70% target)"))
+        << side;
+  }
+}
+
+// The scale-out example's plan (--hosts auto): the report shows the
+// distribution, its group as a diagram and each node's load.
+TEST(ReportCommand, PlanJsonShowsTheCitusDistribution) {
+  const std::string dir = TempPath("scale_out");
+  Completion plan =
+      RunPglayout({"plan", "--volumes", "examples/scale_out/volumes.toml",
+                   "--workload", "examples/scale_out/workload.toml", "--hosts",
+                   "auto", "--reference-max-size", "8GB", "--out-dir", dir});
+  ASSERT_EQ(plan.exit_code, 0) << plan.output;
+  std::string text;
+  ASSERT_TRUE(ReadTextFile(dir + "/plan.json", &text).ok());
+  const Json citus = Json::parse(text)["citus"];
+  ASSERT_TRUE(citus.is_object()) << text;
+  // What examples/scale_out/README.md describes.
+  EXPECT_EQ(citus["workers"], 3);
+  EXPECT_EQ(citus["shard_count"], 48);
+  EXPECT_EQ(citus["groups"][0]["tables"],
+            (std::vector<std::string>{"public.a", "public.b"}));
+  std::string out = TempPath("scale_out.html");
+  Completion run =
+      RunPglayout({"report", "--plan", dir + "/plan.json", "-o", out});
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  std::string page = ReadPage(out);
+  EXPECT_TRUE(Contains(page, "<section id=\"citus\""));
+  // A and B co-located by A's id; products a reference table.
+  EXPECT_TRUE(Contains(page, "<g class=\"table\"><title>public.a</title>"));
+  EXPECT_TRUE(Contains(page, "<g class=\"table\"><title>public.b</title>"));
+  EXPECT_TRUE(Contains(
+      page, "<g class=\"table reference\"><title>public.products</title>"));
+  EXPECT_TRUE(
+      Contains(page, "<title>public.b → public.a (co-located)</title>"));
+  const int shards = citus["shard_count"].get<int>();
+  EXPECT_TRUE(Contains(page, "<dd>" + std::to_string(shards) + " ("));
+  for (const Json& w : citus["worker_forecast"]) {
+    const std::string row = "<tr><td>" + w["name"].get<std::string>() + "</td>";
+    const size_t at = page.find(row);
+    ASSERT_NE(at, std::string::npos) << row;
+    EXPECT_TRUE(Contains(page.substr(at, page.find("</tr>", at) - at),
+                         ">" + Pct(w["max_utilization"].get<double>()) + "<"))
+        << page.substr(at, 600);
+  }
+  const double before = citus["coordinator"]["max_utilization_before"];
+  EXPECT_GT(before, 0.7);  // today's one host is over the target
+  const size_t at = page.find("<tr><td>coordinator</td>");
+  ASSERT_NE(at, std::string::npos);
+  EXPECT_TRUE(Contains(page.substr(at, page.find("</tr>", at) - at),
+                       ">" + Pct(before) + "<"));
+}
+
 TEST(ReportCommand, OnlyTheGivenSectionsAppear) {
   std::string out = TempPath("workload.html");
   ASSERT_EQ(

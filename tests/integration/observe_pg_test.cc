@@ -15,6 +15,7 @@
 #include <chrono>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <thread>
 
 #include "common/files.h"
@@ -335,6 +336,40 @@ TEST_P(ObservePgTest, CollectsTheFactsTheMigratorNeeds) {
 
   PGLAYOUT_EXPECT_OK(ExecuteSql(
       admin.get(), "DROP SCHEMA obs CASCADE; DROP PUBLICATION obs_pub"));
+}
+
+// A partition names the root of its tree (two levels here): the table a
+// Citus distribution distributes, partitions included.
+TEST_P(ObservePgTest, APartitionNamesTheRootOfItsTree) {
+  PgCluster* pg;
+  PGLAYOUT_ASSERT_OK(SharedCluster(&pg));
+  std::unique_ptr<SqlSession> admin;
+  PGLAYOUT_ASSERT_OK(pg->Connect(&admin));
+  PGLAYOUT_ASSERT_OK(ExecuteSql(admin.get(), R"sql(
+    DROP SCHEMA IF EXISTS parts CASCADE;
+    CREATE SCHEMA parts;
+    CREATE TABLE parts."Events" (tenant int, id int, at date,
+      PRIMARY KEY (tenant, id, at)) PARTITION BY RANGE (at);
+    CREATE TABLE parts.e2025 PARTITION OF parts."Events"
+      FOR VALUES FROM ('2025-01-01') TO ('2026-01-01')
+      PARTITION BY HASH (tenant);
+    CREATE TABLE parts.e2025_h0 PARTITION OF parts.e2025
+      FOR VALUES WITH (MODULUS 1, REMAINDER 0);
+    CREATE TABLE parts.plain (id int PRIMARY KEY);
+  )sql"));
+  Observing o;
+  std::vector<RelationInfo> relations;
+  PGLAYOUT_ASSERT_OK(o.Open(pg->conninfo(), &relations));
+  std::map<std::string, std::string> root;
+  for (const RelationInfo& r : relations) {
+    if (r.name.rfind("parts.", 0) == 0) root[r.name] = r.partition_of;
+  }
+  EXPECT_EQ(root["parts.\"Events\""], "");
+  EXPECT_EQ(root["parts.e2025"], "parts.\"Events\"");
+  EXPECT_EQ(root["parts.e2025_h0"], "parts.\"Events\"");
+  EXPECT_EQ(root["parts.plain"], "");
+  EXPECT_EQ(root["parts.e2025_h0_pkey"], "");  // an index partition: none
+  PGLAYOUT_ASSERT_OK(ExecuteSql(admin.get(), "DROP SCHEMA parts CASCADE"));
 }
 
 TEST_P(ObservePgTest, AnUnprivilegedRoleCanObserve) {

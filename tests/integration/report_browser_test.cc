@@ -20,6 +20,7 @@
 #include <sstream>
 
 #include "common/files.h"
+#include "report/inputs.h"
 #include "report/report.h"
 #include "testing/subprocess.h"
 
@@ -161,6 +162,17 @@ class ReportBrowser : public ::testing::Test {
     EXPECT_TRUE(
         ReadWorkloadFile("report/testdata/workload.toml", &workload).ok());
     EXPECT_TRUE(ReadPlanFile("report/testdata/plan.toml", &plan).ok());
+    // A warning, a WAL move, both remedies and a Citus distribution (the
+    // scale-out example's plan.json) too, so the browser draws each.
+    plan.warnings = {"the data directory lives on no declared volume"};
+    plan.wal_move =
+        WalMove{"hot1", "/srv/pg/pg_wal", "/mnt/wal/pg_wal", "/srv/pg", 0.8};
+    static PlanDetails details;
+    Plan scale_out;
+    EXPECT_TRUE(
+        ReadPlanAnyFormat("examples/scale_out/plan.json", &scale_out, &details)
+            .ok());
+    EXPECT_TRUE(details.remedies && details.citus);
     // A journal too, so that every section is rendered by the browser.
     MigrationJournal journal;
     journal.run = "#1";
@@ -179,6 +191,7 @@ class ReportBrowser : public ::testing::Test {
     in.volumes = &volumes;
     in.workload = &workload;
     in.plan = &plan;
+    in.plan_details = &details;
     in.volumes_source = "volumes.toml";
     in.workload_source = "workload.toml";
     in.plan_source = "plan.toml";
