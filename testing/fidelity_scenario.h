@@ -24,6 +24,10 @@
 //  6. the same workload and observation again;
 //  7. returns, per volume, the forecast (plan.toml's [[forecast]]) and the
 //     measurement before and after.
+// The demo (testing/demo) asks for more of the same run, each an option of
+// FidelitySpec: the migration killed with SIGKILL halfway through its copy
+// and resumed, every table counted and checksummed before and after, each
+// planned relation looked up where it now lives, and the HTML report.
 // Everything it made is removed when it returns, also on failure.
 
 #ifndef PGLAYOUT_TESTING_FIDELITY_SCENARIO_H_
@@ -35,6 +39,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "testing/migration_check.h"
 #include "testing/pg_cluster.h"
 
 namespace pglayout {
@@ -58,6 +63,18 @@ struct FidelitySpec {
   // Added to `pglayout migrate --apply`, e.g. {"--throttle", "off"}.
   std::vector<std::string> migrate_options;
   std::string out_dir;  // where volumes.toml, workload*.toml, plan/ go
+  // Run `migrate --apply` in the background, SIGKILL it once its journal
+  // shows a copy at least half done (or past its copy), then run it again:
+  // the second run resumes the journal's run to the end.
+  bool kill_and_resume = false;
+  // Count and checksum each table before the migration and at the end, and
+  // look up where each relation the plan moves lives afterwards.
+  bool check_rows = false;
+  // `pglayout report ... --journal --after` -> <out_dir>/report.html.
+  bool report = false;
+  // Called at the end of a successful run, the server still up, with its
+  // conninfo (the demo's --keep waits there); the lab goes when it returns.
+  std::function<void(const std::string& conninfo)> before_teardown;
 };
 
 // One volume, before and after the migration.
@@ -92,7 +109,14 @@ struct FidelityResult {
   WindowFigures before, after;
   // The plan's read latency after, weighted by each volume's reads.
   double forecast_read_latency_after_us = 0;
-  std::vector<std::string> verdicts;  // the plan's
+  std::vector<std::string> verdicts;   // the plan's
+  std::string wal_volume, wal_reason;  // the plan's WAL decision
+  // Set by the options of FidelitySpec that ask for them.
+  KillResume migration;
+  std::vector<TableCheck> tables;
+  std::vector<PlacementCheck> placements;
+  std::vector<StepVerification> verifications;
+  std::string report_path;
 };
 
 // Runs the scenario; |say| gets a line per step (progress). Fails naming
