@@ -434,10 +434,12 @@ double Utilisation(double reads, double writes, const LabVolumeSpec& caps) {
 
 Status Scenario::Run(FidelityResult* result) {
   PGLAYOUT_RETURN_IF_ERROR(BuildLab().WithContext("building the lab"));
-  PGLAYOUT_RETURN_IF_ERROR(StartServer().WithContext("starting PostgreSQL"));
-  PGLAYOUT_RETURN_IF_ERROR(Load().WithContext("loading the tables"));
+  // The probe measures the volumes alone, as a DBA probes new volumes: no
+  // server writes its WAL or checkpoints to the volume being probed.
   PGLAYOUT_RETURN_IF_ERROR(
       DescribeVolumes().WithContext("describing the volumes"));
+  PGLAYOUT_RETURN_IF_ERROR(StartServer().WithContext("starting PostgreSQL"));
+  PGLAYOUT_RETURN_IF_ERROR(Load().WithContext("loading the tables"));
   std::map<std::string, DiskStats> before, after;
   double before_s = 0, after_s = 0;
   PGLAYOUT_RETURN_IF_ERROR(
@@ -463,16 +465,24 @@ Status Scenario::Run(FidelityResult* result) {
 
   Plan plan;
   PGLAYOUT_RETURN_IF_ERROR(ReadPlanFile(Out("plan/plan.toml"), &plan));
+  VolumeSet described;
+  PGLAYOUT_RETURN_IF_ERROR(ReadVolumesFile(Out("volumes.toml"), &described));
   result->target = plan.target_utilization;
   result->verdicts = plan.verdicts;
   result->wal_volume = plan.wal_volume;
   result->wal_reason = plan.wal_reason;
+  result->wal_now = plan.wal_now;
   double weighted = 0, reads = 0;
   for (const LabVolume& v : lab_->volumes()) {
     VolumeFidelity f;
     f.volume = v.spec.name;
     f.cap_read_iops = static_cast<double>(v.spec.read_iops);
     f.cap_write_iops = static_cast<double>(v.spec.write_iops);
+    if (const Volume* d = described.Find(f.volume)) {
+      f.described_read_iops = d->read_iops;
+      f.described_write_iops = d->write_iops;
+      f.described_sync_write_latency_us = d->sync_write_latency_us;
+    }
     for (const ForecastEntry& e : plan.forecast) {
       if (e.volume != f.volume) continue;
       f.forecast_before = e.utilization_before;

@@ -13,9 +13,10 @@
 //  1. builds a lab: "base" (the data directory), "wal" (pg_wal, faster) and
 //     spare volumes of base's kind, each capped by the kernel, and a memory
 //     cgroup so the hot table really reads from its volume;
-//  2. starts PostgreSQL inside the lab, loads pgbench's tables at |scale|,
+//  2. declares the volumes with the lab's caps (or probes them: |probe|,
+//     before the server starts, so that nothing else writes to them);
+//  3. starts PostgreSQL inside the lab, loads pgbench's tables at |scale|,
 //     a "lookup" table and an "events" table;
-//  3. declares the volumes with the lab's caps (or probes them: |probe|);
 //  4. runs a fixed-rate workload (pgbench -R: the same demand before and
 //     after, so utilisation can be compared) and, under it, `pglayout
 //     observe`, counting each volume's I/O from /proc/diskstats over the
@@ -93,6 +94,10 @@ struct VolumeFidelity {
   double reads_after = 0, writes_after = 0;
   double forecast_read_iops_after = 0;  // the plan's 8 KiB reads/s
   double forecast_read_latency_after_us = 0;
+  // volumes.toml's figures: the caps when declared, the probe's when
+  // FidelitySpec::probe.
+  double described_read_iops = 0, described_write_iops = 0;
+  double described_sync_write_latency_us = 0;
 };
 
 // The workload as the server saw it over one observation window.
@@ -109,8 +114,11 @@ struct FidelityResult {
   WindowFigures before, after;
   // The plan's read latency after, weighted by each volume's reads.
   double forecast_read_latency_after_us = 0;
-  std::vector<std::string> verdicts;   // the plan's
-  std::string wal_volume, wal_reason;  // the plan's WAL decision
+  std::vector<std::string> verdicts;  // the plan's
+  // The plan's WAL decision, and where pg_wal is now: where they differ,
+  // moving it is a step by hand with a restart that the scenario does not
+  // take, so the plan's WAL volume is measured without the WAL.
+  std::string wal_volume, wal_reason, wal_now;
   // Set by the options of FidelitySpec that ask for them.
   KillResume migration;
   std::vector<TableCheck> tables;

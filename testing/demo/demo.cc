@@ -119,6 +119,15 @@ void PrintSummary(const Options& options, const FidelityResult& r,
       "{} IOPS, wal (pg_wal) at {}; pgbench scale {} at {:.0f} tps\n",
       PgVersionName(spec.version), spec.spare_volumes, spec.data_iops,
       spec.wal_iops, spec.scale, spec.rate_tps);
+  fmt::print(
+      "probe     volume  read IOPS  write IOPS  (the kernel's caps)  "
+      "8 KiB write + fdatasync\n");
+  for (const VolumeFidelity& v : r.volumes) {
+    fmt::print(
+        "          {:<6} {:>10.0f} {:>11.0f}  ({:.0f} / {:.0f}) {:>16.0f} us\n",
+        v.volume, v.described_read_iops, v.described_write_iops,
+        v.cap_read_iops, v.cap_write_iops, v.described_sync_write_latency_us);
+  }
   fmt::print("plan      target utilisation {}\n", Percent(r.target));
   for (const PlacementCheck& p : r.placements) {
     fmt::print("          {} {} -> {}\n", p.strategy, p.relation,
@@ -129,6 +138,14 @@ void PrintSummary(const Options& options, const FidelityResult& r,
   if (!r.wal_volume.empty()) {
     fmt::print("          WAL on {}{}\n", r.wal_volume,
                r.wal_reason.empty() ? "" : ": " + r.wal_reason);
+  }
+  if (!r.wal_now.empty() && !r.wal_volume.empty() &&
+      r.wal_now != r.wal_volume) {
+    fmt::print(
+        "          pg_wal is on {} now: moving it is a step by hand with a "
+        "restart, which the demo does not take; below, {} carries the WAL "
+        "and {} does not\n",
+        r.wal_now, r.wal_now, r.wal_volume);
   }
   const KillResume& m = r.migration;
   if (m.killed) {
