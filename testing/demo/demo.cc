@@ -36,11 +36,16 @@ constexpr char kUsage[] =
     "usage: pglayout-demo [--pg15] [--scale N] [--rate TPS] [--keep] "
     "[--out DIR]\n"
     "  Builds a volume lab (root: loop devices capped by the kernel), runs\n"
-    "  PostgreSQL 18 (--pg15: 15) on it with pgbench at --scale (default 16)\n"
-    "  and a fixed rate (--rate, default 420 tps), then probe, observe, plan,\n"
-    "  migrate (killed halfway and resumed), observe again and report.\n"
+    "  PostgreSQL 18 (--pg15: 15) on it with pgbench at --scale (10 to 100,\n"
+    "  default 16) and a fixed rate (--rate, default 420 tps), then probe,\n"
+    "  observe, plan, migrate (killed halfway and resumed), observe again\n"
+    "  and report.\n"
     "  --keep  leave the server and the lab up at the end until Enter\n"
     "  --out   the files of the run (default demo-out; emptied first)\n";
+
+// Below scale 10 the hot table fits the page cache the probe needs.
+constexpr int kMinScale = 10;
+constexpr int kMaxScale = 100;
 
 // Marks a directory the demo made, so that a later run may empty it.
 constexpr char kMarker[] = ".pglayout-demo";
@@ -69,15 +74,18 @@ bool ParseArgs(int argc, char** argv, Options* options) {
       return false;
     }
   }
-  return spec.scale >= 4 && spec.scale <= 100 && spec.rate_tps > 0;
+  return spec.scale >= kMinScale && spec.scale <= kMaxScale &&
+         spec.rate_tps > 0;
 }
 
 // The demo's sizes follow the scale in bench/fidelity's proportions (scale
 // 16: a 205 MiB hot table, a 110 MiB lookup table, a 160 MiB page cache), so
-// that the hot table always reads from its volume.
+// that the hot table always reads from its volume. The memory cgroup holds
+// the probe too: below 112 MiB (scale 10, the test's) the kernel killed it.
 void ScaleSizes(FidelitySpec* spec) {
   spec->lookup_rows = 37500 * spec->scale;
-  spec->page_cache_bytes = static_cast<uint64_t>(spec->scale) * (10ull << 20);
+  spec->page_cache_bytes =
+      std::max<uint64_t>(112ull << 20, spec->scale * (10ull << 20));
   spec->volume_size =
       std::max<uint64_t>(1536ull << 20, spec->scale * (80ull << 20));
 }
@@ -242,17 +250,6 @@ int Run(int argc, char** argv) {
     return 2;
   }
   spec.out_dir = std::filesystem::absolute(spec.out_dir).string();
-  if (options.keep) {
-    spec.before_teardown = [](const std::string& conninfo) {
-      fmt::print(
-          "\n--keep: the server and the lab are up.\n  connect: "
-          "/usr/lib/postgresql/15/bin/psql \"{}\"\n  press Enter to stop "
-          "them\n",
-          conninfo);
-      std::string line;
-      std::getline(std::cin, line);
-    };
-  }
   signal(SIGINT, OnSignal);
   signal(SIGTERM, OnSignal);
   auto start = std::chrono::steady_clock::now();
@@ -262,6 +259,19 @@ int Run(int argc, char** argv) {
         .count();
   };
   FidelityResult result;
+  // The summary comes while the server still runs: --keep then waits.
+  spec.before_teardown = [&](const std::string& conninfo) {
+    PrintSummary(options, result, elapsed());
+    if (!options.keep) return;
+    fmt::print(
+        "\n--keep: the server and the lab are up.\n  connect: "
+        "/usr/lib/postgresql/15/bin/psql \"{}\"\n  press Enter to stop "
+        "them\n",
+        conninfo);
+    std::fflush(stdout);
+    std::string line;
+    std::getline(std::cin, line);
+  };
   s = RunFidelityScenario(spec, &result, [&](const std::string& line) {
     double t = elapsed();
     fmt::print("[{:2.0f}:{:02.0f}] {}\n", std::floor(t / 60), std::fmod(t, 60),
@@ -273,7 +283,6 @@ int Run(int argc, char** argv) {
                s.ToString(), spec.out_dir);
     return 1;
   }
-  PrintSummary(options, result, elapsed());
   return 0;
 }
 
