@@ -1,11 +1,13 @@
 #include "testing/fidelity_scenario.h"
 
 #include <fmt/format.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <memory>
@@ -146,8 +148,15 @@ class Scenario {
   // Workload, observation and diskstats over one window.
   Status Window(const std::string& workload_file, WindowFigures* figures,
                 std::map<std::string, DiskStats>* delta, double* seconds);
-  Status Migrate();
+  Status Migrate(KillResume* migration);
   Status VacuumNewTables();
+  // `migrate --apply` in the background, killed with SIGKILL once the
+  // journal shows a copy half done, into *migration.
+  Status MigrateAndKill(const std::vector<std::string>& args,
+                        KillResume* migration);
+  Status ChecksumTables(bool after, std::vector<TableCheck>* tables);
+  Status CheckAfter(const Plan& plan, FidelityResult* result);
+  Status Report();
   std::string Out(const std::string& name) const {
     return spec_.out_dir + "/" + name;
   }
@@ -292,6 +301,9 @@ Status Scenario::Window(const std::string& workload_file,
   }
   std::string output;
   PGLAYOUT_RETURN_IF_ERROR(load->Wait(&output));
+  (void)WriteTextFile(Out(std::filesystem::path(workload_file).stem().string() +
+                          "-pgbench.log"),
+                      output);
   ParsePgbench(output, figures);
   double blocks = db_end.blks_read - db_start.blks_read;
   figures->blocks_read_per_s = blocks / *seconds;
@@ -303,18 +315,70 @@ Status Scenario::Window(const std::string& workload_file,
   return Status::Ok();
 }
 
-Status Scenario::Migrate() {
+Status Scenario::MigrateAndKill(const std::vector<std::string>& args,
+                                KillResume* migration) {
+  std::unique_ptr<SqlSession> session;
+  PGLAYOUT_RETURN_IF_ERROR(pg_->Connect(&session));
+  Command command;
+  command.argv = args;
+  pid_t pid = -1;
+  PGLAYOUT_RETURN_IF_ERROR(
+      SpawnCommand(command, Out("migrate-killed.log"), &pid));
+  int wait_status = 0;
+  while (!WaitForChildFor(pid, 50, &wait_status)) {
+    KillResume progress;
+    bool copying = false;
+    Status read = ReadCopyProgress(session.get(), &progress, &copying);
+    bool halfway = copying && (progress.phase != "copy" ||
+                               2 * progress.rows_copied >= progress.rows_total);
+    if (!read.ok() || !halfway) continue;
+    kill(pid, SIGKILL);
+    PGLAYOUT_RETURN_IF_ERROR(WaitForChild(pid, &wait_status));
+    progress.killed =
+        WIFSIGNALED(wait_status) && WTERMSIG(wait_status) == SIGKILL;
+    *migration = progress;
+    if (migration->killed) {
+      say_(fmt::format(
+          "killed pglayout migrate with SIGKILL: {} in its {} phase, {} of "
+          "{} rows copied",
+          progress.step, progress.phase, progress.rows_copied,
+          progress.rows_total));
+      return Status::Ok();
+    }
+    break;
+  }
+  // It ended before it could be killed: fine as long as it succeeded.
+  if (!WIFEXITED(wait_status) || WEXITSTATUS(wait_status) != 0) {
+    return Status::Internal(fmt::format(
+        "{}: {}\n{}", DescribeCommand(args), DescribeWaitStatus(wait_status),
+        TailOfFile(Out("migrate-killed.log"), 30)));
+  }
+  say_("pglayout migrate ended before it could be killed");
+  return Status::Ok();
+}
+
+Status Scenario::Migrate(KillResume* migration) {
   std::unique_ptr<BackgroundClient> load;
   PGLAYOUT_RETURN_IF_ERROR(StartWorkload(3600, &load));
-  say_("pglayout migrate --apply under pgbench -R");
-  std::string output;
   std::vector<std::string> args = {
       spec_.pglayout,  "migrate", Out("plan/plan.toml"), "--dsn",
       pg_->conninfo(), "--apply", "--restore-wait",      "0"};
   args.insert(args.end(), spec_.migrate_options.begin(),
               spec_.migrate_options.end());
-  Status s = RunPglayout(*lab_, args, /*inside_lab=*/false, &output);
-  (void)WriteTextFile(Out("migrate.log"), output);
+  Status s = Status::Ok();
+  if (spec_.kill_and_resume) {
+    say_("pglayout migrate --apply under pgbench -R, to be killed halfway");
+    s = MigrateAndKill(args, migration);
+  }
+  std::string output;
+  if (s.ok()) {
+    say_(migration->killed
+             ? "pglayout migrate --apply again: it resumes from its journal"
+             : "pglayout migrate --apply under pgbench -R");
+    s = RunPglayout(*lab_, args, /*inside_lab=*/false, &output);
+    (void)WriteTextFile(Out("migrate.log"), output);
+    migration->resumed = output.find(" resumed") != std::string::npos;
+  }
   if (s.ok()) s = VacuumNewTables();
   PGLAYOUT_RETURN_IF_ERROR(load->Stop(nullptr));
   return s;
@@ -339,6 +403,42 @@ Status Scenario::VacuumNewTables() {
   return tables ? ExecuteSql(session.get(), "VACUUM " + *tables) : Status::Ok();
 }
 
+Status Scenario::ChecksumTables(bool after, std::vector<TableCheck>* tables) {
+  std::unique_ptr<SqlSession> session;
+  PGLAYOUT_RETURN_IF_ERROR(pg_->Connect(&session));
+  if (!after) {
+    // The workload inserts into these two: compared on the rows they held
+    // before the migration.
+    PGLAYOUT_RETURN_IF_ERROR(pglayout::ListTables(
+        session.get(), {{"events", "id"}, {"pgbench_history", "mtime"}},
+        tables));
+  }
+  say_(fmt::format("counting and checksumming the rows of {} tables ({})",
+                   tables->size(), after ? "after" : "before the migration"));
+  return pglayout::ChecksumTables(session.get(), after, tables);
+}
+
+Status Scenario::CheckAfter(const Plan& plan, FidelityResult* result) {
+  std::unique_ptr<SqlSession> session;
+  PGLAYOUT_RETURN_IF_ERROR(pg_->Connect(&session));
+  PGLAYOUT_RETURN_IF_ERROR(
+      CheckPlacements(session.get(), plan, &result->placements));
+  PGLAYOUT_RETURN_IF_ERROR(
+      ReadVerifications(session.get(), &result->verifications));
+  return ReadLastRunState(session.get(), &result->migration.run_state);
+}
+
+Status Scenario::Report() {
+  say_("pglayout report --after workload-after.toml");
+  return RunPglayout(
+      *lab_,
+      {spec_.pglayout, "report", "--volumes", Out("volumes.toml"), "--workload",
+       Out("workload.toml"), "--plan", Out("plan/plan.json"), "--journal",
+       pg_->conninfo(), "--after", Out("workload-after.toml"), "-o",
+       Out("report.html")},
+      /*inside_lab=*/false, nullptr);
+}
+
 double Utilisation(double reads, double writes, const LabVolumeSpec& caps) {
   return reads / static_cast<double>(caps.read_iops) +
          writes / static_cast<double>(caps.write_iops);
@@ -346,10 +446,12 @@ double Utilisation(double reads, double writes, const LabVolumeSpec& caps) {
 
 Status Scenario::Run(FidelityResult* result) {
   PGLAYOUT_RETURN_IF_ERROR(BuildLab().WithContext("building the lab"));
-  PGLAYOUT_RETURN_IF_ERROR(StartServer().WithContext("starting PostgreSQL"));
-  PGLAYOUT_RETURN_IF_ERROR(Load().WithContext("loading the tables"));
+  // The probe measures the volumes alone, as a DBA probes new volumes: no
+  // server writes its WAL or checkpoints to the volume being probed.
   PGLAYOUT_RETURN_IF_ERROR(
       DescribeVolumes().WithContext("describing the volumes"));
+  PGLAYOUT_RETURN_IF_ERROR(StartServer().WithContext("starting PostgreSQL"));
+  PGLAYOUT_RETURN_IF_ERROR(Load().WithContext("loading the tables"));
   std::map<std::string, DiskStats> before, after;
   double before_s = 0, after_s = 0;
   PGLAYOUT_RETURN_IF_ERROR(
@@ -363,21 +465,36 @@ Status Scenario::Run(FidelityResult* result) {
            "--workload", Out("workload.toml"), "--out-dir", Out("plan")},
           /*inside_lab=*/false, nullptr)
           .WithContext("planning"));
-  PGLAYOUT_RETURN_IF_ERROR(Migrate().WithContext("migrating"));
+  if (spec_.check_rows) {
+    PGLAYOUT_RETURN_IF_ERROR(ChecksumTables(/*after=*/false, &result->tables)
+                                 .WithContext("checking the rows before"));
+  }
+  PGLAYOUT_RETURN_IF_ERROR(
+      Migrate(&result->migration).WithContext("migrating"));
   PGLAYOUT_RETURN_IF_ERROR(
       Window(Out("workload-after.toml"), &result->after, &after, &after_s)
           .WithContext("the window after"));
 
   Plan plan;
   PGLAYOUT_RETURN_IF_ERROR(ReadPlanFile(Out("plan/plan.toml"), &plan));
+  VolumeSet described;
+  PGLAYOUT_RETURN_IF_ERROR(ReadVolumesFile(Out("volumes.toml"), &described));
   result->target = plan.target_utilization;
   result->verdicts = plan.verdicts;
+  result->wal_volume = plan.wal_volume;
+  result->wal_reason = plan.wal_reason;
+  result->wal_now = plan.wal_now;
   double weighted = 0, reads = 0;
   for (const LabVolume& v : lab_->volumes()) {
     VolumeFidelity f;
     f.volume = v.spec.name;
     f.cap_read_iops = static_cast<double>(v.spec.read_iops);
     f.cap_write_iops = static_cast<double>(v.spec.write_iops);
+    if (const Volume* d = described.Find(f.volume)) {
+      f.described_read_iops = d->read_iops;
+      f.described_write_iops = d->write_iops;
+      f.described_sync_write_latency_us = d->sync_write_latency_us;
+    }
     for (const ForecastEntry& e : plan.forecast) {
       if (e.volume != f.volume) continue;
       f.forecast_before = e.utilization_before;
@@ -398,6 +515,21 @@ Status Scenario::Run(FidelityResult* result) {
     result->volumes.push_back(f);
   }
   result->forecast_read_latency_after_us = reads > 0 ? weighted / reads : 0;
+  if (spec_.check_rows) {
+    PGLAYOUT_RETURN_IF_ERROR(ChecksumTables(/*after=*/true, &result->tables)
+                                 .WithContext("checking the rows after"));
+    PGLAYOUT_RETURN_IF_ERROR(
+        CheckAfter(plan, result).WithContext("checking the placements"));
+  }
+  if (spec_.report) {
+    PGLAYOUT_RETURN_IF_ERROR(Report().WithContext("writing the report"));
+    result->report_path = Out("report.html");
+  }
+  std::string log;
+  if (ReadTextFile(pg_->log_path(), &log).ok()) {
+    (void)WriteTextFile(Out("server.log"), log);
+  }
+  if (spec_.before_teardown) spec_.before_teardown(pg_->conninfo());
   return Status::Ok();
 }
 

@@ -13,9 +13,10 @@
 //  1. builds a lab: "base" (the data directory), "wal" (pg_wal, faster) and
 //     spare volumes of base's kind, each capped by the kernel, and a memory
 //     cgroup so the hot table really reads from its volume;
-//  2. starts PostgreSQL inside the lab, loads pgbench's tables at |scale|,
+//  2. declares the volumes with the lab's caps (or probes them: |probe|,
+//     before the server starts, so that nothing else writes to them);
+//  3. starts PostgreSQL inside the lab, loads pgbench's tables at |scale|,
 //     a "lookup" table and an "events" table;
-//  3. declares the volumes with the lab's caps (or probes them: |probe|);
 //  4. runs a fixed-rate workload (pgbench -R: the same demand before and
 //     after, so utilisation can be compared) and, under it, `pglayout
 //     observe`, counting each volume's I/O from /proc/diskstats over the
@@ -24,6 +25,10 @@
 //  6. the same workload and observation again;
 //  7. returns, per volume, the forecast (plan.toml's [[forecast]]) and the
 //     measurement before and after.
+// The demo (testing/demo) asks for more of the same run, each an option of
+// FidelitySpec: the migration killed with SIGKILL halfway through its copy
+// and resumed, every table counted and checksummed before and after, each
+// planned relation looked up where it now lives, and the HTML report.
 // Everything it made is removed when it returns, also on failure.
 
 #ifndef PGLAYOUT_TESTING_FIDELITY_SCENARIO_H_
@@ -35,6 +40,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "testing/migration_check.h"
 #include "testing/pg_cluster.h"
 
 namespace pglayout {
@@ -58,6 +64,18 @@ struct FidelitySpec {
   // Added to `pglayout migrate --apply`, e.g. {"--throttle", "off"}.
   std::vector<std::string> migrate_options;
   std::string out_dir;  // where volumes.toml, workload*.toml, plan/ go
+  // Run `migrate --apply` in the background, SIGKILL it once its journal
+  // shows a copy at least half done (or past its copy), then run it again:
+  // the second run resumes the journal's run to the end.
+  bool kill_and_resume = false;
+  // Count and checksum each table before the migration and at the end, and
+  // look up where each relation the plan moves lives afterwards.
+  bool check_rows = false;
+  // `pglayout report ... --journal --after` -> <out_dir>/report.html.
+  bool report = false;
+  // Called at the end of a successful run, the server still up, with its
+  // conninfo (the demo's --keep waits there); the lab goes when it returns.
+  std::function<void(const std::string& conninfo)> before_teardown;
 };
 
 // One volume, before and after the migration.
@@ -76,6 +94,10 @@ struct VolumeFidelity {
   double reads_after = 0, writes_after = 0;
   double forecast_read_iops_after = 0;  // the plan's 8 KiB reads/s
   double forecast_read_latency_after_us = 0;
+  // volumes.toml's figures: the caps when declared, the probe's when
+  // FidelitySpec::probe.
+  double described_read_iops = 0, described_write_iops = 0;
+  double described_sync_write_latency_us = 0;
 };
 
 // The workload as the server saw it over one observation window.
@@ -93,6 +115,16 @@ struct FidelityResult {
   // The plan's read latency after, weighted by each volume's reads.
   double forecast_read_latency_after_us = 0;
   std::vector<std::string> verdicts;  // the plan's
+  // The plan's WAL decision, and where pg_wal is now: where they differ,
+  // moving it is a step by hand with a restart that the scenario does not
+  // take, so the plan's WAL volume is measured without the WAL.
+  std::string wal_volume, wal_reason, wal_now;
+  // Set by the options of FidelitySpec that ask for them.
+  KillResume migration;
+  std::vector<TableCheck> tables;
+  std::vector<PlacementCheck> placements;
+  std::vector<StepVerification> verifications;
+  std::string report_path;
 };
 
 // Runs the scenario; |say| gets a line per step (progress). Fails naming

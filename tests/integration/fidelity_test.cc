@@ -5,6 +5,11 @@
 // forecast drifts from reality: the share of the reads each data volume
 // takes after the migration must be within 15 points of the forecast, and
 // the hot volume must really fall below the plan's target.
+// On PostgreSQL 18 the same run is the demo's (testing/demo): the migration
+// is killed with SIGKILL halfway through its copy and resumed, every table's
+// rows are counted and checksummed before and after, each planned relation
+// must be found in its planned tablespaces, and the report must hold the
+// forecast against the layout.
 
 #include <gtest/gtest.h>
 
@@ -12,6 +17,7 @@
 #include <filesystem>
 #include <string>
 
+#include "common/files.h"
 #include "testing/fidelity_scenario.h"
 #include "testing/pg_test.h"
 #include "testing/subprocess.h"
@@ -32,6 +38,46 @@ double DataReads(const FidelityResult& r, bool forecast) {
   return sum;
 }
 
+// What the demo shows, held true: the kill and the resume, the rows, the
+// placements and the report.
+void ExpectDemoChecks(const FidelityResult& result) {
+  const KillResume& m = result.migration;
+  EXPECT_TRUE(m.killed) << "the migration ended before it could be killed";
+  EXPECT_GT(m.rows_copied, 0);
+  EXPECT_TRUE(m.phase != "copy" || 2 * m.rows_copied >= m.rows_total)
+      << m.rows_copied << " of " << m.rows_total;
+  EXPECT_TRUE(m.resumed) << "the second migrate did not resume the run";
+  EXPECT_EQ(m.run_state, "done");
+
+  // pgbench's four tables, lookup and events.
+  ASSERT_EQ(result.tables.size(), 6u);
+  for (const TableCheck& t : result.tables) {
+    SCOPED_TRACE(t.table);
+    EXPECT_GT(t.rows_before, 0);
+    EXPECT_EQ(t.rows_after, t.rows_before);
+    EXPECT_EQ(t.checksum_after, t.checksum_before);
+    EXPECT_GE(t.rows_now, t.rows_after);
+  }
+  ASSERT_FALSE(result.placements.empty());
+  bool hot_table_moved = false;
+  for (const PlacementCheck& p : result.placements) {
+    SCOPED_TRACE(p.relation);
+    ASSERT_FALSE(p.planned.empty());
+    EXPECT_EQ(p.found, p.planned);
+    hot_table_moved |= p.relation == "public.pgbench_accounts";
+  }
+  EXPECT_TRUE(hot_table_moved);
+  ASSERT_FALSE(result.verifications.empty());
+  for (const StepVerification& v : result.verifications) {
+    SCOPED_TRACE(v.step);
+    EXPECT_EQ(v.new_rows, v.source_rows);
+    EXPECT_TRUE(v.sums_equal);
+  }
+  std::string html;
+  PGLAYOUT_ASSERT_OK(ReadTextFile(result.report_path, &html));
+  EXPECT_NE(html.find("Forecast against the layout"), std::string::npos);
+}
+
 TEST_P(FidelityTest, MeasuredLayoutMatchesTheForecast) {
   FidelitySpec spec;
   spec.version = GetParam();
@@ -45,6 +91,10 @@ TEST_P(FidelityTest, MeasuredLayoutMatchesTheForecast) {
   spec.observe_s = 20;
   // The move's pace is not what this test checks.
   spec.migrate_options = {"--throttle", "off"};
+  const bool demo = spec.version == PgVersion::k18;
+  spec.kill_and_resume = demo;
+  spec.check_rows = demo;
+  spec.report = demo;
   PGLAYOUT_ASSERT_OK(
       MakeTempDirectory("/tmp/pglayout-fidelity-test-XXXXXX", &spec.out_dir));
   struct RemoveAtEnd {
@@ -85,6 +135,7 @@ TEST_P(FidelityTest, MeasuredLayoutMatchesTheForecast) {
   // The plan spread the reads: base no longer takes them all.
   EXPECT_GE(volumes_used, 2) << table;
   EXPECT_LT(base.measured_after, result.target) << table;
+  if (demo) ExpectDemoChecks(result);
 }
 
 PGLAYOUT_INSTANTIATE_PG_VERSIONS(FidelityTest);
