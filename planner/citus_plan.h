@@ -1,35 +1,10 @@
 // Beyond one host: a Citus distribution plan (`pglayout plan --hosts
-// auto|N`), docs/citus.md.
-//
-// Three steps, each pure computation over the workload:
-//  1. The distribution model (BuildDistribution). Every table group
-//     (demand.h) gets a role:
-//     - reference: small and read-mostly (thresholds in CitusOptions) and
-//       referenced by a foreign key; a full copy on every worker, so every
-//       write is applied on each of them;
-//     - distributed: hash-distributed on one column, chosen with the same
-//       key rules as hash partitioning (CheckHashKey, remedy.h: every
-//       unique key, the primary key among them, must contain it) and by the
-//       joins the foreign keys imply: a child follows its parent's
-//       distribution column through the foreign key when its keys allow;
-//     - local: stays on the coordinator (a materialized view, a small table
-//       joined to nothing, a table without a usable column), with the why.
-//     Co-location groups are the connected components (Boost.Graph) of the
-//     graph whose vertices are the distributed tables and whose edges are
-//     the foreign keys that carry both distribution columns in the same
-//     position. A table whose keys cannot follow its parent's group, and a
-//     foreign key Citus would refuse, are named with the reason.
-//  2. Sizing (PlanCitus): the workers, each modelled by the planner itself
-//     (BuildPlan on the worker's volumes, or PlanCapacity on a catalog) with
-//     the worker's share of the load: 1/N of each distributed table (a hash
-//     spreads rows evenly; skew is not known to the workload), the whole of
-//     each reference table's bytes and writes and 1/N of its reads. The
-//     worker count is the given one, or the fewest (from 2) whose worker
-//     plan meets the target; the shard count is a multiple of it with room
-//     to grow. The coordinator keeps the local tables and is forecast the
-//     same way.
-//  3. Output (citus_sql.cc): citus.sql in the order Citus needs, a [citus]
-//     section of plan.toml, "citus" in plan.json, and the plan's text.
+// auto|N`), pure computation over the workload. BuildDistribution gives
+// every table group a role (reference, distributed on one column, or local,
+// with the why) and the co-location groups; PlanCitus sizes the workers
+// (each planned like a host, with its share of the load) and the shard
+// count; citus_sql.cc writes it out. The model and its rules:
+// docs/citus.md.
 
 #ifndef PGLAYOUT_PLANNER_CITUS_PLAN_H_
 #define PGLAYOUT_PLANNER_CITUS_PLAN_H_

@@ -1,47 +1,10 @@
-// The device model: how busy a volume is under a given load, and how long
-// an I/O waits at that load.
-//
-// Capacity. A volume's capacity for 8 KiB random reads is the smaller of
-// its read IOPS and its sequential read bandwidth expressed in 8 KiB pages
-// (a cloud volume capped at 200 MB/s cannot deliver more than 24,414 such
-// pages per second whatever IOPS it is sold with); writes likewise. Reads
-// and writes share the device's time, so utilisation is additive:
-//   u = read_iops / read_capacity + write_iops / write_capacity
-//       + sequential read bytes/s / sequential read bandwidth
-// (the last for backup reads; the bandwidth is read_mbps, or the random
-// read capacity in 8 KiB pages when no read_mbps is declared).
-//
-// Read latency as a function of utilisation, in this order of preference:
-//  0. Paced curve (probe's [[paced_read]]): latency measured against
-//     offered load, open loop, below the saturated IOPS. The mean latency
-//     at an offered load is interpolated linearly in IOPS between the
-//     points (their offered rates: exact, where the rate a short step
-//     achieves varies with its random arrivals); below the first point it
-//     is the first point's; beyond the last, M/M/1 anchored on it:
-//     L_last x (1 - u_last) / (1 - u). Points that completed less than 70%
-//     of their offered rate were overloaded and are left out. This is the
-//     only curve that shows a rate-capped volume's latency below its cap:
-//     its depth-1 step already runs at the cap and measures 1 / IOPS
-//     (docs/device-model.md#latency-below-the-cap).
-//  1. Measured curve (probe's [[randread]]): each point gives depth d and
-//     IOPS x; Little's law gives the mean latency d / x. Latency at an
-//     offered load is interpolated linearly in IOPS between points; below
-//     the first point it is the first point's; beyond the last measured
-//     point the device is saturating and latency grows by the M/M/1 factor
-//     (1 - u_last) / (1 - u) from the last point.
-//  2. Declared figures (read_iops, read_latency_us): an M/M/c queue. A
-//     volume that delivers read_iops at unloaded latency L0 needs
-//     c = read_iops x L0 requests in flight (Little's law), so it behaves as
-//     c parallel servers of service time L0: latency stays near L0 until
-//     close to saturation and then rises steeply. That is the "knee" cloud
-//     volumes show (1 ms at low load, 6-20 ms when saturated:
-//     docs/source-scenarios.md#oracle-to-the-cloud); M/M/1 (c = 1) would
-//     predict 3.3 x L0 already at 70%, which no provisioned-IOPS volume
-//     shows (docs/device-model.md#latency-under-load).
-// Synchronous WAL writes are serialised by PostgreSQL (one flush at a time),
-// so the WAL's commit latency is M/M/1 on sync_write_latency_us.
-// Utilisation is capped at kMaxUtilization for latency purposes: beyond
-// that the queue grows without bound and the report says "overloaded".
+// The device model: how busy a volume is under a load (reads, writes and
+// sequential reads share the device's time, so their fractions add up), and
+// the mean read latency at a utilisation, from the first the volume has of
+// its paced curve, its queue-depth curve or its declared figures (M/M/c).
+// WAL commit latency is M/M/1 on the volume's write + fdatasync latency.
+// The reasoning and the formulas: docs/device-model.md#capacity-and-utilisation
+// and docs/device-model.md#latency-under-load.
 
 #ifndef PGLAYOUT_PLANNER_DEVICE_MODEL_H_
 #define PGLAYOUT_PLANNER_DEVICE_MODEL_H_

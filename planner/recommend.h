@@ -1,39 +1,10 @@
-// Settings that go with a layout, each with its reason and numbers.
-//
-// Checkpoints (docs/checkpoints.md). PostgreSQL requests a checkpoint once
-// about max_wal_size / (1 + checkpoint_completion_target) of WAL was written
-// since the last one (xlog.c, CalculateCheckpointSegments). A requested
-// checkpoint ignores the completion target and flushes as fast as the
-// storage allows, which is what cut pgbench from 1000 to 620 TPS in
-// docs/source-scenarios.md#checkpoints. So that checkpoints are timed, not
-// requested, at the WAL peak R:
-//   max_wal_size >= R x checkpoint_timeout x (1 + target) x 1.2 (bursts),
-// bounded by 60% of the WAL volume's free space (max_wal_size is a soft
-// limit; timescaledb-tune's rule leaves room to react) and by a
-// crash-recovery budget (recovery replays up to max_wal_size of WAL, at an
-// assumed kReplayBytesPerSecond). Without a measured rate, the rate is
-// estimated from the requested checkpoints over the observation.
-// checkpoint_timeout stays the server's unless the measured WAL carries
-// full-page images a longer cycle would save (at least 10% of it): then the
-// longest of 10/15/20/30 min whose max_wal_size stays within the same
-// bounds, and max_wal_size is sized for it
-// (docs/checkpoints.md#checkpoint_timeout-and-checkpoint_completion_target).
-// checkpoint_completion_target 0.9 when the server has less, with the write
-// rate each gives.
-//
-// I/O per tablespace (docs/device-model.md#per-tablespace-io-settings).
-// seq_page_cost is relative to the volume of pg_default (slower sequential
-// reads cost more);
-// random_page_cost = seq_page_cost x (sequential pages/s / random IOPS),
-// within [1.1, 4]: the throughput ratio the planner's costs stand for;
-// effective_io_concurrency and maintenance_io_concurrency = the requests in
-// flight the volume needs to reach its IOPS (Little's law). pg_default's own
-// values go to the global settings.
-//
-// Backup readers (docs/device-model.md#backup-readers): wal-g direct reads
-// that span the whole stripe, sized by ChooseBackupReadSize; reader
-// concurrency vCPU/2, or all vCPUs on dense-NVMe families and tiny hosts;
-// CPUWeight=25.
+// Settings that go with a layout, each with its reason and numbers:
+// checkpoint settings so that checkpoints stay timed at the WAL peak,
+// within the WAL volume's free space and a recovery budget
+// (docs/checkpoints.md); I/O settings per tablespace from its volume
+// (docs/device-model.md#per-tablespace-io-settings); and backup readers
+// whose direct reads span the whole stripe
+// (docs/device-model.md#backup-readers).
 
 #ifndef PGLAYOUT_PLANNER_RECOMMEND_H_
 #define PGLAYOUT_PLANNER_RECOMMEND_H_

@@ -1,45 +1,12 @@
 // The probe suites of one volume, run through an IoEngine on a probe file
-// that exists but holds no data yet:
-//   1. fill: direct sequential 1 MiB writes at depth 4 over the whole file,
-//      ending in fdatasync. Reads must only ever see written extents (an
-//      unwritten or fallocated extent reads as zeros without touching the
-//      device), and the fill is also the sequential write measurement;
-//   2. randread: 8 KiB random reads at depth 1, 2, 4, ... 256 until a step
-//      no longer adds 10% IOPS (the knee is then found in the curve);
-//   2b. paced randread: 8 KiB random reads issued open-loop at 10, 30, 50,
-//      70 and 90% of the saturated IOPS of step 2, a fixed time each (0.4
-//      s, 2 s in a full probe; longer at low rates, for 100 reads), outside
-//      the time budget; mean, p50 and p99 latency (submission to
-//      completion) and the rate achieved (docs/device-model.md#latency-
-//      below-the-cap);
-//   3. seqread: request size 128 KiB ... 16 MiB at depth 1 (one synchronous
-//      reader, as backup tools read), swept three times in turn (twice
-//      with quick); each
-//      size's median MB/s makes the curve, and the knees of the single
-//      sweeps its spread (EstimateStripeReadSize); then a few sizes at
-//      depth 8;
-//   4. syncwrite: WAL-style 8 KiB appends through a 16 MiB region, each
-//      made durable before the next (fdatasync, then O_DSYNC), plus a
-//      128 KiB group-commit write;
-//   5. randwrite: 8 KiB random overwrites at rising depth, the closing
-//      fdatasync counted in (checkpoint flush capacity).
-// Every step warms up, then runs until the 95% confidence interval of its
-// IOPS is within the mode's target (StoppingRule) or its share of the time
-// budget is spent: at most 90 s per volume, 20 s with quick, plus the paced
-// steps (about 12 s, 3 s with quick). The target is
-// +/-2% for steps of up to 3 s; a quick step of up to 1 s gets +/-3.5%
-// (ModeRelativeCi): the half-width a device reaches shrinks as the square
-// root of the seconds measured, whatever the sampling interval, so the same
-// device meets both, and --quick does not warn on every step of a device
-// the full probe measures without a warning. Time is counted as the engine
-// reports it, so the simulated device runs the same plan in simulated
-// seconds.
-//
-// With ProbeOptions::counters, the device's own counters are read around
-// every step (device_counters.h): a step during which the device served I/O
-// the probe did not issue is repeated once; when the second run sees it
-// too, the report says which steps and how much, since their figures are
-// low.
+// that exists but holds no data yet: fill (the sequential write), random
+// reads against queue depth, paced random reads against offered load,
+// sequential reads against request size (swept more than once), WAL-style
+// durable writes, random overwrites. Each step runs until its confidence
+// target or its share of the time budget; with ProbeOptions::counters, a
+// step during which the device served I/O the probe did not issue is
+// repeated once and, if it happens again, reported.
+// The steps and their rules: docs/probe.md#the-steps.
 
 #ifndef PGLAYOUT_PROBES_PROBER_H_
 #define PGLAYOUT_PROBES_PROBER_H_

@@ -8,28 +8,10 @@
 //     fprintf(stderr, "%s\n", line.c_str());
 //   });
 //
-// What it does (docs/fidelity.md has the reasoning, bench/fidelity the
-// figures):
-//  1. builds a lab: "base" (the data directory), "wal" (pg_wal, faster) and
-//     spare volumes of base's kind, each capped by the kernel, and a memory
-//     cgroup so the hot table really reads from its volume;
-//  2. declares the volumes with the lab's caps (or probes them: |probe|,
-//     before the server starts, so that nothing else writes to them);
-//  3. starts PostgreSQL inside the lab, loads pgbench's tables at |scale|,
-//     a "lookup" table and an "events" table;
-//  4. runs a fixed-rate workload (pgbench -R: the same demand before and
-//     after, so utilisation can be compared) and, under it, `pglayout
-//     observe`, counting each volume's I/O from /proc/diskstats over the
-//     observation window;
-//  5. `pglayout plan`, then `pglayout migrate --apply` under the workload;
-//  6. the same workload and observation again;
-//  7. returns, per volume, the forecast (plan.toml's [[forecast]]) and the
-//     measurement before and after.
-// The demo (testing/demo) asks for more of the same run, each an option of
-// FidelitySpec: the migration killed with SIGKILL halfway through its copy
-// and resumed, every table counted and checksummed before and after, each
-// planned relation looked up where it now lives, and the HTML report.
-// Everything it made is removed when it returns, also on failure.
+// Returns, per volume, the forecast and the measurement before and after
+// the migration, under the same fixed-rate workload; the demo's options add
+// a kill and resume, a rows check and the report. Everything it made is
+// removed when it returns, also on failure. The steps: docs/fidelity.md.
 
 #ifndef PGLAYOUT_TESTING_FIDELITY_SCENARIO_H_
 #define PGLAYOUT_TESTING_FIDELITY_SCENARIO_H_

@@ -1,5 +1,6 @@
-// The fidelity lab: an emulated host whose volumes really differ, for tests
-// that check what pglayout measures against what the kernel enforces.
+// The volume lab: an emulated host whose volumes really differ (loop devices
+// capped by the kernel's blkio/io throttle, an optional page-cache cap), for
+// tests that check what pglayout measures against what the kernel enforces.
 //
 //   VolumeLabSpec spec;
 //   spec.volumes = {{.name = "slow", .size = 384 * kMiB, .read_iops = 600},
@@ -10,51 +11,11 @@
 //   ... reads from <lab->Find("slow")->mount_dir> are capped at 600 IOPS.
 //   // ~VolumeLab (or TearDown) removes everything the lab made.
 //
-// What it builds (as root; see docs/volume-lab.md):
-//   - a directory of its own, mkdtemp'd as <base>/pglayout-lab-XXXXXX where
-//     <base> is VolumeLabSpec::base_dir, else $TMPDIR, else /var/tmp;
-//   - per volume: a sparse backing file <lab>/<name>.img, attached with
-//     "losetup --find --show --direct-io=on" (the kernel must accept direct
-//     I/O on it, else the lab refuses: the loop device must not add a page
-//     cache of its own), formatted with "mkfs.ext4 -q -F" without lazy
-//     initialisation (no background zeroing disturbs a measurement), and
-//     mounted at <lab>/<name>;
-//   - cgroup v1 (this machine's kind): a blkio cgroup pglayout-lab-<pid>-<n>
-//     with blkio.throttle.{read,write}_{iops,bps}_device set on each loop
-//     device ("MAJ:MIN value"; 0 in the spec = no rule), and, when
-//     page_cache_bytes is set, a memory cgroup of the same name with
-//     memory.limit_in_bytes. Each is created under the cgroup this process
-//     is in within that hierarchy (/proc/self/cgroup), so limits set above
-//     this process still apply to the lab: with this process in the root
-//     blkio cgroup the lab's is /sys/fs/cgroup/blkio/pglayout-lab-<pid>-<n>;
-//   - cgroup v2, when <cgroup root>/cgroup.controllers exists: one cgroup
-//     <cgroup root>/pglayout-lab-<pid>-<n> with io.max ("MAJ:MIN riops=..
-//     wiops=.. rbps=.. wbps=..") and memory.max. It is created under the
-//     root because v2 lets only the root cgroup both hold processes and
-//     hand controllers to its children; the io (and memory) controller must
-//     already be enabled in the root's cgroup.subtree_control: the lab never
-//     changes a cgroup it did not create.
-//
-// Safety. The lab only ever runs losetup -d, mkfs, mount and umount on a
-// /dev/loopN whose backing file (/sys/block/loopN/loop/backing_file) is a
-// file inside its own directory, and only rmdirs cgroups it made. It never
-// names /dev/sd*, /dev/vd*, /dev/nvme* or any device it did not attach.
-//
-// Cleanup. TearDown (also run by the destructor, and by Create when it fails
-// midway) moves any process left in the lab's cgroups back to the cgroup it
-// came from, unmounts (waiting up to 5 s for a busy filesystem, then
-// detaching it lazily), detaches the loop devices, removes the cgroups and
-// finally the directory. For the cases where no destructor runs (SIGKILL, a
-// ctest timeout, a crash) a detached watchdog (/bin/sh, its own session,
-// terminal signals ignored) waits on a pipe from this process, like
-// PgCluster's; when the pipe closes without "done" it reads the manifest
-// <lab>/manifest, to which every resource is added before it is created,
-// and undoes exactly those, with the same checks, then removes the
-// directory (rm -rf --one-file-system). It touches nothing the manifest
-// does not name.
-//
-// Threading: one thread at a time. A forked child (a gtest death test)
-// never tears down its parent's lab.
+// Needs root, loop devices and a throttle controller; refuses with one line
+// naming what is missing. Touches only devices and cgroups it made, and a
+// watchdog cleans up after SIGKILL. One thread at a time; a forked child
+// never tears down its parent's lab. What it builds, its safety rules and
+// its cleanup: docs/volume-lab.md.
 
 #ifndef PGLAYOUT_TESTING_VOLUME_LAB_H_
 #define PGLAYOUT_TESTING_VOLUME_LAB_H_
