@@ -1,18 +1,8 @@
-// pglayout-demo: the pipeline end to end on an emulated host whose volumes
-// really differ (the volume lab, docs/volume-lab.md), run by scripts/demo.
-//
-// It is the fidelity scenario (testing/fidelity_scenario.h) with every demo
-// option on: probe the lab's volumes, observe a fixed-rate pgbench, plan,
-// migrate under the load (killed with SIGKILL halfway through its copy, then
-// resumed), check every table's rows and where each moved relation lives,
-// observe again and write the report. It ends with a summary: the plan's
-// decisions, the kill and resume, the rows, and the forecast against the
-// measurement, volume by volume. The test suite runs the same path
-// (tests/integration/fidelity_test.cc, PostgreSQL 18).
-//
-// Where the lab cannot be built (not root, no loop devices, no blkio or io
-// controller) it refuses with one line naming what is missing: on
-// directories of one disk a plan has nothing to move and nothing to measure.
+// pglayout-demo, run by scripts/demo: the fidelity scenario
+// (testing/fidelity_scenario.h) with every demo option on, ending with a
+// summary of the plan, the kill and resume, the rows, and the forecast
+// against the measurement. Refuses with one line where the volume lab cannot
+// be built. What it shows and why there is no fallback: README.md, "The demo".
 
 #include <fmt/format.h>
 #include <signal.h>
