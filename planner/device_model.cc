@@ -151,6 +151,7 @@ Status DeviceModel::Build(const Volume& v, DeviceModel* out) {
   m.sync_write_latency_us_ = v.sync_write_latency_us > 0
                                  ? v.sync_write_latency_us
                                  : FirstSyncWriteLatency(v);
+  m.sync_write_latency_p99_us_ = v.sync_write_latency_p99_us;
   if (v.readers_to_saturate > 0) {
     m.parallelism_ = v.readers_to_saturate;
   } else {

@@ -47,6 +47,10 @@ class DeviceModel {
   uint64_t capacity_bytes() const { return capacity_bytes_; }
   double unloaded_read_latency_us() const { return read_latency_us_; }
   double sync_write_latency_us() const { return sync_write_latency_us_; }
+  // Its p99 when probed (the spread of the measurement), else 0.
+  double sync_write_latency_p99_us() const {
+    return sync_write_latency_p99_us_;
+  }
   // Requests in flight needed to reach the read capacity (Little's law, or
   // the probe's knee when measured).
   double parallelism() const { return parallelism_; }
@@ -82,6 +86,7 @@ class DeviceModel {
   uint64_t capacity_bytes_ = 0;
   double read_latency_us_ = 0;
   double sync_write_latency_us_ = 0;
+  double sync_write_latency_p99_us_ = 0;
   double parallelism_ = 1;
   std::vector<LatencyPoint> curve_;  // increasing iops
   std::vector<LatencyPoint> paced_;  // [[paced_read]]: offered iops, mean

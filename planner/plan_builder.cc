@@ -323,8 +323,10 @@ class Builder {
   // The WAL stays where it is, if it carries the WAL within the target
   // there, when moving it to |best| would gain little: |best| is on the
   // same device (a restart for nothing), or its volume holds no data and
-  // its fdatasync latency is within kWalStayTie of the best. Moving pg_wal
-  // takes a restart; a few microseconds of probe noise are not worth one.
+  // its fdatasync latency is within kWalStayTie of the best, or within the
+  // best's own spread (its probed p99: a difference the probe cannot tell
+  // from noise). Moving pg_wal takes a restart; noise is not worth one
+  // (docs/where-data-lives.md#the-wal-starts-where-it-is).
   bool WalStays(double lowest, int best) const {
     if (wal_now_ < 0 || wal_now_ == best) return false;
     if (AboveTarget(WalUtilization(models_[wal_now_], wal_),
@@ -333,8 +335,9 @@ class Builder {
     }
     if (pools_.Same(wal_now_, best)) return true;
     const double latency = models_[wal_now_].sync_write_latency_us();
-    return DeviceEmpty(wal_now_) && latency > 0 &&
-           latency <= lowest * kWalStayTie;
+    const double tie = std::max(lowest * kWalStayTie,
+                                models_[best].sync_write_latency_p99_us());
+    return DeviceEmpty(wal_now_) && latency > 0 && latency <= tie;
   }
 
   // The WAL shares its hardware with the data: one device under every
