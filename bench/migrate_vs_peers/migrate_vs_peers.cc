@@ -583,10 +583,12 @@ void Bench::Print() const {
   PrintTargets();
 }
 
-// The WAL the method itself wrote: the window's, less what pgbench alone
-// writes at its baseline rate over the command's time.
+// The WAL the method itself wrote: the window's, less what pgbench wrote
+// meanwhile, estimated as its baseline rate over the command's time scaled
+// by its pace during the method (a method that halves pgbench's pace halves
+// its WAL too).
 double OwnWalMb(const Result& r) {
-  return std::max(0.0, r.wal_mb - r.baseline_wal_mbps * r.total_s);
+  return std::max(0.0, r.wal_mb - r.baseline_wal_mbps * r.total_s * r.ratio());
 }
 
 // The goals of the performance issue, each as a ratio with its verdict.
