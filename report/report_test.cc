@@ -162,7 +162,7 @@ TEST(Report, VolumeChartsCarryKneeStripeAndOperatingPoint) {
   EXPECT_TRUE(Contains(labels("volume-3-latency"), "knee: QD32 · 20k IOPS"));
   std::string seq = labels("volume-1-seq");
   EXPECT_TRUE(Contains(seq, "full stripe 1 MiB")) << seq;
-  EXPECT_TRUE(Contains(seq, "90% of peak at 2 MiB")) << seq;
+  EXPECT_TRUE(Contains(seq, "90% of the plateau at 2 MiB")) << seq;
   EXPECT_TRUE(Contains(seq, "4 readers")) << seq;
   // Every chart is an image with a title and a description.
   int charts = page->Count("//s:svg");

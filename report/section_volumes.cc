@@ -103,9 +103,10 @@ void RenderVolumeFacts(const Volume& v, const Plan* plan, Markup* out) {
         PairText("p50", v.sync_write_latency_us, "p99",
                  v.sync_write_latency_p99_us, Latency)},
        {"Full stripe", StripeText(v)},
-       {"90% of peak MB/s from",
+       {"Stripe-wide read size",
         v.stripe_read_size > 0
-            ? Bytes(static_cast<double>(v.stripe_read_size)) + " per read"
+            ? Bytes(static_cast<double>(v.stripe_read_size)) +
+                  " per read (90% of the plateau's MB/s)"
             : ""},
        {"Readers to saturate", v.readers_to_saturate > 0
                                    ? fmt::format("{}", v.readers_to_saturate)
@@ -235,13 +236,13 @@ void RenderSequentialCurve(const Volume& v, const std::string& id,
     marks += " The dashed line marks one full stripe.";
   }
   if (v.stripe_read_size > 0 && v.stripe_read_size != StripeWidth(v)) {
-    spec.rules.push_back(
-        {static_cast<double>(v.stripe_read_size),
-         "90% of peak at " + Bytes(static_cast<double>(v.stripe_read_size)),
-         true});
+    spec.rules.push_back({static_cast<double>(v.stripe_read_size),
+                          "90% of the plateau at " +
+                              Bytes(static_cast<double>(v.stripe_read_size)),
+                          true});
     marks +=
         " The dotted line marks the smallest read reaching 90% of the "
-        "peak.";
+        "plateau (the median of the three largest reads).";
   }
   spec.description =
       "Sequential direct-read bandwidth against the size of each read." + marks;
