@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "common/sql_row.h"
 #include "migrator/sql_util.h"
 
 namespace pglayout::migrator {
@@ -59,9 +60,10 @@ constexpr const char* kSchemaSql[] = {
     " PRIMARY KEY (run_id, step_key))",
 };
 
-std::vector<std::string> ArrayCells(const SqlRow& row, size_t i) {
+// The elements of an array literal, NULL ones as "".
+std::vector<std::string> ArrayElements(const std::string& literal) {
   std::vector<std::string> out;
-  for (const SqlValue& v : ParseArrayLiteral(Cell(row, i))) {
+  for (const SqlValue& v : ParseArrayLiteral(literal)) {
     out.push_back(v.value_or(""));
   }
   return out;
@@ -101,12 +103,13 @@ Status ReadRun(SqlSession* session, const std::string& tail, RunRecord* run) {
           tail,
       {}, &r));
   if (r.rows.empty()) return Status::Ok();
-  run->run_id = CellInt(r.rows[0], 0);
-  run->plan_hash = Cell(r.rows[0], 1);
-  run->state = Cell(r.rows[0], 2);
-  run->checkpoints_timed_start = CellInt(r.rows[0], 3);
-  run->checkpoints_requested_start = CellInt(r.rows[0], 4);
-  return Status::Ok();
+  SqlRowReader row(r, 0, "pglayout.run");
+  run->run_id = row.Int(0);
+  run->plan_hash = row.Text(1);
+  run->state = row.Text(2);
+  run->checkpoints_timed_start = row.Int(3);
+  run->checkpoints_requested_start = row.Int(4);
+  return row.status();
 }
 
 }  // namespace
@@ -169,21 +172,20 @@ Status Journal::LoadSteps(int64_t run_id,
       "cursor::text, rows_copied, rows_replayed, batches, detail, "
       "bytes_copied FROM pglayout.step WHERE run_id = $1",
       {std::to_string(run_id)}, &r));
-  for (const auto& row : r.rows) {
+  return ReadRows(r, "pglayout.step", [&](SqlRowReader& row) {
     StepRecord s;
-    s.key = Cell(row, 0);
-    s.state = Cell(row, 1);
-    s.phase = Cell(row, 2);
-    s.relation_oid = static_cast<uint32_t>(CellInt(row, 3));
-    s.cursor = ArrayCells(row, 4);
-    s.rows_copied = CellInt(row, 5);
-    s.rows_replayed = CellInt(row, 6);
-    s.batches = CellInt(row, 7);
-    s.detail = Cell(row, 8);
-    s.bytes_copied = CellInt(row, 9);
+    s.key = row.Text(0);
+    s.state = row.Text(1);
+    s.phase = row.Text(2);
+    s.relation_oid = static_cast<uint32_t>(row.Int(3));
+    s.cursor = ArrayElements(row.Text(4));
+    s.rows_copied = row.Int(5);
+    s.rows_replayed = row.Int(6);
+    s.batches = row.Int(7);
+    s.detail = row.Text(8);
+    s.bytes_copied = row.Int(9);
     (*steps)[s.key] = std::move(s);
-  }
-  return Status::Ok();
+  });
 }
 
 Status Journal::SetStep(int64_t run_id, const std::string& key, int step_no,

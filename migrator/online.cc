@@ -12,6 +12,7 @@
 #include <sstream>
 #include <thread>
 
+#include "common/sql_row.h"
 #include "common/units.h"
 #include "migrator/copy_progress.h"
 #include "migrator/executor.h"
@@ -679,7 +680,7 @@ class OnlineRun {
         return ex_->RetryLater(st.message());
       }
       PGLAYOUT_RETURN_IF_ERROR(st);
-      sides[i].Add(r.rows.at(0), +1);
+      PGLAYOUT_RETURN_IF_ERROR(sides[i].Add(r, +1));
     }
     *rows += sides[0].rows;
     if (sides[0].rows == sides[1].rows && sides[0].sum == sides[1].sum) {
@@ -726,9 +727,16 @@ class OnlineRun {
   // Rows and checksum of one side.
   struct SideSum {
     int64_t rows = 0, sum = 0;
-    void Add(const SqlRow& row, int sign) {
-      rows += sign * CellInt(row, 0);
-      sum = AddChecksum(sum, sign * CellInt(row, 1));
+    // Adds (|sign| +1) or takes away (-1) the count and checksum in the
+    // first row of |r|. Text that is not a number is an error: a
+    // verification never compares what it could not read.
+    [[nodiscard]] Status Add(const SqlResult& r, int sign) {
+      SqlRowReader row(r, 0, "verification sums");
+      const int64_t n = row.Int(0), checksum = row.Int(1);
+      PGLAYOUT_RETURN_IF_ERROR(row.status());
+      rows += sign * n;
+      sum = AddChecksum(sum, sign * checksum);
+      return Status::Ok();
     }
   };
 
@@ -770,9 +778,10 @@ class OnlineRun {
         "$2::pg_catalog.regclass), 0)) / b FROM (SELECT "
         "pg_catalog.current_setting('block_size')::bigint AS b) s",
         {names_.QualifiedTable(), names_.QualifiedShadow()}, &r));
-    *source_blocks = CellInt(r.rows.at(0), 0);
-    *shadow_blocks = CellInt(r.rows[0], 1);
-    return Status::Ok();
+    SqlRowReader row(r, 0, "relation sizes");
+    *source_blocks = row.Int(0);
+    *shadow_blocks = row.Int(1);
+    return row.status();
   }
 
   // Between two verification chunks: progress (|fraction| of the side).
@@ -793,7 +802,7 @@ class OnlineRun {
       std::vector<SqlValue> params;
       if (ranged) params = {BlockTid(lo), BlockTid(lo + chunk)};
       PGLAYOUT_RETURN_IF_ERROR(session->Execute(sql, params, &r));
-      out->Add(r.rows.at(0), +1);
+      PGLAYOUT_RETURN_IF_ERROR(out->Add(r, +1));
       if (!ranged) break;
       if (after) {
         PGLAYOUT_RETURN_IF_ERROR(
@@ -805,8 +814,7 @@ class OnlineRun {
     PGLAYOUT_RETURN_IF_ERROR(session->Execute(
         VerifySumSql(t_, names_, side_sql, VerifyScope::kLoggedKeys, text_form),
         {}, &logged));
-    out->Add(logged.rows.at(0), -1);
-    return Status::Ok();
+    return out->Add(logged, -1);
   }
 
   // Progress for |what|. No throttle pause: the verification holds one
