@@ -58,13 +58,16 @@ double PlateauMbps(const std::vector<SequentialReadPoint>& curve,
 
 uint64_t FullStripeWidth(const Topology& t) {
   if (t.dm_target == "striped") return t.optimal_io_size;
-  if (t.chunk == 0 || t.raid_disks <= 0) return 0;
+  // raid_disks as the probe records it; a file without it has the members.
+  const int disks =
+      t.raid_disks > 0 ? t.raid_disks : static_cast<int>(t.members.size());
+  if (t.chunk == 0 || disks <= 0) return 0;
   int parity = -1;
   if (t.raid_level == "raid0") parity = 0;
   if (t.raid_level == "raid4" || t.raid_level == "raid5") parity = 1;
   if (t.raid_level == "raid6") parity = 2;
-  if (parity < 0 || t.raid_disks <= parity) return 0;
-  return t.chunk * static_cast<uint64_t>(t.raid_disks - parity);
+  if (parity < 0 || disks <= parity) return 0;
+  return t.chunk * static_cast<uint64_t>(disks - parity);
 }
 
 StripeGeometry FullStripe(const Volume& v) {
@@ -72,6 +75,8 @@ StripeGeometry FullStripe(const Volume& v) {
   g.chunk = v.chunk > 0 ? v.chunk : (v.topology ? v.topology->chunk : 0);
   if (v.stripe_width > 0) {
     g.width = v.stripe_width;
+  } else if (v.topology && FullStripeWidth(*v.topology) > 0) {
+    g.width = FullStripeWidth(*v.topology);
   } else if (v.members > 1 && v.chunk > 0) {
     g.width = v.chunk * static_cast<uint64_t>(v.members);
   }

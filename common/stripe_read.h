@@ -36,12 +36,15 @@ struct StripeGeometry {
 };
 
 // Volume::stripe_width when set (probe records it from sysfs, a person may
-// declare it), else chunk x members of a declared stripe; the chunk from
-// the volume or its topology.
+// declare it), else what the topology implies (FullStripeWidth), else
+// chunk x members of a declared stripe; the chunk from the volume or its
+// topology. The one definition of a volume's full stripe: the plan, the
+// report and the trust check all use it.
 StripeGeometry FullStripe(const Volume& volume);
 
-// chunk x data members for what sysfs says: md RAID0 (all raid_disks), 4
-// and 5 (one parity), 6 (two); a striped dm volume (optimal_io_size, which
+// chunk x data members for what sysfs says: md RAID0 (all raid_disks, or
+// the members listed when raid_disks is missing), 4 and 5 (one parity), 6
+// (two); a striped dm volume (optimal_io_size, which
 // dm-stripe sets to chunk x stripes). 0 for anything else: mirrors and
 // RAID10 serve reads from either copy, and a linear volume has no stripe.
 uint64_t FullStripeWidth(const Topology& topology);

@@ -29,6 +29,23 @@ TEST(FullStripeWidth, CountsTheMembersThatHoldData) {
   lv.minimum_io_size = 64 * kKiB;
   lv.optimal_io_size = 256 * kKiB;
   EXPECT_EQ(FullStripeWidth(lv), 256 * kKiB);
+  // A file without raid_disks: the members it lists.
+  Topology listed = Md("raid0", 0, 512 * kKiB);
+  listed.members = {"nvme1n1", "nvme2n1"};
+  EXPECT_EQ(FullStripeWidth(listed), 1 * kMiB);
+}
+
+TEST(FullStripe, TheVolumesKeyThenItsTopologyThenItsDeclaredMembers) {
+  Volume v;
+  EXPECT_EQ(FullStripe(v).width, 0u);
+  v.members = 4;
+  v.chunk = 512 * kKiB;
+  EXPECT_EQ(FullStripe(v).width, 2 * kMiB);
+  // A probed RAID5 of 4: three of its members hold data.
+  v.topology = Md("raid5", 4, 512 * kKiB);
+  EXPECT_EQ(FullStripe(v).width, 1536 * kKiB);
+  v.stripe_width = 4 * kMiB;
+  EXPECT_EQ(FullStripe(v).width, 4 * kMiB);
 }
 
 // A probed volume whose three sweeps gave |min| .. |max| around |size|.

@@ -8,6 +8,7 @@
 #include <optional>
 #include <tuple>
 
+#include "common/stripe_read.h"
 #include "common/units.h"
 #include "planner/demand.h"
 #include "planner/device_model.h"
@@ -83,7 +84,8 @@ constexpr double kSpreadTolerance = 0.03;
 // fdatasync latencies within 5% are equal for choosing the WAL's volume.
 constexpr double kLatencyTie = 1.05;
 // The volume that holds pg_wal now keeps it unless another is more than
-// 25% faster to fdatasync (moving pg_wal needs a restart).
+// 25% faster to fdatasync, and faster than its own p99 (WalStays: moving
+// pg_wal needs a restart).
 constexpr double kWalStayTie = 1.25;
 constexpr int kMaxRemedies = 16;
 // Partition counts tried beyond the least that carries a table.
@@ -1084,8 +1086,8 @@ std::string Builder::WalReason() const {
       "checkpoint writes; {}",
       !opt_.wal_volume.empty() ? "sized for the WAL by capacity planning"
       : wal_now_ == wal_volume_
-          ? "pg_wal is already here and no volume is more than 25% faster "
-            "to fdatasync"
+          ? "pg_wal is already here and no volume is faster to fdatasync "
+            "beyond the probe's noise (25%, or the faster volume's own p99)"
           : "lowest commit latency",
       latency, WalDeviceMates(), WalLoadText());
 }
@@ -1499,10 +1501,7 @@ uint64_t Builder::StripeWidth() const {
   uint64_t widest = 0;
   for (int v : bin_volume_) {
     if (v < 0) continue;
-    const Volume& vol = vs_.volumes[v];
-    if (vol.members > 1 && vol.chunk > 0) {
-      widest = std::max(widest, vol.chunk * static_cast<uint64_t>(vol.members));
-    }
+    widest = std::max(widest, FullStripe(vs_.volumes[v]).width);
   }
   return widest;
 }

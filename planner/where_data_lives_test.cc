@@ -197,6 +197,12 @@ TEST(WhereTheWalIs, AGainWithinTheFasterVolumesSpreadIsNoReasonToMoveIt) {
   PlanOutcome noisy = PlanOf(volumes(900), workload);
   EXPECT_EQ(noisy.plan.wal_volume, "wal");
   EXPECT_FALSE(noisy.plan.wal_move.has_value());
+  EXPECT_NE(RenderPlanText(noisy).find(
+                "pg_wal is already here and no volume is faster to fdatasync "
+                "beyond the probe's noise (25%, or the faster volume's own "
+                "p99)"),
+            std::string::npos)
+      << RenderPlanText(noisy);
   for (const TablespaceSpec& ts : noisy.plan.tablespaces) {
     EXPECT_NE(ts.volume, "wal") << "no data beside the WAL";
   }

@@ -38,19 +38,6 @@ double SaturationIops(const Volume& v) {
   return v.read_iops > 0 ? v.read_iops : PeakIops(v);
 }
 
-uint64_t StripeWidth(const Volume& v) {
-  uint64_t chunk = v.chunk;
-  int members = v.members;
-  if (v.topology) {
-    if (chunk == 0) chunk = v.topology->chunk;
-    if (v.topology->members.size() > 1) {
-      members = static_cast<int>(v.topology->members.size());
-    }
-  }
-  if (chunk == 0 || members < 2) return 0;
-  return chunk * static_cast<uint64_t>(members);
-}
-
 std::optional<double> MedianLatencyAt(const Volume& v, double iops) {
   if (v.randread.empty()) return std::nullopt;
   std::vector<RandomReadPoint> points = v.randread;

@@ -25,11 +25,6 @@ std::optional<size_t> KneeIndex(const Volume& v);
 // highest IOPS on the measured curve, else 0.
 double SaturationIops(const Volume& v);
 
-// The width of one full stripe in bytes: members x chunk for a striped
-// volume (from the topology's member list when it has one), 0 when the
-// volume is not striped.
-uint64_t StripeWidth(const Volume& v);
-
 // Median latency at |iops| on the measured curve, interpolated linearly
 // between points (and clamped to the ends). nullopt without a curve.
 std::optional<double> MedianLatencyAt(const Volume& v, double iops);

@@ -43,19 +43,6 @@ TEST(SaturationIops, DeclaredThenMeasured) {
   EXPECT_EQ(SaturationIops(Volume{}), 0);
 }
 
-TEST(StripeWidth, MembersTimesChunk) {
-  Volume v;
-  EXPECT_EQ(StripeWidth(v), 0u);
-  v.members = 4;
-  v.chunk = 512 * 1024;
-  EXPECT_EQ(StripeWidth(v), 2u * 1024 * 1024);
-  Volume probed;
-  probed.topology.emplace();
-  probed.topology->members = {"nvme1n1", "nvme2n1"};
-  probed.topology->chunk = 512 * 1024;
-  EXPECT_EQ(StripeWidth(probed), 1024u * 1024);
-}
-
 TEST(MedianLatencyAt, InterpolatesAndClamps) {
   Volume v = Curve({{1, 1000}, {2, 2000}});  // 100 us, 200 us
   EXPECT_DOUBLE_EQ(*MedianLatencyAt(v, 1500), 150);

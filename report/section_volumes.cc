@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <map>
 
+#include "common/stripe_read.h"
 #include "common/units.h"
 #include "report/chart.h"
 #include "report/curves.h"
@@ -47,7 +48,7 @@ std::string PairText(const std::string& a_name, double a,
 }
 
 std::string StripeText(const Volume& v) {
-  uint64_t width = StripeWidth(v);
+  uint64_t width = FullStripe(v).width;
   if (width == 0) return "";
   // A non-zero width means a chunk is known, on the volume or its topology.
   uint64_t chunk = v.chunk != 0 ? v.chunk : v.topology->chunk;
@@ -229,13 +230,13 @@ void RenderSequentialCurve(const Volume& v, const std::string& id,
     ++i;
   }
   std::string marks;
-  if (uint64_t width = StripeWidth(v); width > 0) {
+  if (uint64_t width = FullStripe(v).width; width > 0) {
     spec.rules.push_back({static_cast<double>(width),
                           "full stripe " + Bytes(static_cast<double>(width)),
                           false});
     marks += " The dashed line marks one full stripe.";
   }
-  if (v.stripe_read_size > 0 && v.stripe_read_size != StripeWidth(v)) {
+  if (v.stripe_read_size > 0 && v.stripe_read_size != FullStripe(v).width) {
     spec.rules.push_back({static_cast<double>(v.stripe_read_size),
                           "90% of the plateau at " +
                               Bytes(static_cast<double>(v.stripe_read_size)),
@@ -310,7 +311,7 @@ void RenderVolume(const Volume& v, size_t index, const Plan* plan,
 void RenderOverview(const VolumeSet& set, const Plan* plan, Markup* out) {
   std::vector<Row> rows;
   for (const Volume& v : set.volumes) {
-    uint64_t stripe = StripeWidth(v);
+    uint64_t stripe = FullStripe(v).width;
     rows.push_back(
         {v.name, OrDash(v.kind), Bytes(static_cast<double>(v.capacity)),
          v.read_iops > 0 ? Iops(v.read_iops) : "—",

@@ -3,31 +3,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <charconv>
+
+#include "common/sql_row.h"
 
 namespace pglayout {
-namespace {
-
-using SqlRow = std::vector<SqlValue>;
-
-// Cell |i| of |row| as an integer; an error names the cell and the query.
-Status IntCell(const SqlRow& row, size_t i, const std::string& what,
-               int64_t* out) {
-  const std::string text = row.at(i).value_or("");
-  auto [end, ec] =
-      std::from_chars(text.data(), text.data() + text.size(), *out);
-  if (ec != std::errc() || end != text.data() + text.size()) {
-    return Status::Internal(
-        fmt::format("{}: '{}' is not an integer (column {})", what, text, i));
-  }
-  return Status::Ok();
-}
-
-std::string TextCell(const SqlRow& row, size_t i) {
-  return row.at(i).value_or("");
-}
-
-}  // namespace
 
 Status ListTables(SqlSession* session,
                   const std::map<std::string, std::string>& growing,
@@ -40,9 +19,9 @@ Status ListTables(SqlSession* session,
       "1",
       {}, &r));
   tables->clear();
-  for (const SqlRow& row : r.rows) {
+  for (size_t i = 0; i < r.rows.size(); ++i) {
     TableCheck t;
-    t.table = TextCell(row, 0);
+    t.table = SqlRowReader(r, i, "pg_class").Text(0);
     auto g = growing.find(t.table);
     if (g != growing.end()) {
       SqlValue max;
@@ -77,11 +56,11 @@ Status ChecksumTables(SqlSession* session, bool after,
                           QuoteIdent(t.table)),
                       {}, &r)
             .WithContext(what));
-    int64_t rows = 0;
-    PGLAYOUT_RETURN_IF_ERROR(IntCell(r.rows.at(0), 0, what, &rows));
-    (after ? t.rows_after : t.rows_before) = rows;
-    (after ? t.checksum_after : t.checksum_before) = TextCell(r.rows.at(0), 1);
-    PGLAYOUT_RETURN_IF_ERROR(IntCell(r.rows.at(0), 2, what, &t.rows_now));
+    SqlRowReader row(r, 0, what);
+    (after ? t.rows_after : t.rows_before) = row.Int(0);
+    (after ? t.checksum_after : t.checksum_before) = row.Text(1);
+    t.rows_now = row.Int(2);
+    PGLAYOUT_RETURN_IF_ERROR(row.status());
   }
   return Status::Ok();
 }
@@ -111,7 +90,9 @@ Status CheckPlacements(SqlSession* session, const Plan& plan,
                 "BY 1",
                 {p.relation}, &r)
             .WithContext("where " + p.relation + " lives"));
-    for (const SqlRow& row : r.rows) c.found.push_back(TextCell(row, 0));
+    for (size_t i = 0; i < r.rows.size(); ++i) {
+      c.found.push_back(SqlRowReader(r, i, "pg_tablespace").Text(0));
+    }
     placements->push_back(c);
   }
   return Status::Ok();
@@ -126,17 +107,14 @@ Status ReadVerifications(SqlSession* session,
       "pglayout.run) ORDER BY step_key",
       {}, &r));
   verifications->clear();
-  for (const SqlRow& row : r.rows) {
+  return ReadRows(r, "pglayout.verification", [&](SqlRowReader& row) {
     StepVerification v;
-    v.step = TextCell(row, 0);
-    PGLAYOUT_RETURN_IF_ERROR(
-        IntCell(row, 1, "pglayout.verification", &v.source_rows));
-    PGLAYOUT_RETURN_IF_ERROR(
-        IntCell(row, 2, "pglayout.verification", &v.new_rows));
-    v.sums_equal = TextCell(row, 3) == "t";
+    v.step = row.Text(0);
+    v.source_rows = row.Int(1);
+    v.new_rows = row.Int(2);
+    v.sums_equal = row.Bool(3);
     verifications->push_back(v);
-  }
-  return Status::Ok();
+  });
 }
 
 Status ReadCopyProgress(SqlSession* session, KillResume* progress,
@@ -156,22 +134,20 @@ Status ReadCopyProgress(SqlSession* session, KillResume* progress,
       "s.state = 'running' AND s.rows_copied > 0 ORDER BY s.step_no LIMIT 1",
       {}, &r));
   if (r.rows.empty()) return Status::Ok();
-  const SqlRow& row = r.rows[0];
-  progress->step = TextCell(row, 0);
-  progress->phase = TextCell(row, 1);
-  PGLAYOUT_RETURN_IF_ERROR(
-      IntCell(row, 2, "pglayout.step", &progress->rows_copied));
-  PGLAYOUT_RETURN_IF_ERROR(
-      IntCell(row, 3, "pglayout.step", &progress->rows_total));
-  *found = true;
-  return Status::Ok();
+  SqlRowReader row(r, 0, "pglayout.step");
+  progress->step = row.Text(0);
+  progress->phase = row.Text(1);
+  progress->rows_copied = row.Int(2);
+  progress->rows_total = row.Int(3);
+  *found = row.status().ok();
+  return row.status();
 }
 
 Status ReadLastRunState(SqlSession* session, std::string* state) {
   SqlResult r;
   PGLAYOUT_RETURN_IF_ERROR(session->Execute(
       "SELECT state FROM pglayout.run ORDER BY run_id DESC LIMIT 1", {}, &r));
-  *state = r.rows.empty() ? "" : TextCell(r.rows[0], 0);
+  *state = r.rows.empty() ? "" : SqlRowReader(r, 0, "pglayout.run").Text(0);
   return Status::Ok();
 }
 
