@@ -232,20 +232,18 @@ LayoutFigures FiguresOf(const PlanInputs& in, const Layout& layout) {
       devices[device_of_pool[b.pool]].base_utilization += b.base_utilization;
     }
   }
-  const PlaceResult& result = layout.result;
-  std::vector<double> reads(layout.bins.size(), 0),
-      writes(layout.bins.size(), 0);
+  std::vector<double> reads, writes;
+  layout.ReadsAndWrites(&reads, &writes);
   double read_total = 0, write_total = 0;
-  for (size_t i = 0; i < layout.items.size(); ++i) {
-    reads[result.bin_of[i]] += layout.items[i].read_iops;
-    writes[result.bin_of[i]] += layout.items[i].write_iops;
-    read_total += layout.items[i].read_iops;
-    write_total += layout.items[i].write_iops;
+  for (const PlaceItem& item : layout.items) {
+    read_total += item.read_iops;
+    write_total += item.write_iops;
   }
   LayoutFigures f;
   f.bound = ComputeBound(read_total, write_total, devices);
-  f.mean_latency_us = MeanLatencyUs(volumes, reads, writes, result.utilization);
-  f.max_utilization = result.max_utilization;
+  f.mean_latency_us =
+      MeanLatencyUs(volumes, reads, writes, layout.result.utilization);
+  f.max_utilization = layout.result.max_utilization;
   f.read_iops = read_total;
   return f;
 }

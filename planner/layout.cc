@@ -92,14 +92,21 @@ int Layout::DataDevices() const {
   return devices;
 }
 
+void Layout::ReadsAndWrites(std::vector<double>* reads,
+                            std::vector<double>* writes) const {
+  reads->assign(bins.size(), 0);
+  writes->assign(bins.size(), 0);
+  for (size_t i = 0; i < items.size(); ++i) {
+    (*reads)[result.bin_of[i]] += items[i].read_iops;
+    (*writes)[result.bin_of[i]] += items[i].write_iops;
+  }
+}
+
 double Layout::MeanReadLatencyUs() const {
   std::vector<BoundVolume> volumes;
   for (const PlaceBin& b : bins) volumes.push_back({b.model, 0});
-  std::vector<double> reads(bins.size(), 0), writes(bins.size(), 0);
-  for (size_t i = 0; i < items.size(); ++i) {
-    reads[result.bin_of[i]] += items[i].read_iops;
-    writes[result.bin_of[i]] += items[i].write_iops;
-  }
+  std::vector<double> reads, writes;
+  ReadsAndWrites(&reads, &writes);
   return MeanLatencyUs(volumes, reads, writes, result.utilization);
 }
 

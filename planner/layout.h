@@ -32,6 +32,9 @@ struct Layout {
   int BinOfStripe() const;
   // Distinct devices under the data volumes (a stripe is one).
   int DataDevices() const;
+  // Per bin: the read and the (checkpoint) write IOPS placed on it.
+  void ReadsAndWrites(std::vector<double>* reads,
+                      std::vector<double>* writes) const;
   // The mean read latency of every read placed.
   double MeanReadLatencyUs() const;
 };
