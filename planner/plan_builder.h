@@ -11,14 +11,12 @@
 #ifndef PGLAYOUT_PLANNER_PLAN_BUILDER_H_
 #define PGLAYOUT_PLANNER_PLAN_BUILDER_H_
 
-#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "common/model.h"
 #include "common/status.h"
-#include "common/units.h"
 #include "planner/bound.h"
 #include "planner/forecast.h"
 #include "planner/plan_inputs.h"
