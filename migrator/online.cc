@@ -1,8 +1,9 @@
-// The online copy state machine: copy -> indexes -> catchup -> swap ->
-// swapped -> done, each phase persisted in pglayout.step with its work, so a
-// client killed at any instant resumes by re-running the recorded phase:
-// batches are keyed by the cursor committed with them, replay is idempotent,
-// index creation checks the catalogs.
+// The online copy's driver: copy -> indexes -> catchup -> swap -> swapped ->
+// done, each phase persisted in pglayout.step with its work, so a client
+// killed at any instant resumes by re-running the recorded phase. The
+// phases live in online_copy, online_indexes, online_replay and
+// online_verify (catchup), online_swap and online_cleanup; what they share
+// in online_context, online_detail and online_pace.
 // Why and how: docs/online-migration.md#how-an-online-copy-runs.
 
 #include <fmt/format.h>
@@ -10,6 +11,7 @@
 #include <string>
 
 #include "migrator/executor.h"
+#include "migrator/online_cleanup.h"
 #include "migrator/online_context.h"
 #include "migrator/online_copy.h"
 #include "migrator/online_detail.h"
@@ -25,111 +27,92 @@
 namespace pglayout::migrator {
 namespace {
 
-class OnlineRun {
- public:
-  OnlineRun(Executor* ex, const Step& step, int step_no, uint32_t oid)
-      : c_{ex, step, step_no, oid, {}, {}}, pace_(c_), verifier_(c_) {}
+// Where the copy stands when this run starts, from the journal.
+CopyState CopyStateOf(const StepRecord& record, const Detail& detail) {
+  CopyState state;
+  state.by_blocks = detail.by_blocks;
+  state.source_filenode = detail.filenode;
+  state.copy_xmin = detail.copy_xmin;
+  state.cursor = record.cursor;
+  state.batches = record.batches;
+  state.rows_copied = record.rows_copied;
+  state.bytes_copied = record.bytes_copied;
+  return state;
+}
 
-  Status Run(const StepRecord& record) {
-    PGLAYOUT_RETURN_IF_ERROR(
-        GatherTableFacts(c_.ex->session(), c_.oid, &c_.table));
-    std::string phase = record.state == "pending" ? "" : record.phase;
-    if (phase.empty() || phase == "copy" || phase == "indexes" ||
-        phase == "catchup" || phase == "swap") {
-      if (!c_.table.exists) {
-        return Status::Internal(fmt::format(
-            "{}: the journal says phase '{}' but table oid {} is gone; run "
-            "pglayout migrate --abort",
-            c_.step.placement->relation, phase, c_.oid));
-      }
-      c_.names = MakeOnlineNames(c_.table, c_.step.target);
+// The catch-up phase: replay, the verification, replay of what the
+// foreground wrote meanwhile; records the phase "swap".
+Status CatchUpAndVerify(const OnlineContext& c, OnlinePace* pace,
+                        OnlineVerifier* verifier) {
+  PGLAYOUT_RETURN_IF_ERROR(CatchUp(c, pace));
+  PGLAYOUT_RETURN_IF_ERROR(verifier->Verify());
+  PGLAYOUT_RETURN_IF_ERROR(CatchUp(c, pace));
+  return c.ex->journal()->SetStep(c.ex->run_id(), c.key(), c.step_no, "running",
+                                  "swap");
+}
+
+// Reads the table's facts and, unless |phase| is past the swap, checks the
+// table is still there and names what the run makes.
+Status ReadContext(const std::string& phase, OnlineContext* c) {
+  PGLAYOUT_RETURN_IF_ERROR(
+      GatherTableFacts(c->ex->session(), c->oid, &c->table));
+  if (phase.empty() || phase == "copy" || phase == "indexes" ||
+      phase == "catchup" || phase == "swap") {
+    if (!c->table.exists) {
+      return Status::Internal(fmt::format(
+          "{}: the journal says phase '{}' but table oid {} is gone; run "
+          "pglayout migrate --abort",
+          c->relation(), phase, c->oid));
     }
-    std::string detail =
-        record.detail.empty() && c_.table.exists
-            ? MakeDetail(c_.table, c_.ex->options().copy_by_blocks &&
-                                       HasTidRangeScans(
-                                           c_.ex->session()->server_version()))
-            : record.detail;
-    Detail parsed = ParseDetail(detail);
-    copy_.by_blocks = parsed.by_blocks;
-    copy_.source_filenode = parsed.filenode;
-    copy_.copy_xmin = parsed.copy_xmin;
-    copy_.cursor = record.cursor;
-    copy_.batches = record.batches;
-    copy_.rows_copied = record.rows_copied;
-    copy_.bytes_copied = record.bytes_copied;
-    if (phase.empty()) {
-      PGLAYOUT_RETURN_IF_ERROR(PrepareShadow(c_, &copy_));
-      phase = "copy";
-    }
-    if (phase == "copy") {
-      PGLAYOUT_RETURN_IF_ERROR(CopyRows(c_, &pace_, &copy_));
-      phase = "indexes";
-    }
-    if (phase == "indexes") {
-      PGLAYOUT_RETURN_IF_ERROR(BuildShadowIndexes(c_));
-      phase = "catchup";
-    }
-    if (phase == "catchup") {
-      PGLAYOUT_RETURN_IF_ERROR(CatchUpAndVerify());
-      phase = "swap";
-    }
-    if (phase == "swap") {
-      PGLAYOUT_RETURN_IF_ERROR(SwapShadow(c_, detail, &pace_, &verifier_));
-      phase = "swapped";
-    }
-    return Finish(detail);
+    c->names = MakeOnlineNames(c->table, c->step.target);
   }
+  return Status::Ok();
+}
 
- private:
-  Status CatchUpAndVerify() {
-    PGLAYOUT_RETURN_IF_ERROR(CatchUp(c_, &pace_));
-    PGLAYOUT_RETURN_IF_ERROR(verifier_.Verify());
-    PGLAYOUT_RETURN_IF_ERROR(CatchUp(c_, &pace_));
-    return c_.ex->journal()->SetStep(c_.ex->run_id(), c_.key(), c_.step_no,
-                                     "running", "swap");
+// Runs the phases from |phase| ("" = not started) to the end. The pace and
+// the hash form are kept across the phases of this run.
+Status RunPhases(const OnlineContext& c, std::string phase,
+                 const StepRecord& record) {
+  const std::string detail =
+      record.detail.empty() && c.table.exists
+          ? MakeDetail(c.table,
+                       c.ex->options().copy_by_blocks &&
+                           HasTidRangeScans(c.ex->session()->server_version()))
+          : record.detail;
+  CopyState copy = CopyStateOf(record, ParseDetail(detail));
+  OnlinePace pace(c);
+  OnlineVerifier verifier(c);
+  if (phase.empty()) {
+    PGLAYOUT_RETURN_IF_ERROR(PrepareShadow(c, &copy));
+    phase = "copy";
   }
-
-  Status Finish(const std::string& detail_text) {
-    Detail d = ParseDetail(detail_text);
-    TableFacts stub;
-    stub.oid = c_.oid;
-    stub.schema = d.schema;
-    stub.name = d.table;
-    OnlineNames names = MakeOnlineNames(stub, c_.step.target);
-    uint32_t new_oid = 0;
-    PGLAYOUT_RETURN_IF_ERROR(
-        ResolveRelation(c_.ex->session(), names.QualifiedTable(), &new_oid));
-    TableFacts now;
-    if (new_oid) {
-      PGLAYOUT_RETURN_IF_ERROR(
-          GatherTableFacts(c_.ex->session(), new_oid, &now));
-    }
-    for (const std::string& sql : PostSwapSql(now, names, d.not_valid_fks)) {
-      PGLAYOUT_RETURN_IF_ERROR(c_.ex->Exec(sql));
-    }
-    // The log takes the foreground's every change: autovacuum visits it.
-    return c_.ex->WithLockRetry(
-        "cleanup " + c_.relation(), {names.log}, [&]() -> Status {
-          PGLAYOUT_RETURN_IF_ERROR(
-              c_.ex->ExecAll(CaptureDropSql(names, false)));
-          return c_.ex->journal()->SetStep(c_.ex->run_id(), c_.key(),
-                                           c_.step_no, "done", "done");
-        });
+  if (phase == "copy") {
+    PGLAYOUT_RETURN_IF_ERROR(CopyRows(c, &pace, &copy));
+    phase = "indexes";
   }
-
-  OnlineContext c_;
-  OnlinePace pace_;
-  OnlineVerifier verifier_;
-  CopyState copy_;
-};
+  if (phase == "indexes") {
+    PGLAYOUT_RETURN_IF_ERROR(BuildShadowIndexes(c));
+    phase = "catchup";
+  }
+  if (phase == "catchup") {
+    PGLAYOUT_RETURN_IF_ERROR(CatchUpAndVerify(c, &pace, &verifier));
+    phase = "swap";
+  }
+  if (phase == "swap") {
+    PGLAYOUT_RETURN_IF_ERROR(SwapShadow(c, detail, &pace, &verifier));
+    phase = "swapped";
+  }
+  return FinishOnlineCopy(c, detail);
+}
 
 }  // namespace
 
 Status RunOnlineCopy(Executor* ex, const Step& step, int step_no,
                      const StepRecord& record, uint32_t oid) {
-  OnlineRun run(ex, step, step_no, oid);
-  Status st = run.Run(record);
+  OnlineContext c{ex, step, step_no, oid, {}, {}};
+  const std::string phase = record.state == "pending" ? "" : record.phase;
+  Status st = ReadContext(phase, &c);
+  if (st.ok()) st = RunPhases(c, phase, record);
   if (!st.ok()) return st.WithContext(step.title);
   return st;
 }
@@ -141,54 +124,6 @@ bool OnlineStepTable(const StepRecord& record, std::string* schema,
   *schema = d.schema;
   *table = d.table;
   return true;
-}
-
-Status AbortOnlineCopy(Executor* ex, const std::string& relation,
-                       const StepRecord& record) {
-  Detail d = ParseDetail(record.detail);
-  if (d.schema.empty() || record.relation_oid == 0) return Status::Ok();
-  TableFacts stub;
-  stub.oid = record.relation_oid;
-  stub.schema = d.schema;
-  stub.name = d.table;
-  OnlineTarget target;
-  OnlineNames names = MakeOnlineNames(stub, target);
-  uint32_t current = 0;
-  PGLAYOUT_RETURN_IF_ERROR(
-      ResolveRelation(ex->session(), names.QualifiedTable(), &current));
-  bool source_exists = current == record.relation_oid;
-  // A partition's move may have put a constraint on its parent's DEFAULT
-  // partition (AttachPrepSql).
-  SqlResult excl;
-  PGLAYOUT_RETURN_IF_ERROR(ex->session()->Execute(
-      "SELECT c.conrelid::pg_catalog.regclass::text FROM "
-      "pg_catalog.pg_constraint c WHERE c.conname = $1 AND c.contype = 'c'",
-      {names.default_check}, &excl));
-  // Drop the triggers first, under a bounded ACCESS EXCLUSIVE lock, before
-  // the log they write to (pg_repack #55: the other order deadlocks with
-  // writers).
-  std::vector<std::string> locked = {names.QualifiedShadow(), names.log};
-  if (source_exists) locked.push_back(names.QualifiedTable());
-  for (const SqlRow& row : excl.rows) locked.push_back(Cell(row, 0));
-  return ex->WithLockRetry("abort " + relation, locked, [&]() -> Status {
-    if (source_exists) {
-      PGLAYOUT_RETURN_IF_ERROR(ex->Exec(fmt::format(
-          "LOCK TABLE {} IN ACCESS EXCLUSIVE MODE", names.QualifiedTable())));
-    }
-    for (const SqlRow& row : excl.rows) {
-      PGLAYOUT_RETURN_IF_ERROR(
-          ex->Exec(fmt::format("ALTER TABLE {} DROP CONSTRAINT IF EXISTS {}",
-                               Cell(row, 0), QuoteIdent(names.default_check))));
-    }
-    PGLAYOUT_RETURN_IF_ERROR(ex->ExecAll(CaptureDropSql(names, source_exists)));
-    PGLAYOUT_RETURN_IF_ERROR(
-        ex->Exec("DROP TABLE IF EXISTS " + names.QualifiedShadow()));
-    SqlResult r;
-    return ex->session()->Execute(
-        "UPDATE pglayout.step SET state = 'aborted', finished_at = "
-        "pg_catalog.now() WHERE run_id = $1 AND step_key = $2",
-        {std::to_string(ex->run_id()), record.key}, &r);
-  });
 }
 
 }  // namespace pglayout::migrator

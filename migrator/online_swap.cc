@@ -15,6 +15,8 @@
 namespace pglayout::migrator {
 namespace {
 
+// What SwapSql needs of the shadow: its identity columns' sequences and
+// its extended statistics.
 Status ShadowSwapInputs(const OnlineContext& c, SwapInputs* inputs) {
   SqlResult r;
   PGLAYOUT_RETURN_IF_ERROR(c.ex->session()->Execute(
@@ -38,6 +40,8 @@ Status ShadowSwapInputs(const OnlineContext& c, SwapInputs* inputs) {
   return Status::Ok();
 }
 
+// Under the swap's lock: the table's definition still has the structure
+// hash |detail| recorded, and the capture trigger still fires always.
 Status CheckUnchanged(const OnlineContext& c, const std::string& detail) {
   std::string expected = ParseDetail(detail).hash;
   std::string hash;
