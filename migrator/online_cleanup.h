@@ -1,0 +1,24 @@
+// The online copy's ends: after the swap, the foreign keys validated, the
+// table analyzed and the capture's log and functions dropped (the old table
+// stays until migrate --finalize); or, for `migrate --abort` before the
+// swap, everything the step made removed (AbortOnlineCopy, declared in
+// executor.h for the migrator).
+// Why: docs/online-migration.md#how-an-online-copy-runs.
+
+#ifndef PGLAYOUT_MIGRATOR_ONLINE_CLEANUP_H_
+#define PGLAYOUT_MIGRATOR_ONLINE_CLEANUP_H_
+
+#include <string>
+
+#include "migrator/online_context.h"
+
+namespace pglayout::migrator {
+
+// Runs PostSwapSql on the swapped table, drops the capture and records the
+// step "done". |detail| is the step's detail (online_detail.h): the names
+// come from it, as c.table may be the old table by now.
+Status FinishOnlineCopy(const OnlineContext& c, const std::string& detail);
+
+}  // namespace pglayout::migrator
+
+#endif  // PGLAYOUT_MIGRATOR_ONLINE_CLEANUP_H_

@@ -1,0 +1,57 @@
+// What every phase of one online copy shares (online.cc drives them): the
+// executor, the step and its journal position, the table's facts and the
+// names of what the run creates. Phases take it by reference and keep their
+// own state; docs/online-migration.md#how-an-online-copy-runs.
+
+#ifndef PGLAYOUT_MIGRATOR_ONLINE_CONTEXT_H_
+#define PGLAYOUT_MIGRATOR_ONLINE_CONTEXT_H_
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "migrator/executor.h"
+#include "migrator/facts.h"
+#include "migrator/online_sql.h"
+#include "migrator/steps.h"
+
+namespace pglayout::migrator {
+
+struct OnlineContext {
+  Executor* ex;
+  const Step& step;
+  int step_no;        // orders the journal rows
+  uint32_t oid;       // the source table's, when the step started
+  TableFacts table;   // as read at the start of this run
+  OnlineNames names;  // unset once the table is swapped (phase "swapped")
+
+  const std::string& key() const { return step.key; }
+  const std::string& relation() const { return step.placement->relation; }
+  bool Adaptive() const {
+    return ex->options().throttle == ThrottleMode::kAdaptive;
+  }
+  double Now() const { return ex->clock()->Now(); }
+  double Since(double start) const { return Now() - start; }
+  void Sleep(double seconds) const { ex->clock()->Sleep(seconds); }
+};
+
+// A transaction of bulk work (copy batch, index build, replay round) that
+// does not wait for its commit to be flushed; |name| as for
+// Executor::Transaction.
+Status BulkTransaction(Executor* ex, const std::string& name,
+                       const std::function<Status()>& body);
+
+// Whether index |name| exists in the table's schema.
+Status ShadowIndexExists(const OnlineContext& c, const std::string& name,
+                         bool* exists);
+
+// The source's rows: reltuples, or a guess from its heap's 8 KiB blocks.
+double EstimatedRows(const TableFacts& t);
+
+// About how many of the source's |blocks| heap blocks hold |rows| rows (at
+// least 1).
+int64_t BlocksHolding(const TableFacts& t, int64_t rows, int64_t blocks);
+
+}  // namespace pglayout::migrator
+
+#endif  // PGLAYOUT_MIGRATOR_ONLINE_CONTEXT_H_

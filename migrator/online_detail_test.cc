@@ -1,0 +1,71 @@
+#include "migrator/online_detail.h"
+
+#include <gtest/gtest.h>
+
+#include "migrator/online_context.h"
+
+namespace pglayout::migrator {
+namespace {
+
+TableFacts Table() {
+  TableFacts t;
+  t.structure_hash = "h2:abc";
+  t.schema = "public";
+  t.name = "My Table";
+  ForeignKeyFacts loose;
+  loose.name = "orders_customer_fk";
+  loose.table = "public.customers";
+  loose.valid = false;
+  t.fks_out.push_back(loose);
+  ForeignKeyFacts checked = loose;
+  checked.name = "orders_item_fk";
+  checked.valid = true;
+  t.fks_out.push_back(checked);
+  return t;
+}
+
+TEST(OnlineDetail, WhatTheShadowWasMadeWithReadsBack) {
+  Detail d = ParseDetail(MakeDetail(Table(), true, "16384", "7421"));
+  EXPECT_EQ(d.hash, "h2:abc");
+  EXPECT_EQ(d.schema, "public");
+  EXPECT_EQ(d.table, "My Table");
+  EXPECT_TRUE(d.by_blocks);
+  EXPECT_EQ(d.filenode, "16384");
+  EXPECT_EQ(d.copy_xmin, "7421");
+  EXPECT_EQ(d.not_valid_fks, std::set<std::string>{"out:orders_customer_fk"});
+}
+
+TEST(OnlineDetail, AKeyOrderCopyHasNoBlockFacts) {
+  Detail d = ParseDetail(MakeDetail(Table(), false));
+  EXPECT_FALSE(d.by_blocks);
+  EXPECT_EQ(d.filenode, "");
+  EXPECT_EQ(d.copy_xmin, "");
+  EXPECT_EQ(d.not_valid_fks.size(), 1u);
+}
+
+// A run started by an older version recorded three lines: it resumes in
+// key order, with no filenode to check and no key found NOT VALID.
+TEST(OnlineDetail, AnOlderRunsThreeLinesLeaveTheRestUnset) {
+  Detail d = ParseDetail("h1\npublic\norders");
+  EXPECT_EQ(d.hash, "h1");
+  EXPECT_EQ(d.table, "orders");
+  EXPECT_FALSE(d.by_blocks);
+  EXPECT_EQ(d.filenode, "");
+  EXPECT_TRUE(d.not_valid_fks.empty());
+  EXPECT_EQ(ParseDetail("").schema, "");
+}
+
+TEST(OnlineContext, BlocksHoldingFollowsTheTablesDensityOrAGuess) {
+  TableFacts t;
+  t.reltuples = 1000;  // 10 rows a block over 100 blocks
+  EXPECT_EQ(BlocksHolding(t, 200, 100), 20);
+  EXPECT_EQ(BlocksHolding(t, 1, 100), 1);  // never 0
+  TableFacts unanalyzed;                   // 50 rows a block assumed
+  EXPECT_EQ(BlocksHolding(unanalyzed, 500, 100), 10);
+  unanalyzed.heap_size = 10 * 8192;
+  EXPECT_DOUBLE_EQ(EstimatedRows(unanalyzed), 500);
+  EXPECT_DOUBLE_EQ(EstimatedRows(t), 1000);
+}
+
+}  // namespace
+}  // namespace pglayout::migrator
