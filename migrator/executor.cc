@@ -197,4 +197,8 @@ Status Executor::WithLockRetry(const std::string& name,
   }
 }
 
+Status MarkStepDone(Executor* ex, const Step& s, int no) {
+  return ex->journal()->SetStep(ex->run_id(), s.key, no, "done", "");
+}
+
 }  // namespace pglayout::migrator

@@ -118,6 +118,9 @@ class Executor {
   bool retry_requested_ = false;           // by the body of WithLockRetry
 };
 
+// Journals step |s| (number |no|) of |ex|'s run done.
+Status MarkStepDone(Executor* ex, const Step& s, int no);
+
 // One reading of the signals the adaptive throttle watches (throttle.h), at
 // ex->clock(). Call it outside a transaction: inside one the statistics
 // views keep answering from the transaction's first reading
