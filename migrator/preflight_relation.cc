@@ -59,10 +59,10 @@ void CheckPartitionNames(const Placement& p, const TableFacts& t, Findings* f) {
   }
 }
 
-// What the shadow-copy-and-swap path needs from any table
-// (docs/online-migration.md#eligible-tables).
-void CheckOnlineCopy(const Placement& p, const TableFacts& t,
-                     const ServerFacts& server, Findings* f) {
+// What the table is (an ordinary, logged table, no partition to convert,
+// no member of an inheritance tree, type or extension) and who copies it.
+void CheckTableKind(const Placement& p, const TableFacts& t,
+                    const ServerFacts& server, Findings* f) {
   const std::string& o = p.relation;
   if (t.kind != 'r') f->Refuse(o, "is not an ordinary table");
   if (t.persistence != 'p') {
@@ -85,6 +85,11 @@ void CheckOnlineCopy(const Placement& p, const TableFacts& t,
                              "is not one",
                              server.user));
   }
+}
+
+// A row key the copy and the replay can identify rows by.
+void CheckRowKey(const Placement& p, const TableFacts& t, Findings* f) {
+  const std::string& o = p.relation;
   if (t.row_key.empty()) {
     f->Refuse(o,
               "has no primary key and no unique index over NOT NULL "
@@ -101,6 +106,13 @@ void CheckOnlineCopy(const Placement& p, const TableFacts& t,
       f->Refuse(o, "row key column " + DisplayIdent(k) + " is an array");
     }
   }
+}
+
+// What would keep reading or pointing at the old copy after the swap (or
+// keep the new one from being built): invalid indexes, dependent views,
+// rules, objects bound to its oid.
+void CheckDependents(const Placement& p, const TableFacts& t, Findings* f) {
+  const std::string& o = p.relation;
   for (const IndexFacts& i : t.indexes) {
     if (!i.valid) {
       f->Refuse(o, "index " + DisplayIdent(i.name) +
@@ -128,6 +140,11 @@ void CheckOnlineCopy(const Placement& p, const TableFacts& t,
                      "that object before the migration and create it again "
                      "after");
   }
+}
+
+// Logical replication, which follows the table by its oid.
+void CheckReplication(const Placement& p, const TableFacts& t, Findings* f) {
+  const std::string& o = p.relation;
   for (const std::string& pub : t.publications) {
     f->Refuse(o, "is published by publication " + DisplayIdent(pub) +
                      ": a rename swap would break its subscribers");
@@ -146,6 +163,13 @@ void CheckOnlineCopy(const Placement& p, const TableFacts& t,
                           : "; partition it on the publisher's side, or stop "
                             "subscribing to it first"));
   }
+}
+
+// What the swap re-creates on the new table: its own capture trigger,
+// incoming foreign keys, grants, a self-reference, row security.
+void CheckSwap(const Placement& p, const TableFacts& t,
+               const ServerFacts& server, Findings* f) {
+  const std::string& o = p.relation;
   for (const std::string& name : t.triggers_named_like_ours) {
     f->Refuse(o, fmt::format("has a trigger named {}, the name an online copy "
                              "gives its own capture trigger; rename it first "
@@ -179,6 +203,17 @@ void CheckOnlineCopy(const Placement& p, const TableFacts& t,
               "has row-level security: copying it needs a superuser or "
               "BYPASSRLS, otherwise rows would be filtered out");
   }
+}
+
+// What the shadow-copy-and-swap path needs from any table
+// (docs/online-migration.md#eligible-tables).
+void CheckOnlineCopy(const Placement& p, const TableFacts& t,
+                     const ServerFacts& server, Findings* f) {
+  CheckTableKind(p, t, server, f);
+  CheckRowKey(p, t, f);
+  CheckDependents(p, t, f);
+  CheckReplication(p, t, f);
+  CheckSwap(p, t, server, f);
 }
 
 void CheckMove(const Placement& p, const TableFacts& t,
