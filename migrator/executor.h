@@ -1,5 +1,6 @@
-// Internal to the migrator: transactions, bounded lock waits, failpoints
-// and the step runners shared by migrator.cc and online.cc.
+// Internal to the migrator: the session a run works through, with its
+// transactions, bounded lock waits, failpoints and report lines, and the
+// online step runners (online.cc) the apply phase calls.
 
 #ifndef PGLAYOUT_MIGRATOR_EXECUTOR_H_
 #define PGLAYOUT_MIGRATOR_EXECUTOR_H_
@@ -12,10 +13,23 @@
 #include "common/progress.h"
 #include "common/sql.h"
 #include "migrator/journal.h"
-#include "migrator/migrator.h"
+#include "migrator/migrate_options.h"
+#include "migrator/migrate_report.h"
 #include "migrator/throttle.h"
 
 namespace pglayout::migrator {
+
+// Every session of a run is tagged "pglayout-migrate/..." (application_name).
+inline constexpr char kAppName[] = "pglayout-migrate";
+
+// A session as |options| say (their factory, or libpq), tagged |app|.
+Status ConnectSession(const MigrateOptions& options, const std::string& app,
+                      std::unique_ptr<SqlSession>* out);
+
+// A WITH clause for a query given $1::text[] of quoted relation names (one
+// that does not resolve is skipped): "r" holds them, every level of their
+// partitions and their TOAST tables; "d" this database.
+extern const char kRelationsCte[];
 
 class Executor {
  public:
@@ -103,6 +117,9 @@ class Executor {
   bool autovacuum_cancel_failed_ = false;  // and said so in the report
   bool retry_requested_ = false;           // by the body of WithLockRetry
 };
+
+// Journals step |s| (number |no|) of |ex|'s run done.
+Status MarkStepDone(Executor* ex, const Step& s, int no);
 
 // One reading of the signals the adaptive throttle watches (throttle.h), at
 // ex->clock(). Call it outside a transaction: inside one the statistics

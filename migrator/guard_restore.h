@@ -16,7 +16,7 @@
 #include "common/status.h"
 #include "migrator/executor.h"
 #include "migrator/journal.h"
-#include "migrator/migrator.h"
+#include "migrator/migrate_report.h"
 
 namespace pglayout::migrator {
 

@@ -126,20 +126,18 @@ Step OnlineCopyStep(const Placement& p, const TableFacts& t,
   s.placement = &p;
   s.bytes = t.total_size();
   s.target = TargetOf(p);
+  s.key = PlacementStepKey(p);
   if (p.strategy == Strategy::kHashPartition) {
-    s.key = "partition:" + p.relation;
     s.title = fmt::format(
         "convert {} to {} hash partitions by ({}) over {} "
         "(online)",
         p.relation, p.partitions, JoinComma(p.key), JoinComma(p.tablespaces));
   } else if (!t.partition_parent.empty()) {
-    s.key = "move:" + p.relation;
     s.title = fmt::format(
         "move {} (a partition of {}) to tablespace {} (online copy, then "
         "detach and attach the copy)",
         p.relation, t.partition_parent, p.tablespaces[0]);
   } else {
-    s.key = "move:" + p.relation;
     s.title = fmt::format("move {} to tablespace {} (online copy and swap)",
                           p.relation, p.tablespaces[0]);
   }
@@ -304,6 +302,11 @@ void AddSettingsStep(const Plan& plan, const ServerFacts& server,
 }
 
 }  // namespace
+
+std::string PlacementStepKey(const Placement& p) {
+  return (p.strategy == Strategy::kHashPartition ? "partition:" : "move:") +
+         p.relation;
+}
 
 const char* StepKindName(StepKind kind) {
   switch (kind) {

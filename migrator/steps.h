@@ -38,6 +38,10 @@ enum class StepKind {
 
 const char* StepKindName(StepKind kind);
 
+// The key of a placement's step: "partition:<relation>" for a hash-partition
+// conversion, else "move:<relation>".
+std::string PlacementStepKey(const Placement& p);
+
 struct Step {
   std::string key;
   StepKind kind = StepKind::kVerify;

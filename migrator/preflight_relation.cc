@@ -1,0 +1,371 @@
+// Preflight's structure checks: what a move, an online copy and a
+// hash-partition conversion need from the relation (preflight_checks.h).
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <set>
+
+#include "common/sql.h"
+#include "migrator/online_sql.h"
+#include "migrator/preflight_checks.h"
+#include "migrator/sql_util.h"
+#include "migrator/steps.h"
+
+namespace pglayout::migrator {
+namespace {
+
+// An online move of a partition detaches it and attaches its copy
+// (docs/online-migration.md#moving-a-partition).
+void CheckPartition(const std::string& o, const TableFacts& t, Findings* f) {
+  for (const std::string& fk : t.parent_referenced_by) {
+    f->Refuse(o, fk + " references its parent " + t.partition_parent +
+                     ": DETACH PARTITION refuses while rows of that table "
+                     "reference this partition's rows");
+  }
+  for (const ColumnFacts& c : t.columns) {
+    if (c.identity) {
+      f->Refuse(o, "column " + DisplayIdent(c.name) +
+                       " is an identity column, which a partition shares "
+                       "with its parent and its copy cannot");
+    }
+  }
+  if (t.default_partition_partitioned) {
+    f->Warn(o, "the DEFAULT partition " + t.default_partition +
+                   " of its parent is partitioned: ATTACH PARTITION scans it "
+                   "under the swap's lock, which holds the parent (reads and "
+                   "writes through it wait that long)");
+  }
+}
+
+// The relations a conversion creates must not exist yet, nor share a
+// name after PostgreSQL's 63-byte cut.
+void CheckPartitionNames(const Placement& p, const TableFacts& t, Findings* f) {
+  for (const std::string& name : t.taken_names) {
+    f->Refuse(p.relation,
+              fmt::format("the conversion creates {}.{}, which exists "
+                          "already; rename or drop that relation first",
+                          DisplayIdent(t.schema), DisplayIdent(name)));
+  }
+  std::set<std::string> seen;
+  for (const std::string& name : PartitionRelationNames(t, TargetOf(p))) {
+    if (!seen.insert(name).second) {
+      f->Refuse(p.relation,
+                fmt::format("two of the relations the conversion creates "
+                            "would both be named {} (names are cut to 63 "
+                            "bytes); rename one of its indexes first",
+                            DisplayIdent(name)));
+    }
+  }
+}
+
+// What the table is (an ordinary, logged table, no partition to convert,
+// no member of an inheritance tree, type or extension) and who copies it.
+void CheckTableKind(const Placement& p, const TableFacts& t,
+                    const ServerFacts& server, Findings* f) {
+  const std::string& o = p.relation;
+  if (t.kind != 'r') f->Refuse(o, "is not an ordinary table");
+  if (t.persistence != 'p') {
+    f->Refuse(o,
+              "is unlogged or temporary: its copy would not survive a crash");
+  }
+  if (t.is_partition && p.strategy != Strategy::kMove) {
+    f->Refuse(o, "is a partition of " + t.partition_parent +
+                     ": it can be moved (strategy = \"move\"), not "
+                     "partitioned");
+  }
+  if (t.is_partition && p.strategy == Strategy::kMove) CheckPartition(o, t, f);
+  if (t.has_inheritance) f->Refuse(o, "takes part in table inheritance");
+  if (t.typed) f->Refuse(o, "is a typed table (CREATE TABLE ... OF)");
+  if (t.extension_member) f->Refuse(o, "belongs to an extension");
+  if (t.system) f->Refuse(o, "is a system relation");
+  if (!server.superuser) {
+    f->Refuse(o, fmt::format("an online copy installs a SECURITY DEFINER "
+                             "capture trigger and needs a superuser; role {} "
+                             "is not one",
+                             server.user));
+  }
+}
+
+// A row key the copy and the replay can identify rows by.
+void CheckRowKey(const Placement& p, const TableFacts& t, Findings* f) {
+  const std::string& o = p.relation;
+  if (t.row_key.empty()) {
+    f->Refuse(o,
+              "has no primary key and no unique index over NOT NULL "
+              "columns (non-partial, no expressions): rows cannot be "
+              "identified for the online copy");
+  }
+  for (const std::string& k : t.row_key) {
+    const ColumnFacts* c = t.FindColumn(k);
+    if (c && c->generated) {
+      f->Refuse(o,
+                "row key column " + DisplayIdent(k) + " is a generated column");
+    }
+    if (c && c->type.ends_with("[]")) {
+      f->Refuse(o, "row key column " + DisplayIdent(k) + " is an array");
+    }
+  }
+}
+
+// What would keep reading or pointing at the old copy after the swap (or
+// keep the new one from being built): invalid indexes, dependent views,
+// rules, objects bound to its oid.
+void CheckDependents(const Placement& p, const TableFacts& t, Findings* f) {
+  const std::string& o = p.relation;
+  for (const IndexFacts& i : t.indexes) {
+    if (!i.valid) {
+      f->Refuse(o, "index " + DisplayIdent(i.name) +
+                       " is invalid; drop or REINDEX it first");
+    }
+  }
+  for (const std::string& m : t.dependent_matviews) {
+    f->Refuse(o, "materialized view " + m +
+                     " depends on it and would keep reading the old copy");
+  }
+  for (const std::string& r : t.rules)
+    f->Refuse(o, "has rule " + DisplayIdent(r));
+  for (const std::string& u : t.rowtype_users) {
+    f->Refuse(o, u + " refers to it by oid (its row type or a BEGIN ATOMIC "
+                     "body) and would keep pointing at the old copy");
+  }
+  for (const std::string& d : t.bound_dependents) {
+    f->Refuse(o, d +
+                     " refers to it by oid and would keep reading the old "
+                     "copy after the swap; " +
+                     (p.strategy == Strategy::kMove
+                          ? "move it with online = false (ALTER TABLE ... SET "
+                            "TABLESPACE keeps the table), or drop "
+                          : "drop ") +
+                     "that object before the migration and create it again "
+                     "after");
+  }
+}
+
+// Logical replication, which follows the table by its oid.
+void CheckReplication(const Placement& p, const TableFacts& t, Findings* f) {
+  const std::string& o = p.relation;
+  for (const std::string& pub : t.publications) {
+    f->Refuse(o, "is published by publication " + DisplayIdent(pub) +
+                     ": a rename swap would break its subscribers");
+  }
+  // The subscription's table list holds the table's oid: its apply worker
+  // would find the new table by name, see no subscription state for it,
+  // and skip every later change without an error.
+  for (const std::string& sub : t.subscriptions) {
+    f->Refuse(o, "receives logical replication from subscription " +
+                     DisplayIdent(sub) +
+                     ": after a rename swap it would silently stop applying "
+                     "changes to it" +
+                     (p.strategy == Strategy::kMove
+                          ? "; move it with online = false (ALTER TABLE ... "
+                            "SET TABLESPACE keeps the table)"
+                          : "; partition it on the publisher's side, or stop "
+                            "subscribing to it first"));
+  }
+}
+
+// What the swap re-creates on the new table: its own capture trigger,
+// incoming foreign keys, grants, a self-reference, row security.
+void CheckSwap(const Placement& p, const TableFacts& t,
+               const ServerFacts& server, Findings* f) {
+  const std::string& o = p.relation;
+  for (const std::string& name : t.triggers_named_like_ours) {
+    f->Refuse(o, fmt::format("has a trigger named {}, the name an online copy "
+                             "gives its own capture trigger; rename it first "
+                             "(ALTER TRIGGER {} ON {} RENAME TO ...)",
+                             name, name, o));
+  }
+  if (server.version_num < 180000) {
+    for (const ForeignKeyFacts& fk : t.fks_in) {
+      if (!fk.from_partitioned) continue;
+      f->Refuse(o, fmt::format("foreign key {} of partitioned table {} "
+                               "references it: the swap re-adds it NOT VALID, "
+                               "which a partitioned table accepts from "
+                               "PostgreSQL 18",
+                               DisplayIdent(fk.name), fk.table));
+    }
+  }
+  for (const std::string& role : std::set<std::string>(
+           t.grantors_without_usage.begin(), t.grantors_without_usage.end())) {
+    f->Refuse(o, fmt::format("role {} granted privileges on it but has no "
+                             "USAGE on schema {}, so it cannot grant them "
+                             "again on the new table; GRANT USAGE ON SCHEMA "
+                             "{} TO {} first",
+                             role, DisplayIdent(t.schema), QuoteIdent(t.schema),
+                             role));
+  }
+  if (t.self_referencing_fk) {
+    f->Refuse(o, "has a foreign key to itself, which the swap cannot re-point");
+  }
+  if (t.row_security && !server.superuser) {
+    f->Refuse(o,
+              "has row-level security: copying it needs a superuser or "
+              "BYPASSRLS, otherwise rows would be filtered out");
+  }
+}
+
+// What the shadow-copy-and-swap path needs from any table
+// (docs/online-migration.md#eligible-tables).
+void CheckOnlineCopy(const Placement& p, const TableFacts& t,
+                     const ServerFacts& server, Findings* f) {
+  CheckTableKind(p, t, server, f);
+  CheckRowKey(p, t, f);
+  CheckDependents(p, t, f);
+  CheckReplication(p, t, f);
+  CheckSwap(p, t, server, f);
+}
+
+void CheckMove(const Placement& p, const TableFacts& t,
+               const ServerFacts& server, double offline_rate_mbps,
+               Findings* f) {
+  if (t.kind == 'p' && t.is_partition) {
+    f->Refuse(p.relation,
+              fmt::format("is itself partitioned (a partition of {} with "
+                          "partitions of its own): moving it moves nothing, "
+                          "and pglayout does not detach and attach a "
+                          "partitioned partition; place its partitions "
+                          "instead",
+                          t.partition_parent));
+    return;
+  }
+  if (t.kind == 'p') {
+    f->Refuse(p.relation,
+              "is a partitioned table: moving it moves nothing; "
+              "place its partitions instead");
+    return;
+  }
+  if (t.kind != 'r' && t.kind != 'i' && t.kind != 'm') {
+    f->Refuse(p.relation, fmt::format("is not a table, index or materialized "
+                                      "view (relkind '{}')",
+                                      t.kind));
+    return;
+  }
+  if (t.system) f->Refuse(p.relation, "is a system relation");
+  if (!p.online) return;
+  if (t.kind == 'i') {
+    if (server.version_num < 140000) {
+      f->Refuse(p.relation,
+                "an online index move (REINDEX CONCURRENTLY ... "
+                "TABLESPACE) needs PostgreSQL 14; use online = "
+                "false or upgrade");
+    }
+    return;
+  }
+  if (t.kind == 'm') {
+    f->Refuse(p.relation,
+              "a materialized view cannot be moved online; use "
+              "online = false");
+    return;
+  }
+  // Whatever keeps a table from being copied and swapped, ALTER TABLE
+  // ... SET TABLESPACE moves it as the same object: each refusal says
+  // so, with the lock that would cost.
+  size_t first = f->list.size();
+  CheckOnlineCopy(p, t, server, f);
+  for (size_t i = first; i < f->list.size(); ++i) {
+    Finding& found = f->list[i];
+    if (found.severity != Finding::Severity::kRefusal ||
+        found.reason.find("online = false") != std::string::npos) {
+      continue;
+    }
+    found.reason += fmt::format("; online = false moves it offline ({})",
+                                OfflineLockForecast(t, offline_rate_mbps));
+  }
+}
+
+void CheckHashPartition(const Placement& p, const TableFacts& t,
+                        const ServerFacts& server, Findings* f) {
+  const std::string& o = p.relation;
+  if (t.kind == 'p') {
+    f->Refuse(o,
+              "is already partitioned, not as this plan says (its partitions "
+              "are not the plan's, or not in the planned tablespaces)");
+    return;
+  }
+  CheckOnlineCopy(p, t, server, f);
+  CheckPartitionNames(p, t, f);
+  for (const std::string& k : p.key) {
+    const ColumnFacts* c = t.FindColumn(k);
+    if (!c) {
+      f->Refuse(o,
+                "partition key column " + DisplayIdent(k) + " does not exist");
+    } else if (c->generated) {
+      f->Refuse(o, "partition key column " + DisplayIdent(k) +
+                       " is a generated column");
+    }
+  }
+  for (const IndexFacts& i : t.indexes) {
+    if (!i.unique && i.constraint_type != 'x') continue;
+    std::vector<std::string> missing;
+    for (const std::string& k : p.key) {
+      if (std::find(i.columns.begin(), i.columns.end(), k) == i.columns.end()) {
+        missing.push_back(k);
+      }
+    }
+    const char* what = i.primary ? "primary key" : "unique index";
+    if (i.constraint_type == 'x') what = "exclusion constraint";
+    if (!missing.empty() || i.has_expressions) {
+      f->Refuse(o, fmt::format(
+                       "{} {} ({}) does not contain the partition key "
+                       "column(s) {}: PostgreSQL requires every unique "
+                       "constraint of a partitioned table to include "
+                       "the key",
+                       what, DisplayIdent(i.name), DisplayIdentList(i.columns),
+                       DisplayIdentList(missing.empty() ? p.key : missing)));
+    }
+    if (i.constraint_type == 'x' && server.version_num < 170000) {
+      f->Refuse(o, "exclusion constraint " + DisplayIdent(i.name) +
+                       " cannot exist on a partitioned table before "
+                       "PostgreSQL 17");
+    }
+  }
+  if (server.version_num < 180000) {
+    for (const ForeignKeyFacts& fk : t.fks_out) {
+      f->Refuse(o, fmt::format("foreign key {} references {}: adding it to a "
+                               "partitioned table without a long lock needs "
+                               "NOT VALID, which PostgreSQL supports from 18",
+                               DisplayIdent(fk.name), fk.table));
+    }
+  }
+  for (const std::string& c : t.no_inherit_checks) {
+    f->Refuse(o, "CHECK constraint " + DisplayIdent(c) +
+                     " is NO INHERIT, which a partitioned table cannot have");
+  }
+  for (const TriggerFacts& tr : t.triggers) {
+    if (tr.definition.find(" REFERENCING ") != std::string::npos &&
+        tr.definition.find(" FOR EACH ROW ") != std::string::npos) {
+      f->Refuse(o, "row trigger " + DisplayIdent(tr.name) +
+                       " has transition tables, which a partitioned table's "
+                       "row triggers cannot have");
+    }
+    if (tr.definition.find(" BEFORE ") != std::string::npos &&
+        tr.definition.find(" FOR EACH ROW ") != std::string::npos &&
+        server.version_num < 130000) {
+      f->Refuse(o, "BEFORE ROW trigger " + DisplayIdent(tr.name) +
+                       " is not supported on partitioned tables before 13");
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<Finding> CheckRelation(const Placement& p, const TableFacts& t,
+                                   const ServerFacts& server,
+                                   double offline_rate_mbps) {
+  Findings f;
+  for (const std::string& gid : t.prepared_xacts) {
+    f.Refuse(p.relation,
+             "prepared transaction " + gid +
+                 " holds a lock on it and would block the move until it is "
+                 "resolved: COMMIT PREPARED or ROLLBACK PREPARED it first");
+  }
+  if (p.strategy == Strategy::kMove) {
+    CheckMove(p, t, server, offline_rate_mbps, &f);
+  } else {
+    CheckHashPartition(p, t, server, &f);
+  }
+  return f.list;
+}
+
+}  // namespace pglayout::migrator

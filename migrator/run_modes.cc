@@ -1,0 +1,146 @@
+#include "migrator/run_modes.h"
+
+#include <fmt/format.h>
+
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace pglayout::migrator {
+
+Status AbortRun(const RunRecord& active, Executor* ex, GuardRestorer* restorer,
+                MigrateReport* report) {
+  if (active.run_id == 0) {
+    ex->Line("no unfinished run in this database: nothing to abort");
+    return Status::Ok();
+  }
+  const int64_t run_id = active.run_id;
+  Journal* journal = ex->journal();
+  ex->set_run_id(run_id);
+  report->run_id = run_id;
+  std::map<std::string, StepRecord> records;
+  PGLAYOUT_RETURN_IF_ERROR(journal->LoadSteps(run_id, &records));
+  // From the journal alone: --abort needs no plan.
+  for (const auto& [key, rec] : records) {
+    if (rec.state == "done" || rec.state == "aborted") continue;
+    if (!key.starts_with("move:") && !key.starts_with("partition:")) continue;
+    std::string relation = key.substr(key.find(':') + 1);
+    if (rec.phase == "swapped") {
+      ex->Line(relation +
+               ": already swapped, so it stays moved; its old "
+               "copy is kept until --finalize");
+      PGLAYOUT_RETURN_IF_ERROR(AbortOnlineCopy(ex, relation, rec));
+      PGLAYOUT_RETURN_IF_ERROR(
+          journal->SetStep(run_id, rec.key, 0, "done", "swapped"));
+      continue;
+    }
+    if (!rec.detail.empty()) {
+      PGLAYOUT_RETURN_IF_ERROR(AbortOnlineCopy(ex, relation, rec));
+      ex->Line(relation +
+               ": shadow copy, log and capture triggers removed; "
+               "the table is unchanged");
+    }
+  }
+  // Earlier runs' deferred restores first: this run's own may be
+  // deferred below.
+  PGLAYOUT_RETURN_IF_ERROR(restorer->CompleteDeferred(false));
+  std::vector<SettingRecord> settings;
+  PGLAYOUT_RETURN_IF_ERROR(journal->LoadSettings(run_id, &settings));
+  for (const SettingRecord& rec : settings) {
+    if (rec.state == "restored" || rec.state == "superseded" ||
+        rec.state == "changed") {
+      continue;
+    }
+    PGLAYOUT_RETURN_IF_ERROR(restorer->AcquireSettingsLock());
+    PGLAYOUT_RETURN_IF_ERROR(
+        restorer->Restore(rec, run_id, RestoreWhen::kRunEnd));
+  }
+  CheckpointCounts end;
+  PGLAYOUT_RETURN_IF_ERROR(ReadCheckpointCounts(ex->session(), &end));
+  PGLAYOUT_RETURN_IF_ERROR(journal->FinishRun(run_id, "aborted", end));
+  ex->Line(
+      fmt::format("run {} aborted (created tablespaces and finished "
+                  "offline moves are kept)",
+                  run_id));
+  return Status::Ok();
+}
+
+Status FinalizeRuns(const RunRecord& active, Executor* ex,
+                    GuardRestorer* restorer) {
+  if (active.run_id != 0) {
+    return Status::InvalidInput(fmt::format(
+        "run {} is unfinished; resume or --abort it before --finalize",
+        active.run_id));
+  }
+  std::vector<std::pair<int64_t, std::string>> copies;
+  PGLAYOUT_RETURN_IF_ERROR(ex->journal()->ListOldCopies(&copies));
+  // One copy that cannot be dropped (an object still depends on it) does
+  // not keep the others: each is tried, and the failures are listed.
+  std::vector<std::string> kept;
+  for (const auto& [run, name] : copies) {
+    Status st = ex->WithLockRetry(
+        "finalize", {name}, [&]() { return ex->Exec("DROP TABLE " + name); });
+    if (!st.ok()) {
+      kept.push_back(name + ": " + st.message());
+      ex->Line(fmt::format("kept {} (the copy kept by run {}): {}", name, run,
+                           st.message()));
+      continue;
+    }
+    ex->Line(fmt::format("dropped {} (the copy kept by run {})", name, run));
+  }
+  if (copies.empty()) ex->Line("no old copies to drop");
+  // What finished runs left raised (--leave-raised) or deferred,
+  // restored after --finalize's wait for room.
+  PGLAYOUT_RETURN_IF_ERROR(restorer->CompleteDeferred(true));
+  if (kept.empty()) return Status::Ok();
+  std::string text =
+      fmt::format("{} of {} old copies could not be dropped (the others were):",
+                  kept.size(), copies.size());
+  for (const std::string& k : kept) text += "\n  " + k;
+  return Status::Aborted(text);
+}
+
+Status ShowStatus(const RunRecord& active, Executor* ex,
+                  GuardRestorer* restorer, MigrateReport* report) {
+  Journal* journal = ex->journal();
+  bool exists = false;
+  PGLAYOUT_RETURN_IF_ERROR(journal->Exists(&exists));
+  if (!exists) {
+    ex->Line("no pglayout journal in this database: no run yet");
+    return Status::Ok();
+  }
+  if (active.run_id != 0) {
+    report->run_id = active.run_id;
+    std::map<std::string, StepRecord> records;
+    PGLAYOUT_RETURN_IF_ERROR(journal->LoadSteps(active.run_id, &records));
+    ex->Line(fmt::format(
+        "run {} is unfinished (or running now): `pglayout migrate --apply` "
+        "with its plan resumes it, `--abort` rolls it back",
+        active.run_id));
+    for (const auto& [key, rec] : records) {
+      if (rec.state == "done") continue;
+      ex->Line(fmt::format("  {}: {}{}", key, rec.state,
+                           rec.phase.empty() ? "" : ", " + rec.phase));
+    }
+  } else {
+    RunRecord last;
+    PGLAYOUT_RETURN_IF_ERROR(journal->LatestRun(&last));
+    report->run_id = last.run_id;
+    ex->Line(fmt::format("run {} {}; no run is unfinished", last.run_id,
+                         last.state));
+  }
+  PGLAYOUT_RETURN_IF_ERROR(restorer->CompleteDeferred(false));
+  PGLAYOUT_RETURN_IF_ERROR(restorer->Describe(&report->settings));
+  std::vector<std::pair<int64_t, std::string>> copies;
+  PGLAYOUT_RETURN_IF_ERROR(ex->journal()->ListOldCopies(&copies));
+  for (const auto& [run, name] : copies) {
+    ex->Line(fmt::format(
+        "old copy {} (kept by run {}): `pglayout migrate --finalize` drops "
+        "it",
+        name, run));
+  }
+  return Status::Ok();
+}
+
+}  // namespace pglayout::migrator
