@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "common/sql_row.h"
 #include "common/units.h"
 #include "migrator/copy_progress.h"
 #include "migrator/online_detail.h"
@@ -113,8 +114,13 @@ Status CopyPhase::CopyBatch(CopyMode mode, bool* done) {
         SqlResult r;
         PGLAYOUT_RETURN_IF_ERROR(
             c_.ex->session()->Execute(sql, Params(state_->cursor), &r));
-        rows = r.rows.empty() ? 0 : CellInt(r.rows[0], 0);
-        bytes = rows > 0 ? CellInt(r.rows[0], 1) : 0;
+        rows = bytes = 0;
+        if (!r.rows.empty()) {
+          SqlRowReader counts(r, 0, "copy batch");
+          rows = counts.Int(0);
+          bytes = rows > 0 ? counts.Int(1) : 0;
+          PGLAYOUT_RETURN_IF_ERROR(counts.status());
+        }
         last.clear();
         for (size_t i = 2; rows > 0 && i < r.rows[0].size(); ++i) {
           last.push_back(Cell(r.rows[0], i));
@@ -145,8 +151,10 @@ Status CopyPhase::ReadHeapBlocks(int64_t batch_rows, HeapBlocks* heap) {
       "SELECT pg_catalog.pg_relation_size($1::oid) / b, b FROM (SELECT "
       "pg_catalog.current_setting('block_size')::bigint AS b) s",
       {std::to_string(c_.oid)}, &r));
-  heap->total = CellInt(r.rows.at(0), 0);
-  heap->block_size = CellInt(r.rows[0], 1);
+  SqlRowReader row(r, 0, "heap size");
+  heap->total = row.Int(0);
+  heap->block_size = row.Int(1);
+  PGLAYOUT_RETURN_IF_ERROR(row.status());
   heap->per_batch = BlocksHolding(c_.table, batch_rows, heap->total);
   return Status::Ok();
 }

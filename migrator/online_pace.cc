@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "common/sql_row.h"
 #include "migrator/server_facts.h"
 #include "migrator/sql_util.h"
 
@@ -39,10 +40,13 @@ Status OnlinePace::SampleBaseline() {
 // read after the batch.
 Status OnlinePace::MarkBatchStart() {
   if (!c_.Adaptive()) return Status::Ok();
-  SqlValue xids;
-  PGLAYOUT_RETURN_IF_ERROR(QueryValue(
-      c_.ex->session(), std::string("SELECT ") + kCompletedXidsSql, {}, &xids));
-  throttle_.BatchStarting(c_.Now(), xids ? std::stoll(*xids) : 0);
+  SqlResult r;
+  PGLAYOUT_RETURN_IF_ERROR(c_.ex->session()->Execute(
+      std::string("SELECT ") + kCompletedXidsSql, {}, &r));
+  SqlRowReader row(r, 0, "completed transactions");
+  const int64_t xids = row.Int(0);
+  PGLAYOUT_RETURN_IF_ERROR(row.status());
+  throttle_.BatchStarting(c_.Now(), xids);
   return Status::Ok();
 }
 
@@ -103,12 +107,13 @@ Status SampleThrottleSignals(Executor* ex, ThrottleSample* sample) {
           "pg_catalog.pg_stat_replication), 0)",
       {}, &r));
   sample->at_s = ex->clock()->Now();
-  sample->xact_commit = CellInt(r.rows.at(0), 0);
+  SqlRowReader row(r, 0, "throttle signals");
+  sample->xact_commit = row.Int(0);
   sample->requested_checkpoints = checkpoints.requested;
-  sample->completed_xids = CellInt(r.rows[0], 1);
-  sample->replica_lag_s = std::strtod(Cell(r.rows[0], 2).c_str(), nullptr);
-  sample->replica_lag_bytes = std::strtod(Cell(r.rows[0], 3).c_str(), nullptr);
-  return Status::Ok();
+  sample->completed_xids = row.Int(1);
+  sample->replica_lag_s = row.Double(2);
+  sample->replica_lag_bytes = row.Double(3);
+  return row.status();
 }
 
 }  // namespace pglayout::migrator

@@ -44,7 +44,11 @@ Status ReplayLogRows(const OnlineContext& c, const ReplaySql& sql,
   SqlResult taken;
   PGLAYOUT_RETURN_IF_ERROR(
       c.ex->session()->Execute(sql.take, {std::to_string(limit)}, &taken));
-  *log_rows = taken.rows.empty() ? 0 : CellInt(taken.rows[0], 0);
+  *log_rows = 0;
+  if (taken.rows.empty()) return Status::Ok();
+  SqlRowReader counts(taken, 0, "replay's log rows");
+  *log_rows = counts.Int(0);
+  PGLAYOUT_RETURN_IF_ERROR(counts.status());
   if (*log_rows == 0) return Status::Ok();
   std::vector<SqlValue> arrays(taken.rows[0].begin() + 2, taken.rows[0].end());
   SqlResult r;

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "common/sql_row.h"
 #include "common/units.h"
 #include "migrator/online_detail.h"
 #include "migrator/online_replay.h"
@@ -211,13 +212,15 @@ Status SwapPhase::Run() {
 Status SwapPhase::SwapOnce() {
   PGLAYOUT_RETURN_IF_ERROR(c_.ex->Exec(SwapLockSql(c_.table, c_.names)));
   PGLAYOUT_RETURN_IF_ERROR(CheckUnchanged(c_, detail_));
-  SqlValue pending;
-  PGLAYOUT_RETURN_IF_ERROR(
-      QueryValue(c_.ex->session(),
-                 fmt::format("SELECT count(*) FROM (SELECT FROM {} LIMIT $1) l",
-                             c_.names.log),
-                 {std::to_string(MaxBacklogUnderLock(c_) + 1)}, &pending));
-  if (std::stoll(pending.value_or("0")) > MaxBacklogUnderLock(c_)) {
+  SqlResult counted;
+  PGLAYOUT_RETURN_IF_ERROR(c_.ex->session()->Execute(
+      fmt::format("SELECT count(*) FROM (SELECT FROM {} LIMIT $1) l",
+                  c_.names.log),
+      {std::to_string(MaxBacklogUnderLock(c_) + 1)}, &counted));
+  SqlRowReader row(counted, 0, "changes pending under the swap's lock");
+  const int64_t pending = row.Int(0);
+  PGLAYOUT_RETURN_IF_ERROR(row.status());
+  if (pending > MaxBacklogUnderLock(c_)) {
     return c_.ex->RetryLater(
         fmt::format("{}: more than {} changes to replay under the swap's lock; "
                     "replaying them first",
