@@ -94,6 +94,7 @@ VolumeSet ProbedVolumes() {
   d.syncwrite = {{"fdatasync", 8 * kKiB, 2500.5, 390, 1200},
                  {"open_datasync", 128 * kKiB, 900, 1100, 2100}};
   d.probe_engine = "io_uring";
+  d.iops_budget = "separate";
   d.buffered_vs_direct =
       BufferedVsDirect{{64 * kMiB, 640.5, 0.105, 0.08, 0.004, 0.061},
                        {64 * kMiB, 960.25, 0.07, 0.002, 0.001, 0.012}};
@@ -132,6 +133,8 @@ TEST(VolumesFile, RoundTripsEveryField) {
   EXPECT_EQ(back.volumes[1].syncwrite[1].request_size, 128 * kKiB);
   EXPECT_DOUBLE_EQ(back.volumes[1].syncwrite[0].iops, 2501);
   EXPECT_EQ(back.volumes[1].probe_engine, "io_uring");
+  EXPECT_EQ(back.volumes[1].iops_budget, "separate");
+  EXPECT_EQ(back.volumes[0].iops_budget, "") << "unset: the combined budget";
   ASSERT_TRUE(back.volumes[1].buffered_vs_direct.has_value());
   const BufferedVsDirect& b = *back.volumes[1].buffered_vs_direct;
   EXPECT_EQ(b.buffered.bytes, 64 * kMiB);
@@ -291,6 +294,11 @@ TEST(VolumesFile, OtherBadInputs) {
   EXPECT_NE(VolumesError("[[volume]]\nname = \"a\"\ncapacity = 1\nmembers = "
                          "4\n")
                 .find("needs 'chunk'"),
+            std::string::npos);
+  EXPECT_NE(VolumesError("[[volume]]\nname = \"a\"\ncapacity = 1\n"
+                         "iops_budget = \"both\"\n")
+                .find("key 'iops_budget': must be \"combined\" or "
+                      "\"separate\", got \"both\""),
             std::string::npos);
   EXPECT_NE(VolumesError("[[volume]\n").find("volumes.toml:1:"),
             std::string::npos)

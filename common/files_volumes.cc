@@ -185,6 +185,12 @@ Status ReadVolume(const toml::table& table, const std::string& file,
   k.Int("members", &v->members, 1, 1024);
   k.Size("chunk", &v->chunk);
   k.String("kind", &v->kind);
+  k.String("iops_budget", &v->iops_budget);
+  if (!k.failed() && !v->iops_budget.empty() && v->iops_budget != "combined" &&
+      v->iops_budget != "separate") {
+    k.Fail("iops_budget", "must be \"combined\" or \"separate\", got \"" +
+                              v->iops_budget + "\"");
+  }
   k.Number("read_latency_p99_us", &v->read_latency_p99_us);
   k.Number("sync_write_latency_p99_us", &v->sync_write_latency_p99_us);
   k.Size("free_bytes", &v->free_bytes);
@@ -419,6 +425,7 @@ void WriteVolume(const Volume& v, TomlWriter* w) {
   w->Number("members", v.members);
   w->SizeIfSet("chunk", v.chunk);
   w->StringIfSet("kind", v.kind);
+  w->StringIfSet("iops_budget", v.iops_budget);
   optional("read_latency_p99_us", v.read_latency_p99_us);
   optional("sync_write_latency_p99_us", v.sync_write_latency_p99_us);
   if (v.free_bytes) w->MeasuredSize("free_bytes", v.free_bytes);

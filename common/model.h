@@ -153,6 +153,12 @@ struct Volume {
 
   // -- Optional: declared by a person or filled by `probe`. --
   std::string kind;  // "aws-ebs", "aws-instance-store", "local-nvme", ...
+  // Whether reads and writes draw on one IOPS budget, as cloud volumes sell
+  // IOPS (gp3, io2: read_iops = write_iops = the one budget), or each on its
+  // own, as a kernel throttle with separate read and write limits (the
+  // volume lab's). "" (as "combined") or "separate"; the probe cannot tell
+  // and leaves it empty (docs/device-model.md#capacity-and-utilisation).
+  std::string iops_budget;
   double read_latency_p99_us = 0;
   double sync_write_latency_p99_us = 0;
   uint64_t free_bytes = 0;  // free space when probed; 0 = unknown

@@ -131,6 +131,7 @@ Status DeviceModel::Build(const Volume& v, DeviceModel* out) {
   m.read_mbps_ = v.read_mbps;
   m.write_mbps_ = v.write_mbps;
   m.capacity_bytes_ = v.capacity;
+  m.separate_budgets_ = v.iops_budget == "separate";
   double read_iops = v.read_iops;
   if (read_iops <= 0 && !m.curve_.empty()) read_iops = m.curve_.back().iops;
   m.read_capacity_ = Capacity(read_iops, v.read_mbps);
@@ -192,7 +193,9 @@ DeviceModel DeviceModel::Stripe(
   double read = 1e300, write = 1e300, rmb = 1e300, wmb = 1e300;
   uint64_t smallest = UINT64_MAX;
   m.parallelism_ = 0;
+  m.separate_budgets_ = !members.empty();
   for (const DeviceModel* d : members) {
+    m.separate_budgets_ = m.separate_budgets_ && d->separate_budgets_;
     read = std::min(read, d->read_capacity_);
     write = std::min(write, d->write_capacity_);
     rmb = std::min(rmb, d->read_mbps_);
@@ -229,8 +232,10 @@ double DeviceModel::Utilization(double read_iops, double write_iops,
                                 double sequential_read_bytes_per_second) const {
   const double sequential =
       read_mbps_ > 0 ? read_mbps_ * 1e6 : read_capacity_ * kPageSize;
-  return read_iops / read_capacity_ + write_iops / write_capacity_ +
-         sequential_read_bytes_per_second / sequential;
+  const double reads = read_iops / read_capacity_ +
+                       sequential_read_bytes_per_second / sequential;
+  const double writes = write_iops / write_capacity_;
+  return separate_budgets_ ? std::max(reads, writes) : reads + writes;
 }
 
 double DeviceModel::CurveLatencyUs(const std::vector<LatencyPoint>& curve,

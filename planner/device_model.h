@@ -61,7 +61,14 @@ class DeviceModel {
   // curve (...)" or "declared figures (M/M/c, c = 24)".
   std::string Describe() const;
 
-  // Fraction of the device's time used by this load (may exceed 1).
+  // Whether reads and writes each have a budget of their own
+  // (Volume::iops_budget "separate"); a stripe has them when every member
+  // does.
+  bool separate_budgets() const { return separate_budgets_; }
+
+  // Fraction of the device's budget used by this load (may exceed 1): the
+  // read and write fractions added up on one combined budget, the larger of
+  // them on separate budgets (sequential reads count with the reads).
   double Utilization(double read_iops, double write_iops,
                      double sequential_read_bytes_per_second = 0) const;
   // Mean read latency when the device is |utilization| busy.
@@ -88,6 +95,7 @@ class DeviceModel {
   double sync_write_latency_us_ = 0;
   double sync_write_latency_p99_us_ = 0;
   double parallelism_ = 1;
+  bool separate_budgets_ = false;
   std::vector<LatencyPoint> curve_;  // increasing iops
   std::vector<LatencyPoint> paced_;  // [[paced_read]]: offered iops, mean
 };

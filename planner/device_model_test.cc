@@ -160,6 +160,39 @@ TEST(DeviceModel, StripeOfPacedMembersKeepsTheirLatencyAtTheSameLoad) {
   EXPECT_FALSE(DeviceModel::Stripe("s", {&a, &declared}).paced());
 }
 
+// A throttle with separate read and write limits (the volume lab's): reads
+// and writes each use their own budget, and the busier one bounds the
+// volume. Declared alike, one combined budget (gp3, io2) adds them.
+TEST(DeviceModel, SeparateBudgetsCountTheBusierSide) {
+  Volume v = Declared(600, 0, 200);
+  DeviceModel combined;
+  ASSERT_TRUE(DeviceModel::Build(v, &combined).ok());
+  EXPECT_FALSE(combined.separate_budgets()) << "combined unless declared";
+  EXPECT_NEAR(combined.Utilization(300, 240), 0.9, 1e-9);
+
+  v.iops_budget = "separate";
+  DeviceModel separate;
+  ASSERT_TRUE(DeviceModel::Build(v, &separate).ok());
+  EXPECT_TRUE(separate.separate_budgets());
+  EXPECT_NEAR(separate.Utilization(300, 240), 0.5, 1e-9);
+  EXPECT_NEAR(separate.Utilization(120, 480), 0.8, 1e-9);
+  // Sequential reads draw on the read budget.
+  EXPECT_NEAR(separate.Utilization(300, 240, 300 * 8192.0), 1.0, 1e-9);
+
+  v.iops_budget = "combined";
+  DeviceModel declared_combined;
+  ASSERT_TRUE(DeviceModel::Build(v, &declared_combined).ok());
+  EXPECT_NEAR(declared_combined.Utilization(300, 240), 0.9, 1e-9);
+
+  // A stripe has separate budgets only when every member has.
+  DeviceModel both = DeviceModel::Stripe("s", {&separate, &separate});
+  EXPECT_TRUE(both.separate_budgets());
+  EXPECT_NEAR(both.Utilization(600, 480), 0.5, 1e-9);
+  DeviceModel mixed = DeviceModel::Stripe("s", {&separate, &combined});
+  EXPECT_FALSE(mixed.separate_budgets());
+  EXPECT_NEAR(mixed.Utilization(600, 480), 0.9, 1e-9);
+}
+
 TEST(DeviceModel, NothingDeclaredIsAnError) {
   Volume v = Declared(0, 0, 0);
   DeviceModel m;

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -79,7 +80,7 @@ std::string DeclaredVolumes(const VolumeLab& lab,
     out += fmt::format(
         "\n[[volume]]\nname = \"{}\"\npath = \"{}\"\ncapacity = {}\n"
         "read_iops = {}\nwrite_iops = {}\nread_latency_us = 200\n"
-        "sync_write_latency_us = 1000\n"
+        "sync_write_latency_us = 1000\niops_budget = \"separate\"\n"
         "[volume.topology]\ndevice = \"{}\"\ndev = \"{}:{}\"\n",
         v.spec.name, paths.at(v.spec.name), v.spec.size, v.spec.read_iops,
         v.spec.write_iops, v.loop_device.substr(v.loop_device.rfind('/') + 1),
@@ -150,6 +151,8 @@ class Scenario {
   // Workload, observation and diskstats over one window.
   Status Window(const std::string& workload_file, WindowFigures* figures,
                 std::map<std::string, DiskStats>* delta, double* seconds);
+  // Builds the plan's stripes in the lab (VolumeLab::Stripe).
+  Status BuildStripes(const Plan& plan, FidelityResult* result);
   Status Migrate(KillResume* migration);
   Status VacuumNewTables();
   // `migrate --apply` in the background, killed with SIGKILL once the
@@ -307,13 +310,21 @@ Status Scenario::Window(const std::string& workload_file,
                           "-pgbench.log"),
                       output);
   ParsePgbench(output, figures);
-  double blocks = db_end.blks_read - db_start.blks_read;
+  const double blocks = db_end.blks_read - db_start.blks_read;
+  const double read_time_ms =
+      db_end.blk_read_time_ms - db_start.blk_read_time_ms;
+  double device_reads = 0;
+  for (const auto& [name, d] : *delta) {
+    // A stripe's reads are its members'.
+    if (lab_->Find(name)->members.empty()) {
+      device_reads += static_cast<double>(d.reads);
+    }
+  }
   figures->blocks_read_per_s = blocks / *seconds;
-  figures->read_latency_us =
-      blocks > 0
-          ? 1000 * (db_end.blk_read_time_ms - db_start.blk_read_time_ms) /
-                blocks
-          : 0;
+  figures->read_latency_us = ReadLatencyPerDeviceReadUs(read_time_ms, blocks);
+  figures->device_reads_per_s = device_reads / *seconds;
+  figures->device_read_latency_us =
+      ReadLatencyPerDeviceReadUs(read_time_ms, device_reads);
   return Status::Ok();
 }
 
@@ -356,6 +367,40 @@ Status Scenario::MigrateAndKill(const std::vector<std::string>& args,
         TailOfFile(Out("migrate-killed.log"), 30)));
   }
   say_("pglayout migrate ended before it could be killed");
+  return Status::Ok();
+}
+
+Status Scenario::BuildStripes(const Plan& plan, FidelityResult* result) {
+  for (const Stripe& stripe : plan.stripes) {
+    std::string path;
+    for (const TablespaceSpec& ts : plan.tablespaces) {
+      if (ts.volume == stripe.name) path = ts.path;
+    }
+    if (path.empty()) {
+      // A stripe for pg_wal: moving the WAL is a step by hand with a
+      // restart, which the scenario does not take (see wal_now).
+      say_("the plan's stripe " + stripe.name +
+           " holds no tablespace (the WAL's): not built");
+      continue;
+    }
+    const std::string mount = std::filesystem::path(path).parent_path();
+    std::string members;
+    for (const std::string& m : stripe.members) {
+      members += (members.empty() ? "" : "+") + m;
+    }
+    say_(fmt::format(
+        "the plan's stripe {} ({}): btrfs raid0 at {}, as stripe.sh would "
+        "build it with {}",
+        stripe.name, members, mount, stripe.tool));
+    PGLAYOUT_RETURN_IF_ERROR(lab_->Stripe(stripe.name, stripe.members, mount));
+    PGLAYOUT_RETURN_IF_ERROR(
+        MakeVolumeDirectory(*lab_->Find(stripe.name), &paths_[stripe.name]));
+    if (paths_[stripe.name] != path) {
+      return Status::Internal("the stripe's directory " + paths_[stripe.name] +
+                              " is not the plan's tablespace " + path);
+    }
+    result->stripes.push_back(fmt::format("{} ({})", stripe.name, members));
+  }
   return Status::Ok();
 }
 
@@ -441,11 +486,6 @@ Status Scenario::Report() {
       /*inside_lab=*/false, nullptr);
 }
 
-double Utilisation(double reads, double writes, const LabVolumeSpec& caps) {
-  return reads / static_cast<double>(caps.read_iops) +
-         writes / static_cast<double>(caps.write_iops);
-}
-
 Status Scenario::Run(FidelityResult* result) {
   PGLAYOUT_RETURN_IF_ERROR(BuildLab().WithContext("building the lab"));
   // The probe measures the volumes alone, as a DBA probes new volumes: no
@@ -459,14 +499,20 @@ Status Scenario::Run(FidelityResult* result) {
   PGLAYOUT_RETURN_IF_ERROR(
       Window(Out("workload.toml"), &result->before, &before, &before_s)
           .WithContext("the window before"));
-  say_("pglayout plan");
+  std::vector<std::string> plan_args = {spec_.pglayout, "plan",
+                                        "--volumes",    Out("volumes.toml"),
+                                        "--workload",   Out("workload.toml"),
+                                        "--out-dir",    Out("plan")};
+  plan_args.insert(plan_args.end(), spec_.plan_options.begin(),
+                   spec_.plan_options.end());
+  say_(DescribeCommand(plan_args));
   PGLAYOUT_RETURN_IF_ERROR(
-      RunPglayout(
-          *lab_,
-          {spec_.pglayout, "plan", "--volumes", Out("volumes.toml"),
-           "--workload", Out("workload.toml"), "--out-dir", Out("plan")},
-          /*inside_lab=*/false, nullptr)
+      RunPglayout(*lab_, plan_args, /*inside_lab=*/false, nullptr)
           .WithContext("planning"));
+  Plan plan;
+  PGLAYOUT_RETURN_IF_ERROR(ReadPlanFile(Out("plan/plan.toml"), &plan));
+  PGLAYOUT_RETURN_IF_ERROR(
+      BuildStripes(plan, result).WithContext("building the plan's stripe"));
   if (spec_.check_rows) {
     PGLAYOUT_RETURN_IF_ERROR(ChecksumTables(/*after=*/false, &result->tables)
                                  .WithContext("checking the rows before"));
@@ -477,8 +523,6 @@ Status Scenario::Run(FidelityResult* result) {
       Window(Out("workload-after.toml"), &result->after, &after, &after_s)
           .WithContext("the window after"));
 
-  Plan plan;
-  PGLAYOUT_RETURN_IF_ERROR(ReadPlanFile(Out("plan/plan.toml"), &plan));
   VolumeSet described;
   PGLAYOUT_RETURN_IF_ERROR(ReadVolumesFile(Out("volumes.toml"), &described));
   result->target = plan.target_utilization;
@@ -486,8 +530,9 @@ Status Scenario::Run(FidelityResult* result) {
   result->wal_volume = plan.wal_volume;
   result->wal_reason = plan.wal_reason;
   result->wal_now = plan.wal_now;
-  double weighted = 0, reads = 0;
+  std::vector<double> reads_after, latency_after, reads_before, latency_before;
   for (const LabVolume& v : lab_->volumes()) {
+    if (!v.stripe.empty()) continue;  // counted in its stripe
     VolumeFidelity f;
     f.volume = v.spec.name;
     f.cap_read_iops = static_cast<double>(v.spec.read_iops);
@@ -503,20 +548,39 @@ Status Scenario::Run(FidelityResult* result) {
       f.forecast_after = e.utilization_after;
       f.forecast_read_iops_after = e.read_iops;
       f.forecast_read_latency_after_us = e.read_latency_us_after;
-      weighted += e.read_iops * e.read_latency_us_after;
-      reads += e.read_iops;
+      reads_after.push_back(e.read_iops);
+      latency_after.push_back(e.read_latency_us_after);
+      f.forecast_read_latency_before_us = e.read_latency_us_before;
+    }
+    // The budget volumes.toml gives it, as the plan counted it; a stripe
+    // has its members'.
+    bool separate = true;
+    for (const std::string& name :
+         v.members.empty() ? std::vector<std::string>{f.volume} : v.members) {
+      const Volume* d = described.Find(name);
+      separate = separate && d != nullptr && d->iops_budget == "separate";
     }
     const DiskStats& b = before[f.volume];
     const DiskStats& a = after[f.volume];
     f.reads_before = static_cast<double>(b.reads) / before_s;
+    reads_before.push_back(f.reads_before);
+    latency_before.push_back(f.forecast_read_latency_before_us);
     f.writes_before = static_cast<double>(b.writes) / before_s;
     f.reads_after = static_cast<double>(a.reads) / after_s;
     f.writes_after = static_cast<double>(a.writes) / after_s;
-    f.measured_before = Utilisation(f.reads_before, f.writes_before, v.spec);
-    f.measured_after = Utilisation(f.reads_after, f.writes_after, v.spec);
+    f.separate_budgets = separate;
+    f.measured_before =
+        MeasuredUtilisation(f.reads_before, f.writes_before, f.cap_read_iops,
+                            f.cap_write_iops, separate);
+    f.measured_after =
+        MeasuredUtilisation(f.reads_after, f.writes_after, f.cap_read_iops,
+                            f.cap_write_iops, separate);
     result->volumes.push_back(f);
   }
-  result->forecast_read_latency_after_us = reads > 0 ? weighted / reads : 0;
+  result->forecast_read_latency_before_us =
+      ReadWeightedLatencyUs(reads_before, latency_before);
+  result->forecast_read_latency_after_us =
+      ReadWeightedLatencyUs(reads_after, latency_after);
   if (spec_.check_rows) {
     PGLAYOUT_RETURN_IF_ERROR(ChecksumTables(/*after=*/true, &result->tables)
                                  .WithContext("checking the rows after"));
@@ -537,6 +601,27 @@ Status Scenario::Run(FidelityResult* result) {
 
 }  // namespace
 
+double MeasuredUtilisation(double reads, double writes, double read_cap,
+                           double write_cap, bool separate_budgets) {
+  const double r = read_cap > 0 ? reads / read_cap : 0;
+  const double w = write_cap > 0 ? writes / write_cap : 0;
+  return separate_budgets ? std::max(r, w) : r + w;
+}
+
+double ReadLatencyPerDeviceReadUs(double read_time_ms, double device_reads) {
+  return device_reads > 0 ? 1000 * read_time_ms / device_reads : 0;
+}
+
+double ReadWeightedLatencyUs(const std::vector<double>& reads,
+                             const std::vector<double>& latency_us) {
+  double weighted = 0, total = 0;
+  for (size_t i = 0; i < reads.size() && i < latency_us.size(); ++i) {
+    weighted += reads[i] * latency_us[i];
+    total += reads[i];
+  }
+  return total > 0 ? weighted / total : 0;
+}
+
 Status RunFidelityScenario(const FidelitySpec& spec, FidelityResult* result,
                            const Say& say) {
   if (spec.pglayout.empty() || spec.out_dir.empty()) {
@@ -551,17 +636,21 @@ Status RunFidelityScenario(const FidelitySpec& spec, FidelityResult* result,
 }
 
 std::string FormatFidelity(const FidelityResult& result) {
+  size_t width = 6;
+  for (const VolumeFidelity& v : result.volumes) {
+    width = std::max(width, v.volume.size());
+  }
   std::string out =
-      fmt::format("{:<6} {:>9} {:>9} {:>9} {:>9} {:>7} {:>9} {:>9}\n", "volume",
-                  "fc before", "ms before", "fc after", "ms after", "after",
-                  "reads/s", "fc reads");
+      fmt::format("{:<{}} {:>9} {:>9} {:>9} {:>9} {:>7} {:>9} {:>9}\n",
+                  "volume", width, "fc before", "ms before", "fc after",
+                  "ms after", "after", "reads/s", "fc reads");
   for (const VolumeFidelity& v : result.volumes) {
     double ratio =
         v.forecast_after > 0 ? v.measured_after / v.forecast_after : 0;
     out += fmt::format(
-        "{:<6} {:>8.0f}% {:>8.0f}% {:>8.0f}% {:>8.0f}% {:>6.2f}x {:>9.0f} "
+        "{:<{}} {:>8.0f}% {:>8.0f}% {:>8.0f}% {:>8.0f}% {:>6.2f}x {:>9.0f} "
         "{:>9.0f}\n",
-        v.volume, 100 * v.forecast_before, 100 * v.measured_before,
+        v.volume, width, 100 * v.forecast_before, 100 * v.measured_before,
         100 * v.forecast_after, 100 * v.measured_after, ratio, v.reads_after,
         v.forecast_read_iops_after);
   }
@@ -575,11 +664,26 @@ std::string FormatFidelity(const FidelityResult& result) {
       "volumes' {:.0f} before, {:.0f} after\n",
       result.before.blocks_read_per_s, result.after.blocks_read_per_s,
       reads_before, reads_after);
+  auto ratio = [](double measured, double forecast) {
+    return forecast > 0 ? fmt::format("{:.2f}x", measured / forecast)
+                        : std::string("-");
+  };
   out += fmt::format(
-      "read latency after: forecast {:.0f} us, measured {:.0f} us "
-      "(before: measured {:.0f} us)\n",
-      result.forecast_read_latency_after_us, result.after.read_latency_us,
-      result.before.read_latency_us);
+      "read latency per read that reached a volume (server read time / the "
+      "volumes' reads): before forecast {:.0f} us, measured {:.0f} us ({}); "
+      "after forecast {:.0f} us, measured {:.0f} us ({})\n",
+      result.forecast_read_latency_before_us,
+      result.before.device_read_latency_us,
+      ratio(result.before.device_read_latency_us,
+            result.forecast_read_latency_before_us),
+      result.forecast_read_latency_after_us,
+      result.after.device_read_latency_us,
+      ratio(result.after.device_read_latency_us,
+            result.forecast_read_latency_after_us));
+  out += fmt::format(
+      "the server's read latency per block read (page-cache hits included): "
+      "{:.0f} us before, {:.0f} us after\n",
+      result.before.read_latency_us, result.after.read_latency_us);
   out += fmt::format(
       "pgbench: {:.1f} tps at {:.2f} ms before, {:.1f} tps at {:.2f} ms "
       "after\n",

@@ -45,6 +45,12 @@ struct FidelitySpec {
   bool probe = false;  // measure the volumes with `pglayout probe --quick`
   // Added to `pglayout migrate --apply`, e.g. {"--throttle", "off"}.
   std::vector<std::string> migrate_options;
+  // Added to `pglayout plan`, e.g. {"--prefer", "stripe", "--target", "0.4"}.
+  // When the plan builds a stripe, the scenario builds it in the lab before
+  // the migration, as the plan's stripe.sh would with mdadm: a btrfs raid0
+  // of the member volumes, mounted where the plan's tablespace lives
+  // (VolumeLab::Stripe).
+  std::vector<std::string> plan_options;
   std::string out_dir;  // where volumes.toml, workload*.toml, plan/ go
   // Run `migrate --apply` in the background, SIGKILL it once its journal
   // shows a copy at least half done (or past its copy), then run it again:
@@ -65,8 +71,9 @@ struct VolumeFidelity {
   std::string volume;
   double cap_read_iops = 0;  // the lab's caps
   double cap_write_iops = 0;
-  // Utilisation as the device model counts it: reads / read cap + writes /
-  // write cap, forecast by the plan and measured from /proc/diskstats.
+  // Utilisation as the device model counts it (MeasuredUtilisation),
+  // forecast by the plan and measured from /proc/diskstats.
+  bool separate_budgets = false;  // volumes.toml's iops_budget
   double forecast_before = 0;
   double forecast_after = 0;
   double measured_before = 0;
@@ -75,6 +82,7 @@ struct VolumeFidelity {
   double reads_before = 0, writes_before = 0;
   double reads_after = 0, writes_after = 0;
   double forecast_read_iops_after = 0;  // the plan's 8 KiB reads/s
+  double forecast_read_latency_before_us = 0;
   double forecast_read_latency_after_us = 0;
   // volumes.toml's figures: the caps when declared, the probe's when
   // FidelitySpec::probe.
@@ -84,17 +92,50 @@ struct VolumeFidelity {
 
 // The workload as the server saw it over one observation window.
 struct WindowFigures {
-  double tps = 0;              // pgbench's, over its whole run
-  double latency_ms = 0;       // pgbench's mean transaction latency
-  double read_latency_us = 0;  // pg_stat_database blk_read_time / blks_read
+  double tps = 0;         // pgbench's, over its whole run
+  double latency_ms = 0;  // pgbench's mean transaction latency
+  // pg_stat_database blk_read_time / blks_read: page-cache hits included.
+  double read_latency_us = 0;
   double blocks_read_per_s = 0;
+  // Read requests the lab's volumes completed (/proc/diskstats), per second.
+  double device_reads_per_s = 0;
+  // blk_read_time / those reads: the latency of a read that reached a
+  // volume, which is what the forecast's read latency is
+  // (ReadLatencyPerDeviceReadUs).
+  double device_read_latency_us = 0;
 };
 
+// A volume's utilisation as the device model counts it: reads / read cap
+// + writes / write cap on one combined budget, the larger of the two on
+// separate budgets (the lab's throttle; Volume::iops_budget).
+double MeasuredUtilisation(double reads, double writes, double read_cap,
+                           double write_cap, bool separate_budgets);
+
+// The server's read time per read that reached a volume, in us:
+// |read_time_ms| (blk_read_time over a window) / |device_reads| (the
+// volumes' completed read requests over the same window); 0 without reads.
+// The page cache's hits add their few us each to the numerator, so this
+// overstates the device's latency by hits x a few us / device reads.
+double ReadLatencyPerDeviceReadUs(double read_time_ms, double device_reads);
+
+// The mean of |latency_us| weighted by |reads| (same length); 0 without
+// reads. The forecast's read latency over several volumes.
+double ReadWeightedLatencyUs(const std::vector<double>& reads,
+                             const std::vector<double>& latency_us);
+
 struct FidelityResult {
-  std::vector<VolumeFidelity> volumes;  // base, wal, then the spares
-  double target = 0;                    // the plan's target utilisation
+  // base, wal, then the spares; a stripe the plan built replaces its
+  // members, its caps and counters their sums.
+  std::vector<VolumeFidelity> volumes;
+  // The plan's stripes, as "name (member+member+...)".
+  std::vector<std::string> stripes;
+  double target = 0;  // the plan's target utilisation
   WindowFigures before, after;
-  // The plan's read latency after, weighted by each volume's reads.
+  // The plan's read latency per read that reaches a volume: after, weighted
+  // by the plan's reads per volume; before, by the reads each volume
+  // completed in the window before (the forecast has no reads before).
+  // Compared with WindowFigures::device_read_latency_us.
+  double forecast_read_latency_before_us = 0;
   double forecast_read_latency_after_us = 0;
   std::vector<std::string> verdicts;  // the plan's
   // The plan's WAL decision, and where pg_wal is now: where they differ,

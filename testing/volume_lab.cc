@@ -369,6 +369,30 @@ bool ValidName(const std::string& name) {
   return true;
 }
 
+// At least two members, each a volume of |volumes| in no other stripe
+// (|striped| collects them).
+Status CheckStripeMembers(const LabStripeSpec& stripe,
+                          const std::vector<LabVolumeSpec>& volumes,
+                          std::set<std::string>* striped) {
+  if (stripe.members.size() < 2) {
+    return Status::InvalidInput("stripe '" + stripe.name +
+                                "' needs at least two member volumes");
+  }
+  for (const std::string& m : stripe.members) {
+    bool found = false;
+    for (const LabVolumeSpec& v : volumes) found |= v.name == m;
+    if (!found) {
+      return Status::InvalidInput("stripe '" + stripe.name +
+                                  "': no lab volume named '" + m + "'");
+    }
+    if (!striped->insert(m).second) {
+      return Status::InvalidInput("stripe '" + stripe.name + "': volume '" + m +
+                                  "' is in a stripe already");
+    }
+  }
+  return Status::Ok();
+}
+
 Status ValidateSpec(const VolumeLabSpec& spec) {
   if (spec.volumes.empty()) {
     return Status::InvalidInput("a volume lab needs at least one volume");
@@ -398,6 +422,16 @@ Status ValidateSpec(const VolumeLabSpec& spec) {
                                     "at least 10^-6 MB/s");
       }
     }
+  }
+  std::set<std::string> striped;
+  for (const LabStripeSpec& stripe : spec.stripes) {
+    if (!ValidName(stripe.name) || !names.insert(stripe.name).second) {
+      return Status::InvalidInput("stripe name '" + stripe.name +
+                                  "': letters, digits, '-' and '_', and no "
+                                  "volume's or other stripe's name");
+    }
+    PGLAYOUT_RETURN_IF_ERROR(
+        CheckStripeMembers(stripe, spec.volumes, &striped));
   }
   return Status::Ok();
 }
@@ -500,6 +534,11 @@ Status VolumeLab::Build() {
   PGLAYOUT_RETURN_IF_ERROR(MakeCgroups());
   for (const LabVolumeSpec& v : spec_.volumes) {
     PGLAYOUT_RETURN_IF_ERROR(MakeVolume(v).WithContext("volume " + v.name));
+  }
+  for (const LabStripeSpec& stripe : spec_.stripes) {
+    PGLAYOUT_RETURN_IF_ERROR(
+        Stripe(stripe.name, stripe.members, dir_ + "/" + stripe.name)
+            .WithContext("stripe " + stripe.name));
   }
   return LimitMemory();
 }
@@ -757,6 +796,98 @@ const LabVolume* VolumeLab::Find(const std::string& name) const {
   return nullptr;
 }
 
+LabVolume* VolumeLab::FindMutable(const std::string& name) {
+  for (LabVolume& v : volumes_) {
+    if (v.spec.name == name) return &v;
+  }
+  return nullptr;
+}
+
+Status VolumeLab::Stripe(const std::string& name,
+                         const std::vector<std::string>& members,
+                         const std::string& mount_dir) {
+  if (!ValidName(name) || Find(name) != nullptr) {
+    return Status::InvalidInput("stripe name '" + name +
+                                "': letters, digits, '-' and '_', and no "
+                                "lab volume's name");
+  }
+  if (mount_dir.compare(0, dir_.size() + 1, dir_ + "/") != 0 ||
+      HasWhitespace(mount_dir) || mount_dir.find("/../") != std::string::npos) {
+    return Status::InvalidInput("stripe '" + name + "': mount point " +
+                                mount_dir + " is not a plain path inside " +
+                                dir_);
+  }
+  std::vector<LabVolumeSpec> specs;
+  for (const LabVolume& v : volumes_) {
+    if (v.members.empty() && v.stripe.empty()) specs.push_back(v.spec);
+  }
+  std::set<std::string> striped;
+  PGLAYOUT_RETURN_IF_ERROR(
+      CheckStripeMembers({name, members}, specs, &striped));
+  const std::string mkfs_btrfs = FindTool("mkfs.btrfs", spec_.host.tool_dirs);
+  std::vector<std::string> missing;
+  if (mkfs_btrfs.empty()) {
+    missing.push_back("mkfs.btrfs (Debian package btrfs-progs)");
+  }
+  if (!FileListsWord("/proc/filesystems", "btrfs")) {
+    missing.push_back("btrfs in the kernel (/proc/filesystems)");
+  }
+  if (!missing.empty()) {
+    return Status::Unavailable("the volume lab's stripes need " +
+                               Join(missing, "; ") + " (docs/volume-lab.md)");
+  }
+  LabVolume stripe;
+  stripe.spec.name = name;
+  stripe.mount_dir = mount_dir;
+  stripe.members = members;
+  std::vector<std::string> argv = {mkfs_btrfs, "-q", "-f",   "-d",
+                                   "raid0",    "-m", "raid1"};
+  std::string device_options;
+  for (const std::string& m : members) {
+    LabVolume* v = FindMutable(m);
+    // Its own ext4 goes: only ever a filesystem on one of the lab's devices.
+    std::vector<MountEntry> mounts = ReadMounts("/proc/mounts");
+    const MountEntry* mounted = FindMount(mounts, v->mount_dir);
+    if (mounted == nullptr ||
+        !Contains(backing_files_, BackingFile(LoopName(mounted->source)))) {
+      return Status::IoError("stripe member " + m + ": " + v->mount_dir +
+                             " does not hold the lab's own filesystem");
+    }
+    if (umount2(v->mount_dir.c_str(), 0) != 0) {
+      return Status::FromErrno("umount " + v->mount_dir + " (stripe member)",
+                               errno);
+    }
+    v->stripe = name;
+    argv.push_back(v->loop_device);
+    device_options +=
+        (device_options.empty() ? "device=" : ",device=") + v->loop_device;
+    if (stripe.loop_device.empty()) {
+      stripe.loop_device = v->loop_device;
+      stripe.major = v->major;
+      stripe.minor = v->minor;
+    }
+    stripe.spec.size += v->spec.size;
+    stripe.spec.read_iops += v->spec.read_iops;
+    stripe.spec.write_iops += v->spec.write_iops;
+    stripe.spec.read_mbps += v->spec.read_mbps;
+    stripe.spec.write_mbps += v->spec.write_mbps;
+  }
+  PGLAYOUT_RETURN_IF_ERROR(RunTool(argv, nullptr));
+  PGLAYOUT_RETURN_IF_ERROR(AppendToManifest("mount " + mount_dir));
+  std::error_code ec;
+  fs::create_directories(mount_dir, ec);
+  if (ec) return Status::IoError("mkdir " + mount_dir + ": " + ec.message());
+  mount_dirs_.push_back(mount_dir);
+  if (mount(stripe.loop_device.c_str(), mount_dir.c_str(), "btrfs", 0,
+            device_options.c_str()) != 0) {
+    return Status::FromErrno("mount " + stripe.loop_device + " (btrfs, " +
+                                 device_options + ") on " + mount_dir,
+                             errno);
+  }
+  volumes_.push_back(stripe);
+  return Status::Ok();
+}
+
 std::vector<std::string> VolumeLab::cgroup_procs_files() const {
   std::vector<std::string> files;
   for (const LabCgroup& c : cgroups_) files.push_back(c.dir + "/cgroup.procs");
@@ -774,7 +905,20 @@ Status VolumeLab::ReadDiskStats(const std::string& name,
   if (v == nullptr) return Status::NotFound("no lab volume named " + name);
   std::string text;
   PGLAYOUT_RETURN_IF_ERROR(ReadTextFile("/proc/diskstats", &text));
-  return ParseDiskstats(text, LoopName(v->loop_device), stats);
+  if (v->members.empty()) {
+    return ParseDiskstats(text, LoopName(v->loop_device), stats);
+  }
+  *stats = {};
+  for (const std::string& m : v->members) {
+    DiskStats one;
+    PGLAYOUT_RETURN_IF_ERROR(
+        ParseDiskstats(text, LoopName(Find(m)->loop_device), &one));
+    stats->reads += one.reads;
+    stats->read_sectors += one.read_sectors;
+    stats->writes += one.writes;
+    stats->write_sectors += one.write_sectors;
+  }
+  return Status::Ok();
 }
 
 // ---------------------------------------------------------------------------

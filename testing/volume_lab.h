@@ -44,6 +44,16 @@ struct LabVolumeSpec {
   double write_mbps = 0;    // idem
 };
 
+// A striped volume (RAID0) made of lab volumes, as md or LVM would build
+// one (neither exists on the kernel the lab was written on): one btrfs
+// filesystem over the members' loop devices, data striped (raid0, 64 KiB
+// per member) and metadata mirrored (raid1). Each member keeps its own caps,
+// so the stripe serves up to their sum (docs/volume-lab.md#stripes).
+struct LabStripeSpec {
+  std::string name;                  // like a volume's, unique among both
+  std::vector<std::string> members;  // at least two of the lab's volumes
+};
+
 // Where the lab looks for its tools and the kernel's facilities; the
 // defaults are the real ones. Tests of the refusals point them elsewhere.
 struct LabHost {
@@ -58,6 +68,9 @@ struct LabHost {
 
 struct VolumeLabSpec {
   std::vector<LabVolumeSpec> volumes;  // at least one
+  // Built from the volumes once they exist, each mounted at <lab>/<name>;
+  // VolumeLab::Stripe builds one later.
+  std::vector<LabStripeSpec> stripes;
   // A limit on the memory of the processes in the lab, page cache
   // included (memory.limit_in_bytes / memory.max). 0 = none, and then no
   // memory cgroup is made.
@@ -77,6 +90,11 @@ struct LabVolume {
   unsigned major = 0;        // of the loop device
   unsigned minor = 0;
   std::string mount_dir;  // <lab>/<name>, an ext4 filesystem on loop_device
+  // A stripe: its member volumes (its loop_device, major and minor are the
+  // first member's, its spec's caps the members' sums). Empty otherwise.
+  std::vector<std::string> members;
+  // A member: the stripe it is part of (its own filesystem is gone).
+  std::string stripe;
 };
 
 // One cgroup the lab made.
@@ -131,8 +149,19 @@ class VolumeLab {
   // Runs |command| to completion inside the lab's cgroups (RunToCompletion).
   Completion Run(Command command) const;
 
-  // The /proc/diskstats counters of volume |name|'s loop device.
+  // The /proc/diskstats counters of volume |name|'s loop device; a
+  // stripe's are the sums of its members'.
   Status ReadDiskStats(const std::string& name, DiskStats* stats) const;
+
+  // Makes the volumes |members| (at least two, not yet striped, nothing
+  // open on them) one striped volume |name| (LabStripeSpec), mounted at
+  // |mount_dir| (inside the lab's directory; made when missing): unmounts
+  // them, mkfs.btrfs -d raid0 -m raid1 over their loop devices, mounts the
+  // filesystem. Their files are lost, as with mdadm. Unavailable without
+  // mkfs.btrfs (Debian package btrfs-progs) or btrfs in the kernel.
+  Status Stripe(const std::string& name,
+                const std::vector<std::string>& members,
+                const std::string& mount_dir);
 
  private:
   VolumeLab(VolumeLabSpec spec, std::vector<std::string> tools);
@@ -145,6 +174,7 @@ class VolumeLab {
   Status MakeCgroup(const std::string& parent_dir, const std::string& name,
                     LabCgroup* cgroup);
   Status MakeVolume(const LabVolumeSpec& spec);
+  LabVolume* FindMutable(const std::string& name);
   Status Attach(LabVolume* volume);
   Status Throttle(const LabVolume& volume);
   Status LimitMemory();
