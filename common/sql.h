@@ -69,6 +69,12 @@ Status ExecuteSql(SqlSession* session, const std::string& sql);
 Status QueryValue(SqlSession* session, const std::string& sql,
                   const std::vector<SqlValue>& params, SqlValue* value);
 
+// A text[] literal for a $n::text[] parameter: {"a","b \"c\""}.
+std::string TextArrayLiteral(const std::vector<std::string>& values);
+// Parses a one-dimensional array literal as PostgreSQL prints it
+// ({a,"b c",NULL}); NULL elements become std::nullopt.
+std::vector<SqlValue> ParseArrayLiteral(const std::string& text);
+
 // "My Table" -> "\"My Table\"": a quoted identifier, always.
 std::string QuoteIdent(const std::string& name);
 // For messages: |name| as a person would type it, quoted only when it is

@@ -23,12 +23,6 @@ double CellDouble(const SqlRow& row, size_t i);
 // The first character of a "char" cell, 0 when empty or NULL.
 char CellChar(const SqlRow& row, size_t i);
 
-// A text[] literal for a $n::text[] parameter: {"a","b \"c\""}.
-std::string TextArrayLiteral(const std::vector<std::string>& values);
-// Parses a one-dimensional array literal as PostgreSQL prints it
-// ({a,"b c",NULL}); NULL elements become std::nullopt.
-std::vector<SqlValue> ParseArrayLiteral(const std::string& text);
-
 // The pieces with |separator| between them.
 std::string Join(const std::vector<std::string>& items,
                  const std::string& separator);

@@ -1,12 +1,12 @@
 #include "observe/observe_pg.h"
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 #include <unordered_map>
 
+#include "common/pg_catalog_read.h"
 #include "common/sql_row.h"
 
 namespace pglayout {
@@ -283,7 +283,8 @@ class PgStatsSource : public StatsSource {
     in_recovery_ = recovery == "t";
     info->in_recovery = in_recovery_;
     PGLAYOUT_RETURN_IF_ERROR(ReadSettings(&info->settings));
-    PGLAYOUT_RETURN_IF_ERROR(ReadTablespaces(&info->tablespaces));
+    PGLAYOUT_RETURN_IF_ERROR(
+        WithPrivilegeHint(ReadPgTablespaces(session_, &info->tablespaces)));
     SqlResult r;
     PGLAYOUT_RETURN_IF_ERROR(
         Run(CheckpointQuery(info->version_num, in_recovery_), {}, &r));
@@ -373,7 +374,12 @@ class PgStatsSource : public StatsSource {
   Status Run(const std::string& sql, const std::vector<SqlValue>& params,
              SqlResult* result) {
     SqlResult ignored;
-    Status st = session_->Execute(sql, params, result ? result : &ignored);
+    return WithPrivilegeHint(
+        session_->Execute(sql, params, result ? result : &ignored));
+  }
+
+  // |st| of the last statement, with that hint if a privilege was missing.
+  Status WithPrivilegeHint(const Status& st) {
     if (st.ok() || session_->last_sqlstate() != "42501") return st;
     return Status::SqlError(fmt::format(
         "{}; observe needs to read the statistics views: grant the role "
@@ -392,29 +398,16 @@ class PgStatsSource : public StatsSource {
     return Status::Ok();
   }
 
+  // The settings as SHOW prints them ("1GB"). pg_settings lists only what
+  // the role may see: data_directory needs pg_read_all_settings and is then
+  // simply missing.
   Status ReadSettings(std::map<std::string, std::string>* settings) {
     std::vector<std::string> names(std::begin(kSettings), std::end(kSettings));
-    SqlResult r;
-    // pg_settings lists only what the role may see: data_directory needs
-    // pg_read_all_settings and is then simply missing.
+    std::map<std::string, PgSetting> read;
     PGLAYOUT_RETURN_IF_ERROR(
-        Run("SELECT name, current_setting(name) FROM pg_settings "
-            "WHERE name = ANY($1::text[])",
-            {fmt::format("{{{}}}", fmt::join(names, ","))}, &r));
-    return ReadRows(r, "pg_settings", [&](SqlRowReader& row) {
-      (*settings)[row.Text(0)] = row.Text(1);
-    });
-  }
-
-  Status ReadTablespaces(std::vector<TablespaceInfo>* out) {
-    SqlResult r;
-    PGLAYOUT_RETURN_IF_ERROR(
-        Run("SELECT spcname, pg_tablespace_location(oid) FROM pg_tablespace "
-            "ORDER BY spcname",
-            {}, &r));
-    return ReadRows(r, "pg_tablespace", [&](SqlRowReader& row) {
-      out->push_back({row.Text(0), row.Text(1)});
-    });
+        WithPrivilegeHint(ReadPgSettings(session_, names, &read)));
+    for (const auto& [name, setting] : read) (*settings)[name] = setting.shown;
+    return Status::Ok();
   }
 
   static void ReadCheckpoints(SqlRowReader& row, CheckpointCounters* c) {
