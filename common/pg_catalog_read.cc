@@ -33,4 +33,36 @@ Status ReadPgTablespaces(SqlSession* session,
   });
 }
 
+// The columns were renamed when they moved to pg_stat_checkpointer in 17
+// (commit 96f0526); their order is the same.
+Status ReadCheckpointStatistics(SqlSession* session, bool in_recovery,
+                                CheckpointStatistics* statistics) {
+  std::string sql;
+  if (session->server_version() >= 170000) {
+    sql = std::string("SELECT ") +
+          (in_recovery ? "restartpoints_timed, restartpoints_req"
+                       : "num_timed, num_requested") +
+          ", write_time, sync_time, buffers_written, stats_reset "
+          "FROM pg_catalog.pg_stat_checkpointer";
+  } else {
+    sql =
+        "SELECT checkpoints_timed, checkpoints_req, checkpoint_write_time, "
+        "checkpoint_sync_time, buffers_checkpoint, stats_reset "
+        "FROM pg_catalog.pg_stat_bgwriter";
+  }
+  SqlResult r;
+  PGLAYOUT_RETURN_IF_ERROR(session->Execute(sql, {}, &r));
+  if (r.rows.empty()) {
+    return Status::NotFound("checkpoint statistics: no row from " + sql);
+  }
+  SqlRowReader row(r, 0, "checkpoint statistics");
+  statistics->timed = row.Int(0);
+  statistics->requested = row.Int(1);
+  statistics->write_time_ms = row.Double(2);
+  statistics->sync_time_ms = row.Double(3);
+  statistics->buffers_written = row.Int(4);
+  statistics->stats_reset = row.Text(5);
+  return row.status();
+}
+
 }  // namespace pglayout

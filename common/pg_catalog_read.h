@@ -7,6 +7,7 @@
 #ifndef PGLAYOUT_COMMON_PG_CATALOG_READ_H_
 #define PGLAYOUT_COMMON_PG_CATALOG_READ_H_
 
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
@@ -36,6 +37,23 @@ Status ReadPgSettings(SqlSession* session,
 // "" for pg_default and pg_global), appended to |tablespaces|.
 Status ReadPgTablespaces(SqlSession* session,
                          std::vector<TablespaceInfo>* tablespaces);
+
+// The server's cumulative checkpoint statistics since their last reset:
+// pg_stat_checkpointer from 17 on, which counts a standby's restartpoints
+// apart (with |in_recovery| those are read: they are the checkpoints that
+// happen there), pg_stat_bgwriter before, which counts restartpoints as
+// checkpoints. Counts drop when the statistics are reset, so callers clamp
+// differences at zero. NotFound if the view gives no row.
+struct CheckpointStatistics {
+  int64_t timed = 0;
+  int64_t requested = 0;  // forced: WAL outran max_wal_size, or CHECKPOINT
+  double write_time_ms = 0;
+  double sync_time_ms = 0;
+  int64_t buffers_written = 0;
+  std::string stats_reset;  // when, as the server prints it
+};
+Status ReadCheckpointStatistics(SqlSession* session, bool in_recovery,
+                                CheckpointStatistics* statistics);
 
 }  // namespace pglayout
 

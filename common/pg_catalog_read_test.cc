@@ -83,5 +83,57 @@ TEST(ReadPgTablespaces, TheServersErrorIsReturnedAsIs) {
   EXPECT_EQ(session.last_sqlstate(), "42501");
 }
 
+SqlResult Checkpoints(const std::string& timed) {
+  SqlResult r;
+  r.columns = {"num_timed", "num_requested",   "write_time",
+               "sync_time", "buffers_written", "stats_reset"};
+  r.rows = {{timed, "2", "10.5", "2.5", "300", "2026-01-01 00:00:00+00"}};
+  return r;
+}
+
+TEST(ReadCheckpointStatistics, ReadsTheViewOfTheServersVersion) {
+  FakeSqlSession pg18;
+  pg18.version = 180000;
+  pg18.On({"FROM pg_catalog.pg_stat_checkpointer", Checkpoints("7"), "", -1});
+  CheckpointStatistics c;
+  ASSERT_TRUE(ReadCheckpointStatistics(&pg18, false, &c).ok());
+  EXPECT_EQ(c.timed, 7);
+  EXPECT_EQ(c.requested, 2);
+  EXPECT_DOUBLE_EQ(c.write_time_ms, 10.5);
+  EXPECT_EQ(c.buffers_written, 300);
+  EXPECT_EQ(c.stats_reset, "2026-01-01 00:00:00+00");
+  EXPECT_EQ(pg18.Count("num_timed, num_requested"), 1);
+
+  // A standby's checkpoints are its restartpoints, counted apart from 17.
+  ASSERT_TRUE(ReadCheckpointStatistics(&pg18, true, &c).ok());
+  EXPECT_EQ(pg18.Count("restartpoints_timed, restartpoints_req"), 1);
+
+  FakeSqlSession pg15;
+  pg15.On({"FROM pg_catalog.pg_stat_bgwriter", Checkpoints("4"), "", -1});
+  ASSERT_TRUE(ReadCheckpointStatistics(&pg15, true, &c).ok());
+  EXPECT_EQ(c.timed, 4);
+  EXPECT_EQ(pg15.Count("restartpoints"), 0);
+}
+
+TEST(ReadCheckpointStatistics, ACountThatIsNotAnIntegerIsNamed) {
+  FakeSqlSession session;
+  session.version = 180000;
+  session.On(
+      {"FROM pg_catalog.pg_stat_checkpointer", Checkpoints("7.5"), "", -1});
+  CheckpointStatistics c;
+  Status st = ReadCheckpointStatistics(&session, false, &c);
+  EXPECT_NE(st.message().find(
+                "checkpoint statistics: row 1, num_timed: \"7.5\" is not an "
+                "integer"),
+            std::string::npos)
+      << st.ToString();
+  CheckpointCounts counts;
+  EXPECT_FALSE(ReadCheckpointCounts(&session, &counts).ok());
+
+  FakeSqlSession empty;  // answers every statement with no row
+  EXPECT_EQ(ReadCheckpointStatistics(&empty, false, &c).code(),
+            Status::Code::kNotFound);
+}
+
 }  // namespace
 }  // namespace pglayout

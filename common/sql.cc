@@ -1,6 +1,6 @@
 #include "common/sql.h"
 
-#include "common/sql_row.h"
+#include "common/pg_catalog_read.h"
 
 namespace pglayout {
 
@@ -28,17 +28,12 @@ Status QueryValue(SqlSession* session, const std::string& sql,
 }
 
 Status ReadCheckpointCounts(SqlSession* session, CheckpointCounts* counts) {
-  const char* sql = session->server_version() >= 170000
-                        ? "SELECT num_timed, num_requested FROM "
-                          "pg_catalog.pg_stat_checkpointer"
-                        : "SELECT checkpoints_timed, checkpoints_req FROM "
-                          "pg_catalog.pg_stat_bgwriter";
-  SqlResult result;
-  PGLAYOUT_RETURN_IF_ERROR(session->Execute(sql, {}, &result));
-  SqlRowReader row(result, 0, "checkpoint statistics");
-  counts->timed = row.Int(0);
-  counts->requested = row.Int(1);
-  return row.status();
+  CheckpointStatistics statistics;
+  PGLAYOUT_RETURN_IF_ERROR(
+      ReadCheckpointStatistics(session, /*in_recovery=*/false, &statistics));
+  counts->timed = statistics.timed;
+  counts->requested = statistics.requested;
+  return Status::Ok();
 }
 
 std::string TextArrayLiteral(const std::vector<std::string>& values) {

@@ -97,10 +97,9 @@ std::string QuoteQualified(const std::string& qualified_name);
 // parameters (CREATE TABLESPACE ... LOCATION).
 std::string QuoteLiteral(const std::string& value);
 
-// The server's cumulative checkpoint counts (pg_stat_checkpointer on 17+,
-// pg_stat_bgwriter before). Requested checkpoints are the forced ones: WAL
-// outran max_wal_size, or someone ran CHECKPOINT. Counts drop when the
-// statistics are reset, so callers clamp differences at zero.
+// The server's cumulative checkpoint counts on a primary: timed and
+// requested of ReadCheckpointStatistics (common/pg_catalog_read.h), whose
+// comment says where they come from.
 struct CheckpointCounts {
   int64_t timed = 0;
   int64_t requested = 0;

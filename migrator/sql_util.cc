@@ -9,24 +9,9 @@ std::string Cell(const SqlRow& row, size_t i) {
   return *row[i];
 }
 
-bool CellBool(const SqlRow& row, size_t i) {
-  std::string v = Cell(row, i);
-  return v == "t" || v == "true" || v == "on";
-}
-
 int64_t CellInt(const SqlRow& row, size_t i) {
   std::string v = Cell(row, i);
   return v.empty() ? 0 : std::strtoll(v.c_str(), nullptr, 10);
-}
-
-double CellDouble(const SqlRow& row, size_t i) {
-  std::string v = Cell(row, i);
-  return v.empty() ? 0 : std::strtod(v.c_str(), nullptr);
-}
-
-char CellChar(const SqlRow& row, size_t i) {
-  std::string v = Cell(row, i);
-  return v.empty() ? 0 : v[0];
 }
 
 std::string Join(const std::vector<std::string>& items,

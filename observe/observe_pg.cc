@@ -124,24 +124,6 @@ std::string CountersQuery() {
       fmt::arg("size", kSizeSql), fmt::arg("filter", kRelationFilter));
 }
 
-// Checkpoint columns were renamed when they moved to pg_stat_checkpointer
-// in 17 (commit 96f0526), which also counts a standby's restartpoints apart
-// from checkpoints: on a standby those are the ones that happen. Before 17
-// pg_stat_bgwriter counts restartpoints as checkpoints. The order of the
-// columns is the same.
-std::string CheckpointQuery(int version, bool in_recovery) {
-  if (version >= 170000) {
-    return fmt::format(
-        "SELECT {}, write_time, sync_time, buffers_written, stats_reset "
-        "FROM pg_stat_checkpointer",
-        in_recovery ? "restartpoints_timed, restartpoints_req"
-                    : "num_timed, num_requested");
-  }
-  return "SELECT checkpoints_timed, checkpoints_req, checkpoint_write_time, "
-         "checkpoint_sync_time, buffers_checkpoint, stats_reset "
-         "FROM pg_stat_bgwriter";
-}
-
 std::string ServerQuery(bool in_recovery) {
   // On a standby pg_current_wal_lsn() fails; the replay position advances
   // at the primary's WAL rate.
@@ -285,14 +267,13 @@ class PgStatsSource : public StatsSource {
     PGLAYOUT_RETURN_IF_ERROR(ReadSettings(&info->settings));
     PGLAYOUT_RETURN_IF_ERROR(
         WithPrivilegeHint(ReadPgTablespaces(session_, &info->tablespaces)));
-    SqlResult r;
-    PGLAYOUT_RETURN_IF_ERROR(
-        Run(CheckpointQuery(info->version_num, in_recovery_), {}, &r));
-    if (r.rows.empty()) return Status::Ok();
-    SqlRowReader row(r, 0, "checkpoint statistics");
-    ReadCheckpoints(row, &info->checkpoints_since_reset);
-    info->checkpoints_reset_at = row.Text(5);
-    return row.status();
+    CheckpointStatistics checkpoints;
+    bool found = false;
+    PGLAYOUT_RETURN_IF_ERROR(ReadCheckpoints(&checkpoints, &found));
+    if (!found) return Status::Ok();
+    info->checkpoints_since_reset = Counters(checkpoints);
+    info->checkpoints_reset_at = checkpoints.stats_reset;
+    return Status::Ok();
   }
 
   Status ReadSample(Sample* sample, bool* skipped) override {
@@ -410,12 +391,17 @@ class PgStatsSource : public StatsSource {
     return Status::Ok();
   }
 
-  static void ReadCheckpoints(SqlRowReader& row, CheckpointCounters* c) {
-    c->timed = row.Int(0);
-    c->requested = row.Int(1);
-    c->write_time_ms = row.Double(2);
-    c->sync_time_ms = row.Double(3);
-    c->buffers_written = row.Int(4);
+  // The checkpoints, or the restartpoints of a standby from 17 on;
+  // *found is false when the view gave no row.
+  Status ReadCheckpoints(CheckpointStatistics* checkpoints, bool* found) {
+    Status st = ReadCheckpointStatistics(session_, in_recovery_, checkpoints);
+    *found = st.code() != Status::Code::kNotFound;
+    return *found ? WithPrivilegeHint(st) : Status::Ok();
+  }
+
+  static CheckpointCounters Counters(const CheckpointStatistics& c) {
+    return {c.timed, c.requested, c.write_time_ms, c.sync_time_ms,
+            c.buffers_written};
   }
 
   Status ReadSampleInTransaction(Sample* sample) {
@@ -429,13 +415,10 @@ class PgStatsSource : public StatsSource {
     s.commits = server.Int(2);
     s.buffers_clean = server.Int(3);
     PGLAYOUT_RETURN_IF_ERROR(server.status());
-    PGLAYOUT_RETURN_IF_ERROR(
-        Run(CheckpointQuery(version, in_recovery_), {}, &r));
-    if (!r.rows.empty()) {
-      SqlRowReader row(r, 0, "checkpoint statistics");
-      ReadCheckpoints(row, &s.checkpoints);
-      PGLAYOUT_RETURN_IF_ERROR(row.status());
-    }
+    CheckpointStatistics checkpoints;
+    bool found = false;
+    PGLAYOUT_RETURN_IF_ERROR(ReadCheckpoints(&checkpoints, &found));
+    if (found) s.checkpoints = Counters(checkpoints);
     if (version >= 140000) {
       PGLAYOUT_RETURN_IF_ERROR(Run(WalQuery(version), {}, &r));
       if (!r.rows.empty()) {
