@@ -1,6 +1,6 @@
 #include "common/sql.h"
 
-#include "common/sql_row.h"
+#include "common/pg_catalog_read.h"
 
 namespace pglayout {
 
@@ -28,17 +28,55 @@ Status QueryValue(SqlSession* session, const std::string& sql,
 }
 
 Status ReadCheckpointCounts(SqlSession* session, CheckpointCounts* counts) {
-  const char* sql = session->server_version() >= 170000
-                        ? "SELECT num_timed, num_requested FROM "
-                          "pg_catalog.pg_stat_checkpointer"
-                        : "SELECT checkpoints_timed, checkpoints_req FROM "
-                          "pg_catalog.pg_stat_bgwriter";
-  SqlResult result;
-  PGLAYOUT_RETURN_IF_ERROR(session->Execute(sql, {}, &result));
-  SqlRowReader row(result, 0, "checkpoint statistics");
-  counts->timed = row.Int(0);
-  counts->requested = row.Int(1);
-  return row.status();
+  CheckpointStatistics statistics;
+  PGLAYOUT_RETURN_IF_ERROR(
+      ReadCheckpointStatistics(session, /*in_recovery=*/false, &statistics));
+  counts->timed = statistics.timed;
+  counts->requested = statistics.requested;
+  return Status::Ok();
+}
+
+std::string TextArrayLiteral(const std::vector<std::string>& values) {
+  std::string out = "{";
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (i) out += ',';
+    out += '"';
+    for (char c : values[i]) {
+      if (c == '"' || c == '\\') out += '\\';
+      out += c;
+    }
+    out += '"';
+  }
+  return out + "}";
+}
+
+std::vector<SqlValue> ParseArrayLiteral(const std::string& text) {
+  std::vector<SqlValue> out;
+  if (text.size() < 2 || text.front() != '{') return out;
+  size_t i = 1;
+  while (i < text.size() && text[i] != '}') {
+    std::string item;
+    bool quoted = false;
+    if (text[i] == '"') {
+      quoted = true;
+      for (++i; i < text.size() && text[i] != '"'; ++i) {
+        if (text[i] == '\\' && i + 1 < text.size()) ++i;
+        item += text[i];
+      }
+      ++i;  // closing quote
+    } else {
+      for (; i < text.size() && text[i] != ',' && text[i] != '}'; ++i) {
+        item += text[i];
+      }
+    }
+    if (!quoted && item == "NULL") {
+      out.emplace_back(std::nullopt);
+    } else {
+      out.emplace_back(item);
+    }
+    if (i < text.size() && text[i] == ',') ++i;
+  }
+  return out;
 }
 
 std::string QuoteIdent(const std::string& name) {

@@ -69,6 +69,12 @@ Status ExecuteSql(SqlSession* session, const std::string& sql);
 Status QueryValue(SqlSession* session, const std::string& sql,
                   const std::vector<SqlValue>& params, SqlValue* value);
 
+// A text[] literal for a $n::text[] parameter: {"a","b \"c\""}.
+std::string TextArrayLiteral(const std::vector<std::string>& values);
+// Parses a one-dimensional array literal as PostgreSQL prints it
+// ({a,"b c",NULL}); NULL elements become std::nullopt.
+std::vector<SqlValue> ParseArrayLiteral(const std::string& text);
+
 // "My Table" -> "\"My Table\"": a quoted identifier, always.
 std::string QuoteIdent(const std::string& name);
 // For messages: |name| as a person would type it, quoted only when it is
@@ -91,10 +97,9 @@ std::string QuoteQualified(const std::string& qualified_name);
 // parameters (CREATE TABLESPACE ... LOCATION).
 std::string QuoteLiteral(const std::string& value);
 
-// The server's cumulative checkpoint counts (pg_stat_checkpointer on 17+,
-// pg_stat_bgwriter before). Requested checkpoints are the forced ones: WAL
-// outran max_wal_size, or someone ran CHECKPOINT. Counts drop when the
-// statistics are reset, so callers clamp differences at zero.
+// The server's cumulative checkpoint counts on a primary: timed and
+// requested of ReadCheckpointStatistics (common/pg_catalog_read.h), whose
+// comment says where they come from.
 struct CheckpointCounts {
   int64_t timed = 0;
   int64_t requested = 0;

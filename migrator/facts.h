@@ -19,6 +19,8 @@
 #include <utility>
 #include <vector>
 
+#include "common/model.h"
+
 namespace pglayout::migrator {
 
 struct ColumnFacts {
@@ -217,10 +219,9 @@ struct TableFacts {
   const ColumnFacts* FindColumn(const std::string& column) const;
 };
 
-struct TablespaceFacts {
-  std::string name;
-  std::string location;
-};
+// A tablespace and its directory, as observe reads it too
+// (common/pg_catalog_read.h).
+using TablespaceFacts = TablespaceInfo;
 
 struct ReplicationSlotFacts {
   std::string name;

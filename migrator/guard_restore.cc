@@ -6,6 +6,7 @@
 #include <random>
 
 #include "common/ddl.h"
+#include "common/sql_row.h"
 #include "common/units.h"
 #include "migrator/guard_wait.h"
 #include "migrator/server_facts.h"
@@ -143,10 +144,11 @@ Status ReadWalPoint(SqlSession* session, WalPoint* p) {
       "'0/0'::pg_lsn, extract(epoch FROM pg_catalog.now() - "
       "checkpoint_time) FROM pg_catalog.pg_control_checkpoint()",
       {}, &r));
-  p->lsn = std::strtod(Cell(r.rows.at(0), 0).c_str(), nullptr);
-  p->redo = std::strtod(Cell(r.rows[0], 1).c_str(), nullptr);
-  p->since_start_s = std::strtod(Cell(r.rows[0], 2).c_str(), nullptr);
-  return Status::Ok();
+  SqlRowReader row(r, 0, "pg_control_checkpoint");
+  p->lsn = row.Double(0);
+  p->redo = row.Double(1);
+  p->since_start_s = row.Double(2);
+  return row.status();
 }
 
 Status CheckpointTiming(SqlSession* session, GuardWaitLimits* limits) {

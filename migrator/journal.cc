@@ -134,16 +134,18 @@ Status Journal::StartRun(const std::string& plan_hash,
                          const std::string& plan_text,
                          const std::string& tool_version, int64_t timed,
                          int64_t requested, RunRecord* run) {
-  SqlValue v;
-  PGLAYOUT_RETURN_IF_ERROR(QueryValue(
-      session_,
+  SqlResult r;
+  PGLAYOUT_RETURN_IF_ERROR(session_->Execute(
       "INSERT INTO pglayout.run (plan_hash, plan_text, tool_version, "
       "checkpoints_timed_start, checkpoints_requested_start) "
       "VALUES ($1, $2, $3, $4, $5) RETURNING run_id",
       {plan_hash, plan_text, tool_version, std::to_string(timed),
        std::to_string(requested)},
-      &v));
-  run->run_id = std::stoll(v.value_or("0"));
+      &r));
+  if (r.rows.empty()) return Status::NotFound("no run_id from pglayout.run");
+  SqlRowReader row(r, 0, "pglayout.run (the new run)");
+  run->run_id = row.Int(0);
+  PGLAYOUT_RETURN_IF_ERROR(row.status());
   run->plan_hash = plan_hash;
   run->state = "running";
   run->checkpoints_timed_start = timed;
@@ -292,15 +294,15 @@ constexpr char kSettingColumns[] =
     "new_value, state, changed_at::text";
 
 // One row of kSettingColumns, from column |first| on.
-SettingRecord SettingFromRow(const std::vector<SqlValue>& row, size_t first) {
+SettingRecord SettingFromRow(SqlRowReader& row, size_t first) {
   SettingRecord s;
-  s.name = Cell(row, first);
-  s.kind = Cell(row, first + 1);
-  s.original_setting = Cell(row, first + 2);
-  s.original_auto_conf = row.size() > first + 3 ? row[first + 3] : std::nullopt;
-  s.new_value = Cell(row, first + 4);
-  s.state = Cell(row, first + 5);
-  s.changed_at = Cell(row, first + 6);
+  s.name = row.Text(first);
+  s.kind = row.Text(first + 1);
+  s.original_setting = row.Text(first + 2);
+  if (!row.IsNull(first + 3)) s.original_auto_conf = row.Text(first + 3);
+  s.new_value = row.Text(first + 4);
+  s.state = row.Text(first + 5);
+  s.changed_at = row.Text(first + 6);
   return s;
 }
 
@@ -314,8 +316,9 @@ Status Journal::LoadSettings(int64_t run_id,
       std::string("SELECT ") + kSettingColumns +
           " FROM pglayout.setting WHERE run_id = $1 ORDER BY kind, name",
       {std::to_string(run_id)}, &r));
-  for (const auto& row : r.rows) settings->push_back(SettingFromRow(row, 0));
-  return Status::Ok();
+  return ReadRows(r, "pglayout.setting", [&](SqlRowReader& row) {
+    settings->push_back(SettingFromRow(row, 0));
+  });
 }
 
 Status Journal::ListSettingsIn(
@@ -331,10 +334,10 @@ Status Journal::ListSettingsIn(
           " FROM pglayout.setting WHERE state = ANY($1::text[]) ORDER BY "
           "run_id, name",
       {TextArrayLiteral(states)}, &r));
-  for (const auto& row : r.rows) {
-    settings->emplace_back(CellInt(row, 0), SettingFromRow(row, 1));
-  }
-  return Status::Ok();
+  return ReadRows(r, "pglayout.setting", [&](SqlRowReader& row) {
+    const int64_t run_id = row.Int(0);
+    settings->emplace_back(run_id, SettingFromRow(row, 1));
+  });
 }
 
 Status Journal::ListOldCopies(
@@ -351,10 +354,10 @@ Status Journal::ListOldCopies(
       "pg_catalog.format('%I.%I', 'pglayout', 'old_' || s.relation_oid)) IS "
       "NOT NULL ORDER BY 1, 2",
       {}, &r));
-  for (const auto& row : r.rows) {
-    copies->emplace_back(CellInt(row, 0), Cell(row, 1));
-  }
-  return Status::Ok();
+  return ReadRows(r, "pglayout.step (old copies)", [&](SqlRowReader& row) {
+    const int64_t run_id = row.Int(0);
+    copies->emplace_back(run_id, row.Text(1));
+  });
 }
 
 std::string PlanHash(const std::string& canonical_plan_text) {

@@ -6,9 +6,9 @@
 #include <algorithm>
 #include <set>
 
+#include "common/fake_sql_session.h"
 #include "common/units.h"
 #include "migrator/executor.h"
-#include "migrator/fake_sql_session.h"
 #include "migrator/online_sql.h"
 #include "migrator/preflight.h"
 #include "migrator/sql_util.h"

@@ -5,11 +5,23 @@
 #include <algorithm>
 #include <set>
 
+#include "common/pg_catalog_read.h"
+#include "common/sql_row.h"
 #include "common/units.h"
 #include "migrator/sql_util.h"
 
 namespace pglayout::migrator {
 namespace {
+
+// The first character of a "char" cell, 0 when empty or NULL.
+char FirstChar(const std::string& text) { return text.empty() ? 0 : text[0]; }
+
+// Column 0 of every row of |r|, appended to |out|.
+Status ReadTexts(const SqlResult& r, const std::string& what,
+                 std::vector<std::string>* out) {
+  return ReadRows(r, what,
+                  [&](SqlRowReader& row) { out->push_back(row.Text(0)); });
+}
 
 // The settings read for every run: those the checkpoint guard reads and
 // may change, and maintenance_work_mem (the index builds' sort memory).
@@ -53,31 +65,19 @@ Status ReadServerBasics(SqlSession* s, ServerFacts* f) {
           "FROM pg_catalog.pg_roles r WHERE r.rolname = current_user",
       {}, &r));
   if (r.rows.empty()) return Status::Internal("current role not in pg_roles");
-  const auto& row = r.rows[0];
-  f->version_num = static_cast<int>(CellInt(row, 0));
-  f->superuser = CellBool(row, 1);
-  f->create_db_privilege = CellBool(row, 2);
-  f->in_recovery = CellBool(row, 3);
-  f->user = Cell(row, 4);
-  f->database = Cell(row, 5);
-  f->data_directory = Cell(row, 6);
-  f->alter_system_allowed = Cell(row, 7) != "off";
-  for (const SqlValue& ts : ParseArrayLiteral(Cell(row, 8))) {
+  SqlRowReader row(r, 0, "the server and the current role");
+  f->version_num = static_cast<int>(row.Int(0));
+  f->superuser = row.Bool(1);
+  f->create_db_privilege = row.Bool(2);
+  f->in_recovery = row.Bool(3);
+  f->user = row.Text(4);
+  f->database = row.Text(5);
+  f->data_directory = row.Text(6);
+  f->alter_system_allowed = row.Text(7) != "off";
+  for (const SqlValue& ts : ParseArrayLiteral(row.Text(8))) {
     if (ts) f->temp_tablespaces.push_back(*ts);
   }
-  return Status::Ok();
-}
-
-Status ReadTablespaces(SqlSession* s, ServerFacts* f) {
-  SqlResult r;
-  PGLAYOUT_RETURN_IF_ERROR(
-      s->Execute("SELECT spcname, pg_catalog.pg_tablespace_location(oid) "
-                 "FROM pg_catalog.pg_tablespace ORDER BY spcname",
-                 {}, &r));
-  for (const auto& row : r.rows) {
-    f->tablespaces.push_back({Cell(row, 0), Cell(row, 1)});
-  }
-  return Status::Ok();
+  return row.status();
 }
 
 // pg_stat_file and pg_ls_dir are for superusers (or explicit grants); a
@@ -89,14 +89,16 @@ Status ReadPaths(SqlSession* s, const Plan& plan, ServerFacts* f) {
     PGLAYOUT_RETURN_IF_ERROR(s->Execute(
         "SELECT (pg_catalog.pg_stat_file($1, true)).isdir", {ts.path}, &r));
     if (r.rows.empty() || !r.rows[0][0]) continue;  // missing
-    bool is_dir = CellBool(r.rows[0], 0);
+    SqlRowReader row(r, 0, "pg_stat_file of " + ts.path);
+    bool is_dir = row.Bool(0);
+    PGLAYOUT_RETURN_IF_ERROR(row.status());
     f->path_is_directory[ts.path] = is_dir;
     if (!is_dir) continue;
     SqlResult entries;
     PGLAYOUT_RETURN_IF_ERROR(s->Execute(
         "SELECT pg_catalog.pg_ls_dir($1) ORDER BY 1", {ts.path}, &entries));
-    auto& list = f->path_entries[ts.path];
-    for (const auto& row : entries.rows) list.push_back(Cell(row, 0));
+    PGLAYOUT_RETURN_IF_ERROR(ReadTexts(entries, "pg_ls_dir of " + ts.path,
+                                       &f->path_entries[ts.path]));
   }
   return Status::Ok();
 }
@@ -105,15 +107,12 @@ Status ReadSettings(SqlSession* s, const Plan& plan, ServerFacts* f) {
   std::vector<std::string> names(std::begin(kGuardSettings),
                                  std::end(kGuardSettings));
   for (const SettingChange& c : plan.settings) names.push_back(c.name);
-  SqlResult r;
-  PGLAYOUT_RETURN_IF_ERROR(
-      s->Execute("SELECT name, setting, coalesce(unit, ''), context "
-                 "FROM pg_catalog.pg_settings WHERE name = ANY($1::text[])",
-                 {TextArrayLiteral(names)}, &r));
-  for (const auto& row : r.rows) {
-    f->settings[Cell(row, 0)] = Cell(row, 1);
-    f->setting_units[Cell(row, 0)] = Cell(row, 2);
-    f->setting_contexts[Cell(row, 0)] = Cell(row, 3);
+  std::map<std::string, PgSetting> settings;
+  PGLAYOUT_RETURN_IF_ERROR(ReadPgSettings(s, names, &settings));
+  for (const auto& [name, setting] : settings) {
+    f->settings[name] = setting.setting;
+    f->setting_units[name] = setting.unit;
+    f->setting_contexts[name] = setting.context;
   }
   return Status::Ok();
 }
@@ -130,12 +129,11 @@ Status ReadLockHolder(SqlSession* s, ServerFacts* f) {
       "WHERE datname = pg_catalog.current_database()) "
       "AND l.pid <> pg_catalog.pg_backend_pid()",
       {std::to_string(kRunLockClass), std::to_string(kRunLockObject)}, &r));
-  if (!r.rows.empty()) {
-    f->lock_holder =
-        fmt::format("pid {} ({}), connected since {}", Cell(r.rows[0], 0),
-                    Cell(r.rows[0], 1), Cell(r.rows[0], 2));
-  }
-  return Status::Ok();
+  if (r.rows.empty()) return Status::Ok();
+  SqlRowReader row(r, 0, "pg_locks (the run lock's holder)");
+  f->lock_holder = fmt::format("pid {} ({}), connected since {}", row.Text(0),
+                               row.Text(1), row.Text(2));
+  return row.status();
 }
 
 // ------------------------------------------------------------- the table --
@@ -176,30 +174,30 @@ Status ReadTableRow(SqlSession* s, uint32_t oid, TableFacts* t) {
       "WHERE c.oid = $1::oid",
       {std::to_string(oid)}, &r));
   if (r.rows.empty()) return Status::Ok();
-  const auto& row = r.rows[0];
+  SqlRowReader row(r, 0, "pg_class (the table)");
   t->exists = true;
   t->oid = oid;
-  t->schema = Cell(row, 1);
-  t->name = Cell(row, 2);
-  t->kind = CellChar(row, 3);
-  t->persistence = CellChar(row, 4);
-  t->is_partition = CellBool(row, 5);
-  t->has_inheritance = CellBool(row, 6);
-  t->typed = CellBool(row, 7);
-  t->extension_member = CellBool(row, 8);
-  t->system = CellBool(row, 9);
-  t->owner = Cell(row, 10);
-  t->tablespace = Cell(row, 11);
-  t->table = Cell(row, 12);
-  t->heap_size = static_cast<uint64_t>(CellInt(row, 13));
-  t->toast_size = static_cast<uint64_t>(CellInt(row, 14));
-  t->index_size = static_cast<uint64_t>(CellInt(row, 15));
-  t->reltuples = CellDouble(row, 16);
-  t->row_security = CellBool(row, 17);
-  t->force_row_security = CellBool(row, 18);
-  t->replica_identity = CellChar(row, 19);
-  t->comment = Cell(row, 20);
-  return Status::Ok();
+  t->schema = row.Text(1);
+  t->name = row.Text(2);
+  t->kind = FirstChar(row.Text(3));
+  t->persistence = FirstChar(row.Text(4));
+  t->is_partition = row.Bool(5);
+  t->has_inheritance = row.Bool(6);
+  t->typed = row.Bool(7);
+  t->extension_member = row.Bool(8);
+  t->system = row.Bool(9);
+  t->owner = row.Text(10);
+  t->tablespace = row.Text(11);
+  t->table = row.Text(12);
+  t->heap_size = static_cast<uint64_t>(row.Int(13));
+  t->toast_size = static_cast<uint64_t>(row.Int(14));
+  t->index_size = static_cast<uint64_t>(row.Int(15));
+  t->reltuples = row.Double(16);
+  t->row_security = row.Bool(17);
+  t->force_row_security = row.Bool(18);
+  t->replica_identity = FirstChar(row.Text(19));
+  t->comment = row.Text(20);
+  return row.status();
 }
 
 Status ReadRelOptions(SqlSession* s, uint32_t oid, TableFacts* t) {
@@ -212,11 +210,10 @@ Status ReadRelOptions(SqlSession* s, uint32_t oid, TableFacts* t) {
                  "JOIN pg_catalog.pg_class tc ON tc.oid = c.reltoastrelid "
                  "WHERE c.oid = $1::oid",
                  {std::to_string(oid)}, &r));
-  for (const auto& row : r.rows) {
-    (Cell(row, 0) == "main" ? t->reloptions : t->toast_reloptions)
-        .push_back(Cell(row, 1));
-  }
-  return Status::Ok();
+  return ReadRows(r, "reloptions", [&](SqlRowReader& row) {
+    (row.Text(0) == "main" ? t->reloptions : t->toast_reloptions)
+        .push_back(row.Text(1));
+  });
 }
 
 // The default hash operator class of the column's type (of a domain's base
@@ -264,23 +261,25 @@ Status ReadColumns(SqlSession* s, uint32_t oid, TableFacts* t) {
       "FROM pg_catalog.pg_attribute a WHERE a.attrelid = $1::oid "
       "AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum",
       {std::to_string(oid)}, &r));
-  for (const auto& row : r.rows) {
+  PGLAYOUT_RETURN_IF_ERROR(ReadRows(r, "pg_attribute", [&](SqlRowReader& row) {
     ColumnFacts c;
-    c.name = Cell(row, 0);
-    c.type = Cell(row, 1);
-    c.not_null = CellBool(row, 2);
-    c.identity = CellChar(row, 3);
-    c.generated = CellChar(row, 4);
-    c.stat_target = static_cast<int>(CellInt(row, 5));
-    c.collation = Cell(row, 6);
+    c.name = row.Text(0);
+    c.type = row.Text(1);
+    c.not_null = row.Bool(2);
+    c.identity = FirstChar(row.Text(3));
+    c.generated = FirstChar(row.Text(4));
+    c.stat_target = static_cast<int>(row.Int(5));
+    c.collation = row.Text(6);
     t->columns.push_back(std::move(c));
-  }
+  }));
   SqlResult hashes;
   PGLAYOUT_RETURN_IF_ERROR(
       s->Execute(kColumnHashSql, {std::to_string(oid)}, &hashes));
   for (size_t i = 0; i < hashes.rows.size() && i < t->columns.size(); ++i) {
-    t->columns[i].hash_function = Cell(hashes.rows[i], 1);
-    t->columns[i].hash_input_type = Cell(hashes.rows[i], 2);
+    SqlRowReader row(hashes, i, "the columns' hash functions");
+    t->columns[i].hash_function = row.Text(1);
+    t->columns[i].hash_input_type = row.Text(2);
+    PGLAYOUT_RETURN_IF_ERROR(row.status());
   }
   SqlResult opts;
   PGLAYOUT_RETURN_IF_ERROR(s->Execute(
@@ -288,15 +287,15 @@ Status ReadColumns(SqlSession* s, uint32_t oid, TableFacts* t) {
       "FROM pg_catalog.pg_attribute a WHERE a.attrelid = $1::oid "
       "AND a.attnum > 0 AND NOT a.attisdropped AND a.attoptions IS NOT NULL",
       {std::to_string(oid)}, &opts));
-  for (const auto& row : opts.rows) {
+  return ReadRows(opts, "attoptions", [&](SqlRowReader& row) {
     // Only the options ALTER COLUMN SET accepts (n_distinct,
     // n_distinct_inherited); a server may keep private entries there.
-    if (!Cell(row, 1).starts_with("n_distinct")) continue;
+    const std::string name = row.Text(0), option = row.Text(1);
+    if (!option.starts_with("n_distinct")) return;
     for (ColumnFacts& c : t->columns) {
-      if (c.name == Cell(row, 0)) c.options.push_back(Cell(row, 1));
+      if (c.name == name) c.options.push_back(option);
     }
-  }
-  return Status::Ok();
+  });
 }
 
 // "CREATE UNIQUE INDEX i ON public.t USING btree (id)" -> "USING btree (id)".
@@ -332,27 +331,27 @@ Status ReadIndexes(SqlSession* s, uint32_t oid, TableFacts* t) {
       "AND con.conrelid = x.indrelid AND con.contype IN ('p', 'u', 'x') "
       "WHERE x.indrelid = $1::oid ORDER BY x.indisprimary DESC, ic.relname",
       {std::to_string(oid)}, &r));
-  for (const auto& row : r.rows) {
+  PGLAYOUT_RETURN_IF_ERROR(ReadRows(r, "pg_index", [&](SqlRowReader& row) {
     IndexFacts i;
-    i.name = Cell(row, 0);
-    i.tablespace = Cell(row, 1);
-    i.size = static_cast<uint64_t>(CellInt(row, 2));
-    i.valid = CellBool(row, 3);
-    i.unique = CellBool(row, 4);
-    i.primary = CellBool(row, 5);
-    i.partial = CellBool(row, 6);
-    i.has_expressions = CellBool(row, 7);
-    i.constraint = Cell(row, 8);
-    i.constraint_type = CellChar(row, 9);
-    i.using_clause = UsingClause(Cell(row, 10), Cell(row, 11));
-    i.constraint_def = Cell(row, 12);
-    i.clustered = CellBool(row, 13);
-    i.replica_identity = CellBool(row, 14);
-    for (const SqlValue& o : ParseArrayLiteral(Cell(row, 15))) {
+    i.name = row.Text(0);
+    i.tablespace = row.Text(1);
+    i.size = static_cast<uint64_t>(row.Int(2));
+    i.valid = row.Bool(3);
+    i.unique = row.Bool(4);
+    i.primary = row.Bool(5);
+    i.partial = row.Bool(6);
+    i.has_expressions = row.Bool(7);
+    i.constraint = row.Text(8);
+    i.constraint_type = FirstChar(row.Text(9));
+    i.using_clause = UsingClause(row.Text(10), row.Text(11));
+    i.constraint_def = row.Text(12);
+    i.clustered = row.Bool(13);
+    i.replica_identity = row.Bool(14);
+    for (const SqlValue& o : ParseArrayLiteral(row.Text(15))) {
       if (o) i.options.push_back(*o);
     }
     t->indexes.push_back(std::move(i));
-  }
+  }));
   SqlResult targets;
   PGLAYOUT_RETURN_IF_ERROR(s->Execute(
       "SELECT ic.relname, a.attnum, a.attstattarget::int FROM "
@@ -361,13 +360,16 @@ Status ReadIndexes(SqlSession* s, uint32_t oid, TableFacts* t) {
       "WHERE x.indrelid = $1::oid AND a.attnum > 0 AND "
       "coalesce(a.attstattarget::int, -1) >= 0 ORDER BY 1, 2",
       {std::to_string(oid)}, &targets));
-  for (const auto& row : targets.rows) {
-    for (IndexFacts& i : t->indexes) {
-      if (i.name != Cell(row, 0)) continue;
-      i.column_stat_targets.emplace_back(static_cast<int>(CellInt(row, 1)),
-                                         static_cast<int>(CellInt(row, 2)));
-    }
-  }
+  PGLAYOUT_RETURN_IF_ERROR(ReadRows(
+      targets, "the indexes' statistics targets", [&](SqlRowReader& row) {
+        const std::string name = row.Text(0);
+        const int column = static_cast<int>(row.Int(1));
+        const int target = static_cast<int>(row.Int(2));
+        for (IndexFacts& i : t->indexes) {
+          if (i.name == name)
+            i.column_stat_targets.emplace_back(column, target);
+        }
+      }));
   SqlResult cols;
   PGLAYOUT_RETURN_IF_ERROR(
       s->Execute("SELECT ic.relname, a.attname FROM pg_catalog.pg_index x "
@@ -379,12 +381,12 @@ Status ReadIndexes(SqlSession* s, uint32_t oid, TableFacts* t) {
                  "WHERE x.indrelid = $1::oid AND k.ord <= x.indnkeyatts "
                  "ORDER BY ic.relname, k.ord",
                  {std::to_string(oid)}, &cols));
-  for (const auto& row : cols.rows) {
+  return ReadRows(cols, "the indexes' key columns", [&](SqlRowReader& row) {
+    const std::string name = row.Text(0), column = row.Text(1);
     for (IndexFacts& i : t->indexes) {
-      if (i.name == Cell(row, 0)) i.columns.push_back(Cell(row, 1));
+      if (i.name == name) i.columns.push_back(column);
     }
-  }
-  return Status::Ok();
+  });
 }
 
 // The primary key, else the first usable unique index (pg_repack's rule).
@@ -439,35 +441,35 @@ Status ReadForeignKeys(SqlSession* s, uint32_t oid, TableFacts* t) {
       "WHERE c.contype = 'f' AND c.conparentid = 0 "
       "AND (c.conrelid = $1::oid OR c.confrelid = $1::oid) ORDER BY 1",
       {std::to_string(oid)}, &r));
-  for (const auto& row : r.rows) {
-    bool out = CellBool(row, 1), in = CellBool(row, 2);
+  PGLAYOUT_RETURN_IF_ERROR(ReadRows(r, "foreign keys", [&](SqlRowReader& row) {
+    bool out = row.Bool(1), in = row.Bool(2);
     if (out && in) t->self_referencing_fk = true;
-    bool valid = CellBool(row, 6);
-    std::string definition = WithoutNotValid(Cell(row, 5));
+    bool valid = row.Bool(6);
+    std::string definition = WithoutNotValid(row.Text(5));
     if (out)
-      t->fks_out.push_back({Cell(row, 0), Cell(row, 4), definition, valid});
+      t->fks_out.push_back({row.Text(0), row.Text(4), definition, valid});
     if (in) {
       t->fks_in.push_back(
-          {Cell(row, 0), Cell(row, 3), definition, valid, CellBool(row, 7)});
+          {row.Text(0), row.Text(3), definition, valid, row.Bool(7)});
     }
-  }
+  }));
   SqlResult checks;
   PGLAYOUT_RETURN_IF_ERROR(s->Execute(
       "SELECT conname, pg_catalog.pg_get_constraintdef(oid), convalidated, "
       "connoinherit FROM pg_catalog.pg_constraint WHERE conrelid = $1::oid "
       "AND contype = 'c' AND (NOT convalidated OR connoinherit) ORDER BY 1",
       {std::to_string(oid)}, &checks));
-  for (const auto& row : checks.rows) {
-    if (!CellBool(row, 2)) {
-      t->not_valid_checks.push_back(
-          {Cell(row, 0), WithoutNotValid(Cell(row, 1))});
+  return ReadRows(checks, "CHECK constraints", [&](SqlRowReader& row) {
+    const std::string name = row.Text(0), definition = row.Text(1);
+    const bool validated = row.Bool(2), no_inherit = row.Bool(3);
+    if (!validated) {
+      t->not_valid_checks.push_back({name, WithoutNotValid(definition)});
     }
-    if (CellBool(row, 3)) t->no_inherit_checks.push_back(Cell(row, 0));
-    if (CellBool(row, 2) && CellBool(row, 3)) {
-      t->valid_no_inherit_checks.push_back({Cell(row, 0), Cell(row, 1)});
+    if (no_inherit) t->no_inherit_checks.push_back(name);
+    if (validated && no_inherit) {
+      t->valid_no_inherit_checks.push_back({name, definition});
     }
-  }
-  return Status::Ok();
+  });
 }
 
 // A partition's copies of its parent's row triggers: PostgreSQL makes them
@@ -485,9 +487,9 @@ Status ReadTriggersAndPolicies(SqlSession* s, uint32_t oid, TableFacts* t) {
       "AND NOT tgisinternal AND tgname NOT IN " +
           std::string(kOwnTriggerNames) + InheritedTriggers(s) + " ORDER BY 1",
       {std::to_string(oid)}, &r));
-  for (const auto& row : r.rows) {
-    t->triggers.push_back({Cell(row, 0), Cell(row, 1), CellChar(row, 2)});
-  }
+  PGLAYOUT_RETURN_IF_ERROR(ReadRows(r, "pg_trigger", [&](SqlRowReader& row) {
+    t->triggers.push_back({row.Text(0), row.Text(1), FirstChar(row.Text(2))});
+  }));
   // A trigger of ours calls a function in schema pglayout; one that does
   // not is the user's, under a name an online copy needs.
   SqlResult taken;
@@ -498,9 +500,8 @@ Status ReadTriggersAndPolicies(SqlSession* s, uint32_t oid, TableFacts* t) {
       "AND t.tgname IN " +
           std::string(kOwnTriggerNames) + " ORDER BY 1",
       {std::to_string(oid)}, &taken));
-  for (const auto& row : taken.rows) {
-    t->triggers_named_like_ours.push_back(Cell(row, 0));
-  }
+  PGLAYOUT_RETURN_IF_ERROR(ReadTexts(taken, "triggers named like ours",
+                                     &t->triggers_named_like_ours));
   SqlResult p;
   PGLAYOUT_RETURN_IF_ERROR(s->Execute(
       "SELECT p.polname, 'AS ' || CASE WHEN p.polpermissive "
@@ -515,10 +516,9 @@ Status ReadTriggersAndPolicies(SqlSession* s, uint32_t oid, TableFacts* t) {
       "pg_catalog.pg_get_expr(p.polwithcheck, p.polrelid) || ')', '') "
       "FROM pg_catalog.pg_policy p WHERE p.polrelid = $1::oid ORDER BY 1",
       {std::to_string(oid)}, &p));
-  for (const auto& row : p.rows) {
-    t->policies.push_back({Cell(row, 0), Cell(row, 1)});
-  }
-  return Status::Ok();
+  return ReadRows(p, "pg_policy", [&](SqlRowReader& row) {
+    t->policies.push_back({row.Text(0), row.Text(1)});
+  });
 }
 
 // The table's extended statistics objects, oldest first. Targets exist
@@ -535,11 +535,10 @@ Status ReadStatistics(SqlSession* s, uint32_t oid, TableFacts* t) {
           "ON n.oid = x.stxnamespace WHERE x.stxrelid = $1::oid ORDER BY "
           "x.oid",
       {std::to_string(oid)}, &r));
-  for (const auto& row : r.rows) {
-    t->statistics.push_back({Cell(row, 0), Cell(row, 1),
-                             static_cast<int>(CellInt(row, 2)), Cell(row, 3)});
-  }
-  return Status::Ok();
+  return ReadRows(r, "pg_statistic_ext", [&](SqlRowReader& row) {
+    t->statistics.push_back(
+        {row.Text(0), row.Text(1), static_cast<int>(row.Int(2)), row.Text(3)});
+  });
 }
 
 // COMMENT statements for what the swap makes anew and LIKE does not copy:
@@ -574,8 +573,7 @@ Status ReadObjectComments(SqlSession* s, uint32_t oid, TableFacts* t) {
       "pg_catalog.pg_description d ON d.objoid = p.oid AND d.classoid = "
       "'pg_catalog.pg_policy'::regclass WHERE p.polrelid = $1::oid ORDER BY 1",
       {std::to_string(oid)}, &r));
-  for (const auto& row : r.rows) t->object_comments.push_back(Cell(row, 0));
-  return Status::Ok();
+  return ReadTexts(r, "pg_description", &t->object_comments);
 }
 
 // The statements that give the new table the old one's privileges, with
@@ -620,10 +618,10 @@ Status ReadGrants(SqlSession* s, uint32_t oid, const std::string& object,
     bool by_owner, grantable, grantor_sees_schema;
   };
   std::vector<Grant> pending;
-  for (const auto& row : r.rows) {
-    pending.push_back({Cell(row, 0), Cell(row, 1), Cell(row, 3), Cell(row, 4),
-                       CellBool(row, 2), CellBool(row, 5), CellBool(row, 6)});
-  }
+  PGLAYOUT_RETURN_IF_ERROR(ReadRows(r, "grants", [&](SqlRowReader& row) {
+    pending.push_back({row.Text(0), row.Text(1), row.Text(3), row.Text(4),
+                       row.Bool(2), row.Bool(5), row.Bool(6)});
+  }));
   SqlResult revoked;
   PGLAYOUT_RETURN_IF_ERROR(s->Execute(
       "SELECT d.privilege_type, "
@@ -635,10 +633,11 @@ Status ReadGrants(SqlSession* s, uint32_t oid, const std::string& object,
       "a.grantee = c.relowner AND a.privilege_type = d.privilege_type) "
       "ORDER BY 1",
       {std::to_string(oid)}, &revoked));
-  for (const auto& row : revoked.rows) {
-    t->grants.push_back(fmt::format("REVOKE {} ON {} FROM {}", Cell(row, 0),
-                                    object, Cell(row, 1)));
-  }
+  PGLAYOUT_RETURN_IF_ERROR(ReadRows(
+      revoked, "the owner's revoked privileges", [&](SqlRowReader& row) {
+        t->grants.push_back(fmt::format("REVOKE {} ON {} FROM {}", row.Text(0),
+                                        object, row.Text(1)));
+      }));
   // Grants in an order where every grantor holds its grant option first:
   // the owner's, then rounds of those whose grantor's option is granted.
   std::set<std::string> options;  // "grantee|privilege|column" given
@@ -726,8 +725,7 @@ Status ReadBoundDependents(SqlSession* s, uint32_t oid, TableFacts* t) {
       "tg.tgconstrrelid = $1::oid AND tg.tgrelid <> $1::oid AND NOT "
       "tg.tgisinternal ORDER BY 1",
       {std::to_string(oid)}, &r));
-  for (const auto& row : r.rows) t->bound_dependents.push_back(Cell(row, 0));
-  return Status::Ok();
+  return ReadTexts(r, "pg_depend (objects bound by oid)", &t->bound_dependents);
 }
 
 // Objects that refer to the table by oid and would keep pointing at the old
@@ -747,27 +745,29 @@ Status ReadDependents(SqlSession* s, uint32_t oid, TableFacts* t) {
       "AND d.refobjid = $1::oid AND v.oid <> $1::oid "
       "AND rw.rulename = '_RETURN' AND v.relkind IN ('v', 'm') ORDER BY 1",
       {std::to_string(oid)}, &r));
-  for (const auto& row : r.rows) {
-    if (CellChar(row, 1) == 'm') {
-      t->dependent_matviews.push_back(Cell(row, 0));
-    } else {
-      t->views.push_back({Cell(row, 0), Cell(row, 2), {}});
-    }
-  }
+  PGLAYOUT_RETURN_IF_ERROR(
+      ReadRows(r, "dependent views", [&](SqlRowReader& row) {
+        if (FirstChar(row.Text(1)) == 'm') {
+          t->dependent_matviews.push_back(row.Text(0));
+        } else {
+          t->views.push_back({row.Text(0), row.Text(2), {}});
+        }
+      }));
   for (ViewFacts& v : t->views) {
     SqlResult opts;
     PGLAYOUT_RETURN_IF_ERROR(s->Execute(
         "SELECT pg_catalog.unnest(reloptions) FROM pg_catalog.pg_class "
         "WHERE oid = $1::regclass",
         {v.name}, &opts));
-    for (const auto& row : opts.rows) v.options.push_back(Cell(row, 0));
+    PGLAYOUT_RETURN_IF_ERROR(
+        ReadTexts(opts, "reloptions of " + v.name, &v.options));
   }
   SqlResult rules;
   PGLAYOUT_RETURN_IF_ERROR(s->Execute(
       "SELECT rulename FROM pg_catalog.pg_rewrite WHERE ev_class = $1::oid "
       "AND rulename <> '_RETURN' ORDER BY 1",
       {std::to_string(oid)}, &rules));
-  for (const auto& row : rules.rows) t->rules.push_back(Cell(row, 0));
+  PGLAYOUT_RETURN_IF_ERROR(ReadTexts(rules, "pg_rewrite", &t->rules));
   SqlResult users;
   PGLAYOUT_RETURN_IF_ERROR(s->Execute(
       "SELECT pg_catalog.pg_describe_object(d.classid, d.objid, d.objsubid) "
@@ -777,7 +777,8 @@ Status ReadDependents(SqlSession* s, uint32_t oid, TableFacts* t) {
       "(d.classid = 'pg_catalog.pg_proc'::regclass AND d.refclassid = "
       "'pg_catalog.pg_class'::regclass AND d.refobjid = $1::oid)) ORDER BY 1",
       {std::to_string(oid)}, &users));
-  for (const auto& row : users.rows) t->rowtype_users.push_back(Cell(row, 0));
+  PGLAYOUT_RETURN_IF_ERROR(
+      ReadTexts(users, "users of the row type", &t->rowtype_users));
   return ReadBoundDependents(s, oid, t);
 }
 
@@ -787,14 +788,16 @@ Status ReadReplicationAndSequences(SqlSession* s, uint32_t oid, TableFacts* t) {
       "SELECT DISTINCT pubname FROM pg_catalog.pg_publication_tables "
       "WHERE schemaname = $1 AND tablename = $2 ORDER BY 1",
       {t->schema, t->name}, &r));
-  for (const auto& row : r.rows) t->publications.push_back(Cell(row, 0));
+  PGLAYOUT_RETURN_IF_ERROR(
+      ReadTexts(r, "pg_publication_tables", &t->publications));
   SqlResult sub;
   PGLAYOUT_RETURN_IF_ERROR(s->Execute(
       "SELECT s.subname FROM pg_catalog.pg_subscription_rel r JOIN "
       "pg_catalog.pg_subscription s ON s.oid = r.srsubid WHERE r.srrelid = "
       "$1::oid ORDER BY 1",
       {std::to_string(oid)}, &sub));
-  for (const auto& row : sub.rows) t->subscriptions.push_back(Cell(row, 0));
+  PGLAYOUT_RETURN_IF_ERROR(
+      ReadTexts(sub, "pg_subscription_rel", &t->subscriptions));
   SqlResult seq;
   PGLAYOUT_RETURN_IF_ERROR(s->Execute(
       "SELECT d.deptype, pg_catalog.format('%I.%I', sn.nspname, s.relname), "
@@ -810,20 +813,26 @@ Status ReadReplicationAndSequences(SqlSession* s, uint32_t oid, TableFacts* t) {
       "AND d.refclassid = 'pg_catalog.pg_class'::regclass "
       "AND d.refobjid = $1::oid AND d.deptype IN ('a', 'i') ORDER BY 2",
       {std::to_string(oid)}, &seq));
-  for (const auto& row : seq.rows) {
-    std::string entry = Cell(row, 1) + "|" + Cell(row, 2);
-    (CellChar(row, 0) == 'a' ? t->owned_sequences : t->identity_sequences)
-        .push_back(entry);
-    if (CellChar(row, 0) != 'i') continue;
+  for (size_t i = 0; i < seq.rows.size(); ++i) {
+    SqlRowReader row(seq, i, "the table's sequences");
+    const char deptype = FirstChar(row.Text(0));
+    const std::string sequence = row.Text(1), column = row.Text(2);
+    const std::string type = row.Text(3);
+    const uint32_t sequence_oid = static_cast<uint32_t>(row.Int(4));
+    const bool has_comment = !row.IsNull(5);
+    const std::string comment = row.Text(5);
+    PGLAYOUT_RETURN_IF_ERROR(row.status());
+    (deptype == 'a' ? t->owned_sequences : t->identity_sequences)
+        .push_back(sequence + "|" + column);
+    if (deptype != 'i') continue;
     // The swap makes identity sequences anew: their type, privileges and
     // comment come back by name.
-    t->identity_sequence_types[Cell(row, 2)] = Cell(row, 3);
-    PGLAYOUT_RETURN_IF_ERROR(ReadGrants(s,
-                                        static_cast<uint32_t>(CellInt(row, 4)),
-                                        "SEQUENCE " + Cell(row, 1), t));
-    if (row[5]) {
+    t->identity_sequence_types[column] = type;
+    PGLAYOUT_RETURN_IF_ERROR(
+        ReadGrants(s, sequence_oid, "SEQUENCE " + sequence, t));
+    if (has_comment) {
       t->object_comments.push_back(fmt::format(
-          "COMMENT ON SEQUENCE {} IS {}", Cell(row, 1), QuoteLiteral(*row[5])));
+          "COMMENT ON SEQUENCE {} IS {}", sequence, QuoteLiteral(comment)));
     }
   }
   return Status::Ok();
@@ -851,11 +860,13 @@ Status ReadPartition(SqlSession* s, uint32_t oid, TableFacts* t) {
       "c.oid = $1::oid",
       {std::to_string(oid)}, &r));
   if (r.rows.empty()) return Status::Ok();
-  t->partition_parent = Cell(r.rows[0], 0);
-  t->partition_bound = Cell(r.rows[0], 1);
-  t->partition_constraint = Cell(r.rows[0], 2);
-  t->default_partition = Cell(r.rows[0], 3);
-  t->default_partition_partitioned = CellBool(r.rows[0], 4);
+  SqlRowReader row(r, 0, "the partition's parent");
+  t->partition_parent = row.Text(0);
+  t->partition_bound = row.Text(1);
+  t->partition_constraint = row.Text(2);
+  t->default_partition = row.Text(3);
+  t->default_partition_partitioned = row.Bool(4);
+  PGLAYOUT_RETURN_IF_ERROR(row.status());
   SqlResult fks;
   PGLAYOUT_RETURN_IF_ERROR(s->Execute(
       "SELECT c.conname, pg_catalog.format('%I.%I', fn.nspname, f.relname), "
@@ -865,11 +876,12 @@ Status ReadPartition(SqlSession* s, uint32_t oid, TableFacts* t) {
       "f.relnamespace WHERE c.contype = 'f' AND c.conrelid = $1::oid AND "
       "c.conparentid <> 0 ORDER BY 1",
       {std::to_string(oid)}, &fks));
-  for (const auto& row : fks.rows) {
-    t->inherited_fks_out.push_back({Cell(row, 0), Cell(row, 1),
-                                    WithoutNotValid(Cell(row, 2)),
-                                    CellBool(row, 3)});
-  }
+  PGLAYOUT_RETURN_IF_ERROR(
+      ReadRows(fks, "foreign keys from the parent", [&](SqlRowReader& row) {
+        t->inherited_fks_out.push_back({row.Text(0), row.Text(1),
+                                        WithoutNotValid(row.Text(2)),
+                                        row.Bool(3)});
+      }));
   SqlResult refs;
   PGLAYOUT_RETURN_IF_ERROR(s->Execute(
       "SELECT DISTINCT pg_catalog.format('foreign key %I of table %s', "
@@ -879,10 +891,8 @@ Status ReadPartition(SqlSession* s, uint32_t oid, TableFacts* t) {
       "pg_catalog.pg_partition_ancestors($1::oid) a WHERE a.relid <> "
       "$1::oid) ORDER BY 1",
       {std::to_string(oid)}, &refs));
-  for (const auto& row : refs.rows) {
-    t->parent_referenced_by.push_back(Cell(row, 0));
-  }
-  return Status::Ok();
+  return ReadTexts(refs, "foreign keys to an ancestor",
+                   &t->parent_referenced_by);
 }
 
 }  // namespace
@@ -905,11 +915,15 @@ Status HardenSession(SqlSession* session) {
 
 Status ResolveRelation(SqlSession* session, const std::string& name,
                        uint32_t* oid) {
-  SqlValue v;
-  PGLAYOUT_RETURN_IF_ERROR(QueryValue(
-      session, "SELECT pg_catalog.to_regclass($1)::oid", {name}, &v));
-  *oid = v ? static_cast<uint32_t>(std::stoul(*v)) : 0;
-  return Status::Ok();
+  SqlResult r;
+  PGLAYOUT_RETURN_IF_ERROR(
+      session->Execute("SELECT pg_catalog.to_regclass($1)::oid", {name}, &r));
+  if (r.rows.empty()) {
+    return Status::NotFound("query returned no rows: to_regclass of " + name);
+  }
+  SqlRowReader row(r, 0, "to_regclass of " + name);
+  *oid = static_cast<uint32_t>(row.Int(0));
+  return row.status();
 }
 
 // Walsenders of physical standbys: they are connected to no database (a
@@ -924,8 +938,7 @@ Status ReadStreamingStandbys(SqlSession* s, ServerFacts* f) {
       "ON a.pid = r.pid WHERE a.datid IS NULL AND r.state <> 'backup' "
       "ORDER BY 1",
       {}, &r));
-  for (const auto& row : r.rows) f->streaming_standbys.push_back(Cell(row, 0));
-  return Status::Ok();
+  return ReadTexts(r, "pg_stat_replication", &f->streaming_standbys);
 }
 
 // Slots and archiving keep WAL that the copies' WAL adds to
@@ -944,11 +957,12 @@ Status ReadWalRetention(SqlSession* s, ServerFacts* f) {
           "BY "
           "1",
       {}, &r));
-  for (const auto& row : r.rows) {
-    f->replication_slots.push_back(
-        {Cell(row, 0), CellBool(row, 1), Cell(row, 2),
-         static_cast<uint64_t>(std::max<int64_t>(CellInt(row, 3), 0))});
-  }
+  PGLAYOUT_RETURN_IF_ERROR(
+      ReadRows(r, "pg_replication_slots", [&](SqlRowReader& row) {
+        f->replication_slots.push_back(
+            {row.Text(0), row.Bool(1), row.Text(2),
+             static_cast<uint64_t>(std::max<int64_t>(row.Int(3), 0))});
+      }));
   SqlResult a;
   PGLAYOUT_RETURN_IF_ERROR(s->Execute(
       fmt::format("SELECT {}, ",
@@ -958,22 +972,22 @@ Status ReadWalRetention(SqlSession* s, ServerFacts* f) {
           "coalesce((SELECT last_failed_time > coalesce(last_archived_time, "
           "'-infinity') FROM pg_catalog.pg_stat_archiver), false)",
       {}, &a));
-  if (!a.rows.empty()) {
-    uint64_t bytes = 0;
-    std::string keep = Cell(a.rows[0], 0);
-    f->max_slot_wal_keep_size_mb = keep == "-1" || !ParseSize(keep, &bytes).ok()
-                                       ? -1
-                                       : static_cast<int64_t>(bytes / kMiB);
-    f->archiver_failing = CellBool(a.rows[0], 1);
-  }
-  return Status::Ok();
+  if (a.rows.empty()) return Status::Ok();
+  SqlRowReader row(a, 0, "max_slot_wal_keep_size and pg_stat_archiver");
+  uint64_t bytes = 0;
+  std::string keep = row.Text(0);
+  f->max_slot_wal_keep_size_mb = keep == "-1" || !ParseSize(keep, &bytes).ok()
+                                     ? -1
+                                     : static_cast<int64_t>(bytes / kMiB);
+  f->archiver_failing = row.Bool(1);
+  return row.status();
 }
 
 Status GatherServerFacts(SqlSession* session, const Plan& plan,
                          ServerFacts* facts) {
   ServerFacts f;
   PGLAYOUT_RETURN_IF_ERROR(ReadServerBasics(session, &f));
-  PGLAYOUT_RETURN_IF_ERROR(ReadTablespaces(session, &f));
+  PGLAYOUT_RETURN_IF_ERROR(ReadPgTablespaces(session, &f.tablespaces));
   PGLAYOUT_RETURN_IF_ERROR(ReadPaths(session, plan, &f));
   PGLAYOUT_RETURN_IF_ERROR(ReadSettings(session, plan, &f));
   PGLAYOUT_RETURN_IF_ERROR(ReadLockHolder(session, &f));
@@ -1018,8 +1032,7 @@ Status ReadTakenNames(SqlSession* session, const std::string& schema,
       "pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = "
       "$1 AND c.relname = ANY ($2::text[]) ORDER BY 1",
       {schema, TextArrayLiteral(names)}, &r));
-  for (const auto& row : r.rows) taken->push_back(Cell(row, 0));
-  return Status::Ok();
+  return ReadTexts(r, "pg_class (names taken)", taken);
 }
 
 Status ReadPreparedLocks(SqlSession* session, uint32_t oid,
@@ -1036,8 +1049,7 @@ Status ReadPreparedLocks(SqlSession* session, uint32_t oid,
       "AND l.relation = $1::oid ORDER BY 1",
       {std::to_string(oid)}, &r));
   gids->clear();
-  for (const auto& row : r.rows) gids->push_back(Cell(row, 0));
-  return Status::Ok();
+  return ReadTexts(r, "pg_prepared_xacts", gids);
 }
 
 namespace {

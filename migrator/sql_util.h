@@ -15,19 +15,10 @@ using SqlRow = std::vector<SqlValue>;
 
 // The text of cell |i| ("" for NULL or a missing column).
 std::string Cell(const SqlRow& row, size_t i);
-// PostgreSQL's boolean text: "t" / "true" / "on" are true; NULL is false.
-bool CellBool(const SqlRow& row, size_t i);
-// Integer cells; NULL or unparsable text is 0.
+// Integer cells; NULL or unparsable text is 0. Left only for the reads in
+// online.cc and migrator.cc: new code reads through SqlRowReader
+// (common/sql_row.h), which makes unparsable text an error.
 int64_t CellInt(const SqlRow& row, size_t i);
-double CellDouble(const SqlRow& row, size_t i);
-// The first character of a "char" cell, 0 when empty or NULL.
-char CellChar(const SqlRow& row, size_t i);
-
-// A text[] literal for a $n::text[] parameter: {"a","b \"c\""}.
-std::string TextArrayLiteral(const std::vector<std::string>& values);
-// Parses a one-dimensional array literal as PostgreSQL prints it
-// ({a,"b c",NULL}); NULL elements become std::nullopt.
-std::vector<SqlValue> ParseArrayLiteral(const std::string& text);
 
 // The pieces with |separator| between them.
 std::string Join(const std::vector<std::string>& items,

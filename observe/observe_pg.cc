@@ -1,12 +1,12 @@
 #include "observe/observe_pg.h"
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 #include <unordered_map>
 
+#include "common/pg_catalog_read.h"
 #include "common/sql_row.h"
 
 namespace pglayout {
@@ -122,24 +122,6 @@ std::string CountersQuery() {
       "WHERE datname = current_database())) x ON x.relation = c.oid "
       "WHERE {filter}",
       fmt::arg("size", kSizeSql), fmt::arg("filter", kRelationFilter));
-}
-
-// Checkpoint columns were renamed when they moved to pg_stat_checkpointer
-// in 17 (commit 96f0526), which also counts a standby's restartpoints apart
-// from checkpoints: on a standby those are the ones that happen. Before 17
-// pg_stat_bgwriter counts restartpoints as checkpoints. The order of the
-// columns is the same.
-std::string CheckpointQuery(int version, bool in_recovery) {
-  if (version >= 170000) {
-    return fmt::format(
-        "SELECT {}, write_time, sync_time, buffers_written, stats_reset "
-        "FROM pg_stat_checkpointer",
-        in_recovery ? "restartpoints_timed, restartpoints_req"
-                    : "num_timed, num_requested");
-  }
-  return "SELECT checkpoints_timed, checkpoints_req, checkpoint_write_time, "
-         "checkpoint_sync_time, buffers_checkpoint, stats_reset "
-         "FROM pg_stat_bgwriter";
 }
 
 std::string ServerQuery(bool in_recovery) {
@@ -283,15 +265,15 @@ class PgStatsSource : public StatsSource {
     in_recovery_ = recovery == "t";
     info->in_recovery = in_recovery_;
     PGLAYOUT_RETURN_IF_ERROR(ReadSettings(&info->settings));
-    PGLAYOUT_RETURN_IF_ERROR(ReadTablespaces(&info->tablespaces));
-    SqlResult r;
     PGLAYOUT_RETURN_IF_ERROR(
-        Run(CheckpointQuery(info->version_num, in_recovery_), {}, &r));
-    if (r.rows.empty()) return Status::Ok();
-    SqlRowReader row(r, 0, "checkpoint statistics");
-    ReadCheckpoints(row, &info->checkpoints_since_reset);
-    info->checkpoints_reset_at = row.Text(5);
-    return row.status();
+        WithPrivilegeHint(ReadPgTablespaces(session_, &info->tablespaces)));
+    CheckpointStatistics checkpoints;
+    bool found = false;
+    PGLAYOUT_RETURN_IF_ERROR(ReadCheckpoints(&checkpoints, &found));
+    if (!found) return Status::Ok();
+    info->checkpoints_since_reset = Counters(checkpoints);
+    info->checkpoints_reset_at = checkpoints.stats_reset;
+    return Status::Ok();
   }
 
   Status ReadSample(Sample* sample, bool* skipped) override {
@@ -373,7 +355,12 @@ class PgStatsSource : public StatsSource {
   Status Run(const std::string& sql, const std::vector<SqlValue>& params,
              SqlResult* result) {
     SqlResult ignored;
-    Status st = session_->Execute(sql, params, result ? result : &ignored);
+    return WithPrivilegeHint(
+        session_->Execute(sql, params, result ? result : &ignored));
+  }
+
+  // |st| of the last statement, with that hint if a privilege was missing.
+  Status WithPrivilegeHint(const Status& st) {
     if (st.ok() || session_->last_sqlstate() != "42501") return st;
     return Status::SqlError(fmt::format(
         "{}; observe needs to read the statistics views: grant the role "
@@ -392,37 +379,29 @@ class PgStatsSource : public StatsSource {
     return Status::Ok();
   }
 
+  // The settings as SHOW prints them ("1GB"). pg_settings lists only what
+  // the role may see: data_directory needs pg_read_all_settings and is then
+  // simply missing.
   Status ReadSettings(std::map<std::string, std::string>* settings) {
     std::vector<std::string> names(std::begin(kSettings), std::end(kSettings));
-    SqlResult r;
-    // pg_settings lists only what the role may see: data_directory needs
-    // pg_read_all_settings and is then simply missing.
+    std::map<std::string, PgSetting> read;
     PGLAYOUT_RETURN_IF_ERROR(
-        Run("SELECT name, current_setting(name) FROM pg_settings "
-            "WHERE name = ANY($1::text[])",
-            {fmt::format("{{{}}}", fmt::join(names, ","))}, &r));
-    return ReadRows(r, "pg_settings", [&](SqlRowReader& row) {
-      (*settings)[row.Text(0)] = row.Text(1);
-    });
+        WithPrivilegeHint(ReadPgSettings(session_, names, &read)));
+    for (const auto& [name, setting] : read) (*settings)[name] = setting.shown;
+    return Status::Ok();
   }
 
-  Status ReadTablespaces(std::vector<TablespaceInfo>* out) {
-    SqlResult r;
-    PGLAYOUT_RETURN_IF_ERROR(
-        Run("SELECT spcname, pg_tablespace_location(oid) FROM pg_tablespace "
-            "ORDER BY spcname",
-            {}, &r));
-    return ReadRows(r, "pg_tablespace", [&](SqlRowReader& row) {
-      out->push_back({row.Text(0), row.Text(1)});
-    });
+  // The checkpoints, or the restartpoints of a standby from 17 on;
+  // *found is false when the view gave no row.
+  Status ReadCheckpoints(CheckpointStatistics* checkpoints, bool* found) {
+    Status st = ReadCheckpointStatistics(session_, in_recovery_, checkpoints);
+    *found = st.code() != Status::Code::kNotFound;
+    return *found ? WithPrivilegeHint(st) : Status::Ok();
   }
 
-  static void ReadCheckpoints(SqlRowReader& row, CheckpointCounters* c) {
-    c->timed = row.Int(0);
-    c->requested = row.Int(1);
-    c->write_time_ms = row.Double(2);
-    c->sync_time_ms = row.Double(3);
-    c->buffers_written = row.Int(4);
+  static CheckpointCounters Counters(const CheckpointStatistics& c) {
+    return {c.timed, c.requested, c.write_time_ms, c.sync_time_ms,
+            c.buffers_written};
   }
 
   Status ReadSampleInTransaction(Sample* sample) {
@@ -436,13 +415,10 @@ class PgStatsSource : public StatsSource {
     s.commits = server.Int(2);
     s.buffers_clean = server.Int(3);
     PGLAYOUT_RETURN_IF_ERROR(server.status());
-    PGLAYOUT_RETURN_IF_ERROR(
-        Run(CheckpointQuery(version, in_recovery_), {}, &r));
-    if (!r.rows.empty()) {
-      SqlRowReader row(r, 0, "checkpoint statistics");
-      ReadCheckpoints(row, &s.checkpoints);
-      PGLAYOUT_RETURN_IF_ERROR(row.status());
-    }
+    CheckpointStatistics checkpoints;
+    bool found = false;
+    PGLAYOUT_RETURN_IF_ERROR(ReadCheckpoints(&checkpoints, &found));
+    if (found) s.checkpoints = Counters(checkpoints);
     if (version >= 140000) {
       PGLAYOUT_RETURN_IF_ERROR(Run(WalQuery(version), {}, &r));
       if (!r.rows.empty()) {

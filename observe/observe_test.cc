@@ -298,9 +298,9 @@ void AnswerSample(FakeSession* s) {
   s->answers["extract(epoch FROM clock_timestamp())"] = {
       {"1700000000.5", "123456", "42", "7"}};
   s->answers["pg_is_in_recovery()"] = {{"f"}};
-  s->answers["FROM pg_stat_checkpointer"] = {
+  s->answers["FROM pg_catalog.pg_stat_checkpointer"] = {
       {"3", "1", "10.5", "2.5", "100", "2024-01-01"}};
-  s->answers["FROM pg_stat_bgwriter"] = {
+  s->answers["FROM pg_catalog.pg_stat_bgwriter"] = {
       {"4", "2", "11", "3", "200", "2024-01-02"}};
 }
 
@@ -355,7 +355,8 @@ TEST(PgStatsSource, UsesTheViewsOfEachVersion) {
     bool skipped;
     ASSERT_TRUE(source->ReadSample(&sample, &skipped).ok());
     SCOPED_TRACE(c.version);
-    EXPECT_EQ(session.Ran("FROM pg_stat_checkpointer"), c.checkpointer);
+    EXPECT_EQ(session.Ran("FROM pg_catalog.pg_stat_checkpointer"),
+              c.checkpointer);
     EXPECT_EQ(session.Ran("checkpoints_req"), !c.checkpointer);
     EXPECT_EQ(session.Ran("FROM pg_stat_io"), c.io);
     EXPECT_EQ(session.Ran("FROM pg_stat_wal"), c.wal);

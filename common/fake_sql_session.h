@@ -1,16 +1,16 @@
 // A scripted SqlSession for unit tests: records every statement and answers
 // from rules matched by substring, so the executor's transaction and retry
-// logic is tested without a server.
+// logic, and the readers of result rows, are tested without a server.
 
-#ifndef PGLAYOUT_MIGRATOR_FAKE_SQL_SESSION_H_
-#define PGLAYOUT_MIGRATOR_FAKE_SQL_SESSION_H_
+#ifndef PGLAYOUT_COMMON_FAKE_SQL_SESSION_H_
+#define PGLAYOUT_COMMON_FAKE_SQL_SESSION_H_
 
 #include <string>
 #include <vector>
 
 #include "common/sql.h"
 
-namespace pglayout::migrator {
+namespace pglayout {
 
 class FakeSqlSession : public SqlSession {
  public:
@@ -68,6 +68,6 @@ class FakeSqlSession : public SqlSession {
   std::string last_sqlstate_;
 };
 
-}  // namespace pglayout::migrator
+}  // namespace pglayout
 
-#endif  // PGLAYOUT_MIGRATOR_FAKE_SQL_SESSION_H_
+#endif  // PGLAYOUT_COMMON_FAKE_SQL_SESSION_H_
