@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <random>
 
+#include "common/sql_row.h"
 #include "migrator/server_facts.h"
 #include "migrator/sql_util.h"
 
@@ -91,7 +92,12 @@ Status Executor::CancelAutovacuumOn(const std::vector<std::string>& relations) {
     }
     return Status::Ok();
   }
-  int64_t cancelled = r.rows.empty() ? 0 : CellInt(r.rows[0], 0);
+  int64_t cancelled = 0;
+  if (!r.rows.empty()) {
+    SqlRowReader row(r, 0, "cancelled autovacuum workers");
+    cancelled = row.Int(0);
+    PGLAYOUT_RETURN_IF_ERROR(row.status());
+  }
   if (cancelled > 0) {
     Line(fmt::format(
         "cancelled {} autovacuum worker(s) holding a lock this step needs "

@@ -152,19 +152,19 @@ Status ReadWalPoint(SqlSession* session, WalPoint* p) {
 }
 
 Status CheckpointTiming(SqlSession* session, GuardWaitLimits* limits) {
-  SqlValue cct, timeout;
-  PGLAYOUT_RETURN_IF_ERROR(QueryValue(
-      session, "SELECT current_setting('checkpoint_completion_target')", {},
-      &cct));
-  PGLAYOUT_RETURN_IF_ERROR(QueryValue(session,
-                                      "SELECT setting FROM "
-                                      "pg_catalog.pg_settings WHERE name = "
-                                      "'checkpoint_timeout'",
-                                      {}, &timeout));
-  limits->completion_target = std::strtod(cct.value_or("0.9").c_str(), nullptr);
-  limits->checkpoint_timeout_s =
-      std::strtod(timeout.value_or("300").c_str(), nullptr);
-  return Status::Ok();
+  SqlResult cct, timeout;
+  PGLAYOUT_RETURN_IF_ERROR(session->Execute(
+      "SELECT current_setting('checkpoint_completion_target')", {}, &cct));
+  PGLAYOUT_RETURN_IF_ERROR(session->Execute(
+      "SELECT setting FROM pg_catalog.pg_settings WHERE name = "
+      "'checkpoint_timeout'",
+      {}, &timeout));
+  SqlRowReader target(cct, 0, "checkpoint_completion_target");
+  SqlRowReader seconds(timeout, 0, "checkpoint_timeout");
+  limits->completion_target = target.Double(0);
+  limits->checkpoint_timeout_s = seconds.Double(0);
+  PGLAYOUT_RETURN_IF_ERROR(target.status());
+  return seconds.status();
 }
 
 // Why the restore waits, and who completes it.

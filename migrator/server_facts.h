@@ -31,7 +31,7 @@ inline constexpr int kRunLockObject = 1;
 // Held (in the run's own database) while a run may change server-wide
 // settings with ALTER SYSTEM. Advisory locks are per database, so a run
 // also looks in pg_locks, which spans the cluster, for the same key held
-// from another database (see Migration::AcquireSettingsLock).
+// from another database (see GuardRestorer::AcquireSettingsLock).
 inline constexpr int kSettingsLockObject = 2;
 
 // Overrides hostile role/database defaults for this session, so that a

@@ -9,11 +9,6 @@ std::string Cell(const SqlRow& row, size_t i) {
   return *row[i];
 }
 
-int64_t CellInt(const SqlRow& row, size_t i) {
-  std::string v = Cell(row, i);
-  return v.empty() ? 0 : std::strtoll(v.c_str(), nullptr, 10);
-}
-
 std::string Join(const std::vector<std::string>& items,
                  const std::string& separator) {
   std::string out;

@@ -15,10 +15,6 @@ using SqlRow = std::vector<SqlValue>;
 
 // The text of cell |i| ("" for NULL or a missing column).
 std::string Cell(const SqlRow& row, size_t i);
-// Integer cells; NULL or unparsable text is 0. Left only for the reads in
-// online.cc and migrator.cc: new code reads through SqlRowReader
-// (common/sql_row.h), which makes unparsable text an error.
-int64_t CellInt(const SqlRow& row, size_t i);
 
 // The pieces with |separator| between them.
 std::string Join(const std::vector<std::string>& items,
