@@ -73,11 +73,10 @@ Status OnlinePace::CopyPause(double start, int64_t bytes, double batch_s) {
 
 // At half duty replay still outruns any foreground the copy kept up with,
 // and it must catch up to converge.
-Status OnlinePace::ReplayPause(double round_s, int64_t backlog,
-                               std::optional<int64_t> previous_backlog) {
+Status OnlinePace::ReplayPause(double round_s) {
   double pause = 0;
   PGLAYOUT_RETURN_IF_ERROR(AdaptivePause(round_s, &pause));
-  c_.Sleep(migrator::ReplayPause(pause, round_s, backlog, previous_backlog));
+  c_.Sleep(std::min(pause, round_s));
   return Status::Ok();
 }
 

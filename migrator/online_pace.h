@@ -8,7 +8,6 @@
 #define PGLAYOUT_MIGRATOR_ONLINE_PACE_H_
 
 #include <cstdint>
-#include <optional>
 #include <string>
 
 #include "migrator/online_context.h"
@@ -36,10 +35,8 @@ class OnlinePace {
   Status CopyPause(double start, int64_t bytes, double batch_s);
 
   // Sleeps between replay rounds: the throttle's pause, never longer than
-  // the |round_s| the round took unless the log's |backlog| shrank since
-  // the last round's (migrator::ReplayPause).
-  Status ReplayPause(double round_s, int64_t backlog,
-                     std::optional<int64_t> previous_backlog);
+  // the |round_s| the round took.
+  Status ReplayPause(double round_s);
 
   // Work the throttle did not see (index builds, the verification) ended.
   void OtherWorkDone() { throttle_.OtherWorkDone(); }

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <optional>
 #include <string>
 
 #include "common/sql_row.h"
@@ -19,22 +18,6 @@ Status ReplayRound(const OnlineContext& c, int64_t limit, int64_t* log_rows) {
     return ReplayLogRows(c, sql, limit, log_rows);
   });
 }
-
-// The rows the capture log holds now.
-Status LogBacklog(const OnlineContext& c, int64_t* rows) {
-  SqlResult r;
-  PGLAYOUT_RETURN_IF_ERROR(c.ex->session()->Execute(
-      fmt::format("SELECT count(*) FROM {}", c.names.log), {}, &r));
-  SqlRowReader row(r, 0, "capture log backlog");
-  *rows = row.Int(0);
-  return row.status();
-}
-
-// With the adaptive throttle a replay round lasts about this long, as a
-// copy batch does, so that the throttle paces the catch-up as it paces the
-// copy; the first round, whose speed is not known yet, takes kFirstRoundRows.
-constexpr double kPacedRoundSeconds = 1;
-constexpr int64_t kFirstRoundRows = 10000;
 
 }  // namespace
 
@@ -61,14 +44,7 @@ Status ReplayLogRows(const OnlineContext& c, const ReplaySql& sql,
 Status CatchUp(const OnlineContext& c, OnlinePace* pace) {
   pace->OtherWorkDone();  // index builds or the verification
   const double start = c.Now();
-  const int64_t threshold = c.ex->options().switch_threshold;
-  // A round shorter than twice the threshold could take fewer than the
-  // threshold from a long log and end the catch-up too soon.
-  const int64_t fewest = std::max<int64_t>(2 * threshold, 1000);
-  const int64_t most = std::max(c.ex->options().batch_rows, fewest);
-  int64_t limit =
-      c.Adaptive() ? std::clamp(kFirstRoundRows, fewest, most) : most;
-  std::optional<int64_t> previous_backlog;
+  int64_t limit = std::max<int64_t>(c.ex->options().batch_rows, 1000);
   int64_t replayed = 0;
   for (int rounds = 1;; ++rounds) {
     int64_t n = 0;
@@ -76,7 +52,7 @@ Status CatchUp(const OnlineContext& c, OnlinePace* pace) {
     const double round_start = c.Now();
     PGLAYOUT_RETURN_IF_ERROR(ReplayRound(c, limit, &n));
     replayed += n;
-    if (n < threshold) {
+    if (n < c.ex->options().switch_threshold) {
       if (rounds == 1) return Status::Ok();  // a short log: nothing to tell
       c.ex->Line(fmt::format(
           "{}: caught up: {} logged changes replayed in {} rounds ({:.1f} s; "
@@ -84,15 +60,7 @@ Status CatchUp(const OnlineContext& c, OnlinePace* pace) {
           c.relation(), replayed, rounds, c.Since(start), pace->State()));
       return Status::Ok();
     }
-    const double round_s = c.Since(round_start);
-    int64_t backlog = 0;
-    if (c.Adaptive()) {
-      PGLAYOUT_RETURN_IF_ERROR(LogBacklog(c, &backlog));
-      limit = NextReplayRows(n, round_s, kPacedRoundSeconds, fewest, most);
-    }
-    PGLAYOUT_RETURN_IF_ERROR(
-        pace->ReplayPause(round_s, backlog, previous_backlog));
-    previous_backlog = backlog;
+    PGLAYOUT_RETURN_IF_ERROR(pace->ReplayPause(c.Since(round_start)));
     if (c.Since(start) > c.ex->options().catchup_timeout_s) {
       return Status::Aborted(fmt::format(
           "{}: replay did not converge in {:.0f} s (writes arrive faster "

@@ -26,8 +26,7 @@ Status ReplayLogRows(const OnlineContext& c, const ReplaySql& sql,
 
 // Replays in rounds, one transaction each and |pace|'s pause between them,
 // until a round takes fewer than switch_threshold log rows; Aborted once
-// that takes longer than catchup_timeout_s. With the adaptive throttle the
-// rounds are sized to last about a second, like copy batches.
+// that takes longer than catchup_timeout_s.
 Status CatchUp(const OnlineContext& c, OnlinePace* pace);
 
 }  // namespace pglayout::migrator

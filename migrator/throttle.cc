@@ -53,19 +53,6 @@ const char* ThrottleModeName(ThrottleMode mode) {
   return mode == ThrottleMode::kOff ? "off" : "adaptive";
 }
 
-int64_t NextReplayRows(int64_t rows, double round_s, double target_s,
-                       int64_t min_rows, int64_t max_rows) {
-  if (round_s <= 0 || rows <= 0) return max_rows;
-  const double sized = static_cast<double>(rows) * target_s / round_s;
-  return std::clamp(static_cast<int64_t>(sized), min_rows, max_rows);
-}
-
-double ReplayPause(double pause_s, double round_s, int64_t backlog,
-                   std::optional<int64_t> previous_backlog) {
-  if (previous_backlog && backlog < *previous_backlog) return pause_s;
-  return std::min(pause_s, round_s);
-}
-
 void AdaptiveThrottle::SetBaseline(const ThrottleSample& first,
                                    const ThrottleSample& second) {
   double commits = CommitRate(first, second);

@@ -49,19 +49,6 @@ struct ThrottleLimits {
   double max_pause_factor = 9;  // the copy never drops below 1/10 speed
 };
 
-// The catch-up's replay rounds, paced like copy batches. The rows of the
-// next round, sized so that it lasts about |target_s| given that the last
-// replayed |rows| in |round_s|, within [min_rows, max_rows].
-int64_t NextReplayRows(int64_t rows, double round_s, double target_s,
-                       int64_t min_rows, int64_t max_rows);
-
-// The pause after a replay round: the throttle's |pause_s| while the log's
-// |backlog| shrinks from round to round, and at most the round's own
-// |round_s| once it does not (the first round has no |previous_backlog|),
-// so that replay still outruns the writes that fill the log.
-double ReplayPause(double pause_s, double round_s, int64_t backlog,
-                   std::optional<int64_t> previous_backlog);
-
 class AdaptiveThrottle {
  public:
   explicit AdaptiveThrottle(ThrottleLimits limits = {}) : limits_(limits) {}

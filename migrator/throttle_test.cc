@@ -166,28 +166,6 @@ TEST(AdaptiveThrottle, CopiesFlatOutBesideAnIdleDatabase) {
   EXPECT_EQ(t.State(), "pause 0.00x (foreground idle)");
 }
 
-TEST(ReplayPacing, RoundsAreSizedToLastAboutTheTargetTime) {
-  // 100,000 rows took 15 s: a 1 s round holds a fifteenth of them.
-  EXPECT_EQ(NextReplayRows(100000, 15, 1, 1000, 100000), 6666);
-  // A fast round grows the next, up to the largest.
-  EXPECT_EQ(NextReplayRows(5000, 0.25, 1, 1000, 100000), 20000);
-  EXPECT_EQ(NextReplayRows(50000, 0.1, 1, 1000, 100000), 100000);
-  // Never below the smallest, nor confused by a round that took no time.
-  EXPECT_EQ(NextReplayRows(2000, 10, 1, 1000, 100000), 1000);
-  EXPECT_EQ(NextReplayRows(2000, 0, 1, 1000, 100000), 100000);
-}
-
-TEST(ReplayPacing, PausesAsTheThrottleSaysOnlyWhileTheLogShrinks) {
-  // The backlog fell from 40,000 to 30,000: the throttle's full pause.
-  EXPECT_DOUBLE_EQ(ReplayPause(4.5, 1.5, 30000, 40000), 4.5);
-  // It grew (or the first round, with nothing to compare): at most the
-  // round, so that the replay runs at least half the time.
-  EXPECT_DOUBLE_EQ(ReplayPause(4.5, 1.5, 41000, 40000), 1.5);
-  EXPECT_DOUBLE_EQ(ReplayPause(4.5, 1.5, 30000, std::nullopt), 1.5);
-  // A pause shorter than the round is kept either way.
-  EXPECT_DOUBLE_EQ(ReplayPause(0.5, 1.5, 41000, 40000), 0.5);
-}
-
 TEST(ThrottleMode, ParsesBothModesAndRefusesOthers) {
   ThrottleMode mode = ThrottleMode::kOff;
   ASSERT_TRUE(ParseThrottleMode("adaptive", &mode).ok());
