@@ -51,7 +51,11 @@ bool WalBudget(const Workload& w, double* budget, double* timeout) {
     return false;
   }
   if (auto c = w.Setting("checkpoint_completion_target")) {
-    cct = std::strtod(c->c_str(), nullptr);
+    char* end = nullptr;
+    cct = std::strtod(c->c_str(), &end);
+    // Text that is not a fraction judges nothing, as an unparsable
+    // max_wal_size does.
+    if (end == c->c_str() || *end != '\0' || cct < 0 || cct > 1) return false;
   }
   *budget = static_cast<double>(max_wal) / (1.0 + cct);
   return true;

@@ -248,6 +248,25 @@ TEST(Diagnosis, HistorySinceTheResetIsNotAdvice) {
       << text;
 }
 
+// The WAL pressure line needs max_wal_size, checkpoint_timeout and a
+// checkpoint_completion_target it can read: text that is not a fraction
+// judges nothing rather than counting as 0.
+TEST(Diagnosis, WalPressureNeedsACompletionTargetItCanRead) {
+  ObserveResult result;
+  result.workload.wal_bytes_per_second_peak = 20e6;
+  result.workload.settings = {{"max_wal_size", "1GB"},
+                              {"checkpoint_timeout", "5min"},
+                              {"checkpoint_completion_target", "0.9"}};
+  const std::string pressure = "at the peak WAL rate";
+  std::string text = FormatDiagnosis(DiagnoseLive(result), result.workload, 3);
+  EXPECT_NE(text.find(pressure), std::string::npos) << text;
+  // 1GB / 1.9 = 539 MiB: with the target read as 0 it would be 1 GiB.
+  EXPECT_NE(text.find("allows about 539"), std::string::npos) << text;
+  result.workload.settings["checkpoint_completion_target"] = "ninety";
+  text = FormatDiagnosis(DiagnoseLive(result), result.workload, 3);
+  EXPECT_EQ(text.find(pressure), std::string::npos) << text;
+}
+
 // ------------------------------------------------ the PostgreSQL source --
 
 // Answers statements by the longest key the SQL contains.

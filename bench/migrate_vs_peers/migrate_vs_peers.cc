@@ -249,12 +249,14 @@ class PhaseWatcher {
     if (!Connect(pg, db, &session_).ok()) return;
     thread_ = std::thread([this]() { Watch(); });
   }
-  ~PhaseWatcher() { Stop(); }
+  ~PhaseWatcher() { Halt(); }
 
-  // Stops polling; the phases seen, the last ending at |end|.
-  std::vector<Result::Phase> Stop(double end = 0) {
-    stop_ = true;
-    if (thread_.joinable()) thread_.join();
+  // Stops polling; the phases seen before |end| (the work's end: the
+  // step's later phases are bookkeeping), the last ending there.
+  std::vector<Result::Phase> Stop(double end) {
+    Halt();
+    std::erase_if(seen_,
+                  [end](const Result::Phase& p) { return p.from >= end; });
     for (size_t i = 0; i < seen_.size(); ++i) {
       seen_[i].to = i + 1 < seen_.size() ? seen_[i + 1].from : end;
     }
@@ -262,6 +264,11 @@ class PhaseWatcher {
   }
 
  private:
+  void Halt() {
+    stop_ = true;
+    if (thread_.joinable()) thread_.join();
+  }
+
   void Watch() {
     while (!stop_) {
       std::string phase;
@@ -571,10 +578,14 @@ class Bench {
 
     PrintSystemState("before the work");
     double start = Now(), work_end = 0;
-    auto watcher = std::make_unique<PhaseWatcher>(*pg_, kRunDb);
+    // Only pglayout has a journal to watch: no polling beside the peers.
+    std::unique_ptr<PhaseWatcher> watcher;
+    if (IsPglayout(method)) {
+      watcher = std::make_unique<PhaseWatcher>(*pg_, kRunDb);
+    }
     Status st = Execute(method, db.get(), &work_end);
     double end = Now();
-    r->phases = watcher->Stop(work_end);
+    if (watcher) r->phases = watcher->Stop(work_end);
     watcher.reset();
     if (!r->phases.empty()) {  // the preflight, the guard, the baseline
       r->phases.insert(r->phases.begin(),
