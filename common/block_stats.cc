@@ -29,6 +29,7 @@ bool FromFields(const std::vector<std::string>& fields, size_t first,
                 BlockStats* out) {
   return fields.size() >= first + 7 && Number(fields[first], &out->reads) &&
          Number(fields[first + 2], &out->read_sectors) &&
+         Number(fields[first + 3], &out->read_ms) &&
          Number(fields[first + 4], &out->writes) &&
          Number(fields[first + 6], &out->write_sectors);
 }

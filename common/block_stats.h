@@ -17,6 +17,9 @@ inline constexpr uint64_t kBlockStatSector = 512;  // whatever the block size
 struct BlockStats {
   uint64_t reads = 0;  // completed read requests
   uint64_t read_sectors = 0;
+  // ms the device spent on reads, from their start in its queue to their
+  // completion: a throttle's wait above the queue is not in it.
+  uint64_t read_ms = 0;
   uint64_t writes = 0;  // completed write requests
   uint64_t write_sectors = 0;
 };

@@ -25,6 +25,7 @@ TEST(BlockStats, ParsesTheNamedDevicesRequestsAndSectors) {
   EXPECT_EQ(s.write_sectors, 16482040u);
   ASSERT_TRUE(ParseDiskstats(kDiskstats, "loop1", &s).ok());
   EXPECT_EQ(s.reads, 512548u);
+  EXPECT_EQ(s.read_ms, 1194470u);
   EXPECT_EQ(s.write_sectors, 89223996u);
 }
 
@@ -53,6 +54,7 @@ TEST(BlockStats, ReadsTheStatFileOfASysfsTree) {
   ASSERT_TRUE(ReadBlockStat(root, "loop3", &s).ok());
   EXPECT_EQ(s.reads, 459518u);
   EXPECT_EQ(s.read_sectors, 33421612u);
+  EXPECT_EQ(s.read_ms, 241730u);
   EXPECT_EQ(s.writes, 1918145u);
   const Status st = ReadBlockStat(root, "loop4", &s);
   EXPECT_FALSE(st.ok());

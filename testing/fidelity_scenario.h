@@ -32,7 +32,7 @@ struct FidelitySpec {
   std::string pglayout;      // the pglayout binary
   int scale = 16;            // pgbench scale: pgbench_accounts is the hot table
   int lookup_rows = 600000;  // the second read table (~110 MB)
-  double rate_tps = 420;     // pgbench -R: transactions per second offered
+  double rate_tps = 540;     // pgbench -R: transactions per second offered
   int clients = 4;
   double warmup_s = 15;   // workload before each observation starts
   double observe_s = 30;  // the observation window, before and after
@@ -82,6 +82,13 @@ struct VolumeFidelity {
   double reads_before = 0, writes_before = 0;
   double reads_after = 0, writes_after = 0;
   double forecast_read_iops_after = 0;  // the plan's 8 KiB reads/s
+  // The device's own time per completed read (/proc/diskstats ms reading
+  // / reads): a throttle's wait is not in it, the server's read time is.
+  double device_read_latency_before_us = 0;
+  double device_read_latency_after_us = 0;
+  // KiB per completed read request: above 8 the device merged blocks
+  // (readahead), so one request served several of the server's reads.
+  double read_kib_before = 0, read_kib_after = 0;
   double forecast_read_latency_before_us = 0;
   double forecast_read_latency_after_us = 0;
   // volumes.toml's figures: the caps when declared, the probe's when

@@ -3,6 +3,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -915,8 +916,37 @@ Status VolumeLab::ReadDiskStats(const std::string& name,
         ParseDiskstats(text, LoopName(Find(m)->loop_device), &one));
     stats->reads += one.reads;
     stats->read_sectors += one.read_sectors;
+    stats->read_ms += one.read_ms;
     stats->writes += one.writes;
     stats->write_sectors += one.write_sectors;
+  }
+  return Status::Ok();
+}
+
+Status VolumeLab::DropPageCache(int* files) const {
+  *files = 0;
+  for (const LabVolume& v : volumes_) {
+    if (!v.stripe.empty()) continue;  // its filesystem is the stripe's
+    std::error_code ec;
+    fs::recursive_directory_iterator it(
+        v.mount_dir, fs::directory_options::skip_permission_denied, ec);
+    if (ec) {
+      return Status::IoError(
+          fmt::format("listing {}: {}", v.mount_dir, ec.message()));
+    }
+    for (; it != fs::recursive_directory_iterator(); it.increment(ec)) {
+      if (ec) break;
+      if (!it->is_regular_file(ec) || ec) continue;
+      const int fd = ::open(it->path().c_str(), O_RDONLY | O_CLOEXEC);
+      if (fd < 0) continue;  // removed since it was listed
+      const int err = ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+      ::close(fd);
+      if (err != 0) {
+        return Status::IoError(fmt::format("posix_fadvise DONTNEED {}: {}",
+                                           it->path().string(), strerror(err)));
+      }
+      ++*files;
+    }
   }
   return Status::Ok();
 }

@@ -153,6 +153,12 @@ class VolumeLab {
   // stripe's are the sums of its members'.
   Status ReadDiskStats(const std::string& name, DiskStats* stats) const;
 
+  // Drops the clean pages of every file on the lab's mounted volumes from
+  // the page cache (posix_fadvise DONTNEED), so that a workload starts
+  // from a cold cache whatever ran before it. Dirty pages stay. A file
+  // that vanishes meanwhile is skipped; *files counts those dropped.
+  Status DropPageCache(int* files) const;
+
   // Makes the volumes |members| (at least two, not yet striped, nothing
   // open on them) one striped volume |name| (LabStripeSpec), mounted at
   // |mount_dir| (inside the lab's directory; made when missing): unmounts

@@ -104,7 +104,7 @@ int Run(int argc, char** argv) {
   FidelitySpec& spec = options.spec;
   spec.pglayout = PGLAYOUT_BINARY;
   spec.observe_s = 60;
-  spec.warmup_s = 20;
+  spec.warmup_s = 40;
   if (!ParseArgs(argc, argv, &options)) {
     fmt::print(stderr, "{}", kUsage);
     return 2;

@@ -62,7 +62,8 @@ struct Config {
   // Counters are read this long after a method ends: a requested
   // checkpoint follows its cause by a few seconds (the next WAL segment).
   double tail_s = 15;
-  double idle_s = 150;  // method "none"
+  double idle_s = 150;    // method "none"
+  double capture_s = 60;  // method "capture"
   std::string pglayout = PGLAYOUT_BINARY;
   std::vector<std::string> pglayout_extra;  // forwarded to pglayout migrate
   std::vector<std::string> methods = {"none",  "partition", "partition-off",
@@ -380,6 +381,7 @@ class Bench {
  private:
   static std::string Label(const std::string& method) {
     if (method == "none") return "none (pgbench alone)";
+    if (method == "capture") return "the move's change capture alone";
     if (method == "partition") return "pglayout online 4 hash partitions";
     if (method == "partition-off") {
       return "pglayout hash x4, throttle off";
@@ -488,6 +490,7 @@ class Bench {
       *work_end = std::strtod(end.c_str(), nullptr);
       return Status::Ok();
     }
+    if (method == "capture") return CaptureAlone(work_end);
     if (method == "none") {
       SleepFor(config_.idle_s);
     } else if (method == "repack") {
@@ -511,6 +514,36 @@ class Bench {
     }
     *work_end = Now();
     return Status::Ok();
+  }
+
+  // The move's first step (the shadow and the capture trigger), its run
+  // killed there as the resume tests kill it; then pgbench alone with the
+  // trigger for capture_s, and the run aborted. What the trigger costs the
+  // foreground, whatever the copy does.
+  Status CaptureAlone(double* work_end) {
+    std::string plan, out;
+    PGLAYOUT_RETURN_IF_ERROR(WritePlan(pg_.get(), "move", ts_paths_, &plan));
+    setenv("PGLAYOUT_MIGRATE_FAILPOINT",
+           "after-prepare:move:public.pgbench_accounts", 1);
+    Status killed =
+        RunPglayout({plan, "--apply", "--no-checkpoint-guard"}, &out);
+    unsetenv("PGLAYOUT_MIGRATE_FAILPOINT");
+    std::unique_ptr<SqlSession> db;
+    PGLAYOUT_RETURN_IF_ERROR(Connect(*pg_, kRunDb, &db));
+    std::string triggers;
+    PGLAYOUT_RETURN_IF_ERROR(Value(db.get(),
+                                   "SELECT count(*) FROM pg_trigger WHERE "
+                                   "tgname = 'pglayout_capture'",
+                                   &triggers));
+    if (killed.ok() || triggers != "1") {
+      return Status::Internal(
+          "capture: the move did not stop with its capture installed: " +
+          (killed.ok() ? out : killed.ToString()));
+    }
+    SleepFor(config_.capture_s);
+    *work_end = Now();
+    fmt::print(stderr, "   pglayout migrate --abort\n");
+    return RunPglayout({"--abort"}, nullptr);
   }
 
   // Checks that the result is where the method should have put it, with
@@ -540,7 +573,9 @@ class Bench {
             table),
         &places));
     int64_t expected = int64_t{config_.scale} * 100000;
-    std::string where = method == "none" ? "pg_default" : kMoveTablespace;
+    std::string where = method == "none" || method == "capture"
+                            ? "pg_default"
+                            : kMoveTablespace;
     bool ok = std::strtoll(rows.c_str(), nullptr, 10) == expected &&
               (method == "partition" || method == "partition-off" ||
                        method == "insert"
@@ -770,17 +805,24 @@ void Bench::PrintTargets() const {
         "pg_repack's time (target <= 5x): {}\n",
         move->ratio(), x, verdict(move->ratio() >= 0.9 && x <= 5));
   }
+  if (const Result* capture = Find("capture")) {
+    fmt::print(
+        "  the change capture alone kept pgbench at {:.2f} of its pace: the "
+        "most any online move with it can keep\n",
+        capture->ratio());
+  }
 }
 
 int Usage() {
-  fmt::print(stderr,
-             "usage: migrate_vs_peers [--scale N] [--baseline S] [--clients "
-             "N] [--jobs N]\n"
-             "                        [--methods none,partition,move,move-off,"
-             "repack,alter,insert]\n"
-             "                        [--pglayout PATH] [--idle S] "
-             "[--restore-wait S] [--batch-rows N]\n"
-             "                        [--max-rate MBPS]\n");
+  fmt::print(
+      stderr,
+      "usage: migrate_vs_peers [--scale N] [--baseline S] [--clients "
+      "N] [--jobs N]\n"
+      "                        [--methods none,partition,move,move-off,"
+      "repack,alter,insert,capture]\n"
+      "                        [--pglayout PATH] [--idle S] [--capture S] "
+      "[--restore-wait S] [--batch-rows N]\n"
+      "                        [--max-rate MBPS]\n");
   return 2;
 }
 
@@ -811,6 +853,8 @@ int Run(int argc, char** argv) {
       config.methods = SplitComma(argv[++i]);
     } else if (arg == "--idle" && has_value) {
       config.idle_s = std::max(1.0, std::atof(argv[++i]));
+    } else if (arg == "--capture" && has_value) {
+      config.capture_s = std::max(1.0, std::atof(argv[++i]));
     } else if (arg == "--pglayout" && has_value) {
       config.pglayout = argv[++i];
     } else if ((arg == "--restore-wait" || arg == "--batch-rows" ||
@@ -824,8 +868,8 @@ int Run(int argc, char** argv) {
   }
   for (const std::string& m : config.methods) {
     static const std::vector<std::string> kKnown = {
-        "none",     "partition", "partition-off", "move",
-        "move-off", "repack",    "alter",         "insert"};
+        "none",   "partition", "partition-off", "move",   "move-off",
+        "repack", "alter",     "insert",        "capture"};
     if (std::find(kKnown.begin(), kKnown.end(), m) == kKnown.end()) {
       fmt::print(stderr, "unknown method '{}'\n", m);
       return Usage();

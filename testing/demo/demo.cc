@@ -27,7 +27,7 @@ constexpr char kUsage[] =
     "[--out DIR]\n"
     "  Builds a volume lab (root: loop devices capped by the kernel), runs\n"
     "  PostgreSQL 18 (--pg15: 15) on it with pgbench at --scale (10 to 100,\n"
-    "  default 16) and a fixed rate (--rate, default 420 tps), then probe,\n"
+    "  default 16) and a fixed rate (--rate, default 540 tps), then probe,\n"
     "  observe, plan, migrate (killed halfway and resumed), observe again\n"
     "  and report.\n"
     "  --keep  leave the server and the lab up at the end until Enter\n"

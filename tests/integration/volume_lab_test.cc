@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -135,6 +136,24 @@ Footprint FootprintOf(const VolumeLab& lab) {
 // Checks /proc/mounts, `losetup -a`, the cgroup directories (those the lab
 // recorded and any pglayout-lab-* cgroup at the top of a hierarchy whose
 // name carries the lab's cgroup name) and the lab's directory.
+// Pages of |path| in the page cache (mincore over a mapping of it).
+size_t ResidentPages(const std::string& path) {
+  const int fd = open(path.c_str(), O_RDONLY);
+  if (fd < 0) return 0;
+  const off_t size = lseek(fd, 0, SEEK_END);
+  void* map = mmap(nullptr, size, PROT_READ, MAP_SHARED, fd, 0);
+  close(fd);
+  if (map == MAP_FAILED) return 0;
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  std::vector<unsigned char> in_core((size + page - 1) / page);
+  size_t resident = 0;
+  if (mincore(map, size, in_core.data()) == 0) {
+    for (unsigned char c : in_core) resident += c & 1;
+  }
+  munmap(map, size);
+  return resident;
+}
+
 std::vector<std::string> Remains(const Footprint& f) {
   std::vector<std::string> left;
   std::ifstream mounts("/proc/mounts");
@@ -413,6 +432,18 @@ TEST(VolumeLabTest, BuildsWhatTheSpecSaysAndLeavesNothingBehind) {
   PGLAYOUT_ASSERT_OK(lab->ReadDiskStats("free", &after));
   EXPECT_GE(after.write_sectors - before.write_sectors, 8 * kMiB / 512);
   EXPECT_GT(after.writes, before.writes);
+
+  // A buffered read leaves the file in the page cache; DropPageCache
+  // empties it of the lab's files.
+  const std::string data = lab->Find("free")->mount_dir + "/data";
+  std::string contents;
+  PGLAYOUT_ASSERT_OK(ReadTextFile(data, &contents));
+  ASSERT_EQ(contents.size(), 8 * kMiB);
+  EXPECT_GT(ResidentPages(data), 0u);
+  int dropped = 0;
+  PGLAYOUT_ASSERT_OK(lab->DropPageCache(&dropped));
+  EXPECT_GE(dropped, 1);
+  EXPECT_EQ(ResidentPages(data), 0u);
   DiskStats unused;
   EXPECT_FALSE(lab->ReadDiskStats("nonesuch", &unused).ok());
 
