@@ -22,6 +22,21 @@ struct BlockStats {
   uint64_t read_ms = 0;
   uint64_t writes = 0;  // completed write requests
   uint64_t write_sectors = 0;
+
+  // Field by field: a stripe's counters are its members' sum, a window's
+  // the end's less the start's.
+  BlockStats& operator+=(const BlockStats& o) {
+    reads += o.reads;
+    read_sectors += o.read_sectors;
+    read_ms += o.read_ms;
+    writes += o.writes;
+    write_sectors += o.write_sectors;
+    return *this;
+  }
+  BlockStats operator-(const BlockStats& o) const {
+    return {reads - o.reads, read_sectors - o.read_sectors, read_ms - o.read_ms,
+            writes - o.writes, write_sectors - o.write_sectors};
+  }
 };
 
 // The fields of a stat file: reads, reads merged, sectors read, ms reading,

@@ -29,6 +29,22 @@ TEST(BlockStats, ParsesTheNamedDevicesRequestsAndSectors) {
   EXPECT_EQ(s.write_sectors, 89223996u);
 }
 
+TEST(BlockStats, AddsAndSubtractsEveryField) {
+  BlockStats a{10, 20, 30, 40, 50}, b{1, 2, 3, 4, 5};
+  BlockStats d = a - b;
+  EXPECT_EQ(d.reads, 9u);
+  EXPECT_EQ(d.read_sectors, 18u);
+  EXPECT_EQ(d.read_ms, 27u);
+  EXPECT_EQ(d.writes, 36u);
+  EXPECT_EQ(d.write_sectors, 45u);
+  d += b;
+  EXPECT_EQ(d.reads, a.reads);
+  EXPECT_EQ(d.read_sectors, a.read_sectors);
+  EXPECT_EQ(d.read_ms, a.read_ms);
+  EXPECT_EQ(d.writes, a.writes);
+  EXPECT_EQ(d.write_sectors, a.write_sectors);
+}
+
 TEST(BlockStats, AMissingDeviceOrAMalformedLineIsAnError) {
   BlockStats s;
   Status st = ParseDiskstats(" 252 16 vdb 1 2 3 4 5 6 7\n", "vdc", &s);

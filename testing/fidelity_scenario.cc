@@ -1,6 +1,7 @@
 #include "testing/fidelity_scenario.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -18,15 +19,15 @@
 #include "common/model.h"
 #include "common/sql.h"
 #include "common/sql_row.h"
+#include "common/units.h"
 #include "testing/volume_lab.h"
 
 namespace pglayout {
 namespace {
 
-// 512-byte sectors, 2 to a KiB.
 double KibPerRead(const DiskStats& d) {
-  return d.reads > 0 ? static_cast<double>(d.read_sectors) / 2 /
-                           static_cast<double>(d.reads)
+  return d.reads > 0 ? static_cast<double>(d.read_sectors * kBlockStatSector) /
+                           kKiB / static_cast<double>(d.reads)
                      : 0;
 }
 
@@ -278,7 +279,8 @@ Status Scenario::Window(const std::string& workload_file,
   // From a cold page cache, before as after: the migration's own reads
   // (the copy, the verification, VACUUM) leave the moved table's pages in
   // it, and the kernel keeps them long enough that the window after would
-  // see more hits than the one before (docs/fidelity.md#the-page-cache).
+  // see more hits than the one before
+  // (docs/fidelity.md#what-the-model-learned).
   int dropped = 0;
   PGLAYOUT_RETURN_IF_ERROR(lab_->DropPageCache(&dropped));
   std::unique_ptr<BackgroundClient> load;
@@ -310,13 +312,7 @@ Status Scenario::Window(const std::string& workload_file,
   for (const LabVolume& v : lab_->volumes()) {
     DiskStats end;
     PGLAYOUT_RETURN_IF_ERROR(lab_->ReadDiskStats(v.spec.name, &end));
-    const DiskStats& s = start[v.spec.name];
-    (*delta)[v.spec.name] = {
-        .reads = end.reads - s.reads,
-        .read_sectors = end.read_sectors - s.read_sectors,
-        .read_ms = end.read_ms - s.read_ms,
-        .writes = end.writes - s.writes,
-        .write_sectors = end.write_sectors - s.write_sectors};
+    (*delta)[v.spec.name] = end - start[v.spec.name];
   }
   std::string output;
   PGLAYOUT_RETURN_IF_ERROR(load->Wait(&output));
@@ -700,18 +696,19 @@ std::string FormatFidelity(const FidelityResult& result) {
       result.after.device_read_latency_us,
       ratio(result.after.device_read_latency_us,
             result.forecast_read_latency_after_us));
-  out +=
-      "the volumes' own time and size per read (diskstats, no throttle "
-      "wait):";
+  std::vector<std::string> own;
   for (const VolumeFidelity& v : result.volumes) {
     if (v.reads_before + v.reads_after < 1) continue;
-    out += fmt::format(
-        " {} {:.0f} -> {:.0f} us (forecast {:.0f}), {:.1f} -> {:.1f} KiB;",
+    own.push_back(fmt::format(
+        "{} {:.0f} -> {:.0f} us (forecast {:.0f}), {:.1f} -> {:.1f} KiB",
         v.volume, v.device_read_latency_before_us,
         v.device_read_latency_after_us, v.forecast_read_latency_after_us,
-        v.read_kib_before, v.read_kib_after);
+        v.read_kib_before, v.read_kib_after));
   }
-  out.back() = '\n';
+  out += fmt::format(
+      "the volumes' own time and size per read (diskstats, no throttle "
+      "wait): {}\n",
+      fmt::join(own, "; "));
   out += fmt::format(
       "the server's read latency per block read (page-cache hits included): "
       "{:.0f} us before, {:.0f} us after\n",

@@ -914,11 +914,7 @@ Status VolumeLab::ReadDiskStats(const std::string& name,
     DiskStats one;
     PGLAYOUT_RETURN_IF_ERROR(
         ParseDiskstats(text, LoopName(Find(m)->loop_device), &one));
-    stats->reads += one.reads;
-    stats->read_sectors += one.read_sectors;
-    stats->read_ms += one.read_ms;
-    stats->writes += one.writes;
-    stats->write_sectors += one.write_sectors;
+    *stats += one;
   }
   return Status::Ok();
 }

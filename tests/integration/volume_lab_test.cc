@@ -132,10 +132,6 @@ Footprint FootprintOf(const VolumeLab& lab) {
   return f;
 }
 
-// What of |f| is still there, one entry per leftover; empty when nothing.
-// Checks /proc/mounts, `losetup -a`, the cgroup directories (those the lab
-// recorded and any pglayout-lab-* cgroup at the top of a hierarchy whose
-// name carries the lab's cgroup name) and the lab's directory.
 // Pages of |path| in the page cache (mincore over a mapping of it).
 size_t ResidentPages(const std::string& path) {
   const int fd = open(path.c_str(), O_RDONLY);
@@ -154,6 +150,10 @@ size_t ResidentPages(const std::string& path) {
   return resident;
 }
 
+// What of |f| is still there, one entry per leftover; empty when nothing.
+// Checks /proc/mounts, `losetup -a`, the cgroup directories (those the lab
+// recorded and any pglayout-lab-* cgroup at the top of a hierarchy whose
+// name carries the lab's cgroup name) and the lab's directory.
 std::vector<std::string> Remains(const Footprint& f) {
   std::vector<std::string> left;
   std::ifstream mounts("/proc/mounts");
