@@ -121,6 +121,7 @@ void AdaptiveThrottle::Weigh(const ThrottleSample& now, double elapsed) {
     double paused = static_cast<double>(pause_writes_) / pause_s_;
     double copying = static_cast<double>(copy_writes_) / copy_s_;
     last_ratio_ = copying / paused;
+    pause_ratio_ = paused / baseline_tps_;
     lost_ += std::max(0.0, 1 - last_ratio_) * copy_s_;
     duty_time_ += copy_s_;
     return;
@@ -174,8 +175,10 @@ std::string AdaptiveThrottle::State() const {
   std::string why =
       !decided_               ? std::string("measuring")
       : !last_reason_.empty() ? last_reason_
-      : paired_ ? fmt::format("writes while copying {:.2f} of the pauses'",
-                              last_ratio_)
+      : paired_               ? fmt::format(
+                                    "writes while copying {:.2f} of the pauses', pauses "
+                                                  "{:.2f} of baseline",
+                                    last_ratio_, pause_ratio_)
       : last_ratio_ >= 0
           ? fmt::format("{} {:.2f} of baseline", measure(), last_ratio_)
           : std::string("foreground idle");

@@ -110,6 +110,9 @@ class AdaptiveThrottle {
   double copy_s_ = 0, pause_s_ = 0;
   int64_t copy_writes_ = 0, pause_writes_ = 0;
   bool paired_ = false;  // last_ratio_ is the paired one
+  // With paired_: the pauses' pace against the baseline, shown but not
+  // weighed (docs/online-migration.md#the-adaptive-throttle).
+  double pause_ratio_ = 0;
   double factor_ = 0;
   // Evidence for the pace lost per unit of duty, summed over the windows
   // so far (plus a prior): seconds of the foreground's baseline pace lost,

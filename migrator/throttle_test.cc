@@ -137,7 +137,8 @@ TEST(AdaptiveThrottle, JudgesTheBatchesByThePausesAroundThemNotTheBaseline) {
   EXPECT_DOUBLE_EQ(pauses[1], 0.8);
   EXPECT_NEAR(pauses[2], 0.5, 1e-9);
   EXPECT_EQ(t.State(),
-            "pause 2.50x (writes while copying 0.90 of the pauses')");
+            "pause 2.50x (writes while copying 0.90 of the pauses', pauses "
+            "0.70 of baseline)");
 }
 
 TEST(AdaptiveThrottle, WorkItDidNotPaceIsNoPause) {
@@ -155,7 +156,8 @@ TEST(AdaptiveThrottle, WorkItDidNotPaceIsNoPause) {
   // counted as a pause, the first round would have been judged against its
   // half pace, looked free, and the duty would have doubled.
   EXPECT_EQ(t.State(),
-            "pause 4.00x (writes while copying 0.50 of the pauses')");
+            "pause 4.00x (writes while copying 0.50 of the pauses', pauses "
+            "1.00 of baseline)");
 }
 
 TEST(AdaptiveThrottle, CopiesFlatOutBesideAnIdleDatabase) {

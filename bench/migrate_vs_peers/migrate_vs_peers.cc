@@ -71,6 +71,12 @@ struct Config {
                                       "alter", "insert"};
 };
 
+// Unix time in seconds: pgbench --progress-timestamp prints the same clock.
+struct TpsPoint {
+  double at = 0;  // end of the interval, Unix time
+  double tps = 0;
+};
+
 struct Result {
   std::string method;
   std::string label;
@@ -94,6 +100,10 @@ struct Result {
   std::vector<Phase> phases;
   std::string check;  // result verification
   std::string error;  // non-empty when the method failed
+  // pgbench's progress over the whole run and when the method started:
+  // the series of method "none" is the control of the others.
+  std::vector<TpsPoint> points;
+  double start_at = 0;
   double ratio() const { return baseline_tps > 0 ? tps / baseline_tps : 0; }
 };
 
@@ -139,11 +149,6 @@ Status WalPosition(SqlSession* admin, double* bytes) {
 
 // ------------------------------------------------------------ pgbench --
 
-struct TpsPoint {
-  double at = 0;  // end of the interval, Unix time
-  double tps = 0;
-};
-
 // "progress: 1718000000.123 s, 1234.5 tps, lat ..." (with
 // --progress-timestamp), one line per second.
 std::vector<TpsPoint> ParseProgress(const std::string& output) {
@@ -172,6 +177,19 @@ double WindowTps(const std::vector<TpsPoint>& points, double from, double to) {
     seconds += overlap;
   }
   return seconds > 0 ? transactions / seconds : 0;
+}
+
+// The control of a TPS ratio: pgbench's pace in the run of method "none"
+// (pgbench alone, started, warmed up and baselined the same way, right
+// after the same CHECKPOINT) over the same seconds after the method's
+// start, against that run's own baseline. pgbench's pace drifts through
+// the checkpoint cycle by itself (full-page images are densest just after
+// a checkpoint, when the baseline is taken); dividing a method's ratio by
+// this leaves what the method did. 0 when "none" did not run that long.
+double ControlRatio(const Result& none, double from_s, double to_s) {
+  if (none.baseline_tps <= 0 || to_s > none.elapsed_s + 1) return 0;
+  return WindowTps(none.points, none.start_at + from_s, none.start_at + to_s) /
+         none.baseline_tps;
 }
 
 int AbortedClients(const std::string& output) {
@@ -657,6 +675,8 @@ class Bench {
     r->requested = c2.requested - c1.requested;
     r->timed = c2.timed - c1.timed;
     r->aborted_clients = AbortedClients(output);
+    r->points = points;
+    r->start_at = start;
     for (Result::Phase& phase : r->phases) {
       phase.ratio =
           r->baseline_tps > 0
@@ -713,6 +733,23 @@ class Bench {
     return nullptr;
   }
 
+  // |raw|, |r|'s TPS ratio over [from_s, to_s] after its start, divided by
+  // the control's (ControlRatio), which *control gets; |raw| itself when
+  // "none" did not run or not for that long (*control = 0).
+  double AgainstControl(const Result& r, double raw, double from_s, double to_s,
+                        double* control) const {
+    const Result* none = Find("none");
+    *control = none && none != &r ? ControlRatio(*none, from_s, to_s) : 0;
+    return *control > 0 ? raw / *control : raw;
+  }
+  double AgainstControl(const Result& r, double* control) const {
+    return AgainstControl(r, r.ratio(), 0, r.elapsed_s, control);
+  }
+
+  // Each pglayout phase's TPS ratio against the control's over the same
+  // seconds, when "none" ran.
+  void PrintControlledPhases() const;
+
   Config config_;
   std::unique_ptr<PgCluster> pg_;
   std::unique_ptr<SqlSession> admin_;
@@ -732,11 +769,11 @@ void Bench::Print() const {
       config_.scale, table_size_, kMaxWalSize, kMinWalSize, kCheckpointTimeout,
       config_.clients, config_.jobs, config_.baseline_s, repack_version_);
   constexpr const char* kHead =
-      "{:<36} {:>8} {:>8} {:>5} {:>5} {:>7} {:>8} {:>7} {:>6}  {}\n";
+      "{:<36} {:>8} {:>8} {:>5} {:>5} {:>7} {:>8} {:>7} {:>6} {:>7}  {}\n";
   fmt::print(kHead, "method", "elapsed", "command", "ckpt", "ckpt", "WAL",
-             "tps", "tps", "tps", "result");
+             "tps", "tps", "tps", "ratio /", "result");
   fmt::print(kHead, "", "s", "s", "req", "timed", "MB", "baseline", "during",
-             "ratio", "");
+             "ratio", "none's", "");
   for (const Result& r : results_) {
     if (!r.error.empty()) {
       fmt::print("{:<36} FAILED: {}\n", r.label, r.error);
@@ -752,13 +789,55 @@ void Bench::Print() const {
       notes +=
           fmt::format("; {} requested in the baseline", r.baseline_requested);
     }
+    double control = 0;
+    const double against = AgainstControl(r, &control);
     fmt::print(
         "{:<36} {:>8.1f} {:>8.1f} {:>5} {:>5} {:>7.0f} {:>8.0f} {:>7.0f} "
-        "{:>6.2f}  {}\n",
+        "{:>6.2f} {:>7}  {}\n",
         r.label, r.elapsed_s, r.total_s, r.requested, r.timed, r.wal_mb,
-        r.baseline_tps, r.tps, r.ratio(), notes);
+        r.baseline_tps, r.tps, r.ratio(),
+        control > 0 ? fmt::format("{:.2f}", against) : "-", notes);
   }
+  PrintControlledPhases();
   PrintTargets();
+}
+
+void Bench::PrintControlledPhases() const {
+  const Result* none = Find("none");
+  if (!none) return;
+  // The noise floor: pgbench alone over windows as long as the baseline.
+  double lowest = 1e9, highest = 0;
+  for (double from = 0; from + config_.baseline_s <= none->elapsed_s;
+       from += 5) {
+    const double r = ControlRatio(*none, from, from + config_.baseline_s);
+    lowest = std::min(lowest, r);
+    highest = std::max(highest, r);
+  }
+  if (highest > 0) {
+    fmt::print(
+        "\npgbench alone (none): its {:.0f}-s windows ran at {:.2f} to {:.2f} "
+        "of its baseline\n",
+        config_.baseline_s, lowest, highest);
+  }
+  fmt::print(
+      "TPS ratio / none's over the same seconds after the start (ratio of "
+      "the phase, of none):\n");
+  for (const Result& r : results_) {
+    if (r.phases.empty() || !r.error.empty()) continue;
+    std::vector<std::string> parts;
+    for (const Result::Phase& p : r.phases) {
+      double control = 0;
+      const double against = AgainstControl(r, p.ratio, p.from - r.start_at,
+                                            p.to - r.start_at, &control);
+      parts.push_back(
+          control > 0
+              ? fmt::format("{} {:.1f} s at {:.2f} ({:.2f}, {:.2f})", p.name,
+                            p.to - p.from, against, p.ratio, control)
+              : fmt::format("{} {:.1f} s at {:.2f} (no control)", p.name,
+                            p.to - p.from, p.ratio));
+    }
+    fmt::print("  {}: {}\n", r.label, fmt::join(parts, ", "));
+  }
 }
 
 // The WAL the method itself wrote: the window's, less what pgbench wrote
@@ -779,14 +858,25 @@ void Bench::PrintTargets() const {
   auto verdict = [](bool met) { return met ? "met" : "MISSED"; };
   auto ratio = [](double a, double b) { return b > 0 ? a / b : 0.0; };
   fmt::print("\nTargets:\n");
+  // A TPS ratio against the control when "none" ran long enough, with the
+  // raw ratio and the control's beside it.
+  auto pace = [this](const Result& r, double* value) {
+    double control = 0;
+    *value = AgainstControl(r, &control);
+    return control > 0 ? fmt::format("{:.2f} (raw {:.2f} / none's {:.2f})",
+                                     *value, r.ratio(), control)
+                       : fmt::format("{:.2f} (raw: no control)", *value);
+  };
   if (move_off && repack) {
     const double x = ratio(move_off->elapsed_s, repack->elapsed_s);
-    const bool pace = move_off->ratio() >= repack->ratio();
+    double ours = 0, theirs = 0;
+    const std::string ours_text = pace(*move_off, &ours),
+                      theirs_text = pace(*repack, &theirs);
     fmt::print(
         "  unthrottled move / pg_repack, time: {:.1f} / {:.1f} s = {:.2f}x "
-        "(target <= 1.0x), TPS ratio {:.2f} vs {:.2f} (target >=): {}\n",
-        move_off->elapsed_s, repack->elapsed_s, x, move_off->ratio(),
-        repack->ratio(), verdict(x <= 1.0 && pace));
+        "(target <= 1.0x), TPS ratio {} vs {} (target >=): {}\n",
+        move_off->elapsed_s, repack->elapsed_s, x, ours_text, theirs_text,
+        verdict(x <= 1.0 && ours >= theirs));
     const double w = ratio(OwnWalMb(*move_off), OwnWalMb(*repack));
     fmt::print(
         "  unthrottled move / pg_repack, WAL beyond pgbench's: {:.0f} / {:.0f} "
@@ -810,16 +900,20 @@ void Bench::PrintTargets() const {
   }
   if (move && repack) {
     const double x = ratio(move->elapsed_s, repack->elapsed_s);
+    double kept = 0;
+    const std::string kept_text = pace(*move, &kept);
     fmt::print(
-        "  adaptive move: TPS ratio {:.2f} (target >= 0.90) in {:.2f}x "
+        "  adaptive move: TPS ratio {} (target >= 0.90) in {:.2f}x "
         "pg_repack's time (target <= 5x): {}\n",
-        move->ratio(), x, verdict(move->ratio() >= 0.9 && x <= 5));
+        kept_text, x, verdict(kept >= 0.9 && x <= 5));
   }
   if (const Result* capture = Find("capture")) {
+    double kept = 0;
+    const std::string kept_text = pace(*capture, &kept);
     fmt::print(
-        "  the change capture alone kept pgbench at {:.2f} of its pace: the "
+        "  the change capture alone kept pgbench at {} of its pace: the "
         "most any online move with it can keep\n",
-        capture->ratio());
+        kept_text);
   }
 }
 
