@@ -6,6 +6,7 @@
 
 #include "common/ddl.h"
 #include "common/files.h"
+#include "migrator/online.h"
 #include "migrator/placement_check.h"
 #include "migrator/settings_steps.h"
 #include "migrator/sql_util.h"

@@ -1,6 +1,6 @@
 // Internal to the migrator: the session a run works through, with its
-// transactions, bounded lock waits, failpoints and report lines, and the
-// online step runners (online.cc) the apply phase calls.
+// transactions, bounded lock waits, failpoints and report lines. The online
+// step runners the apply phase calls are in online.h.
 
 #ifndef PGLAYOUT_MIGRATOR_EXECUTOR_H_
 #define PGLAYOUT_MIGRATOR_EXECUTOR_H_
@@ -126,23 +126,6 @@ Status MarkStepDone(Executor* ex, const Step& s, int no);
 // views keep answering from the transaction's first reading
 // (stats_fetch_consistency).
 Status SampleThrottleSignals(Executor* ex, ThrottleSample* sample);
-
-// Runs (or resumes) one online move / hash-partition conversion; |step_no|
-// orders the journal rows. On return OK the table is swapped and the
-// journal step is done.
-Status RunOnlineCopy(Executor* ex, const Step& step, int step_no,
-                     const StepRecord& record, uint32_t oid);
-
-// Removes what an unfinished online step made (before its swap): capture
-// triggers, the shadow and its partitions, the log. Safe on any state.
-Status AbortOnlineCopy(Executor* ex, const std::string& relation,
-                       const StepRecord& record);
-
-// The schema and name an online step's table had when its copy started
-// (kept in the journal: after the swap the original oid names the old copy).
-// False when the step has not recorded them.
-bool OnlineStepTable(const StepRecord& record, std::string* schema,
-                     std::string* table);
 
 }  // namespace pglayout::migrator
 

@@ -6,6 +6,8 @@
 // in online_context, online_detail and online_pace.
 // Why and how: docs/online-migration.md#how-an-online-copy-runs.
 
+#include "migrator/online.h"
+
 #include <fmt/format.h>
 
 #include <string>

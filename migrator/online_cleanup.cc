@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "migrator/online.h"
 #include "migrator/online_detail.h"
 #include "migrator/online_sql.h"
 #include "migrator/server_facts.h"

@@ -2,7 +2,7 @@
 // table analyzed and the capture's log and functions dropped (the old table
 // stays until migrate --finalize); or, for `migrate --abort` before the
 // swap, everything the step made removed (AbortOnlineCopy, declared in
-// executor.h for the migrator).
+// online.h for the migrator).
 // Why: docs/online-migration.md#how-an-online-copy-runs.
 
 #ifndef PGLAYOUT_MIGRATOR_ONLINE_CLEANUP_H_

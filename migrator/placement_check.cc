@@ -4,6 +4,7 @@
 
 #include <utility>
 
+#include "migrator/online.h"
 #include "migrator/online_sql.h"
 #include "migrator/server_facts.h"
 #include "migrator/sql_util.h"

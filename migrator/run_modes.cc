@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "migrator/online.h"
 namespace pglayout::migrator {
 
 Status AbortRun(const RunRecord& active, Executor* ex, GuardRestorer* restorer,
