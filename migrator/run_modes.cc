@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "migrator/online.h"
+
 namespace pglayout::migrator {
 
 Status AbortRun(const RunRecord& active, Executor* ex, GuardRestorer* restorer,

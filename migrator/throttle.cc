@@ -171,18 +171,21 @@ double AdaptiveThrottle::Next(const ThrottleSample& now, double batch_s) {
   return factor_ * std::max(batch_s, 0.0);
 }
 
+std::string AdaptiveThrottle::Why() const {
+  if (!decided_) return "measuring";
+  if (!last_reason_.empty()) return last_reason_;
+  if (paired_) {
+    return fmt::format(
+        "writes while copying {:.2f} of the pauses', pauses {:.2f} of "
+        "baseline",
+        last_ratio_, pause_ratio_);
+  }
+  if (last_ratio_ < 0) return "foreground idle";
+  return fmt::format("{} {:.2f} of baseline", measure(), last_ratio_);
+}
+
 std::string AdaptiveThrottle::State() const {
-  std::string why =
-      !decided_               ? std::string("measuring")
-      : !last_reason_.empty() ? last_reason_
-      : paired_               ? fmt::format(
-                                    "writes while copying {:.2f} of the pauses', pauses "
-                                                  "{:.2f} of baseline",
-                                    last_ratio_, pause_ratio_)
-      : last_ratio_ >= 0
-          ? fmt::format("{} {:.2f} of baseline", measure(), last_ratio_)
-          : std::string("foreground idle");
-  return fmt::format("pause {:.2f}x ({})", factor_, why);
+  return fmt::format("pause {:.2f}x ({})", factor_, Why());
 }
 
 }  // namespace pglayout::migrator

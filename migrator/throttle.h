@@ -94,6 +94,8 @@ class AdaptiveThrottle {
   void Weigh(const ThrottleSample& now, double elapsed);
   // The duty for the next window, from the evidence so far.
   double NextDuty() const;
+  // What the last decision rested on, for State().
+  std::string Why() const;
 
   ThrottleLimits limits_;
   bool use_writes_ = false;

@@ -192,6 +192,19 @@ double ControlRatio(const Result& none, double from_s, double to_s) {
          none.baseline_tps;
 }
 
+// A TPS ratio with its control (ControlRatio; 0 when there is none).
+struct Paced {
+  double raw = 0, control = 0;
+  // The ratio against the control, or the raw one without a control.
+  double value() const { return control > 0 ? raw / control : raw; }
+  // "0.71 (raw 0.70 / none's 0.99)", or "0.70 (raw: no control)".
+  std::string Text() const {
+    return control > 0 ? fmt::format("{:.2f} (raw {:.2f} / none's {:.2f})",
+                                     value(), raw, control)
+                       : fmt::format("{:.2f} (raw: no control)", raw);
+  }
+};
+
 int AbortedClients(const std::string& output) {
   int n = 0;
   std::istringstream in(output);
@@ -733,21 +746,18 @@ class Bench {
     return nullptr;
   }
 
-  // |raw|, |r|'s TPS ratio over [from_s, to_s] after its start, divided by
-  // the control's (ControlRatio), which *control gets; |raw| itself when
-  // "none" did not run or not for that long (*control = 0).
-  double AgainstControl(const Result& r, double raw, double from_s, double to_s,
-                        double* control) const {
+  // |raw|, |r|'s TPS ratio over [from_s, to_s] after its start, with the
+  // control over the same seconds when "none" ran that long.
+  Paced Against(const Result& r, double raw, double from_s, double to_s) const {
     const Result* none = Find("none");
-    *control = none && none != &r ? ControlRatio(*none, from_s, to_s) : 0;
-    return *control > 0 ? raw / *control : raw;
+    return {raw, none && none != &r ? ControlRatio(*none, from_s, to_s) : 0};
   }
-  double AgainstControl(const Result& r, double* control) const {
-    return AgainstControl(r, r.ratio(), 0, r.elapsed_s, control);
+  Paced Against(const Result& r) const {
+    return Against(r, r.ratio(), 0, r.elapsed_s);
   }
 
-  // Each pglayout phase's TPS ratio against the control's over the same
-  // seconds, when "none" ran.
+  // When "none" ran: the range of its windows (the run's noise floor) and
+  // each pglayout phase's TPS ratio against the control.
   void PrintControlledPhases() const;
 
   Config config_;
@@ -789,14 +799,13 @@ void Bench::Print() const {
       notes +=
           fmt::format("; {} requested in the baseline", r.baseline_requested);
     }
-    double control = 0;
-    const double against = AgainstControl(r, &control);
+    const Paced paced = Against(r);
     fmt::print(
         "{:<36} {:>8.1f} {:>8.1f} {:>5} {:>5} {:>7.0f} {:>8.0f} {:>7.0f} "
         "{:>6.2f} {:>7}  {}\n",
         r.label, r.elapsed_s, r.total_s, r.requested, r.timed, r.wal_mb,
         r.baseline_tps, r.tps, r.ratio(),
-        control > 0 ? fmt::format("{:.2f}", against) : "-", notes);
+        paced.control > 0 ? fmt::format("{:.2f}", paced.value()) : "-", notes);
   }
   PrintControlledPhases();
   PrintTargets();
@@ -819,25 +828,23 @@ void Bench::PrintControlledPhases() const {
         "of its baseline\n",
         config_.baseline_s, lowest, highest);
   }
-  fmt::print(
-      "TPS ratio / none's over the same seconds after the start (ratio of "
-      "the phase, of none):\n");
+  std::vector<std::string> lines;
   for (const Result& r : results_) {
     if (r.phases.empty() || !r.error.empty()) continue;
     std::vector<std::string> parts;
     for (const Result::Phase& p : r.phases) {
-      double control = 0;
-      const double against = AgainstControl(r, p.ratio, p.from - r.start_at,
-                                            p.to - r.start_at, &control);
-      parts.push_back(
-          control > 0
-              ? fmt::format("{} {:.1f} s at {:.2f} ({:.2f}, {:.2f})", p.name,
-                            p.to - p.from, against, p.ratio, control)
-              : fmt::format("{} {:.1f} s at {:.2f} (no control)", p.name,
-                            p.to - p.from, p.ratio));
+      const Paced paced =
+          Against(r, p.ratio, p.from - r.start_at, p.to - r.start_at);
+      parts.push_back(fmt::format("{} {:.1f} s at {}", p.name, p.to - p.from,
+                                  paced.Text()));
     }
-    fmt::print("  {}: {}\n", r.label, fmt::join(parts, ", "));
+    lines.push_back(fmt::format("  {}: {}\n", r.label, fmt::join(parts, ", ")));
   }
+  if (lines.empty()) return;
+  fmt::print(
+      "Each phase's TPS ratio against none's over the same seconds after "
+      "the start:\n{}",
+      fmt::join(lines, ""));
 }
 
 // The WAL the method itself wrote: the window's, less what pgbench wrote
@@ -858,25 +865,14 @@ void Bench::PrintTargets() const {
   auto verdict = [](bool met) { return met ? "met" : "MISSED"; };
   auto ratio = [](double a, double b) { return b > 0 ? a / b : 0.0; };
   fmt::print("\nTargets:\n");
-  // A TPS ratio against the control when "none" ran long enough, with the
-  // raw ratio and the control's beside it.
-  auto pace = [this](const Result& r, double* value) {
-    double control = 0;
-    *value = AgainstControl(r, &control);
-    return control > 0 ? fmt::format("{:.2f} (raw {:.2f} / none's {:.2f})",
-                                     *value, r.ratio(), control)
-                       : fmt::format("{:.2f} (raw: no control)", *value);
-  };
   if (move_off && repack) {
     const double x = ratio(move_off->elapsed_s, repack->elapsed_s);
-    double ours = 0, theirs = 0;
-    const std::string ours_text = pace(*move_off, &ours),
-                      theirs_text = pace(*repack, &theirs);
+    const Paced ours = Against(*move_off), theirs = Against(*repack);
     fmt::print(
         "  unthrottled move / pg_repack, time: {:.1f} / {:.1f} s = {:.2f}x "
         "(target <= 1.0x), TPS ratio {} vs {} (target >=): {}\n",
-        move_off->elapsed_s, repack->elapsed_s, x, ours_text, theirs_text,
-        verdict(x <= 1.0 && ours >= theirs));
+        move_off->elapsed_s, repack->elapsed_s, x, ours.Text(), theirs.Text(),
+        verdict(x <= 1.0 && ours.value() >= theirs.value()));
     const double w = ratio(OwnWalMb(*move_off), OwnWalMb(*repack));
     fmt::print(
         "  unthrottled move / pg_repack, WAL beyond pgbench's: {:.0f} / {:.0f} "
@@ -900,20 +896,17 @@ void Bench::PrintTargets() const {
   }
   if (move && repack) {
     const double x = ratio(move->elapsed_s, repack->elapsed_s);
-    double kept = 0;
-    const std::string kept_text = pace(*move, &kept);
+    const Paced kept = Against(*move);
     fmt::print(
         "  adaptive move: TPS ratio {} (target >= 0.90) in {:.2f}x "
         "pg_repack's time (target <= 5x): {}\n",
-        kept_text, x, verdict(kept >= 0.9 && x <= 5));
+        kept.Text(), x, verdict(kept.value() >= 0.9 && x <= 5));
   }
   if (const Result* capture = Find("capture")) {
-    double kept = 0;
-    const std::string kept_text = pace(*capture, &kept);
     fmt::print(
         "  the change capture alone kept pgbench at {} of its pace: the "
         "most any online move with it can keep\n",
-        kept_text);
+        Against(*capture).Text());
   }
 }
 
