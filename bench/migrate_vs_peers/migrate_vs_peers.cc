@@ -273,11 +273,64 @@ void EchoReport(const std::string& output) {
   }
 }
 
-// Polls the journal's phase of the pglayout step (4 times a second, on its
-// own session) while a method runs, recording when each phase began.
+// What a method's phases are read from, 4 times a second: at most one row
+// of (phase, when it began in Unix time); no row or a NULL phase while no
+// phase is known.
+//
+// pglayout: its step's phase in the journal, and "verify" while a
+// verification sum runs within "catchup" (the journal does not split
+// them). The journal's tables do not exist until the run starts.
+constexpr char kPglayoutPhaseSql[] =
+    "SELECT CASE WHEN s.phase = 'catchup' AND EXISTS (SELECT 1 FROM "
+    "pg_catalog.pg_stat_activity a WHERE a.state = 'active' AND a.pid <> "
+    "pg_catalog.pg_backend_pid() AND a.query LIKE 'SELECT count(*), "
+    "(COALESCE(sum(%') THEN 'verify' ELSE s.phase END, "
+    "extract(epoch FROM clock_timestamp()) FROM pglayout.step s WHERE "
+    "s.step_key LIKE 'move:%' OR s.step_key LIKE 'partition:%' ORDER BY "
+    "s.step_no DESC LIMIT 1";
+// pg_repack: the statement it is running, from that statement's start:
+// its copy, its index builds, or "other" (see NameRepackPhases).
+constexpr char kRepackPhaseSql[] =
+    "SELECT CASE WHEN query LIKE 'INSERT INTO repack.table%' THEN 'copy' "
+    "WHEN query LIKE 'CREATE%INDEX%' THEN 'indexes' ELSE 'other' END, "
+    "extract(epoch FROM query_start) FROM pg_catalog.pg_stat_activity WHERE "
+    "application_name = 'pg_repack' AND state = 'active' ORDER BY 1 LIMIT 1";
+
+// pg_repack's statements other than its copy and index builds: before the
+// copy they are its set-up (left to "before"), after the last index build
+// its log apply, swap, drop and ANALYZE ("swap"), and in between a
+// moment's bookkeeping that stays with the phase before it.
+void NameRepackPhases(std::vector<Result::Phase>* seen) {
+  size_t last_index = seen->size();
+  for (size_t i = 0; i < seen->size(); ++i) {
+    if ((*seen)[i].name == "indexes") last_index = i;
+  }
+  std::vector<Result::Phase> named;
+  for (size_t i = 0; i < seen->size(); ++i) {
+    Result::Phase p = (*seen)[i];
+    if (p.name == "other") {
+      if (last_index < seen->size() && i > last_index) {
+        p.name = "swap";
+      } else {
+        continue;
+      }
+    }
+    if (named.empty() || named.back().name != p.name) named.push_back(p);
+  }
+  *seen = named;
+}
+
+// Polls |sql| (see kPglayoutPhaseSql) on its own session while a method
+// runs, recording when each phase began.
 class PhaseWatcher {
  public:
-  PhaseWatcher(const PgCluster& pg, const std::string& db) {
+  using Renamer = void (*)(std::vector<Result::Phase>*);
+
+  // |rename|, when given, renames and merges the phases seen before Stop
+  // returns them.
+  PhaseWatcher(const PgCluster& pg, const std::string& db, std::string sql,
+               Renamer rename = nullptr)
+      : sql_(std::move(sql)), rename_(rename) {
     if (!Connect(pg, db, &session_).ok()) return;
     thread_ = std::thread([this]() { Watch(); });
   }
@@ -289,6 +342,7 @@ class PhaseWatcher {
     Halt();
     std::erase_if(seen_,
                   [end](const Result::Phase& p) { return p.from >= end; });
+    if (rename_) rename_(&seen_);
     for (size_t i = 0; i < seen_.size(); ++i) {
       seen_[i].to = i + 1 < seen_.size() ? seen_[i + 1].from : end;
     }
@@ -303,20 +357,20 @@ class PhaseWatcher {
 
   void Watch() {
     while (!stop_) {
-      std::string phase;
-      // The journal's tables do not exist until the run starts.
-      if (Value(session_.get(),
-                "SELECT phase FROM pglayout.step WHERE step_key LIKE 'move:%' "
-                "OR step_key LIKE 'partition:%' ORDER BY step_no DESC LIMIT 1",
-                &phase)
-              .ok() &&
-          !phase.empty() && (seen_.empty() || seen_.back().name != phase)) {
-        seen_.push_back({phase, Now()});
+      SqlResult r;
+      if (session_->Execute(sql_, {}, &r).ok() && !r.rows.empty() &&
+          r.rows[0].size() == 2 && r.rows[0][0] && r.rows[0][1]) {
+        const std::string& phase = *r.rows[0][0];
+        if (seen_.empty() || seen_.back().name != phase) {
+          seen_.push_back({phase, std::strtod(r.rows[0][1]->c_str(), nullptr)});
+        }
       }
       SleepFor(0.25);
     }
   }
 
+  std::string sql_;
+  Renamer rename_;
   std::unique_ptr<SqlSession> session_;
   std::thread thread_;
   std::atomic<bool> stop_{false};
@@ -654,16 +708,22 @@ class Bench {
 
     PrintSystemState("before the work");
     double start = Now(), work_end = 0;
-    // Only pglayout has a journal to watch: no polling beside the peers.
+    // pglayout's journal, pg_repack's statements; no polling beside the
+    // other methods.
     std::unique_ptr<PhaseWatcher> watcher;
     if (IsPglayout(method)) {
-      watcher = std::make_unique<PhaseWatcher>(*pg_, kRunDb);
+      watcher = std::make_unique<PhaseWatcher>(*pg_, kRunDb, kPglayoutPhaseSql);
+    } else if (method == "repack") {
+      watcher = std::make_unique<PhaseWatcher>(*pg_, kRunDb, kRepackPhaseSql,
+                                               NameRepackPhases);
     }
     Status st = Execute(method, db.get(), &work_end);
     double end = Now();
     if (watcher) r->phases = watcher->Stop(work_end);
     watcher.reset();
-    if (!r->phases.empty()) {  // the preflight, the guard, the baseline
+    // Before the first phase: pglayout's preflight, checkpoint guard and
+    // throttle baseline; pg_repack's set-up.
+    if (!r->phases.empty()) {
       r->phases.insert(r->phases.begin(),
                        {"before", start, r->phases.front().from});
     }
@@ -855,6 +915,38 @@ double OwnWalMb(const Result& r) {
   return std::max(0.0, r.wal_mb - r.baseline_wal_mbps * r.total_s * r.ratio());
 }
 
+// Seconds |r| spent in the phases named |name|.
+double PhaseSeconds(const Result& r, const std::string& name) {
+  double seconds = 0;
+  for (const Result::Phase& p : r.phases) {
+    if (p.name == name) seconds += p.to - p.from;
+  }
+  return seconds;
+}
+
+// Information beside the time target, not a target: the phases of the
+// unthrottled move and of pg_repack side by side, and the move's time
+// without the verification that pg_repack does not do.
+void PrintWhereTimeWent(const Result& move_off, const Result& repack) {
+  if (move_off.phases.empty() || repack.phases.empty()) return;
+  const double verify = PhaseSeconds(move_off, "verify");
+  const auto both = [&](const char* name) {
+    return fmt::format("{} {:.1f} / {:.1f} s", name,
+                       PhaseSeconds(move_off, name),
+                       PhaseSeconds(repack, name));
+  };
+  fmt::print(
+      "    where the time went, move / pg_repack: {}, {}, {}, swap and after "
+      "{:.1f} / {:.1f} s (log apply, swap, cleanup, ANALYZE); the move's "
+      "catch-up {:.1f} s and verification {:.1f} s. Without its verification "
+      "the move took {:.2f}x (information, not a target)\n",
+      both("before"), both("copy"), both("indexes"),
+      PhaseSeconds(move_off, "swap") + PhaseSeconds(move_off, "swapped"),
+      PhaseSeconds(repack, "swap"), PhaseSeconds(move_off, "catchup"), verify,
+      repack.elapsed_s > 0 ? (move_off.elapsed_s - verify) / repack.elapsed_s
+                           : 0.0);
+}
+
 // The goals of the performance issue, each as a ratio with its verdict.
 void Bench::PrintTargets() const {
   const Result* move = Find("move");
@@ -873,6 +965,7 @@ void Bench::PrintTargets() const {
         "(target <= 1.0x), TPS ratio {} vs {} (target >=): {}\n",
         move_off->elapsed_s, repack->elapsed_s, x, ours.Text(), theirs.Text(),
         verdict(x <= 1.0 && ours.value() >= theirs.value()));
+    PrintWhereTimeWent(*move_off, *repack);
     const double w = ratio(OwnWalMb(*move_off), OwnWalMb(*repack));
     fmt::print(
         "  unthrottled move / pg_repack, WAL beyond pgbench's: {:.0f} / {:.0f} "
