@@ -20,6 +20,7 @@
 #include "common/sql.h"
 #include "common/sql_row.h"
 #include "common/units.h"
+#include "testing/pgbench_summary.h"
 #include "testing/volume_lab.h"
 
 namespace pglayout {
@@ -130,18 +131,6 @@ Status ReadDatabaseCounters(SqlSession* session, DatabaseCounters* out) {
   out->blks_read = row.Double(1);
   out->blk_read_time_ms = row.Double(2);
   return row.status();
-}
-
-// pgbench's "tps = N" and "latency average = N ms".
-void ParsePgbench(const std::string& output, WindowFigures* figures) {
-  auto number_after = [&](const std::string& key) {
-    // The first: pgbench repeats both keys per script after the totals.
-    size_t at = output.find(key);
-    if (at == std::string::npos) return 0.0;
-    return std::atof(output.c_str() + at + key.size());
-  };
-  figures->tps = number_after("tps = ");
-  figures->latency_ms = number_after("latency average = ");
 }
 
 class Scenario {
@@ -319,7 +308,9 @@ Status Scenario::Window(const std::string& workload_file,
   (void)WriteTextFile(Out(std::filesystem::path(workload_file).stem().string() +
                           "-pgbench.log"),
                       output);
-  ParsePgbench(output, figures);
+  const PgbenchSummary summary = ParsePgbenchSummary(output);
+  figures->tps = summary.tps;
+  figures->latency_ms = summary.latency_ms;
   const double blocks = db_end.blks_read - db_start.blks_read;
   const double read_time_ms =
       db_end.blk_read_time_ms - db_start.blk_read_time_ms;
@@ -545,6 +536,7 @@ Status Scenario::Run(FidelityResult* result) {
     if (!v.stripe.empty()) continue;  // counted in its stripe
     VolumeFidelity f;
     f.volume = v.spec.name;
+    f.members = v.members;
     f.cap_read_iops = static_cast<double>(v.spec.read_iops);
     f.cap_write_iops = static_cast<double>(v.spec.write_iops);
     if (const Volume* d = described.Find(f.volume)) {

@@ -69,7 +69,8 @@ struct FidelitySpec {
 // One volume, before and after the migration.
 struct VolumeFidelity {
   std::string volume;
-  double cap_read_iops = 0;  // the lab's caps
+  std::vector<std::string> members;  // a stripe's lab volumes; else empty
+  double cap_read_iops = 0;          // the lab's caps
   double cap_write_iops = 0;
   // Utilisation as the device model counts it (MeasuredUtilisation),
   // forecast by the plan and measured from /proc/diskstats.

@@ -10,18 +10,19 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdlib>
 #include <memory>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "common/clock.h"
 #include "common/sql.h"
 #include "common/status.h"
 #include "migrator/online_sql.h"
 #include "migrator/server_facts.h"
 #include "testing/pg_cluster.h"
+#include "testing/pgbench_summary.h"
 
 namespace pglayout {
 namespace {
@@ -35,12 +36,6 @@ struct Config {
   int rounds = 3;
   double seconds = 20;
 };
-
-double Now() {
-  return std::chrono::duration<double>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
 
 double Median(std::vector<double> v) {
   if (v.empty()) return 0;
@@ -61,12 +56,9 @@ class Bench {
         {"pgbench", "-i", "-q", "-s", std::to_string(config_.scale)}, &out));
     PGLAYOUT_RETURN_IF_ERROR(ExecuteSql(db_.get(), "VACUUM ANALYZE"));
     PGLAYOUT_RETURN_IF_ERROR(ExecuteSql(db_.get(), "CREATE SCHEMA pglayout"));
-    SqlValue oid;
-    PGLAYOUT_RETURN_IF_ERROR(QueryValue(
-        db_.get(), "SELECT 'public.pgbench_accounts'::regclass::oid::text", {},
-        &oid));
-    uint32_t table_oid = static_cast<uint32_t>(
-        std::strtoul(oid.value_or("").c_str(), nullptr, 10));
+    uint32_t table_oid = 0;
+    PGLAYOUT_RETURN_IF_ERROR(migrator::ResolveRelation(
+        db_.get(), "public.pgbench_accounts", &table_oid));
     PGLAYOUT_RETURN_IF_ERROR(
         migrator::GatherTableFacts(db_.get(), table_oid, &table_));
     migrator::OnlineTarget target;
@@ -102,12 +94,12 @@ class Bench {
         PGLAYOUT_RETURN_IF_ERROR(
             ExecuteSql(db_.get(), "TRUNCATE " + names_.log));
       }
-      const double t = Now();
+      const double t = SystemClock()->Now();
       PGLAYOUT_RETURN_IF_ERROR(ExecuteSql(
           db_.get(), fmt::format("UPDATE pgbench_accounts SET abalance = "
                                  "abalance + 1 WHERE aid <= {}",
                                  config_.rows)));
-      best = std::min(best, Now() - t);
+      best = std::min(best, SystemClock()->Now() - t);
     }
     *us_per_row = best * 1e6 / static_cast<double>(config_.rows);
     return Status::Ok();
@@ -120,8 +112,7 @@ class Bench {
         pg_->RunClient({"pgbench", "-n", "-c", "4", "-j", "2", "-T",
                         fmt::format("{:.0f}", config_.seconds)},
                        &out));
-    const size_t at = out.find("tps = ");
-    *tps = at == std::string::npos ? 0 : std::strtod(&out[at + 6], nullptr);
+    *tps = ParsePgbenchSummary(out).tps;
     if (*tps <= 0) return Status::Internal("pgbench printed no tps: " + out);
     return Status::Ok();
   }

@@ -277,14 +277,15 @@ void EchoReport(const std::string& output) {
 // of (phase, when it began in Unix time); no row or a NULL phase while no
 // phase is known.
 //
-// pglayout: its step's phase in the journal, and "verify" while a
-// verification sum runs within "catchup" (the journal does not split
-// them). The journal's tables do not exist until the run starts.
+// pglayout: its step's phase in the journal, and "verify" within
+// "catchup" (the journal does not split them) while the session the
+// verification opens for the copy's side is connected: the migrator names
+// its sessions pglayout-migrate/run<N>/<role> in application_name. The
+// journal's tables do not exist until the run starts.
 constexpr char kPglayoutPhaseSql[] =
     "SELECT CASE WHEN s.phase = 'catchup' AND EXISTS (SELECT 1 FROM "
-    "pg_catalog.pg_stat_activity a WHERE a.state = 'active' AND a.pid <> "
-    "pg_catalog.pg_backend_pid() AND a.query LIKE 'SELECT count(*), "
-    "(COALESCE(sum(%') THEN 'verify' ELSE s.phase END, "
+    "pg_catalog.pg_stat_activity a WHERE a.application_name LIKE "
+    "'pglayout-migrate/run%/verify') THEN 'verify' ELSE s.phase END, "
     "extract(epoch FROM clock_timestamp()) FROM pglayout.step s WHERE "
     "s.step_key LIKE 'move:%' OR s.step_key LIKE 'partition:%' ORDER BY "
     "s.step_no DESC LIMIT 1";
