@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include "common/median.h"
 #include "common/stripe_read.h"
 #include "common/units.h"
 
@@ -71,12 +72,8 @@ StripeReadEstimate EstimateStripeReadSize(
       if (p.queue_depth == 1) by_size[p.request_size].push_back(p.mbps);
     }
   }
-  for (auto& [size, mbps] : by_size) {
-    std::sort(mbps.begin(), mbps.end());
-    const size_t n = mbps.size();
-    const double median =
-        n % 2 == 1 ? mbps[n / 2] : (mbps[n / 2 - 1] + mbps[n / 2]) / 2;
-    e.median.push_back(SequentialReadPoint{size, 1, median});
+  for (const auto& [size, mbps] : by_size) {
+    e.median.push_back(SequentialReadPoint{size, 1, Median(mbps)});
   }
   e.size = StripeWideReadSize(e.median);
   return e;

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "common/clock.h"
+#include "common/median.h"
 #include "common/sql.h"
 #include "common/status.h"
 #include "migrator/online_sql.h"
@@ -36,13 +37,6 @@ struct Config {
   int rounds = 3;
   double seconds = 20;
 };
-
-double Median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v.size() % 2 ? v[v.size() / 2]
-                      : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
-}
 
 class Bench {
  public:

@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "common/median.h"
 #include "common/units.h"
 #include "probes/probe_file.h"
 #include "probes/prober.h"
@@ -201,11 +202,6 @@ Status RunFio(const std::string& path, const Test& t, uint64_t filled,
   double all_ios = ios * (runtime_s + kRampSeconds) / runtime_s;
   f->cpu_us_per_io = all_ios > 0 ? process_cpu * 1e6 / all_ios : 0;
   return Status::Ok();
-}
-
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v[v.size() / 2];
 }
 
 void PrintRow(const std::string& test, const std::string& metric, double ours,
