@@ -22,6 +22,7 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "common/files.h"
@@ -816,15 +817,14 @@ class Bench {
   Paced Against(const Result& r) const {
     return Against(r, r.ratio(), 0, r.elapsed_s);
   }
+  // |r|'s phase |p|.
+  Paced Against(const Result& r, const Result::Phase& p) const {
+    return Against(r, p.ratio, p.from - r.start_at, p.to - r.start_at);
+  }
 
   // When "none" ran: the range of its windows (the run's noise floor) and
   // each pglayout phase's TPS ratio against the control.
   void PrintControlledPhases() const;
-
-  // Seconds of pgbench's pace |r| cost in the phases named |name|: each
-  // phase's seconds times the share of the pace it lost, against the
-  // control.
-  double PaceLost(const Result& r, const std::string& name) const;
 
   // Information beside the adaptive target: where the move's loss of pace
   // went, phase by phase, against the loss the target allows.
@@ -903,10 +903,8 @@ void Bench::PrintControlledPhases() const {
     if (r.phases.empty() || !r.error.empty()) continue;
     std::vector<std::string> parts;
     for (const Result::Phase& p : r.phases) {
-      const Paced paced =
-          Against(r, p.ratio, p.from - r.start_at, p.to - r.start_at);
       parts.push_back(fmt::format("{} {:.1f} s at {}", p.name, p.to - p.from,
-                                  paced.Text()));
+                                  Against(r, p).Text()));
     }
     lines.push_back(fmt::format("  {}: {}\n", r.label, fmt::join(parts, ", ")));
   }
@@ -957,28 +955,29 @@ void PrintWhereTimeWent(const Result& move_off, const Result& repack) {
                            : 0.0);
 }
 
-double Bench::PaceLost(const Result& r, const std::string& name) const {
-  double lost = 0;
-  for (const Result::Phase& p : r.phases) {
-    if (p.name != name) continue;
-    const Paced paced =
-        Against(r, p.ratio, p.from - r.start_at, p.to - r.start_at);
-    lost += (p.to - p.from) * std::max(0.0, 1 - paced.value());
-  }
-  return lost;
-}
-
 // Keeping 0.9 of the pace over the longest move the target allows (5x
-// pg_repack's time) allows a loss of a tenth of that time in all.
+// pg_repack's time) allows a loss of a tenth of that time in all. A phase
+// loses its seconds times the share of the pace it lost, against the
+// control; phases of one name (the catch-up's two rounds) add up.
 void Bench::PrintWherePaceWent(const Result& move, const Result& repack) const {
   if (move.phases.empty()) return;
-  std::vector<std::string> parts;
+  std::vector<std::pair<std::string, double>> lost;  // in the order run
   double total = 0;
-  for (const char* name :
-       {"before", "copy", "indexes", "catchup", "verify", "swap", "swapped"}) {
-    const double lost = PaceLost(move, name);
-    total += lost;
-    parts.push_back(fmt::format("{} {:.1f}", name, lost));
+  for (const Result::Phase& p : move.phases) {
+    const double s =
+        (p.to - p.from) * std::max(0.0, 1 - Against(move, p).value());
+    auto same = std::find_if(lost.begin(), lost.end(),
+                             [&](const auto& l) { return l.first == p.name; });
+    if (same == lost.end()) {
+      lost.emplace_back(p.name, s);
+    } else {
+      same->second += s;
+    }
+    total += s;
+  }
+  std::vector<std::string> parts;
+  for (const auto& [name, s] : lost) {
+    parts.push_back(fmt::format("{} {:.1f}", name, s));
   }
   fmt::print(
       "    where the pace went: the adaptive move cost pgbench {:.1f} s of its "

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "common/median.h"
 #include "common/progress.h"
 #include "common/sql.h"
 #include "observe/observe.h"
@@ -88,15 +89,14 @@ Status Measure(PgCluster* pg, int samples, Figures* f) {
 }
 
 void Print(PgVersion version, int tables, const Figures& f) {
-  std::vector<double> s = f.sample_s;
-  std::sort(s.begin(), s.end());
+  const std::vector<double>& s = f.sample_s;
   fmt::print(
       "{}: {} tables -> {} relations; catalog read {:.0f} ms; one sample "
       "min {:.0f} / median {:.0f} / max {:.0f} ms over {} samples; a 4 s "
       "observation at 1 s intervals took {:.1f} s\n",
       PgVersionName(version), tables, f.relations, f.relations_s * 1000,
-      s.front() * 1000, s[s.size() / 2] * 1000, s.back() * 1000, s.size(),
-      f.observe_s);
+      *std::min_element(s.begin(), s.end()) * 1000, Median(s) * 1000,
+      *std::max_element(s.begin(), s.end()) * 1000, s.size(), f.observe_s);
 }
 
 int Run(int argc, char** argv) {

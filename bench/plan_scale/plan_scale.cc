@@ -20,6 +20,7 @@
 
 #include "common/files.h"
 #include "common/json.h"
+#include "common/median.h"
 #include "common/units.h"
 #include "planner/plan_builder.h"
 #include "planner/plan_sql.h"
@@ -173,17 +174,16 @@ int Scenario(const char* name, int tables, int indexes, int volumes,
     times.push_back(seconds);
     cpus.push_back(cpu);
   }
-  std::sort(times.begin(), times.end());
-  std::sort(cpus.begin(), cpus.end());
   for (const std::string& v : out.plan.verdicts) fmt::print("  {}\n", v);
   fmt::print(
       "{:<10} {} relations, {} volumes: wall median {:.3f} s (min {:.3f}, "
       "max {:.3f}), CPU median {:.3f} s; {} moves, {} hash-partitioned, {} "
       "stripe(s); worst volume {:.0f}% vs bound {:.0f}%; outputs {}\n",
-      name, tables + indexes, volumes, times[1], times[0], times[2], cpus[1],
-      out.moves, out.partitioned, out.plan.stripes.size(),
-      out.max_utilization * 100, out.bound.max_utilization * 100,
-      HumanSize(static_cast<double>(bytes)));
+      name, tables + indexes, volumes, Median(times),
+      *std::min_element(times.begin(), times.end()),
+      *std::max_element(times.begin(), times.end()), Median(cpus), out.moves,
+      out.partitioned, out.plan.stripes.size(), out.max_utilization * 100,
+      out.bound.max_utilization * 100, HumanSize(static_cast<double>(bytes)));
   return 0;
 }
 
