@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -61,6 +62,8 @@ std::string TomlString(const std::string& text) {
       out += c;
     } else if (c == '\n') {
       out += "\\n";
+    } else if (c == '\r') {
+      out += "\\r";
     } else {
       out += c;
     }
@@ -380,6 +383,236 @@ INSTANTIATE_TEST_SUITE_P(LineBreak, StripeScriptSandboxTest, ::testing::Bool(),
                            return info.param ? std::string("WithLineBreaks")
                                              : std::string("Printable");
                          });
+
+// --------------------------------------------------------------- plan.sql --
+
+// What an attacker puts in a name for psql: a line break to end a comment,
+// then SQL and a psql meta-command; with |quote|, a backslash-quote that
+// ends a literal where standard_conforming_strings is off.
+std::string SqlPayload(const std::string& tag, bool quote) {
+  return tag + "\"$(touch inj_dollar_" + tag + ")`touch inj_tick_" + tag +
+         "`;\\x" + (quote ? "\\';CREATE ROLE pwned_q_" + tag + ";--" : "") +
+         "\n;CREATE ROLE pwned_nl_" + tag +
+         ";DROP TABLE canary;\n\\! touch "
+         "inj_psql_" +
+         tag + "\n\r;CREATE ROLE pwned_cr_" + tag + ";";
+}
+
+const char* const kVolumes[] = {"sdb", "sdc", "sdd", "sde",
+                                "sdf", "sdg", "sdh"};
+
+// examples/oracle_cloud with each volume's name carrying SqlPayload(quote
+// = true) and its path, under the server's root (made, for CREATE
+// TABLESPACE), carrying SqlPayload(|quote_in_paths|).
+OddInputs WriteSqlInputs(PgCluster* cluster, const std::string& dir,
+                         bool quote_in_paths, std::vector<std::string>* paths) {
+  std::string volumes = ReadWhole("examples/oracle_cloud/volumes.toml");
+  std::string workload = ReadWhole("examples/oracle_cloud/workload.toml");
+  for (const std::string n : kVolumes) {
+    std::string path;
+    EXPECT_TRUE(
+        cluster->MakeDirectory("v_" + SqlPayload(n, quote_in_paths), &path)
+            .ok());
+    paths->push_back(path);
+    Replace(&volumes, "name = \"" + n + "\"",
+            "name = " + TomlString(SqlPayload(n, true)));
+    Replace(&volumes, "path = \"/mnt/" + n + "\"",
+            "path = " + TomlString(path));
+  }
+  Replace(&workload, "data_directory = \"/mnt/sdb/pgdata\"",
+          "data_directory = " + TomlString((*paths)[0] + "/pgdata"));
+  OddInputs out{dir + "/volumes.toml", dir + "/workload.toml"};
+  WriteWhole(out.volumes, volumes);
+  WriteWhole(out.workload, workload);
+  return out;
+}
+
+// The "-- [online] " statements uncommented: what a person might run by
+// hand.
+std::string OnlineUncommented(const std::string& sql) {
+  std::string out;
+  std::istringstream in(sql);
+  for (std::string line; std::getline(in, line);) {
+    out += (line.starts_with("-- [online] ") ? line.substr(12) : line) + "\n";
+  }
+  return out;
+}
+
+class PlanSqlPsqlTest : public PgVersionTest {
+ protected:
+  void SetUp() override {
+    PGLAYOUT_ASSERT_OK(StartCluster({}, &cluster_));
+    PGLAYOUT_ASSERT_OK(cluster_->Connect(&admin_));
+    PGLAYOUT_ASSERT_OK(ExecuteSql(admin_.get(), "CREATE DATABASE victim"));
+    // The database owner's trick: literals read the old way.
+    PGLAYOUT_ASSERT_OK(ExecuteSql(
+        admin_.get(),
+        "ALTER DATABASE victim SET standard_conforming_strings = off"));
+    PGLAYOUT_ASSERT_OK(cluster_->RunClient(
+        {"psql", "-X", "-v", "ON_ERROR_STOP=1", "-d", "victim", "-c",
+         "CREATE TABLE canary (x int); CREATE TABLE public.a (id int "
+         "PRIMARY KEY); CREATE TABLE public.c (id int PRIMARY KEY)"},
+        nullptr));
+    roles_ = Value(admin_.get(), "SELECT count(*) FROM pg_catalog.pg_roles");
+  }
+
+  std::string Psql(const std::string& file) {
+    std::string output;
+    EXPECT_TRUE(
+        cluster_->RunClient({"psql", "-X", "-d", "victim", "-f", file}, &output)
+            .ok())
+        << output;
+    return output;
+  }
+
+  // The canary stands, no role was made, no injected shell command ran.
+  void ExpectNothingInjected(const std::string& output) {
+    std::unique_ptr<SqlSession> victim;
+    PGLAYOUT_ASSERT_OK(OpenPgSession(
+        "host=127.0.0.1 port=" + std::to_string(cluster_->port()) +
+            " dbname=victim user=postgres",
+        "pglayout-test", &victim));
+    EXPECT_EQ(Value(victim.get(), "SELECT count(*) FROM canary"), "0")
+        << output;
+    EXPECT_EQ(Value(admin_.get(), "SELECT count(*) FROM pg_catalog.pg_roles"),
+              roles_)
+        << output;
+    for (const std::string n : kVolumes) {
+      for (const std::string kind : {"dollar", "tick", "psql"}) {
+        const std::string file = "inj_" + kind + "_" + n;
+        EXPECT_FALSE(fs::exists(file)) << file << "\n" << output;
+        fs::remove(file);
+      }
+    }
+  }
+
+  std::unique_ptr<PgCluster> cluster_;
+  std::unique_ptr<SqlSession> admin_;
+  std::string roles_;
+};
+
+// Paths without a quote (PostgreSQL refuses one in a tablespace's
+// location): every statement of plan.sql succeeds, the tablespaces are
+// where the volumes are, byte for byte, and only the plan's settings
+// changed; then the [online] statements uncommented run as written.
+TEST_P(PlanSqlPsqlTest, RunsOnlyThePlansStatements) {
+  std::vector<std::string> paths;
+  const std::string dir = cluster_->root_dir();
+  const OddInputs in = WriteSqlInputs(cluster_.get(), dir, false, &paths);
+  Plan plan;
+  ASSERT_NO_FATAL_FAILURE(Plan_(in, "auto", dir + "/out", &plan));
+  ASSERT_FALSE(plan.tablespaces.empty());
+  const std::string output = Psql(dir + "/out/plan.sql");
+  EXPECT_EQ(output.find("ERROR"), std::string::npos) << output;
+  ExpectNothingInjected(output);
+  for (const TablespaceSpec& ts : plan.tablespaces) {
+    EXPECT_EQ(Value(admin_.get(),
+                    "SELECT pg_catalog.pg_tablespace_location(oid) FROM "
+                    "pg_catalog.pg_tablespace WHERE spcname = $1",
+                    {ts.name}),
+              ts.path)
+        << ts.name;
+    EXPECT_NE(std::find(paths.begin(), paths.end(), ts.path), paths.end())
+        << ts.path;
+  }
+  EXPECT_EQ(Value(admin_.get(),
+                  "SELECT count(*) FROM pg_catalog.pg_tablespace WHERE "
+                  "spcname NOT IN ('pg_default', 'pg_global')"),
+            std::to_string(plan.tablespaces.size()));
+  std::vector<std::string> names;
+  for (const SettingChange& s : plan.settings) names.push_back(s.name);
+  EXPECT_EQ(
+      Value(
+          admin_.get(),
+          "SELECT count(*) FROM pg_catalog.pg_file_settings WHERE "
+          "sourcefile LIKE '%auto.conf' AND name <> ALL($1::pg_catalog.text[])",
+          {TextArrayLiteral(names)}),
+      "0");
+
+  WriteWhole(dir + "/online.sql",
+             OnlineUncommented(ReadWhole(dir + "/out/plan.sql")));
+  const std::string online = Psql(dir + "/online.sql");
+  ExpectNothingInjected(online);
+}
+
+// Quotes in the paths, read by a database with standard_conforming_strings
+// off: PostgreSQL refuses each CREATE TABLESPACE (a quote in a location),
+// and nothing else runs.
+TEST_P(PlanSqlPsqlTest, QuotesInPathsRunNothingElse) {
+  std::vector<std::string> paths;
+  const std::string dir = cluster_->root_dir();
+  const OddInputs in = WriteSqlInputs(cluster_.get(), dir, true, &paths);
+  Plan plan;
+  ASSERT_NO_FATAL_FAILURE(Plan_(in, "auto", dir + "/out", &plan));
+  const std::string output = Psql(dir + "/out/plan.sql");
+  ExpectNothingInjected(output);
+  std::istringstream lines(output);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.find("ERROR") == std::string::npos) continue;
+    EXPECT_TRUE(line.find("cannot contain single quotes") !=
+                    std::string::npos ||
+                line.find("does not exist") != std::string::npos)
+        << line;
+  }
+}
+
+PGLAYOUT_INSTANTIATE_PG_VERSIONS(PlanSqlPsqlTest);
+
+// ---------------------------------------------------------------- secrets --
+
+std::string CmdlineOf(pid_t pid) {
+  std::string text = ReadWhole("/proc/" + std::to_string(pid) + "/cmdline");
+  std::replace(text.begin(), text.end(), '\0', ' ');
+  return text;
+}
+
+// A password in --dsn is hidden from ps once the options are parsed: read
+// /proc/PID/cmdline while observe's session is open (its application_name
+// in pg_stat_activity says the parse is long done). The trust-auth test
+// server ignores the password; observe still connects with it.
+TEST(DsnPassword, NotInProcCmdlineWhileObserveRuns) {
+  PgCluster* cluster = nullptr;
+  PGLAYOUT_ASSERT_OK(SharedPgCluster(PgVersion::k15, &cluster));
+  std::unique_ptr<SqlSession> admin;
+  PGLAYOUT_ASSERT_OK(cluster->Connect(&admin));
+  Command command;
+  command.argv = {PGLAYOUT_BINARY,
+                  "observe",
+                  "--dsn",
+                  "host=127.0.0.1 port=" + std::to_string(cluster->port()) +
+                      " dbname=postgres user=postgres password=s3cret",
+                  "--duration",
+                  "10min",
+                  "--interval",
+                  "1s",
+                  "-o",
+                  ::testing::TempDir() + "/dsn_workload.toml"};
+  pid_t pid = -1;
+  PGLAYOUT_ASSERT_OK(
+      SpawnCommand(command, ::testing::TempDir() + "/dsn_observe.out", &pid));
+  bool connected = false;
+  int wait_status = 0;
+  bool exited = false;
+  // Up to 60 s for observe to connect: a bound for a broken build, not a
+  // measurement.
+  for (int i = 0; i < 600 && !connected && !exited; ++i) {
+    connected = Value(admin.get(),
+                      "SELECT count(*) > 0 FROM pg_catalog.pg_stat_activity "
+                      "WHERE application_name = 'pglayout observe'") == "t";
+    if (!connected) exited = WaitForChildFor(pid, 100, &wait_status);
+  }
+  const std::string during = exited ? "" : CmdlineOf(pid);
+  if (!exited) {
+    kill(pid, SIGKILL);
+    PGLAYOUT_EXPECT_OK(WaitForChild(pid, &wait_status));
+  }
+  ASSERT_TRUE(connected) << TailOfFile(
+      ::testing::TempDir() + "/dsn_observe.out", 20);
+  EXPECT_EQ(during.find("s3cret"), std::string::npos) << during;
+  EXPECT_NE(during.find("password=****** "), std::string::npos) << during;
+  EXPECT_NE(during.find(" observe --dsn host=127.0.0.1 "), std::string::npos)
+      << during;
+}
 
 }  // namespace
 }  // namespace pglayout
