@@ -7,11 +7,8 @@
 // intended commands and statements run, each with exactly its arguments.
 // And a password given in --dsn does not stay in /proc/PID/cmdline.
 
-#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -109,8 +106,8 @@ OddInputs WriteOddInputs(const std::string& dir, bool line_break) {
 }
 
 // `pglayout plan` into |out_dir|; the plan it wrote, read back.
-void Plan_(const OddInputs& in, const std::string& prefer,
-           const std::string& out_dir, Plan* plan) {
+void RunPlan(const OddInputs& in, const std::string& prefer,
+             const std::string& out_dir, Plan* plan) {
   Completion run =
       RunPglayout({"plan", "--volumes", in.volumes, "--workload", in.workload,
                    "--prefer", prefer, "--out-dir", out_dir});
@@ -259,7 +256,7 @@ void ExpectLvm(const Stripe& s, const std::string& mount,
 std::string FstabUnescaped(const std::string& field) {
   std::string out;
   for (size_t i = 0; i < field.size(); ++i) {
-    if (field[i] == '\\' && i + 3 < field.size() + 1) {
+    if (field[i] == '\\' && i + 3 < field.size()) {
       out += static_cast<char>(std::stoi(field.substr(i + 1, 3), nullptr, 8));
       i += 3;
     } else {
@@ -280,7 +277,7 @@ TEST_P(StripeScriptSandboxTest, UncommentedRunsOnlyItsCommands) {
   const std::string out_dir =
       box.dir + "/../out_" + fs::path(box.dir).filename().string();
   Plan plan;
-  ASSERT_NO_FATAL_FAILURE(Plan_(in, "stripe", out_dir, &plan));
+  ASSERT_NO_FATAL_FAILURE(RunPlan(in, "stripe", out_dir, &plan));
   fs::remove(in.volumes);
   fs::remove(in.workload);
   ASSERT_EQ(plan.stripes.size(), 1u) << ReadWhole(out_dir + "/stripe.sh");
@@ -500,7 +497,7 @@ TEST_P(PlanSqlPsqlTest, RunsOnlyThePlansStatements) {
   const std::string dir = cluster_->root_dir();
   const OddInputs in = WriteSqlInputs(cluster_.get(), dir, false, &paths);
   Plan plan;
-  ASSERT_NO_FATAL_FAILURE(Plan_(in, "auto", dir + "/out", &plan));
+  ASSERT_NO_FATAL_FAILURE(RunPlan(in, "auto", dir + "/out", &plan));
   ASSERT_FALSE(plan.tablespaces.empty());
   const std::string output = Psql(dir + "/out/plan.sql");
   EXPECT_EQ(output.find("ERROR"), std::string::npos) << output;
@@ -543,7 +540,7 @@ TEST_P(PlanSqlPsqlTest, QuotesInPathsRunNothingElse) {
   const std::string dir = cluster_->root_dir();
   const OddInputs in = WriteSqlInputs(cluster_.get(), dir, true, &paths);
   Plan plan;
-  ASSERT_NO_FATAL_FAILURE(Plan_(in, "auto", dir + "/out", &plan));
+  ASSERT_NO_FATAL_FAILURE(RunPlan(in, "auto", dir + "/out", &plan));
   const std::string output = Psql(dir + "/out/plan.sql");
   ExpectNothingInjected(output);
   std::istringstream lines(output);
