@@ -1,7 +1,9 @@
 #include "common/conninfo_mask.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstring>
+#include <vector>
 
 namespace pglayout {
 namespace {
@@ -147,6 +149,59 @@ std::string MaskArgumentPassword(std::string_view argument) {
     const std::string value = MaskConninfoPassword(out.substr(eq + 1));
     out.replace(eq + 1, value.size(), value);
   }
+  return out;
+}
+
+namespace {
+
+std::string BackslashUnescaped(std::string_view text) {
+  std::string out;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '\\' && i + 1 < text.size()) ++i;
+    out += text[i];
+  }
+  return out;
+}
+
+void ReplaceAll(const std::string& from, std::string* text) {
+  if (from.empty()) return;
+  for (size_t at = text->find(from); at != std::string::npos;
+       at = text->find(from, at + 4)) {
+    text->replace(at, from.size(), "****");
+  }
+}
+
+}  // namespace
+
+std::string RedactPasswords(std::string_view text, std::string_view conninfo) {
+  const std::string masked = MaskConninfoPassword(conninfo);
+  std::vector<std::string> secrets;
+  for (size_t i = 0; i < masked.size();) {
+    if (masked[i] != kMask) {
+      ++i;
+      continue;
+    }
+    size_t end = i;
+    bool changed = false;
+    while (end < masked.size() && masked[end] == kMask) {
+      changed = changed || conninfo[end] != kMask;
+      ++end;
+    }
+    if (changed) {
+      const std::string_view raw = conninfo.substr(i, end - i);
+      secrets.emplace_back(raw);
+      secrets.push_back(PercentDecoded(raw));
+      secrets.push_back(BackslashUnescaped(raw));
+    }
+    i = end;
+  }
+  // The longest first, so that a shorter form does not split a longer one.
+  std::sort(secrets.begin(), secrets.end(),
+            [](const std::string& a, const std::string& b) {
+              return a.size() > b.size();
+            });
+  std::string out(text);
+  for (const std::string& secret : secrets) ReplaceAll(secret, &out);
   return out;
 }
 

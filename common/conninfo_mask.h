@@ -26,6 +26,12 @@ std::string MaskConninfoPassword(std::string_view conninfo);
 // or an option's value after `--name=`.
 std::string MaskArgumentPassword(std::string_view argument);
 
+// |text| (a libpq message, which may echo part of the connection string)
+// with every password of |conninfo| replaced by "****": as written, as a
+// URI's percent-decoding reads it, and with libpq's backslash escapes
+// undone.
+std::string RedactPasswords(std::string_view text, std::string_view conninfo);
+
 // Overwrites in place each argv[1..argc) whose masked text differs, so that
 // /proc/PID/cmdline shows '*' where the password was. Call after the
 // options were copied out of argv.

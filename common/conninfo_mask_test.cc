@@ -66,6 +66,23 @@ TEST(MaskArgumentPassword, OptionWithItsValue) {
   EXPECT_EQ(MaskArgumentPassword("--duration=10s"), "--duration=10s");
 }
 
+// libpq's message for a bad percent-encoding echoes the URI: the password
+// leaves it in each form it may take.
+TEST(RedactPasswords, EveryFormOfThePassword) {
+  EXPECT_EQ(RedactPasswords("invalid percent-encoded token: "
+                            "\"postgresql://u:p%4_ss@h\"",
+                            "postgresql://u:p%4_ss@h"),
+            "invalid percent-encoded token: \"postgresql://u:****@h\"");
+  EXPECT_EQ(RedactPasswords("bad s3@cret and s3%40cret",
+                            "postgresql://u:s3%40cret@h"),
+            "bad **** and ****");
+  EXPECT_EQ(RedactPasswords("it's", R"(password='it\'s')"), "****");
+  EXPECT_EQ(RedactPasswords("nothing to hide", "host=h user=u"),
+            "nothing to hide");
+  // A '*' of the connection string itself is no password.
+  EXPECT_EQ(RedactPasswords("a * b", "host=* password=x"), "a * b");
+}
+
 TEST(MaskPasswordsInArgv, OverwritesTheArgumentsInPlace) {
   std::vector<std::string> storage = {"pglayout",
                                       "observe",
