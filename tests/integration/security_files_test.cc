@@ -555,6 +555,31 @@ TEST_P(PlanSqlPsqlTest, QuotesInPathsRunNothingElse) {
 
 PGLAYOUT_INSTANTIATE_PG_VERSIONS(PlanSqlPsqlTest);
 
+// ------------------------------------------------------------- settings --
+
+// A plan edited to set archive_command (a shell command the server runs as
+// its OS user) or a library to preload: migrate refuses it with exit 2,
+// naming the line and the setting, before it connects (nothing listens on
+// port 1: a connection attempt would exit 1).
+TEST(PlanSettings, MigrateRefusesWhatThePlannerNeverWrites) {
+  for (const std::string name :
+       {"archive_command", "shared_preload_libraries", "made_up_key"}) {
+    const std::string plan = WriteTempFile(
+        "edited_plan.toml", "[settings]\nmax_wal_size = \"2GB\"\n" + name +
+                                " = \"touch /tmp/pglayout_pwned\"\n");
+    Completion run = RunPglayout(
+        {"migrate", plan, "--apply", "--dsn",
+         "host=127.0.0.1 port=1 dbname=x user=postgres connect_timeout=1"});
+    EXPECT_EQ(run.exit_code, 2) << run.output;
+    EXPECT_NE(run.output.find("edited_plan.toml:3:"), std::string::npos)
+        << run.output;
+    EXPECT_NE(run.output.find("setting '" + name + "'"), std::string::npos)
+        << run.output;
+    EXPECT_EQ(run.output.find("127.0.0.1"), std::string::npos)
+        << "refused before connecting: " << run.output;
+  }
+}
+
 // ---------------------------------------------------------------- secrets --
 
 std::string CmdlineOf(pid_t pid) {
