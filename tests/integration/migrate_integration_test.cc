@@ -244,7 +244,7 @@ TEST_P(MigrateTest, DryRunChangesNothingAndBadInputsAreRefused) {
   PGLAYOUT_ASSERT_OK(MigratePlan(
       ts + "[[placement]]\nrelation = \"public.ok\"\nstrategy = "
            "\"hash_partition\"\ntablespaces = [\"dry_ts\", \"pg_default\"]\n"
-           "key = [\"id\"]\n[settings]\nwork_mem = \"8MB\"\n",
+           "key = [\"id\"]\n[settings]\nrandom_page_cost = \"1.8\"\n",
       Conninfo(pg, "dry"), false, &report));
   ASSERT_GE(report.steps.size(), 4u);
   EXPECT_EQ(report.steps[0].sql[0],
@@ -897,7 +897,7 @@ TEST_P(MigrateTest, OnlineUnderLoadSurvivesKill9AtEveryStep) {
           "partitions = 4\nkey = [\"id\"]\n"
           "[[placement]]\nrelation = '\"Sales Dept\".\"Line \"\"Items\"\"\"'\n"
           "strategy = \"move\"\ntablespaces = [\"ts_b\"]\n"
-          "[settings]\nwork_mem = \"7MB\"\n");
+          "[settings]\nrandom_page_cost = \"1.7\"\n");
   std::string load = WriteFile("load.sql", kLoadScript);
   std::string replica = WriteFile("replica.sql", kReplicaScript);
   std::unique_ptr<BackgroundClient> bench;
@@ -988,8 +988,8 @@ TEST_P(MigrateTest, OnlineUnderLoadSurvivesKill9AtEveryStep) {
       << last.output;
   EXPECT_EQ(Value(s.get(),
                   "SELECT setting FROM pg_file_settings WHERE name = "
-                  "'work_mem' AND sourcefile LIKE '%auto.conf'"),
-            "7MB");
+                  "'random_page_cost' AND sourcefile LIKE '%auto.conf'"),
+            "1.7");
   EXPECT_EQ(Value(s.get(),
                   "SELECT count(*) FROM pg_trigger WHERE tgname LIKE "
                   "'pglayout%'"),
