@@ -2658,8 +2658,15 @@ TEST_P(MigrateTest, CheckpointGuardKeepsCheckpointsTimed) {
   MigrateOptions guarded;
   guarded.batch_rows = 50000;
   // Told to wait (the default defers: GuardDefersTheRestore...), the run
-  // waits for the timed checkpoint that makes room, then restores.
-  guarded.restore_wait_s = 30 * 1.1 + 60;
+  // waits for the timed checkpoint that makes room, then restores. That
+  // checkpoint starts at most two checkpoint_timeout cycles after the copy
+  // (the one in progress then may have begun before the copy's end) and
+  // writes a few MB: the bound, read from the server, leaves a loaded
+  // machine a third cycle and a minute. The wait ends when room is found.
+  const double timeout_s = std::stod(Value(
+      s.get(),
+      "SELECT setting FROM pg_settings WHERE name = 'checkpoint_timeout'"));
+  guarded.restore_wait_s = 3 * timeout_s + 60;
   // ALTER SYSTEM is cluster-wide: a run changing settings from another
   // database makes this one wait, then stop before changing anything.
   std::unique_ptr<SqlSession> other;
