@@ -718,6 +718,39 @@ TEST(BuildSteps, NoGuardWithoutBulkWork) {
   EXPECT_EQ(Keys(steps), (std::vector<std::string>{"settings", "verify"}));
 }
 
+// A run killed after raising max_wal_size to its cap resumes with the
+// server at that cap: the raise is computed from the journaled original,
+// and the restore step stays (without it the final check fails on the
+// setting the run left raised).
+TEST(BuildSteps, AResumedRunKeepsItsRestoreWhenTheRaiseIsCapped) {
+  Plan plan = HashPlan();
+  plan.settings.clear();
+  ServerFacts raised = Server();
+  raised.settings["max_wal_size"] = "2048";  // the killed attempt's raise
+  std::map<std::string, TableFacts> tables = {{"public.orders", Orders()}};
+  StepOptions capped;
+  capped.max_wal_size_cap = 2 * kGiB;
+  // What the resume used to build: no raise left, so no restore either.
+  EXPECT_EQ(Keys(BuildSteps(plan, raised, tables, capped)),
+            (std::vector<std::string>{"tablespace:a", "tablespace-options:a",
+                                      "partition:public.orders", "verify"}));
+  StepOptions resumed = capped;
+  resumed.guard_original = kGiB;
+  resumed.guard_restore_pending = true;
+  auto steps = BuildSteps(plan, raised, tables, resumed);
+  EXPECT_EQ(Keys(steps),
+            (std::vector<std::string>{"tablespace:a", "tablespace-options:a",
+                                      "guard:raise", "partition:public.orders",
+                                      "guard:restore", "verify"}));
+  EXPECT_EQ(steps[2].title, "checkpoint guard: raise max_wal_size 1GB -> 2GB");
+  EXPECT_EQ(steps[4].title, "checkpoint guard: restore max_wal_size to 1GB");
+  // Nothing left to copy (or the guard off on resume): the restore alone.
+  resumed.checkpoint_guard = false;
+  EXPECT_EQ(Keys(BuildSteps(plan, raised, {}, resumed)),
+            (std::vector<std::string>{"tablespace:a", "tablespace-options:a",
+                                      "guard:restore", "verify"}));
+}
+
 TEST(Guard, RaisesToCoverTheCopyBoundedByFreeWal) {
   GuardDecision d = DecideMaxWalSize(kGiB, 10 * kGiB, 0.9, 0, 0);
   EXPECT_TRUE(d.raise);

@@ -102,6 +102,15 @@ void RenderStepTable(const MigrationJournal& j, Markup* out) {
 }
 
 void RenderRunCheckpoints(const MigrationJournal& j, Markup* out) {
+  if (!j.checkpoints_unknown.empty()) {
+    out->Element("h3", "Checkpoints during the run");
+    out->Element("p", {{"class", "note"}},
+                 "Timed and requested checkpoints during the run: unknown (" +
+                     j.checkpoints_unknown +
+                     "): the server's counters started over while the run "
+                     "went on, so no difference of them counts the run's.");
+    return;
+  }
   int64_t total = j.checkpoints_timed + j.checkpoints_requested;
   if (total == 0) return;
   out->Element("h3", "Checkpoints during the run");
