@@ -163,6 +163,12 @@ std::string SettingOutcome(const JournalSetting& s) {
     }
     if (s.state == "changed") return "changed by someone else since: left";
     if (s.state == "superseded") return "taken over by a later run or the plan";
+    if (s.state == "applied" || s.state == "pending") {
+      return "✗ still raised by this run, which has not finished: `pglayout "
+             "migrate --apply` with its plan resumes it and restores it to " +
+             OrDash(s.original) +
+             ", `pglayout migrate --abort` restores it now";
+    }
     return "✗ not restored (" + OrDash(s.state) + ")";
   }
   if (s.state == "applied") return "✓ set by the plan";

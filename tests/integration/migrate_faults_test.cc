@@ -14,6 +14,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <iostream>
 #include <regex>
 #include <thread>
 
@@ -169,7 +170,7 @@ class TwinWriter {
         std::this_thread::sleep_for(std::chrono::milliseconds(200));
         continue;
       }
-      int id = 1 + (i * 7919) % 4000;
+      int id = 1 + (i * 7919) % 12000;
       Status st = ExecuteSql(
           s.get(), fmt::format("BEGIN; UPDATE t SET v = v || 'u' WHERE id = "
                                "{0}; UPDATE t_v SET v = v || 'u' WHERE id = "
@@ -204,15 +205,16 @@ class MigrateFaultsTest : public PgVersionTest {
     PGLAYOUT_ASSERT_OK(pg_->Connect(&admin_));
     options_.throttle = ThrottleMode::kOff;
     options_.batch_rows = 3000;
-    // The guard's raise (32 MB + the copy's WAL) capped at 40 MB.
-    options_.max_wal_size_cap = 40ull << 20;
+    // The guard's raise (32 MB + the copy's WAL) capped at 36 MB.
+    options_.max_wal_size_cap = 36ull << 20;
     options_.restore_wait_s = 0;  // restore at once: no room to wait for
-    options_.old_xact_wait_s = 60;
+    options_.old_xact_wait_s = 5;
   }
 
-  // A fresh database |db| with t (20,000 rows, about 3 MB) and its twin,
+  // A fresh database |db| with t (12,000 rows, about 2 MB) and its twin,
   // and the plan: move t, or convert it to 4 hash partitions.
   void MakeDatabase(const std::string& db, bool hash, std::string* plan) {
+    PGLAYOUT_ASSERT_OK(pg_->Connect(&admin_));  // a crash ended the last
     Exec(admin_.get(), "DROP DATABASE IF EXISTS " + db);
     Exec(admin_.get(), "CREATE DATABASE " + db);
     std::unique_ptr<SqlSession> s;
@@ -220,7 +222,7 @@ class MigrateFaultsTest : public PgVersionTest {
     Exec(s.get(),
          "CREATE TABLE t (id int PRIMARY KEY, v text);"
          "INSERT INTO t SELECT g, repeat(md5(g::text), 3) FROM "
-         "generate_series(1, 20000) g;"
+         "generate_series(1, 12000) g;"
          "CREATE TABLE t_v AS TABLE t; ALTER TABLE t_v ADD PRIMARY KEY (id);"
          "ANALYZE t");
     std::string dir;
@@ -244,7 +246,7 @@ class MigrateFaultsTest : public PgVersionTest {
   void Inject(Fault fault, std::thread* canceller) {
     const char* main_session =
         "SELECT {}(pid) FROM pg_stat_activity WHERE application_name LIKE "
-        "'pglayout/run%/main'{}";
+        "'pglayout-migrate/run%/main'{}";
     switch (fault) {
       case Fault::kCrash:
         PGLAYOUT_EXPECT_OK(pg_->Restart(StopMode::kImmediate));
@@ -274,11 +276,14 @@ class MigrateFaultsTest : public PgVersionTest {
     }
   }
 
-  void RunCase(const FaultCase& c, int number) {
+  // *stopped: the fault stopped the run (a cancel retried by the run does
+  // not).
+  void RunCase(const FaultCase& c, int number, bool* stopped) {
     SCOPED_TRACE(CaseName(c));
     const std::string db = fmt::format("f{}", number);
     std::string plan;
     MakeDatabase(db, c.hash, &plan);
+    if (HasFatalFailure()) return;
     const std::string conninfo = Conninfo(pg_.get(), db);
     // An old transaction makes the swap wait for it.
     std::unique_ptr<SqlSession> old;
@@ -301,6 +306,7 @@ class MigrateFaultsTest : public PgVersionTest {
     old.reset();  // ends the old transaction (a crash ended it already)
     ASSERT_TRUE(injected) << Lines(first);
     EXPECT_FALSE(HasNegativeCount(first)) << Lines(first);
+    *stopped = !st.ok();
     if (!st.ok()) {
       // The truth after the fault: the raise, its run, the way back (a
       // cancel may land after the restore: then nothing is pending).
@@ -315,7 +321,7 @@ class MigrateFaultsTest : public PgVersionTest {
       EXPECT_FALSE(HasNegativeCount(status)) << Lines(status);
       if (raised) {
         EXPECT_TRUE(HasLine(status,
-                            "max_wal_size raised to 40MB by run 1, "
+                            "max_wal_size raised to 36MB by run 1, "
                             "which stopped at "))
             << Lines(status);
         EXPECT_TRUE(HasLine(status,
@@ -367,29 +373,32 @@ class MigrateFaultsTest : public PgVersionTest {
   MigrateOptions options_;
 };
 
-// Every phase of a move under each fault; a hash conversion under one
-// fault per phase (its phases run the same code with more relations).
+// Each phase of a move and of a hash conversion, under each fault in turn
+// (each fault at two or more phases), then a resume or an --abort.
 TEST_P(MigrateFaultsTest, AFaultAtAnyPhaseLeavesTheTruthAndConverges) {
   const std::vector<FaultCase> cases = {
       {false, Phase::kCopy, Fault::kCrash, false},
-      {false, Phase::kCopy, Fault::kTerminate, true},
       {false, Phase::kCopy, Fault::kCancel, false},
-      {false, Phase::kIndexBuild, Fault::kCrash, true},
       {false, Phase::kIndexBuild, Fault::kTerminate, false},
-      {false, Phase::kIndexBuild, Fault::kCancel, false},
-      {false, Phase::kVerify, Fault::kCrash, false},
-      {false, Phase::kVerify, Fault::kTerminate, false},
+      {false, Phase::kIndexBuild, Fault::kCrash, true},
       {false, Phase::kVerify, Fault::kCancel, true},
+      {false, Phase::kVerify, Fault::kTerminate, false},
       {false, Phase::kSwapWait, Fault::kCrash, false},
       {false, Phase::kSwapWait, Fault::kTerminate, true},
-      {false, Phase::kSwapWait, Fault::kCancel, false},
-      {true, Phase::kCopy, Fault::kCrash, false},
-      {true, Phase::kIndexBuild, Fault::kTerminate, false},
-      {true, Phase::kVerify, Fault::kCancel, true},
-      {true, Phase::kSwapWait, Fault::kCrash, false},
+      {true, Phase::kCopy, Fault::kTerminate, false},
+      {true, Phase::kIndexBuild, Fault::kCancel, false},
+      {true, Phase::kVerify, Fault::kCrash, false},
+      {true, Phase::kSwapWait, Fault::kCancel, true},
   };
   for (size_t i = 0; i < cases.size(); ++i) {
-    RunCase(cases[i], static_cast<int>(i));
+    const auto start = std::chrono::steady_clock::now();
+    bool stopped = false;
+    RunCase(cases[i], static_cast<int>(i), &stopped);
+    std::cerr << fmt::format(
+        "{} (the fault {} the run): {:.1f} s\n", CaseName(cases[i]),
+        stopped ? "stopped" : "did not stop",
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count());
     if (HasFatalFailure()) return;
   }
 }
@@ -409,9 +418,9 @@ TEST_P(MigrateFaultsTest, TwoDatabasesOfOneClusterEndAtItsOriginal) {
   leave.leave_guard_raised = true;
   MigrateReport a, status_b, b, finalize_a;
   PGLAYOUT_ASSERT_OK(Migrate(plan_a, in_a, leave, MigrateMode::kRun, &a));
-  EXPECT_EQ(MaxWalSizeSettled(admin_.get(), "40MB"), "40MB");
+  EXPECT_EQ(MaxWalSizeSettled(admin_.get(), "36MB"), "36MB");
   EXPECT_EQ(AutoConfEntries(admin_.get()),
-            "max_wal_size=40MB,pglayout.max_wal_size_raised_by=run 1 in "
+            "max_wal_size=36MB,pglayout.max_wal_size_raised_by=run 1 in "
             "database a,pglayout.original_max_wal_size=32MB");
   // Database b's --status names the raise from a.
   PGLAYOUT_ASSERT_OK(
@@ -421,7 +430,7 @@ TEST_P(MigrateFaultsTest, TwoDatabasesOfOneClusterEndAtItsOriginal) {
                       "cluster's original 32MB"))
       << Lines(status_b);
   PGLAYOUT_ASSERT_OK(Migrate(plan_b, in_b, options_, MigrateMode::kRun, &b));
-  EXPECT_TRUE(HasLine(b, "checkpoint guard: raise max_wal_size 32MB -> 40MB"))
+  EXPECT_TRUE(HasLine(b, "checkpoint guard: raise max_wal_size 32MB -> 36MB"))
       << Lines(b);
   EXPECT_TRUE(HasLine(b, "restored max_wal_size to 32MB")) << Lines(b);
   EXPECT_EQ(MaxWalSizeSettled(admin_.get(), "32MB"), "32MB");
