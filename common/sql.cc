@@ -36,6 +36,47 @@ Status ReadCheckpointCounts(SqlSession* session, CheckpointCounts* counts) {
   return Status::Ok();
 }
 
+CheckpointDelta CheckpointsBetween(const CheckpointCounts& start,
+                                   const CheckpointCounts& end,
+                                   const std::string& reset_why) {
+  CheckpointDelta d;
+  d.timed = end.timed - start.timed;
+  d.requested = end.requested - start.requested;
+  if (reset_why.empty() && d.timed >= 0 && d.requested >= 0) return d;
+  d.known = false;
+  d.timed = d.requested = 0;
+  d.why = reset_why.empty() ? "statistics were reset" : reset_why;
+  return d;
+}
+
+std::string CountText(const CheckpointDelta& delta, int64_t count) {
+  if (!delta.known) return "unknown (" + delta.why + ")";
+  return std::to_string(count);
+}
+
+Status CheckpointStatsResetSince(SqlSession* session, const std::string& since,
+                                 std::string* why, const std::string& until) {
+  why->clear();
+  if (since.empty()) return Status::Ok();
+  CheckpointStatistics statistics;
+  PGLAYOUT_RETURN_IF_ERROR(
+      ReadCheckpointStatistics(session, /*in_recovery=*/false, &statistics));
+  SqlResult r;
+  PGLAYOUT_RETURN_IF_ERROR(session->Execute(
+      "SELECT pg_catalog.pg_postmaster_start_time() > $1::pg_catalog."
+      "timestamptz, coalesce(nullif($2, '')::pg_catalog.timestamptz > "
+      "$1::pg_catalog.timestamptz AND (nullif($3, '') IS NULL OR "
+      "$2::pg_catalog.timestamptz <= $3::pg_catalog.timestamptz), false)",
+      {since, statistics.stats_reset, until}, &r));
+  if (r.rows.empty() || r.rows[0].size() < 2) return Status::Ok();
+  const bool restarted = r.rows[0][0].value_or("") == "t";
+  const bool reset = r.rows[0][1].value_or("") == "t";
+  if (!reset) return Status::Ok();
+  *why = restarted ? "statistics were reset by a server restart"
+                   : "statistics were reset";
+  return Status::Ok();
+}
+
 std::string TextArrayLiteral(const std::vector<std::string>& values) {
   std::string out = "{";
   for (size_t i = 0; i < values.size(); ++i) {

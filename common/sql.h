@@ -106,6 +106,31 @@ struct CheckpointCounts {
 };
 Status ReadCheckpointCounts(SqlSession* session, CheckpointCounts* counts);
 
+// The checkpoints between two readings of the counts, or unknown: the
+// statistics start over at a server restart after a crash and at
+// pg_stat_reset_shared, so a count that went down, or |reset_why| not
+// empty (a reset seen after the first reading), make both unknown. Never
+// negative.
+struct CheckpointDelta {
+  bool known = true;
+  int64_t timed = 0;
+  int64_t requested = 0;
+  std::string why;  // unknown: "statistics were reset by a server restart"
+};
+CheckpointDelta CheckpointsBetween(const CheckpointCounts& start,
+                                   const CheckpointCounts& end,
+                                   const std::string& reset_why);
+// "3" or "unknown (statistics were reset by a server restart)".
+std::string CountText(const CheckpointDelta& delta, int64_t count);
+// Why the checkpoint statistics were reset after |since| (timestamptz
+// text, e.g. a run's started_at) and, if |until| is not empty, no later
+// than it: "statistics were reset by a server restart" when the server
+// started after |since|, "statistics were reset" for a reset by hand
+// (pg_stat_reset_shared); "" when they were not.
+Status CheckpointStatsResetSince(SqlSession* session, const std::string& since,
+                                 std::string* why,
+                                 const std::string& until = "");
+
 }  // namespace pglayout
 
 #endif  // PGLAYOUT_COMMON_SQL_H_

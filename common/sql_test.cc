@@ -57,3 +57,31 @@ TEST(QuoteQualified, QuotesEachPartAndNeverInjects) {
 
 }  // namespace
 }  // namespace pglayout
+
+namespace pglayout {
+namespace {
+
+// After a server crash the statistics start over: a count that went down
+// is unknown, never negative; so is one that went up again past a reset.
+TEST(CheckpointsBetween, AResetMakesTheCountsUnknownNeverNegative) {
+  CheckpointDelta ok = CheckpointsBetween({10, 4}, {12, 4}, "");
+  EXPECT_TRUE(ok.known);
+  EXPECT_EQ(ok.timed, 2);
+  EXPECT_EQ(ok.requested, 0);
+  EXPECT_EQ(CountText(ok, ok.timed), "2");
+  CheckpointDelta down = CheckpointsBetween({10, 4}, {1, 0}, "");
+  EXPECT_FALSE(down.known);
+  EXPECT_EQ(down.timed, 0);
+  EXPECT_EQ(down.requested, 0);
+  EXPECT_EQ(CountText(down, down.requested), "unknown (statistics were reset)");
+  CheckpointDelta one_down = CheckpointsBetween({10, 4}, {11, 0}, "");
+  EXPECT_FALSE(one_down.known);
+  CheckpointDelta past_reset = CheckpointsBetween(
+      {1, 1}, {12, 9}, "statistics were reset by a server restart");
+  EXPECT_FALSE(past_reset.known);
+  EXPECT_EQ(CountText(past_reset, past_reset.timed),
+            "unknown (statistics were reset by a server restart)");
+}
+
+}  // namespace
+}  // namespace pglayout

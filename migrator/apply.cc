@@ -151,14 +151,24 @@ Status RecordStepFailure(Executor* ex, const Step& s, int no,
   return failure;
 }
 
-void ReportCheckpoints(Executor* ex, const RunRecord& run,
-                       const CheckpointCounts& end, MigrateReport* report) {
-  report->checkpoints_timed = end.timed - run.checkpoints_timed_start;
-  report->checkpoints_requested =
-      end.requested - run.checkpoints_requested_start;
+Status ReportCheckpoints(Executor* ex, const RunRecord& run,
+                         const CheckpointCounts& end, MigrateReport* report) {
+  std::string reset;
+  PGLAYOUT_RETURN_IF_ERROR(
+      CheckpointStatsResetSince(ex->session(), run.started_at, &reset));
+  CheckpointDelta d = CheckpointsBetween(
+      {run.checkpoints_timed_start, run.checkpoints_requested_start}, end,
+      reset);
+  if (!d.known) {
+    // Left at -1, "not measured", in the JSON output.
+    ex->Line("checkpoints during the run: " + CountText(d, 0));
+    return Status::Ok();
+  }
+  report->checkpoints_timed = d.timed;
+  report->checkpoints_requested = d.requested;
   ex->Line(fmt::format("checkpoints during the run: {} timed, {} requested",
-                       report->checkpoints_timed,
-                       report->checkpoints_requested));
+                       d.timed, d.requested));
+  return Status::Ok();
 }
 
 }  // namespace
@@ -208,7 +218,7 @@ Status ApplyRun(const ApplyInput& in, Executor* ex, GuardRestorer* restorer,
   }
   CheckpointCounts end;
   PGLAYOUT_RETURN_IF_ERROR(ReadCheckpointCounts(ex->session(), &end));
-  ReportCheckpoints(ex, run, end, report);
+  PGLAYOUT_RETURN_IF_ERROR(ReportCheckpoints(ex, run, end, report));
   PGLAYOUT_RETURN_IF_ERROR(journal->FinishRun(run.run_id, "done", end));
   ex->Line(fmt::format("run {} done", run.run_id));
   return Status::Ok();

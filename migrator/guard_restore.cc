@@ -8,6 +8,7 @@
 #include "common/ddl.h"
 #include "common/sql_row.h"
 #include "common/units.h"
+#include "migrator/guard_cluster.h"
 #include "migrator/guard_wait.h"
 #include "migrator/server_facts.h"
 #include "migrator/sql_util.h"
@@ -259,6 +260,43 @@ Status GuardRestorer::LookForRoom(const SettingRecord& rec, int64_t run_id,
   return Status::Ok();
 }
 
+// The cluster-wide record of max_wal_size (guard_cluster.h) once run
+// |run_id| is done with it: cleared when that run raised it last (or no
+// run is named), kept for the run named there otherwise.
+Status GuardRestorer::ReleaseClusterRecord(const SettingRecord& rec,
+                                           int64_t run_id) {
+  if (rec.kind != "guard" || rec.name != "max_wal_size") return Status::Ok();
+  ClusterOriginal cluster;
+  PGLAYOUT_RETURN_IF_ERROR(ReadClusterOriginal(ex_->session(), &cluster));
+  if (!cluster.present) return Status::Ok();
+  std::string database;
+  PGLAYOUT_RETURN_IF_ERROR(CurrentDatabase(ex_->session(), &database));
+  if (!cluster.raised_by.empty() &&
+      cluster.raised_by != RaiserName(run_id, database)) {
+    return Status::Ok();
+  }
+  PGLAYOUT_RETURN_IF_ERROR(ClearClusterOriginal(ex_));
+  return ex_->Exec(ReloadConfSql());
+}
+
+// Another run (in another database: the cluster-wide record names it)
+// raised max_wal_size since run |run_id| did and restores it itself; ""
+// when not.
+Status GuardRestorer::TakenOverBy(const SettingRecord& rec, int64_t run_id,
+                                  std::string* other) {
+  other->clear();
+  if (rec.kind != "guard" || rec.name != "max_wal_size") return Status::Ok();
+  ClusterOriginal cluster;
+  PGLAYOUT_RETURN_IF_ERROR(ReadClusterOriginal(ex_->session(), &cluster));
+  std::string database;
+  PGLAYOUT_RETURN_IF_ERROR(CurrentDatabase(ex_->session(), &database));
+  if (cluster.present && !cluster.raised_by.empty() &&
+      cluster.raised_by != RaiserName(run_id, database)) {
+    *other = cluster.raised_by;
+  }
+  return Status::Ok();
+}
+
 Status GuardRestorer::Restore(const SettingRecord& rec, int64_t run_id,
                               RestoreWhen when, bool* deferred) {
   if (deferred) *deferred = false;
@@ -271,14 +309,27 @@ Status GuardRestorer::Restore(const SettingRecord& rec, int64_t run_id,
     case AutoConfNow::kOriginal:
       ex_->Line(fmt::format("{} (changed by run {}) is already back at {}",
                             rec.name, run_id, rec.original_setting));
+      PGLAYOUT_RETURN_IF_ERROR(ReleaseClusterRecord(rec, run_id));
       return journal->SetSettingState(run_id, rec.kind, rec.name, "restored");
-    case AutoConfNow::kChanged:
+    case AutoConfNow::kChanged: {
+      std::string other;
+      PGLAYOUT_RETURN_IF_ERROR(TakenOverBy(rec, run_id, &other));
+      if (!other.empty()) {
+        ex_->Line(fmt::format(
+            "{} was raised again since run {} set it to {}, by {} (now {}), "
+            "which restores it to the cluster's original: left to that run",
+            rec.name, run_id, rec.new_value, other, Described(now)));
+        return journal->SetSettingState(run_id, rec.kind, rec.name,
+                                        "superseded");
+      }
       ex_->Line(fmt::format(
           "{} was changed since run {} set it to {} (postgresql.auto.conf "
           "now has {}): left as it is, not restored to {}",
           rec.name, run_id, rec.new_value, Described(now),
           rec.original_setting));
+      PGLAYOUT_RETURN_IF_ERROR(ReleaseClusterRecord(rec, run_id));
       return journal->SetSettingState(run_id, rec.kind, rec.name, "changed");
+    }
   }
   if (when != RestoreWhen::kAtOnce && rec.name == "max_wal_size") {
     bool restore_now = true;
@@ -293,6 +344,7 @@ Status GuardRestorer::Restore(const SettingRecord& rec, int64_t run_id,
                         ? AlterSystemSetSql(rec.name, *rec.original_auto_conf)
                         : AlterSystemResetSql(rec.name);
   PGLAYOUT_RETURN_IF_ERROR(ex_->Exec(sql));
+  PGLAYOUT_RETURN_IF_ERROR(ReleaseClusterRecord(rec, run_id));
   PGLAYOUT_RETURN_IF_ERROR(ex_->Exec(ReloadConfSql()));
   PGLAYOUT_RETURN_IF_ERROR(
       journal->SetSettingState(run_id, rec.kind, rec.name, "restored"));
@@ -340,12 +392,90 @@ Status GuardRestorer::CompleteDeferred(bool finalize) {
                                kRunLockClass, kSettingsLockObject));
 }
 
+namespace {
+
+// Where run |run_id| stopped: its steps that are not done, with their phase
+// ("move:public.c (copy)"), or "" when all are.
+std::string StoppedAt(const std::map<std::string, StepRecord>& steps) {
+  std::vector<std::string> at;
+  for (const auto& [key, rec] : steps) {
+    if (rec.state == "done" || rec.state == "aborted") continue;
+    at.push_back(rec.phase.empty() ? key : key + " (" + rec.phase + ")");
+  }
+  std::string out;
+  for (const std::string& a : at) out += (out.empty() ? "" : ", ") + a;
+  return out;
+}
+
+// Whether a backend other than this one holds the run lock of this
+// database: a run is going on now.
+Status RunGoingOn(SqlSession* session, bool* going) {
+  SqlValue v;
+  PGLAYOUT_RETURN_IF_ERROR(QueryValue(
+      session,
+      "SELECT pg_catalog.count(*) > 0 FROM pg_catalog.pg_locks l JOIN "
+      "pg_catalog.pg_database d ON d.oid = l.database WHERE l.locktype = "
+      "'advisory' AND l.classid = $1::pg_catalog.oid AND l.objid = "
+      "$2::pg_catalog.oid AND l.objsubid = 2 AND l.granted AND d.datname = "
+      "pg_catalog.current_database() AND l.pid <> pg_catalog.pg_backend_pid()",
+      {std::to_string(kRunLockClass), std::to_string(kRunLockObject)}, &v));
+  *going = v && *v == "t";
+  return Status::Ok();
+}
+
+}  // namespace
+
+std::string RaisedLine(const SettingRecord& rec, int64_t run_id,
+                       const RaisedContext& context) {
+  std::string head =
+      fmt::format("{} raised to {} by run {}", rec.name, rec.new_value, run_id);
+  if (context.now == AutoConfNow::kChanged) {
+    if (!context.taken_over_by.empty()) {
+      return fmt::format(
+          "{}, then raised again by {} (postgresql.auto.conf now has {}), "
+          "which restores it to the cluster's original {}",
+          head, context.taken_over_by, Described(context.auto_conf),
+          rec.original_setting);
+    }
+    return fmt::format(
+        "{}, then changed by someone else: postgresql.auto.conf now has {}, "
+        "neither pglayout's {} nor the original {}; pglayout leaves that "
+        "value as it is (set it back yourself if it was not meant to stay)",
+        head, Described(context.auto_conf), rec.new_value,
+        rec.original_setting);
+  }
+  if (context.now == AutoConfNow::kOriginal) {
+    return fmt::format("{}, already back at its original {}", head,
+                       rec.original_setting);
+  }
+  if (context.going_on) {
+    return fmt::format(
+        "{}, which is running now: it restores it to {} at its end", head,
+        rec.original_setting);
+  }
+  return fmt::format(
+      "{}, which stopped{}: `pglayout migrate --apply` with its plan "
+      "resumes it and restores {} to {} at its end, `pglayout migrate "
+      "--abort` restores it now",
+      head, context.stopped_at.empty() ? "" : " at " + context.stopped_at,
+      rec.name, rec.original_setting);
+}
+
 Status GuardRestorer::Describe(std::vector<SettingStatus>* out, bool say_none) {
   out->clear();
   std::vector<std::pair<int64_t, SettingRecord>> away;
-  PGLAYOUT_RETURN_IF_ERROR(
-      ex_->journal()->ListSettingsIn({"deferred", "left"}, &away));
+  PGLAYOUT_RETURN_IF_ERROR(ex_->journal()->ListSettingsIn(
+      {"pending", "applied", "deferred", "left"}, &away));
+  bool going_on = false;
+  PGLAYOUT_RETURN_IF_ERROR(RunGoingOn(ex_->session(), &going_on));
+  RunRecord active;
+  PGLAYOUT_RETURN_IF_ERROR(ex_->journal()->FindActiveRun(&active));
+  bool ours_named = false, listed = false;
   for (const auto& [run, rec] : away) {
+    const bool raised = rec.state == "pending" || rec.state == "applied";
+    // The plan's settings stay applied once its run has finished.
+    if (raised && rec.kind == "plan" && run != active.run_id) continue;
+    listed = true;
     SettingStatus s;
     s.run_id = run;
     s.name = rec.name;
@@ -354,6 +484,19 @@ Status GuardRestorer::Describe(std::vector<SettingStatus>* out, bool say_none) {
     s.raised = rec.new_value;
     s.since = rec.changed_at;
     out->push_back(s);
+    ours_named = ours_named || rec.name == "max_wal_size";
+    if (raised) {
+      RaisedContext context;
+      context.going_on = going_on && run == active.run_id;
+      PGLAYOUT_RETURN_IF_ERROR(AutoConfValue(rec.name, &context.auto_conf));
+      context.now = CompareAutoConf(rec, context.auto_conf);
+      PGLAYOUT_RETURN_IF_ERROR(TakenOverBy(rec, run, &context.taken_over_by));
+      std::map<std::string, StepRecord> steps;
+      PGLAYOUT_RETURN_IF_ERROR(ex_->journal()->LoadSteps(run, &steps));
+      context.stopped_at = StoppedAt(steps);
+      ex_->Line(RaisedLine(rec, run, context));
+      continue;
+    }
     ex_->Line(fmt::format(
         "{}: at {} since {} (run {}); {}", rec.name, rec.new_value,
         rec.changed_at, run,
@@ -365,7 +508,23 @@ Status GuardRestorer::Describe(std::vector<SettingStatus>* out, bool say_none) {
                           "checkpoint makes room: {} after that restores it",
                           rec.original_setting, kNextInvocations)));
   }
-  if (away.empty() && say_none) {
+  // A raise from another database of the cluster shows here too.
+  ClusterOriginal cluster;
+  PGLAYOUT_RETURN_IF_ERROR(ReadClusterOriginal(ex_->session(), &cluster));
+  std::string database;
+  PGLAYOUT_RETURN_IF_ERROR(CurrentDatabase(ex_->session(), &database));
+  const bool elsewhere = cluster.present && !cluster.raised_by.ends_with(
+                                                " in database " + database);
+  if (elsewhere || (cluster.present && !ours_named)) {
+    ex_->Line(fmt::format(
+        "max_wal_size: raised by {} from the cluster's original {} "
+        "(pglayout.original_max_wal_size in postgresql.auto.conf): "
+        "`pglayout migrate --status` in that database says how it comes "
+        "back; a run in any database takes that original",
+        cluster.raised_by.empty() ? "a pglayout run" : cluster.raised_by,
+        cluster.setting));
+  }
+  if (!listed && !cluster.present && say_none) {
     ex_->Line("settings: no restore is pending");
   }
   return Status::Ok();

@@ -9,6 +9,7 @@
 #define PGLAYOUT_MIGRATOR_GUARD_RESTORE_H_
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -32,6 +33,21 @@ enum class AutoConfNow {
 };
 AutoConfNow CompareAutoConf(const SettingRecord& rec,
                             const std::optional<std::string>& now);
+
+// What Describe knows about a raise of an unfinished run, for RaisedLine.
+struct RaisedContext {
+  AutoConfNow now = AutoConfNow::kOurs;
+  std::optional<std::string> auto_conf;  // postgresql.auto.conf's value now
+  std::string taken_over_by;  // another database's run raised it since
+  bool going_on = false;      // the run lock is held: the run is live
+  std::string stopped_at;     // its steps not done, with their phases
+};
+// "max_wal_size raised to 2730MB by run 3, which stopped at
+// move:public.c (copy): `pglayout migrate --apply` ... resumes it and
+// restores max_wal_size to 1GB at its end, `pglayout migrate --abort`
+// restores it now", or what changed it since.
+std::string RaisedLine(const SettingRecord& rec, int64_t run_id,
+                       const RaisedContext& context);
 
 // How long the guard looks for room before lowering max_wal_size, and what
 // it does when none came.
@@ -81,14 +97,19 @@ class GuardRestorer {
   // leaves them (--finalize waits for the lock as long as any run does).
   Status CompleteDeferred(bool finalize);
 
-  // Settings of earlier runs still away from their original (deferred or
-  // left), with a line each for people (and one saying there are none when
-  // |say_none|).
+  // Settings still away from their original: raised by an unfinished
+  // (killed, failed, running) run, deferred or left by a finished one, or
+  // raised from another database (the cluster-wide record), with a line
+  // each for people naming the way back and a DBA's own change since
+  // (and one saying there are none when |say_none|).
   Status Describe(std::vector<SettingStatus>* out, bool say_none = true);
 
  private:
   Status SettingsLockElsewhere(std::string* holder);
   Status AutoConfValue(const std::string& name, std::optional<std::string>* v);
+  Status ReleaseClusterRecord(const SettingRecord& rec, int64_t run_id);
+  Status TakenOverBy(const SettingRecord& rec, int64_t run_id,
+                     std::string* other);
   Status LookForRoom(const SettingRecord& rec, int64_t run_id, RestoreWhen when,
                      bool* restore_now);
 

@@ -137,7 +137,8 @@ Status ReadRun(SqlSession* session, const std::string& tail, RunRecord* run) {
   SqlResult r;
   PGLAYOUT_RETURN_IF_ERROR(session->Execute(
       "SELECT run_id, plan_hash, state, coalesce(checkpoints_timed_start, 0), "
-      "coalesce(checkpoints_requested_start, 0) FROM pglayout.run " +
+      "coalesce(checkpoints_requested_start, 0), started_at::pg_catalog.text "
+      "FROM pglayout.run " +
           tail,
       {}, &r));
   if (r.rows.empty()) return Status::Ok();
@@ -147,6 +148,7 @@ Status ReadRun(SqlSession* session, const std::string& tail, RunRecord* run) {
   run->state = row.Text(2);
   run->checkpoints_timed_start = row.Int(3);
   run->checkpoints_requested_start = row.Int(4);
+  run->started_at = row.Text(5);
   return row.status();
 }
 
@@ -176,13 +178,15 @@ Status Journal::StartRun(const std::string& plan_hash,
   PGLAYOUT_RETURN_IF_ERROR(session_->Execute(
       "INSERT INTO pglayout.run (plan_hash, plan_text, tool_version, "
       "checkpoints_timed_start, checkpoints_requested_start) "
-      "VALUES ($1, $2, $3, $4, $5) RETURNING run_id",
+      "VALUES ($1, $2, $3, $4, $5) RETURNING run_id, "
+      "started_at::pg_catalog.text",
       {plan_hash, plan_text, tool_version, std::to_string(timed),
        std::to_string(requested)},
       &r));
   if (r.rows.empty()) return Status::NotFound("no run_id from pglayout.run");
   SqlRowReader row(r, 0, "pglayout.run (the new run)");
   run->run_id = row.Int(0);
+  run->started_at = row.Text(1);
   PGLAYOUT_RETURN_IF_ERROR(row.status());
   run->plan_hash = plan_hash;
   run->state = "running";

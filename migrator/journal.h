@@ -23,6 +23,9 @@ struct RunRecord {
   std::string state;  // running, done, aborted
   int64_t checkpoints_timed_start = 0;
   int64_t checkpoints_requested_start = 0;
+  // timestamptz text: a checkpoint statistics reset after it makes the
+  // run's counts unknown (CheckpointsBetween).
+  std::string started_at;
 };
 
 struct StepRecord {

@@ -18,7 +18,9 @@ namespace pglayout::migrator {
 struct SettingStatus {
   int64_t run_id = 0;
   std::string name;
-  std::string state;     // "deferred" or "left"
+  // "pending" or "applied" (raised by an unfinished run), "deferred",
+  // "left"
+  std::string state;
   std::string original;  // the value it goes back to
   std::string raised;    // the value the run set
   std::string since;     // when it got that state (timestamptz text)

@@ -12,6 +12,7 @@
 #include "migrator/prepare.h"
 #include "migrator/run_modes.h"
 #include "migrator/server_facts.h"
+#include "migrator/settings_steps.h"
 
 namespace pglayout::migrator {
 namespace {
@@ -65,7 +66,9 @@ Status RunPlan(const Plan& plan, RunFacts facts, const RunRecord& active,
       GatherRunFacts(ex, plan, records, report->resumed, &facts));
   // Our own run lock is not "another run".
   if (options.apply) facts.server.lock_holder.clear();
-  const StepOptions step_options = StepOptionsFor(options, facts.server);
+  StepOptions step_options = StepOptionsFor(options, facts.server);
+  PGLAYOUT_RETURN_IF_ERROR(
+      GuardOriginalFor(ex->session(), ex->journal(), active, &step_options));
   PGLAYOUT_RETURN_IF_ERROR(JudgePlan(plan, facts, records, options,
                                      step_options.wal_free_bytes,
                                      &report->findings));

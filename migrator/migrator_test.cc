@@ -9,6 +9,7 @@
 #include "common/fake_sql_session.h"
 #include "common/units.h"
 #include "migrator/executor.h"
+#include "migrator/guard_restore.h"
 #include "migrator/online_sql.h"
 #include "migrator/preflight.h"
 #include "migrator/sql_util.h"
@@ -754,6 +755,80 @@ TEST(BuildSteps, NoGuardWithoutBulkWork) {
   plan.settings = {{"work_mem", "64MB", "", ""}};
   auto steps = BuildSteps(plan, Server(), {}, StepOptions());
   EXPECT_EQ(Keys(steps), (std::vector<std::string>{"settings", "verify"}));
+}
+
+// A run killed after raising max_wal_size to its cap resumes with the
+// server at that cap: the raise is computed from the journaled original,
+// and the restore step stays (without it the final check fails on the
+// setting the run left raised).
+TEST(BuildSteps, AResumedRunKeepsItsRestoreWhenTheRaiseIsCapped) {
+  Plan plan = HashPlan();
+  plan.settings.clear();
+  ServerFacts raised = Server();
+  raised.settings["max_wal_size"] = "2048";  // the killed attempt's raise
+  std::map<std::string, TableFacts> tables = {{"public.orders", Orders()}};
+  StepOptions capped;
+  capped.max_wal_size_cap = 2 * kGiB;
+  // What the resume used to build: no raise left, so no restore either.
+  EXPECT_EQ(Keys(BuildSteps(plan, raised, tables, capped)),
+            (std::vector<std::string>{"tablespace:a", "tablespace-options:a",
+                                      "partition:public.orders", "verify"}));
+  StepOptions resumed = capped;
+  resumed.guard_original = kGiB;
+  resumed.guard_restore_pending = true;
+  auto steps = BuildSteps(plan, raised, tables, resumed);
+  EXPECT_EQ(Keys(steps),
+            (std::vector<std::string>{"tablespace:a", "tablespace-options:a",
+                                      "guard:raise", "partition:public.orders",
+                                      "guard:restore", "verify"}));
+  EXPECT_EQ(steps[2].title, "checkpoint guard: raise max_wal_size 1GB -> 2GB");
+  EXPECT_EQ(steps[4].title, "checkpoint guard: restore max_wal_size to 1GB");
+  // Nothing left to copy (or the guard off on resume): the restore alone.
+  resumed.checkpoint_guard = false;
+  EXPECT_EQ(Keys(BuildSteps(plan, raised, {}, resumed)),
+            (std::vector<std::string>{"tablespace:a", "tablespace-options:a",
+                                      "guard:restore", "verify"}));
+}
+
+// What --status says of a raise whose run has not finished: the run, where
+// it stopped and both ways back; a DBA's own value since, named as such.
+TEST(Guard, AnUnfinishedRunsRaiseNamesTheWayBackOrWhoChangedIt) {
+  SettingRecord rec;
+  rec.name = "max_wal_size";
+  rec.kind = "guard";
+  rec.original_setting = "1GB";
+  rec.new_value = "2730MB";
+  rec.state = "applied";
+  RaisedContext stopped;
+  stopped.stopped_at = "move:public.t (copy)";
+  EXPECT_EQ(RaisedLine(rec, 3, stopped),
+            "max_wal_size raised to 2730MB by run 3, which stopped at "
+            "move:public.t (copy): `pglayout migrate --apply` with its plan "
+            "resumes it and restores max_wal_size to 1GB at its end, "
+            "`pglayout migrate --abort` restores it now");
+  RaisedContext live = stopped;
+  live.going_on = true;
+  EXPECT_EQ(RaisedLine(rec, 3, live),
+            "max_wal_size raised to 2730MB by run 3, which is running now: "
+            "it restores it to 1GB at its end");
+  RaisedContext dba = stopped;
+  dba.auto_conf = "3GB";
+  dba.now = CompareAutoConf(rec, dba.auto_conf);
+  EXPECT_EQ(dba.now, AutoConfNow::kChanged);
+  EXPECT_EQ(RaisedLine(rec, 3, dba),
+            "max_wal_size raised to 2730MB by run 3, then changed by someone "
+            "else: postgresql.auto.conf now has '3GB', neither pglayout's "
+            "2730MB nor the original 1GB; pglayout leaves that value as it is "
+            "(set it back yourself if it was not meant to stay)");
+  RaisedContext other = dba;
+  other.taken_over_by = "run 1 in database b";
+  EXPECT_EQ(RaisedLine(rec, 3, other),
+            "max_wal_size raised to 2730MB by run 3, then raised again by run "
+            "1 in database b (postgresql.auto.conf now has '3GB'), which "
+            "restores it to the cluster's original 1GB");
+  RaisedContext same = stopped;
+  same.auto_conf = "2730MB";
+  EXPECT_EQ(CompareAutoConf(rec, same.auto_conf), AutoConfNow::kOurs);
 }
 
 TEST(Guard, RaisesToCoverTheCopyBoundedByFreeWal) {

@@ -110,7 +110,8 @@ Status ShowStatus(const RunRecord& active, Executor* ex,
   PGLAYOUT_RETURN_IF_ERROR(journal->Exists(&exists));
   if (!exists) {
     ex->Line("no pglayout journal in this database: no run yet");
-    return Status::Ok();
+    // max_wal_size is the cluster's: a raise from another database shows.
+    return restorer->Describe(&report->settings, false);
   }
   if (active.run_id != 0) {
     report->run_id = active.run_id;

@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "common/ddl.h"
+#include "common/units.h"
+#include "migrator/guard_cluster.h"
 #include "migrator/server_facts.h"
 #include "migrator/sql_util.h"
 
@@ -26,8 +28,34 @@ Status AutoConfValue(SqlSession* session, const std::string& name,
   return Status::Ok();
 }
 
+// The original of |rec.name| before this run: the current value, unless
+// an earlier run in this database left it raised or deferred restoring it
+// (|left|), the cluster-wide record has it (for max_wal_size), or this
+// run's own guard record does (a resumed run, or the plan's record after
+// the guard's), in that order of precedence, lowest first.
+void TakeOriginal(const std::vector<std::pair<int64_t, SettingRecord>>& left,
+                  const ClusterOriginal* cluster,
+                  const std::vector<SettingRecord>& own, SettingRecord* rec) {
+  for (const auto& [run, e] : left) {
+    if (e.name != rec->name) continue;
+    rec->original_setting = e.original_setting;
+    rec->original_auto_conf = e.original_auto_conf;
+  }
+  if (cluster && cluster->present) {
+    rec->original_setting = cluster->setting;
+    rec->original_auto_conf = cluster->auto_conf;
+  }
+  for (const SettingRecord& e : own) {
+    if (e.name == rec->name && e.kind == "guard") {
+      rec->original_setting = e.original_setting;
+      rec->original_auto_conf = e.original_auto_conf;
+    }
+  }
+}
+
 // Journals the original of setting |name| (|kind| "guard" or "plan")
-// before the run sets it to |new_value|.
+// before the run sets it to |new_value|; for the guard, the cluster-wide
+// record too (guard_cluster.h), naming this run as the last raiser.
 Status RecordOriginal(Executor* ex, const std::string& kind,
                       const std::string& name, const std::string& new_value) {
   Journal* journal = ex->journal();
@@ -43,34 +71,33 @@ Status RecordOriginal(Executor* ex, const std::string& kind,
   rec.original_setting = current.value_or("");
   PGLAYOUT_RETURN_IF_ERROR(
       AutoConfValue(ex->session(), name, &rec.original_auto_conf));
-  // A guard record for the same name holds the value from before the
-  // run; the plan's record must not take the guard's raised value.
-  std::vector<SettingRecord> existing;
-  PGLAYOUT_RETURN_IF_ERROR(journal->LoadSettings(run_id, &existing));
-  for (const SettingRecord& e : existing) {
-    if (e.name == name && e.kind == "guard") {
-      rec.original_setting = e.original_setting;
-      rec.original_auto_conf = e.original_auto_conf;
-    }
-  }
-  // So does a setting an earlier run left raised or deferred restoring:
-  // this run takes it over (its original first, then the earlier record
-  // is superseded).
+  std::vector<SettingRecord> own;
+  PGLAYOUT_RETURN_IF_ERROR(journal->LoadSettings(run_id, &own));
+  // A setting an earlier run left raised or deferred restoring: this run
+  // takes it over (its original first, then the earlier record is
+  // superseded).
   std::vector<std::pair<int64_t, SettingRecord>> left;
   PGLAYOUT_RETURN_IF_ERROR(
       journal->ListSettingsIn({"left", "deferred"}, &left));
-  for (const auto& [run, e] : left) {
-    if (e.name != name) continue;
-    rec.original_setting = e.original_setting;
-    rec.original_auto_conf = e.original_auto_conf;
+  const bool guard = kind == "guard" && name == "max_wal_size";
+  ClusterOriginal cluster;
+  if (guard) {
+    PGLAYOUT_RETURN_IF_ERROR(ReadClusterOriginal(ex->session(), &cluster));
   }
+  TakeOriginal(left, guard ? &cluster : nullptr, own, &rec);
   PGLAYOUT_RETURN_IF_ERROR(journal->RecordOriginal(run_id, rec));
   for (const auto& [run, e] : left) {
     if (e.name != name) continue;
     PGLAYOUT_RETURN_IF_ERROR(
         journal->SetSettingState(run, e.kind, e.name, "superseded"));
   }
-  return Status::Ok();
+  if (!guard) return Status::Ok();
+  std::string database;
+  PGLAYOUT_RETURN_IF_ERROR(CurrentDatabase(ex->session(), &database));
+  ClusterOriginal original;
+  original.setting = rec.original_setting;
+  original.auto_conf = rec.original_auto_conf;
+  return WriteClusterOriginal(ex, original, RaiserName(run_id, database));
 }
 
 bool PlanSets(const Plan& plan, const std::string& name) {
@@ -83,15 +110,63 @@ bool PlanSets(const Plan& plan, const std::string& name) {
 Status ReportCheckpointsSoFar(Executor* ex, const RunRecord& run) {
   CheckpointCounts now;
   PGLAYOUT_RETURN_IF_ERROR(ReadCheckpointCounts(ex->session(), &now));
+  std::string reset;
+  PGLAYOUT_RETURN_IF_ERROR(
+      CheckpointStatsResetSince(ex->session(), run.started_at, &reset));
+  CheckpointDelta d = CheckpointsBetween(
+      {run.checkpoints_timed_start, run.checkpoints_requested_start}, now,
+      reset);
+  if (!d.known) {
+    ex->Line(fmt::format(
+        "checkpoint guard: the checkpoints from the start of the run until "
+        "the restore are {}",
+        CountText(d, 0)));
+    return Status::Ok();
+  }
   ex->Line(fmt::format(
       "checkpoint guard: {} timed, {} requested checkpoints from the start "
       "of the run until the restore",
-      now.timed - run.checkpoints_timed_start,
-      now.requested - run.checkpoints_requested_start));
+      d.timed, d.requested));
   return Status::Ok();
 }
 
 }  // namespace
+
+Status GuardOriginalFor(SqlSession* session, Journal* journal,
+                        const RunRecord& active, StepOptions* options) {
+  auto take = [&](const SettingRecord& rec) {
+    uint64_t bytes = 0;
+    if (ParseSize(rec.original_setting, &bytes).ok()) {
+      options->guard_original = bytes;
+    }
+  };
+  if (active.run_id != 0) {
+    std::vector<SettingRecord> own;
+    PGLAYOUT_RETURN_IF_ERROR(journal->LoadSettings(active.run_id, &own));
+    for (const SettingRecord& rec : own) {
+      if (rec.kind != "guard" || rec.name != "max_wal_size") continue;
+      take(rec);
+      options->guard_restore_pending =
+          rec.state == "pending" || rec.state == "applied";
+      return Status::Ok();
+    }
+  }
+  ClusterOriginal cluster;
+  PGLAYOUT_RETURN_IF_ERROR(ReadClusterOriginal(session, &cluster));
+  if (cluster.present) {
+    SettingRecord rec;
+    rec.original_setting = cluster.setting;
+    take(rec);
+    return Status::Ok();
+  }
+  std::vector<std::pair<int64_t, SettingRecord>> left;
+  PGLAYOUT_RETURN_IF_ERROR(
+      journal->ListSettingsIn({"left", "deferred"}, &left));
+  for (const auto& [run, rec] : left) {
+    if (rec.name == "max_wal_size") take(rec);
+  }
+  return Status::Ok();
+}
 
 Status GuardRaise(Executor* ex, const Step& s, int no) {
   // The original goes to the journal (committed) before ALTER SYSTEM, so

@@ -15,6 +15,14 @@
 
 namespace pglayout::migrator {
 
+// What the guard's steps take as max_wal_size's original
+// (StepOptions::guard_original, guard_restore_pending): the unfinished run
+// |active|'s own journaled original (its raise not yet restored keeps the
+// restore step), else the cluster-wide record's, else what an earlier run
+// in this database left raised; 0 (the server's value) when none.
+Status GuardOriginalFor(SqlSession* session, Journal* journal,
+                        const RunRecord& active, StepOptions* options);
+
 // Step |s| (number |no|) of |ex|'s run: max_wal_size raised to
 // s.guard_value.
 Status GuardRaise(Executor* ex, const Step& s, int no);

@@ -230,17 +230,7 @@ void AddPlacementSteps(const Plan& plan, const ServerFacts& server,
   }
 }
 
-void AddGuardSteps(const Plan& plan, const ServerFacts& server,
-                   uint64_t bulk_bytes, const StepOptions& options,
-                   std::vector<Step>* before, std::vector<Step>* after) {
-  if (!options.checkpoint_guard || bulk_bytes == 0) return;
-  double cct = 0.9;
-  auto c = server.settings.find("checkpoint_completion_target");
-  if (c != server.settings.end()) cct = std::strtod(c->second.c_str(), nullptr);
-  GuardDecision d =
-      DecideMaxWalSize(SettingOr(server, "max_wal_size", kGiB), bulk_bytes, cct,
-                       options.wal_free_bytes, options.max_wal_size_cap);
-  if (!d.raise) return;
+Step GuardRaiseStep(const GuardDecision& d) {
   Step raise;
   raise.key = "guard:raise";
   raise.kind = StepKind::kGuardRaise;
@@ -251,9 +241,13 @@ void AddGuardSteps(const Plan& plan, const ServerFacts& server,
   raise.sql = {AlterSystemSetSql("max_wal_size", raise.guard_value),
                ReloadConfSql()};
   raise.note = d.reason +
-               "; the original is journaled first and restored at "
-               "the end, on --abort and when a killed run resumes";
-  before->push_back(std::move(raise));
+               "; the original is journaled first (and once per cluster, in "
+               "postgresql.auto.conf) and restored at the end, on --abort and "
+               "when a killed run resumes";
+  return raise;
+}
+
+Step GuardRestoreStep(const Plan& plan, const GuardDecision& d) {
   Step restore;
   restore.key = "guard:restore";
   restore.kind = StepKind::kGuardRestore;
@@ -271,7 +265,30 @@ void AddGuardSteps(const Plan& plan, const ServerFacts& server,
       "original limit (so lowering it forces no checkpoint); SET "
       "instead of RESET when postgresql.auto.conf had a value:",
       AlterSystemResetSql("max_wal_size"), ReloadConfSql()};
-  after->push_back(std::move(restore));
+  return restore;
+}
+
+// The guard's steps. The original is the journaled one when there is one
+// (a resumed run sees its own raised value on the server), and a raise
+// journaled but not yet restored keeps its restore step even when nothing
+// is left to raise (the raise itself is done in the journal).
+void AddGuardSteps(const Plan& plan, const ServerFacts& server,
+                   uint64_t bulk_bytes, const StepOptions& options,
+                   std::vector<Step>* before, std::vector<Step>* after) {
+  const bool pending = options.guard_restore_pending;
+  if (!pending && (!options.checkpoint_guard || bulk_bytes == 0)) return;
+  double cct = 0.9;
+  auto c = server.settings.find("checkpoint_completion_target");
+  if (c != server.settings.end()) cct = std::strtod(c->second.c_str(), nullptr);
+  const uint64_t original = options.guard_original
+                                ? options.guard_original
+                                : SettingOr(server, "max_wal_size", kGiB);
+  GuardDecision d =
+      DecideMaxWalSize(original, bulk_bytes, cct, options.wal_free_bytes,
+                       options.max_wal_size_cap);
+  if (!d.raise && !pending) return;
+  if (d.raise) before->push_back(GuardRaiseStep(d));
+  after->push_back(GuardRestoreStep(plan, d));
 }
 
 void AddSettingsStep(const Plan& plan, const ServerFacts& server,

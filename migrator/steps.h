@@ -69,6 +69,14 @@ struct StepOptions {
   bool checkpoint_guard = true;
   uint64_t max_wal_size_cap = 0;  // 0 = no cap beyond free WAL space
   uint64_t wal_free_bytes = 0;    // 0 = unknown
+  // The guard's original max_wal_size in bytes as the journal (or the
+  // cluster-wide record, guard_cluster.h) has it; 0 = none, the server's
+  // current value is the original. A resumed run must not take its own
+  // raised value for it.
+  uint64_t guard_original = 0;
+  // This run raised max_wal_size and has not restored it: the restore step
+  // stays even when nothing is left to raise.
+  bool guard_restore_pending = false;
 };
 
 // The guard's decision: raise max_wal_size to |target| bytes so that the

@@ -55,6 +55,9 @@ struct MigrationJournal {
   // was read: the run has no end yet (still going, or killed and not yet
   // resumed), so later checkpoints are counted too.
   bool checkpoints_until_read = false;
+  // Not empty when the counts are unknown: why ("statistics were reset by
+  // a server restart"); both counts are 0 then.
+  std::string checkpoints_unknown;
   std::vector<JournalStep> steps;
   std::vector<JournalSetting> settings;
 };

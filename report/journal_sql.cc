@@ -62,6 +62,7 @@ class SqlJournalSource : public JournalSource {
   struct RunCheckpoints {
     CheckpointCounts start{-1, -1};
     CheckpointCounts end{-1, -1};
+    std::string started_at, finished_at;  // timestamptz text
   };
 
   Status Query(const std::string& sql, const std::vector<SqlValue>& params,
@@ -107,7 +108,9 @@ class SqlJournalSource : public JournalSource {
             "coalesce(checkpoints_requested_start, -1), "
             "coalesce((to_jsonb(r) ->> 'checkpoints_timed_end')::bigint, -1), "
             "coalesce((to_jsonb(r) ->> 'checkpoints_requested_end')::bigint, "
-            "-1) FROM pglayout.run r ORDER BY run_id DESC LIMIT 1",
+            "-1), started_at::pg_catalog.text, coalesce(finished_at::"
+            "pg_catalog.text, '') FROM pglayout.run r ORDER BY run_id DESC "
+            "LIMIT 1",
             Timestamp("started_at"), Timestamp("finished_at")),
         {}, &r));
     if (r.rows.empty()) {
@@ -123,6 +126,8 @@ class SqlJournalSource : public JournalSource {
     j->finished_at = row.Text(4);
     counts->start = {row.Int(5), row.Int(6)};
     counts->end = {row.Int(7), row.Int(8)};
+    counts->started_at = row.Text(9);
+    counts->finished_at = row.Text(10);
     return row.status();
   }
 
@@ -192,10 +197,20 @@ class SqlJournalSource : public JournalSource {
       }
       j->checkpoints_until_read = true;
     }
-    // A statistics reset during the run makes the difference negative.
-    j->checkpoints_timed = std::max<int64_t>(0, end.timed - counts.start.timed);
-    j->checkpoints_requested =
-        std::max<int64_t>(0, end.requested - counts.start.requested);
+    // A statistics reset during the run (a crash, pg_stat_reset_shared)
+    // makes the counts unknown: the difference would be negative, or too
+    // small.
+    std::string reset;
+    Status st = CheckpointStatsResetSince(session_, counts.started_at, &reset,
+                                          counts.finished_at);
+    if (!st.ok()) {
+      return st.WithContext(session_->Describe() +
+                            ": reading the checkpoint statistics");
+    }
+    CheckpointDelta d = CheckpointsBetween(counts.start, end, reset);
+    j->checkpoints_timed = d.timed;
+    j->checkpoints_requested = d.requested;
+    if (!d.known) j->checkpoints_unknown = d.why;
     return Status::Ok();
   }
 

@@ -446,12 +446,37 @@ TEST(Report, MigrationJournalShowsStepsCheckpointsAndRestores) {
   EXPECT_TRUE(Contains(text, "1 checkpoint(s) were requested"));
   EXPECT_TRUE(
       Contains(text, "max_wal_sizefor the run1GB64GB✓ restored to 1GB"));
-  EXPECT_TRUE(Contains(text, "✗ not restored (applied)"));
+  EXPECT_TRUE(Contains(
+      text,
+      "checkpoint_timeoutfor the run5min30min✗ still raised by this run, "
+      "which has not finished: `pglayout migrate --apply` with its plan "
+      "resumes it and restores it to 5min, `pglayout migrate --abort` "
+      "restores it now"));
   EXPECT_TRUE(Contains(text,
                        "min_wal_sizefor the run80MB1GBrestore to 80MB deferred "
                        "until a timed checkpoint makes room"));
   EXPECT_TRUE(
       Contains(text, "effective_io_concurrencyplan164✓ set by the plan"));
+}
+
+// After a server crash the statistics start over: the counts are unknown,
+// not a difference of counters that restarted.
+TEST(Report, CheckpointsAcrossAStatisticsResetAreUnknown) {
+  MigrationJournal journal = SampleJournal();
+  journal.checkpoints_timed = journal.checkpoints_requested = 0;
+  journal.checkpoints_unknown = "statistics were reset by a server restart";
+  ReportInput in;
+  in.journal = &journal;
+  in.journal_source = "127.0.0.1:5432/app as dba";
+  auto page = ParseOrFail(RenderPage(in));
+  ASSERT_NE(page, nullptr);
+  std::string text = page->AllText();
+  EXPECT_TRUE(Contains(text,
+                       "Timed and requested checkpoints during the run: "
+                       "unknown (statistics were reset by a server restart)"))
+      << text;
+  EXPECT_EQ(page->Count("//s:svg[@id='migration-checkpoints']"), 0);
+  EXPECT_FALSE(Contains(text, "checkpoint(s) were requested"));
 }
 
 TEST(Report, UnreadableJournalIsExplainedInItsSection) {

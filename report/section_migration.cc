@@ -102,6 +102,15 @@ void RenderStepTable(const MigrationJournal& j, Markup* out) {
 }
 
 void RenderRunCheckpoints(const MigrationJournal& j, Markup* out) {
+  if (!j.checkpoints_unknown.empty()) {
+    out->Element("h3", "Checkpoints during the run");
+    out->Element("p", {{"class", "note"}},
+                 "Timed and requested checkpoints during the run: unknown (" +
+                     j.checkpoints_unknown +
+                     "): the server's counters started over while the run "
+                     "went on, so no difference of them counts the run's.");
+    return;
+  }
   int64_t total = j.checkpoints_timed + j.checkpoints_requested;
   if (total == 0) return;
   out->Element("h3", "Checkpoints during the run");
@@ -154,6 +163,12 @@ std::string SettingOutcome(const JournalSetting& s) {
     }
     if (s.state == "changed") return "changed by someone else since: left";
     if (s.state == "superseded") return "taken over by a later run or the plan";
+    if (s.state == "applied" || s.state == "pending") {
+      return "✗ still raised by this run, which has not finished: `pglayout "
+             "migrate --apply` with its plan resumes it and restores it to " +
+             OrDash(s.original) +
+             ", `pglayout migrate --abort` restores it now";
+    }
     return "✗ not restored (" + OrDash(s.state) + ")";
   }
   if (s.state == "applied") return "✓ set by the plan";

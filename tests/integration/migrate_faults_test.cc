@@ -1,0 +1,475 @@
+// Faults in the middle of `pglayout migrate` against real PostgreSQL 12, 15
+// and 18: the server killed (pg_ctl stop -m immediate), the migrator's main
+// session terminated or cancelled, at each phase of an online move and of a
+// hash conversion, with the checkpoint guard's raise capped. After each:
+// no row lost or duplicated against a twin kept equal by a writer,
+// `--status` names the raised max_wal_size and the way back, no count is
+// negative, and a resume (or an --abort) converges with max_wal_size back
+// at its original. And two databases of one cluster, one after the other
+// and at once, leave max_wal_size at the cluster's original.
+// Why: docs/checkpoints.md#after-a-fault.
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <iostream>
+#include <regex>
+#include <thread>
+
+#include "common/files.h"
+#include "migrator/migrator.h"
+#include "migrator/sql_util.h"
+#include "testing/pg_test.h"
+
+namespace pglayout::migrator {
+namespace {
+
+void Exec(SqlSession* s, const std::string& sql) {
+  Status st = ExecuteSql(s, sql);
+  ASSERT_TRUE(st.ok()) << sql << ": " << st.ToString();
+}
+
+std::string Conninfo(PgCluster* pg, const std::string& db) {
+  return "host=127.0.0.1 port=" + std::to_string(pg->port()) + " dbname=" + db +
+         " user=postgres";
+}
+
+Status Open(PgCluster* pg, const std::string& db,
+            std::unique_ptr<SqlSession>* s) {
+  return OpenPgSession(Conninfo(pg, db), "pglayout-faults-test", s);
+}
+
+std::string Lines(const MigrateReport& report) {
+  std::string out;
+  for (const std::string& line : report.lines) out += line + "\n";
+  return out;
+}
+
+bool HasLine(const MigrateReport& report, const std::string& text) {
+  return Lines(report).find(text) != std::string::npos;
+}
+
+// A negative count anywhere ("-4 requested", "-1 timed").
+bool HasNegativeCount(const MigrateReport& report) {
+  static const std::regex negative("-[0-9]+ (timed|requested)");
+  return std::regex_search(Lines(report), negative);
+}
+
+// max_wal_size once a pending reload has reached |s| (pg_reload_conf only
+// signals), and what postgresql.auto.conf says about it and pglayout's
+// cluster-wide record.
+std::string MaxWalSizeSettled(SqlSession* s, const std::string& expected) {
+  std::string value = Value(s, "SHOW max_wal_size");
+  for (int i = 0; i < 50 && value != expected; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    value = Value(s, "SHOW max_wal_size");
+  }
+  return value;
+}
+
+std::string AutoConfEntries(SqlSession* s) {
+  return Value(s,
+               "SELECT coalesce(string_agg(name || '=' || setting, ',' ORDER "
+               "BY name), '') FROM pg_file_settings WHERE sourcefile LIKE "
+               "'%postgresql.auto.conf' AND (name = 'max_wal_size' OR name "
+               "LIKE 'pglayout.%')");
+}
+
+Status Migrate(const std::string& plan_toml, const std::string& conninfo,
+               const MigrateOptions& base, MigrateMode mode,
+               MigrateReport* report) {
+  Plan plan;
+  PGLAYOUT_RETURN_IF_ERROR(ParsePlan(plan_toml, "plan.toml", &plan));
+  MigrateOptions options = base;
+  options.conninfo = conninfo;
+  options.apply = mode != MigrateMode::kStatus;
+  options.mode = mode;
+  *report = MigrateReport();
+  return pglayout::migrator::Migrate(plan, options, nullptr, report);
+}
+
+enum class Fault { kCrash, kTerminate, kCancel };
+enum class Phase { kCopy, kIndexBuild, kVerify, kSwapWait };
+
+const char* FaultName(Fault f) {
+  switch (f) {
+    case Fault::kCrash:
+      return "crash";
+    case Fault::kTerminate:
+      return "terminate";
+    case Fault::kCancel:
+      return "cancel";
+  }
+  return "?";
+}
+
+const char* PhaseName(Phase p) {
+  switch (p) {
+    case Phase::kCopy:
+      return "copy";
+    case Phase::kIndexBuild:
+      return "index build";
+    case Phase::kVerify:
+      return "verification";
+    case Phase::kSwapWait:
+      return "swap wait";
+  }
+  return "?";
+}
+
+// Whether failpoint |name| marks |phase|.
+bool AtPhase(Phase phase, const std::string& name) {
+  switch (phase) {
+    case Phase::kCopy:
+      return name == "copy-batch:2:after-commit";
+    case Phase::kIndexBuild:
+      return name.starts_with("index:") && name.ends_with(":before-commit");
+    case Phase::kVerify:
+      return name.starts_with("before-verify:");
+    case Phase::kSwapWait:
+      return name.starts_with("swap-wait:");
+  }
+  return false;
+}
+
+struct FaultCase {
+  bool hash = false;  // a hash conversion, else a move
+  Phase phase = Phase::kCopy;
+  Fault fault = Fault::kCrash;
+  bool abort = false;  // --abort after the fault, else resume
+};
+
+std::string CaseName(const FaultCase& c) {
+  return fmt::format("{} at the {} of a {}, then {}", FaultName(c.fault),
+                     PhaseName(c.phase), c.hash ? "hash conversion" : "move",
+                     c.abort ? "--abort" : "a resume");
+}
+
+// Keeps table t and its twin t_v equal: each transaction changes both.
+// Reconnects after a fault; stops when told.
+class TwinWriter {
+ public:
+  TwinWriter(PgCluster* pg, std::string db) : pg_(pg), db_(std::move(db)) {
+    thread_ = std::thread([this]() { Loop(); });
+  }
+  ~TwinWriter() { Stop(); }
+  void Stop() {
+    stop_ = true;
+    if (thread_.joinable()) thread_.join();
+  }
+  int commits() const { return commits_; }
+
+ private:
+  void Loop() {
+    std::unique_ptr<SqlSession> s;
+    for (int i = 0; !stop_; ++i) {
+      if (!s && !Open(pg_, db_, &s).ok()) {
+        s.reset();
+        std::this_thread::sleep_for(std::chrono::milliseconds(200));
+        continue;
+      }
+      int id = 1 + (i * 7919) % 12000;
+      Status st = ExecuteSql(
+          s.get(), fmt::format("BEGIN; UPDATE t SET v = v || 'u' WHERE id = "
+                               "{0}; UPDATE t_v SET v = v || 'u' WHERE id = "
+                               "{0}; INSERT INTO t VALUES ({1}, 'new'); "
+                               "INSERT INTO t_v VALUES ({1}, 'new'); COMMIT",
+                               id, 100000 + i));
+      if (st.ok()) {
+        ++commits_;
+      } else {
+        s.reset();
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+  }
+  PgCluster* pg_;
+  std::string db_;
+  std::atomic<bool> stop_{false};
+  std::atomic<int> commits_{0};
+  std::thread thread_;
+};
+
+class MigrateFaultsTest : public PgVersionTest {
+ protected:
+  // A private server (it is crashed) with a small max_wal_size, so that
+  // the guard raises it for a table of a few MB.
+  void SetUp() override {
+    PgClusterOptions options;
+    options.settings = {{"max_wal_size", "32MB"},
+                        {"min_wal_size", "32MB"},
+                        {"checkpoint_timeout", "1h"}};
+    PGLAYOUT_ASSERT_OK(StartCluster(options, &pg_));
+    PGLAYOUT_ASSERT_OK(pg_->Connect(&admin_));
+    options_.throttle = ThrottleMode::kOff;
+    options_.batch_rows = 3000;
+    // The guard's raise (32 MB + the copy's WAL) capped at 36 MB.
+    options_.max_wal_size_cap = 36ull << 20;
+    options_.restore_wait_s = 0;  // restore at once: no room to wait for
+    options_.old_xact_wait_s = 5;
+  }
+
+  // A fresh database |db| with t (12,000 rows, about 2 MB) and its twin,
+  // and the plan: move t, or convert it to 4 hash partitions.
+  void MakeDatabase(const std::string& db, bool hash, std::string* plan) {
+    PGLAYOUT_ASSERT_OK(pg_->Connect(&admin_));  // a crash ended the last
+    Exec(admin_.get(), "DROP DATABASE IF EXISTS " + db);
+    Exec(admin_.get(), "CREATE DATABASE " + db);
+    std::unique_ptr<SqlSession> s;
+    PGLAYOUT_ASSERT_OK(Open(pg_.get(), db, &s));
+    Exec(s.get(),
+         "CREATE TABLE t (id int PRIMARY KEY, v text);"
+         "INSERT INTO t SELECT g, repeat(md5(g::text), 3) FROM "
+         "generate_series(1, 12000) g;"
+         "CREATE TABLE t_v AS TABLE t; ALTER TABLE t_v ADD PRIMARY KEY (id);"
+         "ANALYZE t");
+    std::string dir;
+    PGLAYOUT_ASSERT_OK(pg_->MakeDirectory("ts_" + db, &dir));
+    *plan = fmt::format(
+        "[[tablespace]]\nname = \"ts_{0}\"\npath = \"{1}\"\n"
+        "[[placement]]\nrelation = \"public.t\"\n",
+        db, dir);
+    *plan += hash ? fmt::format(
+                        "strategy = \"hash_partition\"\nkey = [\"id\"]\n"
+                        "partitions = 4\ntablespaces = [\"ts_{}\", "
+                        "\"pg_default\"]\n",
+                        db)
+                  : fmt::format(
+                        "strategy = \"move\"\ntablespaces = [\"ts_{}\"]\n", db);
+  }
+
+  // The fault, from the failpoint: the server killed, or the main session
+  // terminated; a cancel needs a statement running, so a thread cancels
+  // the main session's next statement.
+  void Inject(Fault fault, std::thread* canceller) {
+    const char* main_session =
+        "SELECT {}(pid) FROM pg_stat_activity WHERE application_name LIKE "
+        "'pglayout-migrate/run%/main'{}";
+    switch (fault) {
+      case Fault::kCrash:
+        PGLAYOUT_EXPECT_OK(pg_->Restart(StopMode::kImmediate));
+        return;
+      case Fault::kTerminate: {
+        std::unique_ptr<SqlSession> s;
+        PGLAYOUT_ASSERT_OK(pg_->Connect(&s));
+        Exec(s.get(), fmt::format(fmt::runtime(main_session),
+                                  "pg_terminate_backend", ""));
+        return;
+      }
+      case Fault::kCancel:
+        *canceller = std::thread([this, main_session]() {
+          std::unique_ptr<SqlSession> s;
+          if (!pg_->Connect(&s).ok()) return;
+          const std::string sql =
+              fmt::format(fmt::runtime(main_session), "pg_cancel_backend",
+                          " AND state = 'active'");
+          // Until one statement of the main session has been cancelled
+          // (bounded: a run that ends first leaves nothing to cancel).
+          for (int i = 0; i < 20000; ++i) {
+            SqlResult r;
+            if (!s->Execute(sql, {}, &r).ok() || !r.rows.empty()) return;
+          }
+        });
+        return;
+    }
+  }
+
+  // *stopped: the fault stopped the run (a cancel retried by the run does
+  // not).
+  void RunCase(const FaultCase& c, int number, bool* stopped) {
+    SCOPED_TRACE(CaseName(c));
+    const std::string db = fmt::format("f{}", number);
+    std::string plan;
+    MakeDatabase(db, c.hash, &plan);
+    if (HasFatalFailure()) return;
+    const std::string conninfo = Conninfo(pg_.get(), db);
+    // An old transaction makes the swap wait for it.
+    std::unique_ptr<SqlSession> old;
+    if (c.phase == Phase::kSwapWait) {
+      PGLAYOUT_ASSERT_OK(Open(pg_.get(), db, &old));
+      Exec(old.get(), "BEGIN; SELECT txid_current()");
+    }
+    TwinWriter writer(pg_.get(), db);
+    MigrateOptions faulty = options_;
+    std::thread canceller;
+    bool injected = false;
+    faulty.failpoint = [&](const std::string& name) {
+      if (injected || !AtPhase(c.phase, name)) return;
+      injected = true;
+      Inject(c.fault, &canceller);
+    };
+    MigrateReport first;
+    Status st = Migrate(plan, conninfo, faulty, MigrateMode::kRun, &first);
+    if (canceller.joinable()) canceller.join();
+    old.reset();  // ends the old transaction (a crash ended it already)
+    ASSERT_TRUE(injected) << Lines(first);
+    EXPECT_FALSE(HasNegativeCount(first)) << Lines(first);
+    *stopped = !st.ok();
+    if (!st.ok()) {
+      // The truth after the fault: the raise, its run, the way back (a
+      // cancel may land after the restore: then nothing is pending).
+      std::unique_ptr<SqlSession> look;
+      PGLAYOUT_ASSERT_OK(Open(pg_.get(), db, &look));
+      const bool raised = Value(look.get(),
+                                "SELECT string_agg(state, ',') FROM "
+                                "pglayout.setting") != "restored";
+      MigrateReport status;
+      PGLAYOUT_ASSERT_OK(
+          Migrate(plan, conninfo, options_, MigrateMode::kStatus, &status));
+      EXPECT_FALSE(HasNegativeCount(status)) << Lines(status);
+      if (raised) {
+        EXPECT_TRUE(HasLine(status,
+                            "max_wal_size raised to 36MB by run 1, "
+                            "which stopped at "))
+            << Lines(status);
+        EXPECT_TRUE(HasLine(status,
+                            "restores max_wal_size to 32MB at its end, "
+                            "`pglayout migrate --abort` restores it now"))
+            << Lines(status);
+        EXPECT_FALSE(HasLine(status, "no restore is pending")) << Lines(status);
+        ASSERT_EQ(status.settings.size(), 1u) << Lines(status);
+        EXPECT_EQ(status.settings[0].original, "32MB");
+      } else {
+        EXPECT_EQ(c.fault, Fault::kCancel);
+        EXPECT_TRUE(HasLine(status, "no restore is pending")) << Lines(status);
+      }
+      MigrateReport end;
+      PGLAYOUT_ASSERT_OK(
+          Migrate(plan, conninfo, options_,
+                  c.abort ? MigrateMode::kAbort : MigrateMode::kRun, &end));
+      EXPECT_FALSE(HasNegativeCount(end)) << Lines(end);
+      EXPECT_TRUE(HasLine(end, c.abort ? "run 1 aborted" : "run 1 done"))
+          << Lines(end);
+      if (c.fault == Fault::kCrash && !c.abort) {
+        EXPECT_TRUE(HasLine(end,
+                            "checkpoints during the run: unknown (statistics "
+                            "were reset by a server restart)"))
+            << Lines(end);
+      }
+    } else {
+      // A cancelled statement retried by the run itself: it went on.
+      EXPECT_EQ(c.fault, Fault::kCancel) << st.ToString();
+      EXPECT_TRUE(HasLine(first, "run 1 done")) << Lines(first);
+    }
+    writer.Stop();
+    EXPECT_GT(writer.commits(), 0);
+    std::unique_ptr<SqlSession> s;
+    PGLAYOUT_ASSERT_OK(Open(pg_.get(), db, &s));
+    EXPECT_EQ(Value(s.get(),
+                    "SELECT count(*) FROM ((TABLE t EXCEPT ALL TABLE t_v) "
+                    "UNION ALL (TABLE t_v EXCEPT ALL TABLE t)) d"),
+              "0");
+    EXPECT_EQ(MaxWalSizeSettled(s.get(), "32MB"), "32MB");
+    EXPECT_EQ(AutoConfEntries(s.get()), "");
+    EXPECT_EQ(
+        Value(s.get(), "SELECT string_agg(state, ',') FROM pglayout.setting"),
+        "restored");
+  }
+
+  std::unique_ptr<PgCluster> pg_;
+  std::unique_ptr<SqlSession> admin_;
+  MigrateOptions options_;
+};
+
+// Each phase of a move and of a hash conversion, under each fault in turn
+// (each fault at two or more phases), then a resume or an --abort.
+TEST_P(MigrateFaultsTest, AFaultAtAnyPhaseLeavesTheTruthAndConverges) {
+  const std::vector<FaultCase> cases = {
+      {false, Phase::kCopy, Fault::kCrash, false},
+      {false, Phase::kCopy, Fault::kCancel, false},
+      {false, Phase::kIndexBuild, Fault::kTerminate, false},
+      {false, Phase::kIndexBuild, Fault::kCrash, true},
+      {false, Phase::kVerify, Fault::kCancel, true},
+      {false, Phase::kVerify, Fault::kTerminate, false},
+      {false, Phase::kSwapWait, Fault::kCrash, false},
+      {false, Phase::kSwapWait, Fault::kTerminate, true},
+      {true, Phase::kCopy, Fault::kTerminate, false},
+      {true, Phase::kIndexBuild, Fault::kCancel, false},
+      {true, Phase::kVerify, Fault::kCrash, false},
+      {true, Phase::kSwapWait, Fault::kCancel, true},
+  };
+  for (size_t i = 0; i < cases.size(); ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    bool stopped = false;
+    RunCase(cases[i], static_cast<int>(i), &stopped);
+    std::cerr << fmt::format(
+        "{} (the fault {} the run): {:.1f} s\n", CaseName(cases[i]),
+        stopped ? "stopped" : "did not stop",
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count());
+    if (HasFatalFailure()) return;
+  }
+}
+
+// max_wal_size is one value for the cluster: a run in database a leaves it
+// raised (--leave-raised), a run in database b takes the cluster's
+// original from the record a left (not a's raised value), restores it, and
+// a's --finalize finds it back. Then both at once: one waits for the
+// other's settings lock; the cluster ends at its original.
+TEST_P(MigrateFaultsTest, TwoDatabasesOfOneClusterEndAtItsOriginal) {
+  std::string plan_a, plan_b;
+  MakeDatabase("a", false, &plan_a);
+  MakeDatabase("b", false, &plan_b);
+  const std::string in_a = Conninfo(pg_.get(), "a");
+  const std::string in_b = Conninfo(pg_.get(), "b");
+  MigrateOptions leave = options_;
+  leave.leave_guard_raised = true;
+  MigrateReport a, status_b, b, finalize_a;
+  PGLAYOUT_ASSERT_OK(Migrate(plan_a, in_a, leave, MigrateMode::kRun, &a));
+  EXPECT_EQ(MaxWalSizeSettled(admin_.get(), "36MB"), "36MB");
+  EXPECT_EQ(AutoConfEntries(admin_.get()),
+            "max_wal_size=36MB,pglayout.max_wal_size_raised_by=run 1 in "
+            "database a,pglayout.original_max_wal_size=32MB");
+  // Database b's --status names the raise from a.
+  PGLAYOUT_ASSERT_OK(
+      Migrate(plan_b, in_b, options_, MigrateMode::kStatus, &status_b));
+  EXPECT_TRUE(HasLine(status_b,
+                      "max_wal_size: raised by run 1 in database a from the "
+                      "cluster's original 32MB"))
+      << Lines(status_b);
+  PGLAYOUT_ASSERT_OK(Migrate(plan_b, in_b, options_, MigrateMode::kRun, &b));
+  EXPECT_TRUE(HasLine(b, "checkpoint guard: raise max_wal_size 32MB -> 36MB"))
+      << Lines(b);
+  EXPECT_TRUE(HasLine(b, "restored max_wal_size to 32MB")) << Lines(b);
+  EXPECT_EQ(MaxWalSizeSettled(admin_.get(), "32MB"), "32MB");
+  EXPECT_EQ(AutoConfEntries(admin_.get()), "");
+  MigrateOptions finalize = options_;
+  PGLAYOUT_ASSERT_OK(
+      Migrate(plan_a, in_a, finalize, MigrateMode::kFinalize, &finalize_a));
+  EXPECT_TRUE(HasLine(finalize_a, "is already back at 32MB"))
+      << Lines(finalize_a);
+  EXPECT_EQ(MaxWalSizeSettled(admin_.get(), "32MB"), "32MB");
+  EXPECT_EQ(AutoConfEntries(admin_.get()), "");
+
+  // At once, on fresh tables: one run holds the settings lock for its
+  // whole length, the other waits for it.
+  MakeDatabase("c", false, &plan_a);
+  MakeDatabase("d", false, &plan_b);
+  MigrateOptions patient = options_;
+  patient.lock_wait_s = 120;
+  MigrateReport c, d;
+  Status st_c, st_d;
+  std::thread tc([&]() {
+    st_c = Migrate(plan_a, Conninfo(pg_.get(), "c"), patient, MigrateMode::kRun,
+                   &c);
+  });
+  std::thread td([&]() {
+    st_d = Migrate(plan_b, Conninfo(pg_.get(), "d"), patient, MigrateMode::kRun,
+                   &d);
+  });
+  tc.join();
+  td.join();
+  PGLAYOUT_EXPECT_OK(st_c);
+  PGLAYOUT_EXPECT_OK(st_d);
+  EXPECT_EQ(MaxWalSizeSettled(admin_.get(), "32MB"), "32MB")
+      << Lines(c) << "--\n"
+      << Lines(d);
+  EXPECT_EQ(AutoConfEntries(admin_.get()), "");
+}
+
+PGLAYOUT_INSTANTIATE_PG_VERSIONS_FROM_12(MigrateFaultsTest);
+
+}  // namespace
+}  // namespace pglayout::migrator
