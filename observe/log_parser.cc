@@ -863,7 +863,6 @@ int64_t ToCount(double v, double lo) {
   return static_cast<int64_t>(std::clamp(v, lo, kMax));
 }
 
-
 // The words of starting messages ("wal", "time", "immediate", ...), each
 // given a small number so that a record has a fixed size. Past kMaxWords
 // distinct words (only a broken log has them) the rest share one.
@@ -1021,7 +1020,7 @@ class Spool {
   Status Failed() const {
     int err = errno != 0 ? errno : EIO;
     return Status::FromErrno(
-        "cannot write the checkpoint messages to a temporary file (TMPDIR)",
+        "cannot write the checkpoint messages to a temporary file in /tmp",
         err);
   }
 
