@@ -14,12 +14,16 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <istream>
 #include <limits>
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <queue>
 #include <streambuf>
+#include <type_traits>
 
 #include "observe/workload_stats.h"
 
@@ -33,55 +37,8 @@ bool CheckpointLogEvent::Counted() const {
   return !HasFlag("shutdown") && !HasFlag("end-of-recovery");
 }
 
-namespace {
-
-// The server counts a checkpoint as timed only when checkpoint_timeout
-// elapsed and nobody asked for one (checkpointer.c): a "wal time" is a
-// request that arrived as the timeout elapsed, counted as requested.
-bool IsTimed(const CheckpointLogEvent& e) {
-  return e.Counted() && e.flags == std::vector<std::string>{"time"};
-}
-
-bool IsWalCaused(const CheckpointLogEvent& e) {
-  return e.HasFlag("wal") || e.HasFlag("xlog");  // "xlog" before 10
-}
-
-template <typename Pred>
-int64_t CountEvents(const CheckpointLogReport& report, Pred pred) {
-  return std::count_if(report.events.begin(), report.events.end(), pred);
-}
-
-}  // namespace
-
-int64_t CheckpointLogReport::Timed() const {
-  return CountEvents(*this, IsTimed);
-}
-
-int64_t CheckpointLogReport::Requested() const {
-  return CountEvents(*this,
-                     [](const auto& e) { return e.Counted() && !IsTimed(e); });
-}
-
-int64_t CheckpointLogReport::WalTriggered() const {
-  return CountEvents(
-      *this, [](const auto& e) { return e.Counted() && IsWalCaused(e); });
-}
-
-int64_t CheckpointLogReport::Completed() const {
-  return CountEvents(*this,
-                     [](const auto& e) { return e.Counted() && e.completed; });
-}
-
 CheckpointAverages CheckpointLogReport::Averages() const {
-  CheckpointAverages a;
-  for (const CheckpointLogEvent& e : events) {
-    if (!e.Counted() || !e.completed) continue;
-    ++a.checkpoints;
-    a.buffers += static_cast<double>(e.buffers);
-    a.write_s += e.write_s;
-    a.sync_s += e.sync_s;
-    a.total_s += e.total_s;
-  }
+  CheckpointAverages a = totals.sums;
   if (a.checkpoints == 0) return a;
   double n = static_cast<double>(a.checkpoints);
   a.buffers /= n;
@@ -92,14 +49,9 @@ CheckpointAverages CheckpointLogReport::Averages() const {
 }
 
 double CheckpointLogReport::Span() const {
-  double first = std::numeric_limits<double>::infinity();
-  double last = -first;
-  for (const CheckpointLogEvent& e : events) {
-    if (!e.Counted() || e.time < 0) continue;
-    first = std::min(first, e.time);
-    last = std::max(last, e.time);
-  }
-  return last > first ? last - first : 0;
+  return totals.last_start > totals.first_start
+             ? totals.last_start - totals.first_start
+             : 0;
 }
 
 namespace {
@@ -726,7 +678,7 @@ struct LineView {
   std::string message;  // of a JSON entry; a text line whole
 };
 
-enum class Kind { kStart, kComplete, kTooFrequent };
+enum class Kind : uint8_t { kStart, kComplete, kTooFrequent };
 
 struct Match {
   Kind kind = Kind::kStart;
@@ -885,117 +837,335 @@ LineView ParseLine(std::string_view line) {
 // ---------------------------------------------------------------------------
 // Records: the checkpoint messages of one input, then of all.
 
-// The number that follows |key| in |text| ("write=" -> 1.5), or -1.
+// Times past this (the year 33658) are not times: a fuzzed or broken line,
+// whose year would take long to find.
+constexpr double kLastTime = 1e12;
+
+double ValidTime(double seconds) {
+  return std::isfinite(seconds) && seconds >= 0 && seconds < kLastTime ? seconds
+                                                                       : -1;
+}
+
+// The number that follows |key| in |text| ("write=" -> 1.5), or -1 (also
+// for "inf" and "nan").
 double ValueAfter(std::string_view text, std::string_view key) {
   size_t pos = text.find(key);
   if (pos == std::string_view::npos) return -1;
   std::string rest(text.substr(pos + key.size(), 32));
   char* end = nullptr;
   double v = std::strtod(rest.c_str(), &end);
-  return end == rest.c_str() ? -1 : v;
+  return end == rest.c_str() || !std::isfinite(v) ? -1 : v;
 }
+
+// |v| as a count, within [lo, INT64_MAX].
+int64_t ToCount(double v, double lo) {
+  constexpr double kMax = 9.2e18;
+  return static_cast<int64_t>(std::clamp(v, lo, kMax));
+}
+
+// The words of starting messages ("wal", "time", "immediate", ...), each
+// given a small number so that a record has a fixed size. Past kMaxWords
+// distinct words (only a broken log has them) the rest share one.
+class Words {
+ public:
+  static constexpr size_t kMaxWords = 250;
+  static constexpr size_t kMaxLength = 64;
+
+  uint8_t Id(std::string_view word) {
+    word = word.substr(0, kMaxLength);
+    for (size_t i = 0; i < words_.size(); ++i) {
+      if (words_[i] == word) return static_cast<uint8_t>(i);
+    }
+    if (words_.size() == kMaxWords) return static_cast<uint8_t>(kMaxWords);
+    words_.emplace_back(word);
+    return static_cast<uint8_t>(words_.size() - 1);
+  }
+  std::string Name(uint8_t id) const {
+    return id < words_.size() ? words_[id] : std::string("other");
+  }
+  // The id of a word seen, or -1.
+  int Find(std::string_view word) const {
+    for (size_t i = 0; i < words_.size(); ++i) {
+      if (words_[i] == word) return static_cast<int>(i);
+    }
+    return -1;
+  }
+
+ private:
+  std::vector<std::string> words_;
+};
+
+// One checkpoint message, of a fixed size: records are written to and read
+// back from a temporary file.
+struct Record {
+  static constexpr size_t kMaxFlags = 8;  // more words are dropped
+
+  double time = -1;      // seconds, once the year is settled; -1 = none
+  double sort_time = 0;  // time, or a neighbour's for a line without one
+  double value = -1;     // total= of a complete; "N seconds" of a warning
+  double write_s = 0, sync_s = 0, total_s = 0;
+  double day_seconds = 0;  // of a yearless (syslog) time
+  int64_t buffers = 0;
+  int64_t distance_kb = -1;
+  int64_t estimate_kb = 0;
+  int64_t line = 0;
+  uint32_t file = 0;  // the input's index
+  Kind kind = Kind::kStart;
+  bool restartpoint = false;
+  bool yearless = false;
+  uint8_t month = 0, day = 0;
+  uint8_t flag_count = 0;
+  std::array<uint8_t, kMaxFlags> flags{};
+};
+static_assert(std::is_trivially_copyable_v<Record>);
 
 // "wal", "immediate force wait" -> words, up to the end of the message
 // (a csvlog line continues with '"' or ',').
-std::vector<std::string> Flags(std::string_view rest) {
-  std::vector<std::string> flags;
-  std::string word;
-  for (char c : rest) {
-    if (std::isalpha(static_cast<unsigned char>(c)) || c == '-') {
-      word += c;
-      continue;
+void ReadFlags(std::string_view rest, Words* words, Record* r) {
+  auto add = [&](std::string_view word) {
+    if (!word.empty() && r->flag_count < Record::kMaxFlags) {
+      r->flags[r->flag_count++] = words->Id(word);
     }
-    if (!word.empty()) flags.push_back(word);
-    word.clear();
-    if (c != ' ') break;
+  };
+  size_t start = 0, i = 0;
+  for (; i < rest.size(); ++i) {
+    char c = rest[i];
+    if (std::isalpha(static_cast<unsigned char>(c)) || c == '-') continue;
+    add(rest.substr(start, i - start));
+    start = i + 1;
+    if (c != ' ') return;
   }
-  if (!word.empty()) flags.push_back(word);
-  return flags;
+  add(rest.substr(start, i - start));
 }
 
-struct Record {
-  Kind kind = Kind::kStart;
-  Stamp stamp;
-  double time = -1;          // seconds, once the year is settled
-  double sort_time = 0;      // time, or a neighbour's for a line without one
-  double value = -1;         // total= of a complete; "N seconds" of a warning
-  CheckpointLogEvent event;  // flags of a start, numbers of a complete
-};
-
-Record MakeRecord(const Match& m, std::string_view msg, const Stamp& stamp) {
+Record MakeRecord(const Match& m, std::string_view msg, const Stamp& stamp,
+                  Words* words) {
   Record r;
   r.kind = m.kind;
-  r.stamp = stamp;
-  r.time = stamp.seconds;
-  r.event.restartpoint = m.restartpoint;
+  r.time = ValidTime(stamp.seconds);
+  if (stamp.yearless) {
+    r.yearless = true;
+    r.month = static_cast<uint8_t>(stamp.month);
+    r.day = static_cast<uint8_t>(stamp.day);
+    r.day_seconds = stamp.day_seconds;
+  }
+  r.restartpoint = m.restartpoint;
   std::string_view rest = msg.substr(m.after);
   if (m.kind == Kind::kStart) {
-    r.event.flags = Flags(rest);
+    ReadFlags(rest, words, &r);
   } else if (m.kind == Kind::kComplete) {
-    CheckpointLogEvent& e = r.event;
-    e.completed = true;
-    e.buffers = static_cast<int64_t>(std::max(0.0, ValueAfter(rest, "wrote ")));
-    e.write_s = std::max(0.0, ValueAfter(rest, "write="));
-    e.sync_s = std::max(0.0, ValueAfter(rest, "sync="));
+    r.buffers = ToCount(ValueAfter(rest, "wrote "), 0);
+    r.write_s = std::max(0.0, ValueAfter(rest, "write="));
+    r.sync_s = std::max(0.0, ValueAfter(rest, "sync="));
     r.value = ValueAfter(rest, "total=");
-    e.total_s = std::max(0.0, r.value);
+    r.total_s = std::max(0.0, r.value);
     // -1 when the message has none (servers before 9.6).
-    e.distance_kb = static_cast<int64_t>(ValueAfter(rest, "distance="));
-    e.estimate_kb =
-        static_cast<int64_t>(std::max(0.0, ValueAfter(rest, "estimate=")));
+    r.distance_kb = ToCount(ValueAfter(rest, "distance="), -1);
+    r.estimate_kb = ToCount(ValueAfter(rest, "estimate="), 0);
   } else {
     r.value = ValueAfter(msg.substr(m.after - 1), "(");
   }
   return r;
 }
 
+// ---------------------------------------------------------------------------
+// Records on disk: a temporary file of fixed-size records, deleted when
+// closed.
+
+class Spool {
+ public:
+  Spool() = default;
+  Spool(const Spool&) = delete;
+  Spool& operator=(const Spool&) = delete;
+  ~Spool() {
+    if (file_ != nullptr) std::fclose(file_);
+  }
+
+  Status Open() {
+    file_ = std::tmpfile();
+    if (file_ == nullptr) return Failed();
+    return Status::Ok();
+  }
+  int64_t size() const { return size_; }
+
+  Status Append(const Record* records, size_t n) {
+    if (!at_end_ && !Seek(size_)) return Failed();
+    at_end_ = true;
+    if (n > 0 && std::fwrite(records, sizeof(Record), n, file_) != n) {
+      return Failed();
+    }
+    size_ += static_cast<int64_t>(n);
+    return Status::Ok();
+  }
+  Status Read(int64_t at, size_t n, Record* out) {
+    at_end_ = false;
+    if (!Seek(at) || std::fread(out, sizeof(Record), n, file_) != n) {
+      return Failed();
+    }
+    return Status::Ok();
+  }
+  Status Write(int64_t at, size_t n, const Record* in) {
+    at_end_ = false;
+    if (!Seek(at) || std::fwrite(in, sizeof(Record), n, file_) != n) {
+      return Failed();
+    }
+    return Status::Ok();
+  }
+
+ private:
+  bool Seek(int64_t at) {
+    return ::fseeko(file_, static_cast<off_t>(at * sizeof(Record)), SEEK_SET) ==
+           0;
+  }
+  Status Failed() const {
+    int err = errno != 0 ? errno : EIO;
+    return Status::FromErrno(
+        "cannot write the checkpoint messages to a temporary file in /tmp",
+        err);
+  }
+
+  std::FILE* file_ = nullptr;
+  int64_t size_ = 0;
+  bool at_end_ = true;
+};
+
+// Reads records [begin, end) of a spool in blocks, forwards or backwards.
+class SpoolReader {
+ public:
+  static constexpr size_t kBlock = 1024;
+
+  SpoolReader(Spool* spool, int64_t begin, int64_t end, bool backwards)
+      : spool_(spool), begin_(begin), end_(end), backwards_(backwards) {}
+
+  // The next record, or nullptr at the end or on an error (then status()).
+  const Record* Next() {
+    if (pos_ == block_.size()) {
+      int64_t left = end_ - begin_;
+      if (left <= 0) return nullptr;
+      size_t n = static_cast<size_t>(std::min<int64_t>(left, kBlock));
+      int64_t at = backwards_ ? end_ - static_cast<int64_t>(n) : begin_;
+      block_.resize(n);
+      status_ = spool_->Read(at, n, block_.data());
+      if (!status_.ok()) return nullptr;
+      if (backwards_) {
+        std::reverse(block_.begin(), block_.end());
+        end_ -= static_cast<int64_t>(n);
+      } else {
+        begin_ += static_cast<int64_t>(n);
+      }
+      pos_ = 0;
+    }
+    return &block_[pos_++];
+  }
+  const Status& status() const { return status_; }
+
+ private:
+  Spool* spool_;
+  int64_t begin_, end_;
+  bool backwards_;
+  std::vector<Record> block_;
+  size_t pos_ = 0;
+  Status status_;
+};
+
+// ---------------------------------------------------------------------------
+// One input: its lines read once, its checkpoint messages to the spool, and
+// what ordering them needs later.
+
 struct ParsedInput {
   LogFileSummary summary;
-  std::vector<Record> records;
   std::array<int64_t, static_cast<size_t>(Format::kCount)> formats{};
+  int64_t begin = 0, end = 0;  // its records in the spool
+  // Times with a year: their range.
+  double dated_lo = std::numeric_limits<double>::infinity();
+  double dated_hi = -std::numeric_limits<double>::infinity();
+  bool dated = false;
+  std::optional<Stamp> first_yearless;
+  int base_year = 0;  // for yearless records, once settled
+  // Once the years are settled:
+  bool timed = false;     // a record has a time
+  bool reversed = false;  // newest first
+  double first_time = -std::numeric_limits<double>::infinity();  // file order
+  double last_time = -std::numeric_limits<double>::infinity();
+
+  int64_t records() const { return end - begin; }
+  // The time the input starts at once oriented (0 without records).
+  double FirstSortTime() const {
+    if (records() == 0) return 0;
+    return reversed ? last_time : first_time;
+  }
+};
+
+struct ParseContext {
+  Spool* spool;
+  Words* words;
+  uint32_t file;
+  ParsedInput* in;
+  Status status;
 };
 
 constexpr int64_t kSampleLines = 1000;  // lines looked at for the format
 
-void AddLine(const LineView& v, int64_t number, ParsedInput* in) {
+void NoteRecord(const Record& r, ParsedInput* in) {
+  if (r.yearless && !in->first_yearless) {
+    Stamp s;
+    s.yearless = true;
+    s.month = r.month;
+    s.day = r.day;
+    s.day_seconds = r.day_seconds;
+    in->first_yearless = s;
+  }
+  if (!r.yearless && r.time >= 0) {
+    in->dated = true;
+    in->dated_lo = std::min(in->dated_lo, r.time);
+    in->dated_hi = std::max(in->dated_hi, r.time);
+  }
+}
+
+void AddLine(const LineView& v, int64_t number, ParseContext* c) {
+  ParsedInput* in = c->in;
   if (number <= kSampleLines || v.format != Format::kNone) {
     ++in->formats[static_cast<size_t>(v.format)];
   }
   std::optional<Match> m = FindCheckpointMessage(v.message);
-  if (!m) return;
-  Record r = MakeRecord(*m, v.message, v.stamp);
-  r.event.source = fmt::format("{}:{}", in->summary.path, number);
-  in->records.push_back(std::move(r));
+  if (!m || !c->status.ok()) return;
+  Record r = MakeRecord(*m, v.message, v.stamp, c->words);
+  r.file = c->file;
+  r.line = number;
+  NoteRecord(r, in);
+  c->status = c->spool->Append(&r, 1);
 }
 
-void ParseLines(TextSource* text, ParsedInput* in) {
+void ParseLines(TextSource* text, ParseContext* c) {
   std::string line;
-  while (text->ReadLine(&line)) {
-    int64_t number = ++in->summary.lines;
+  while (c->status.ok() && text->ReadLine(&line)) {
+    int64_t number = ++c->in->summary.lines;
     if (number == 1 && line.starts_with("\xef\xbb\xbf")) line.erase(0, 3);
     // Most lines are not checkpoint messages: look closer only at the first
     // ones (for the format) and at those with the word.
     if (number > kSampleLines && line.find("point") == std::string::npos) {
       continue;
     }
-    AddLine(ParseLine(line), number, in);
+    AddLine(ParseLine(line), number, c);
   }
 }
 
 // `gcloud logging read --format=json`: one array of entries over many
 // lines, parsed entry by entry (each dropped once read).
-Status ParseJsonArray(TextSource* text, ParsedInput* in) {
+Status ParseJsonArray(TextSource* text, ParseContext* c) {
   std::istream stream(text);
+  ParsedInput* in = c->in;
   nlohmann::json::parser_callback_t on_entry =
-      [in](int depth, nlohmann::json::parse_event_t event,
-           nlohmann::json& parsed) {
+      [c, in](int depth, nlohmann::json::parse_event_t event,
+              nlohmann::json& parsed) {
         if (depth != 1 || event != nlohmann::json::parse_event_t::object_end) {
           return true;
         }
-        AddLine(JsonEntry(parsed), ++in->summary.lines, in);
+        AddLine(JsonEntry(parsed), ++in->summary.lines, c);
         return false;
       };
   nlohmann::json rest = nlohmann::json::parse(stream, on_entry, false);
+  PGLAYOUT_RETURN_IF_ERROR(c->status);
   if (rest.is_discarded() && text->status().ok()) {
     return Status::InvalidInput(
         fmt::format("{}: a JSON array that is not valid JSON after entry {}",
@@ -1025,53 +1195,41 @@ std::string FormatOf(const ParsedInput& in) {
 }
 
 Status ParseInput(std::unique_ptr<RawInput> raw, const std::string& name,
-                  ParsedInput* in) {
+                  ParseContext* c) {
+  ParsedInput* in = c->in;
   in->summary.path = name;
+  in->begin = c->spool->size();
   std::unique_ptr<Decoder> decoder;
   PGLAYOUT_RETURN_IF_ERROR(
       OpenDecoder(std::move(raw), name, &decoder, &in->summary.compression));
   TextSource text(std::move(decoder));
   if (IsJsonArray(text.Peek())) {
-    PGLAYOUT_RETURN_IF_ERROR(ParseJsonArray(&text, in));
+    PGLAYOUT_RETURN_IF_ERROR(ParseJsonArray(&text, c));
   } else {
-    ParseLines(&text, in);
+    ParseLines(&text, c);
   }
+  PGLAYOUT_RETURN_IF_ERROR(c->status);
   Status st = text.status();
   if (!st.ok()) {
     return st.WithContext(fmt::format("cannot read server log {} (line {})",
                                       name, in->summary.lines));
   }
+  in->end = c->spool->size();
   in->summary.format = FormatOf(*in);
-  in->summary.messages = static_cast<int64_t>(in->records.size());
+  in->summary.messages = in->records();
   return Status::Ok();
 }
 
 // ---------------------------------------------------------------------------
 // Syslog years.
 
+double CivilSeconds(int year, int month, int day, double day_seconds) {
+  return static_cast<double>(DaysFromCivil(year, month, day)) * 86400 +
+         day_seconds;
+}
+
 double CivilSeconds(int year, const Stamp& s) {
-  return static_cast<double>(DaysFromCivil(year, s.month, s.day)) * 86400 +
-         s.day_seconds;
-}
-
-// Gives yearless records years from |base| on, one more at each turn of the
-// year (December, then January).
-void ApplyYears(int base, ParsedInput* in) {
-  int year = base, previous = 0;
-  for (Record& r : in->records) {
-    if (!r.stamp.yearless) continue;
-    if (previous != 0 && r.stamp.month + 6 < previous) ++year;
-    if (previous != 0 && r.stamp.month > previous + 6) --year;
-    previous = r.stamp.month;
-    r.time = CivilSeconds(year, r.stamp);
-  }
-}
-
-const Record* FirstYearless(const ParsedInput& in) {
-  for (const Record& r : in.records) {
-    if (r.stamp.yearless) return &r;
-  }
-  return nullptr;
+  return CivilSeconds(year, s.month, s.day, s.day_seconds);
 }
 
 // The middle of the times of the inputs with years, and the first of them.
@@ -1084,12 +1242,10 @@ DatedTimes Dated(const std::vector<ParsedInput>& inputs) {
   double lo = std::numeric_limits<double>::infinity(), hi = -lo;
   DatedTimes dated;
   for (const ParsedInput& in : inputs) {
-    for (const Record& r : in.records) {
-      if (r.stamp.yearless || r.time < 0) continue;
-      lo = std::min(lo, r.time);
-      hi = std::max(hi, r.time);
-      if (dated.path.empty()) dated.path = in.summary.path;
-    }
+    if (!in.dated) continue;
+    lo = std::min(lo, in.dated_lo);
+    hi = std::max(hi, in.dated_hi);
+    if (dated.path.empty()) dated.path = in.summary.path;
   }
   if (!dated.path.empty()) dated.middle = (lo + hi) / 2;
   return dated;
@@ -1119,109 +1275,412 @@ int ChooseYear(const Stamp& first, const DatedTimes& dated, double now,
   return year;
 }
 
-// Syslog's times carry no year: gives them one, and says which in a note.
+// Syslog's times carry no year: chooses one per input, and says which in a
+// note (the records get it in Settle).
 void SettleYears(std::vector<ParsedInput>* inputs, double now,
                  std::vector<std::string>* notes) {
   DatedTimes dated = Dated(*inputs);
   for (ParsedInput& in : *inputs) {
-    const Record* first = FirstYearless(in);
-    if (first == nullptr) continue;
+    if (!in.first_yearless) continue;
     std::string why;
-    int year = ChooseYear(first->stamp, dated, now, &why);
-    ApplyYears(year, &in);
+    in.base_year = ChooseYear(*in.first_yearless, dated, now, &why);
     notes->push_back(fmt::format("{}: syslog times carry no year: took {}, {}",
-                                 in.summary.path, year, why));
+                                 in.summary.path, in.base_year, why));
   }
+}
+
+// Gives the yearless records of an input, read in file order, years from
+// the base year on, one more at each turn of the year (December, then
+// January).
+class YearWalker {
+ public:
+  explicit YearWalker(int base) : year_(base) {}
+  void Apply(Record* r) {
+    if (!r->yearless) return;
+    if (previous_ != 0 && r->month + 6 < previous_) ++year_;
+    if (previous_ != 0 && r->month > previous_ + 6) --year_;
+    previous_ = r->month;
+    r->time = ValidTime(CivilSeconds(year_, r->month, r->day, r->day_seconds));
+  }
+
+ private:
+  int year_;
+  int previous_ = 0;
+};
+
+// Gives an input's yearless records their times (written back), and finds
+// whether it lists newest first (most consecutive times go down) and its
+// first and last times.
+Status Settle(Spool* spool, ParsedInput* in) {
+  YearWalker years(in->base_year);
+  int64_t up = 0, down = 0;
+  double previous = -1;
+  std::vector<Record> block;
+  for (int64_t at = in->begin; at < in->end;) {
+    size_t n = static_cast<size_t>(
+        std::min<int64_t>(in->end - at, SpoolReader::kBlock));
+    block.resize(n);
+    PGLAYOUT_RETURN_IF_ERROR(spool->Read(at, n, block.data()));
+    for (Record& r : block) {
+      years.Apply(&r);
+      if (r.time < 0) continue;
+      if (previous >= 0 && r.time > previous) ++up;
+      if (previous >= 0 && r.time < previous) ++down;
+      if (!in->timed) in->first_time = r.time;
+      in->timed = true;
+      in->last_time = r.time;
+      previous = r.time;
+    }
+    if (in->first_yearless) {
+      PGLAYOUT_RETURN_IF_ERROR(spool->Write(at, n, block.data()));
+    }
+    at += static_cast<int64_t>(n);
+  }
+  in->reversed = down > up;
+  return Status::Ok();
 }
 
 // ---------------------------------------------------------------------------
-// Order and pairing.
+// Order: all records by time, stably; inputs by their first time, so that
+// records of the same instant keep the order of the files they came from.
+// An external merge sort: sorted runs of kRunRecords in a second spool
+// (a chunk that starts at or after the end of the run before extends it, so
+// that logs already in order make one run), then a merge of the runs.
 
-// Puts an input's records oldest first (an export may list newest first)
-// and gives lines without a time the time of the line before them.
-void OrderInput(ParsedInput* in) {
-  int64_t up = 0, down = 0;
-  double previous = -1;
-  for (const Record& r : in->records) {
-    if (r.time < 0) continue;
-    if (previous >= 0 && r.time > previous) ++up;
-    if (previous >= 0 && r.time < previous) ++down;
-    previous = r.time;
+constexpr size_t kRunRecords = 32 * 1024;  // 32 Ki records: ~3.5 MiB
+
+struct Run {
+  int64_t begin = 0, end = 0;
+};
+
+class RunWriter {
+ public:
+  explicit RunWriter(Spool* out) : out_(out) { chunk_.reserve(kRunRecords); }
+
+  Status Add(const Record& r) {
+    chunk_.push_back(r);
+    if (chunk_.size() == kRunRecords) return Flush();
+    return Status::Ok();
   }
-  if (down > up) std::reverse(in->records.begin(), in->records.end());
-  double known = -std::numeric_limits<double>::infinity();
-  for (const Record& r : in->records) {
-    if (r.time >= 0) {
-      known = r.time;
-      break;
+  Status Flush() {
+    if (chunk_.empty()) return Status::Ok();
+    std::stable_sort(chunk_.begin(), chunk_.end(),
+                     [](const Record& a, const Record& b) {
+                       return a.sort_time < b.sort_time;
+                     });
+    int64_t begin = out_->size();
+    PGLAYOUT_RETURN_IF_ERROR(out_->Append(chunk_.data(), chunk_.size()));
+    if (runs_.empty() || chunk_.front().sort_time < last_) {
+      runs_.push_back(Run{begin, begin});
+    }
+    runs_.back().end = out_->size();
+    last_ = chunk_.back().sort_time;
+    chunk_.clear();
+    return Status::Ok();
+  }
+  const std::vector<Run>& runs() const { return runs_; }
+
+ private:
+  Spool* out_;
+  std::vector<Record> chunk_;
+  std::vector<Run> runs_;
+  double last_ = 0;
+};
+
+// Each input oriented oldest first, lines without a time given the time of
+// the line before them (the first time for those before it).
+Status WriteRuns(Spool* spool, std::vector<ParsedInput>* inputs,
+                 RunWriter* runs) {
+  std::vector<const ParsedInput*> order;
+  for (const ParsedInput& in : *inputs) order.push_back(&in);
+  std::stable_sort(order.begin(), order.end(),
+                   [](const auto* a, const auto* b) {
+                     return a->FirstSortTime() < b->FirstSortTime();
+                   });
+  for (const ParsedInput* in : order) {
+    SpoolReader reader(spool, in->begin, in->end, in->reversed);
+    double known = in->reversed ? in->last_time : in->first_time;
+    while (const Record* r = reader.Next()) {
+      Record copy = *r;
+      if (copy.time >= 0) known = copy.time;
+      copy.sort_time = known;
+      PGLAYOUT_RETURN_IF_ERROR(runs->Add(copy));
+    }
+    PGLAYOUT_RETURN_IF_ERROR(reader.status());
+  }
+  return runs->Flush();
+}
+
+// ---------------------------------------------------------------------------
+// Pairing and totals, record by record in time order.
+
+struct Checkpoint {
+  Record start;
+  bool completed = false;
+  Record done;  // the complete message's numbers
+};
+
+bool HasFlag(const Checkpoint& c, int id) {
+  if (id < 0) return false;
+  for (uint8_t i = 0; i < c.start.flag_count; ++i) {
+    if (c.start.flags[i] == id) return true;
+  }
+  return false;
+}
+
+// The 95th percentile of WAL rates: exact up to kExact rates, then from a
+// histogram of bins 0.1 % wide (a few thousand bins for any real spread).
+class RateSample {
+ public:
+  static constexpr size_t kExact = 64 * 1024;
+
+  void Add(double rate) {
+    if (exact_.size() < kExact && bins_.empty()) {
+      exact_.push_back(rate);
+      return;
+    }
+    if (bins_.empty()) {
+      for (double r : exact_) Bin(r);
+      exact_.clear();
+      exact_.shrink_to_fit();
+    }
+    Bin(rate);
+  }
+  double Percentile95() const {
+    if (bins_.empty()) return pglayout::Percentile95(exact_);
+    double rank = 0.95 * static_cast<double>(count_ - 1);
+    auto low = static_cast<int64_t>(rank);
+    double weight = rank - static_cast<double>(low);
+    double lo = At(low), hi = At(std::min(low + 1, count_ - 1));
+    return lo + weight * (hi - lo);
+  }
+
+ private:
+  static constexpr double kWidth = 1.001;
+  void Bin(double rate) {
+    int64_t bin = rate <= 1 ? -1
+                            : static_cast<int64_t>(std::floor(
+                                  std::log(rate) / std::log(kWidth)));
+    ++bins_[bin];
+    ++count_;
+  }
+  // The rate at |rank| (0-based, ascending): its bin's middle.
+  double At(int64_t rank) const {
+    for (const auto& [bin, n] : bins_) {
+      if (rank < n) {
+        return bin < 0 ? 0 : std::pow(kWidth, static_cast<double>(bin) + 0.5);
+      }
+      rank -= n;
+    }
+    return 0;
+  }
+
+  std::vector<double> exact_;
+  std::map<int64_t, int64_t> bins_;
+  int64_t count_ = 0;
+};
+
+// Adds up checkpoints in the order they started.
+class Totals {
+ public:
+  Totals(const Words& words, const std::vector<ParsedInput>& inputs,
+         CheckpointLogReport* report)
+      : words_(words), inputs_(inputs), report_(report) {}
+
+  void Add(const Checkpoint& c) {
+    CheckpointLogTotals& t = report_->totals;
+    ++t.checkpoints;
+    bool counted = !HasFlag(c, shutdown_) && !HasFlag(c, end_of_recovery_);
+    if (counted) {
+      bool timed =
+          c.start.flag_count == 1 && c.start.flags[0] == time_ && time_ >= 0;
+      ++(timed ? t.timed : t.requested);
+      if (HasFlag(c, wal_) || HasFlag(c, xlog_)) ++t.wal_triggered;
+      if (c.completed) AddCompleted(c.done, &t);
+      if (c.start.time >= 0) {
+        if (t.first_start < 0 || c.start.time < t.first_start) {
+          t.first_start = c.start.time;
+        }
+        t.last_start = std::max(t.last_start, c.start.time);
+      }
+    }
+    if (!c.start.restartpoint) AddWal(c, counted, &t);
+    if (report_->events.size() < CheckpointLogReport::kEventSample) {
+      report_->events.push_back(Event(c));
     }
   }
-  for (Record& r : in->records) {
-    if (r.time >= 0) known = r.time;
-    r.sort_time = known;
-  }
-}
 
-// All records by time; inputs by their first time, so that records of the
-// same instant keep the order of the files they came from.
-std::vector<Record> Merge(std::vector<ParsedInput> inputs) {
-  for (ParsedInput& in : inputs) OrderInput(&in);
-  auto first = [](const ParsedInput& in) {
-    return in.records.empty() ? 0 : in.records.front().sort_time;
-  };
-  std::stable_sort(
-      inputs.begin(), inputs.end(),
-      [&](const auto& a, const auto& b) { return first(a) < first(b); });
-  std::vector<Record> all;
-  for (ParsedInput& in : inputs) {
-    std::move(in.records.begin(), in.records.end(), std::back_inserter(all));
+  void AddWarning(const Record& r) {
+    ++report_->too_frequent_warnings;
+    if (r.value < 0) return;
+    double& shortest = report_->totals.too_frequent_shortest;
+    if (shortest < 0 || r.value < shortest) shortest = r.value;
+    if (report_->too_frequent_seconds.size() <
+        CheckpointLogReport::kEventSample) {
+      report_->too_frequent_seconds.push_back(r.value);
+    }
   }
-  std::stable_sort(all.begin(), all.end(), [](const auto& a, const auto& b) {
-    return a.sort_time < b.sort_time;
-  });
-  return all;
-}
+
+  void Finish() { report_->totals.wal_peak_rate = rates_.Percentile95(); }
+
+ private:
+  static void AddCompleted(const Record& d, CheckpointLogTotals* t) {
+    ++t->completed;
+    ++t->sums.checkpoints;
+    t->sums.buffers += static_cast<double>(d.buffers);
+    t->sums.write_s += d.write_s;
+    t->sums.sync_s += d.sync_s;
+    t->sums.total_s += d.total_s;
+  }
+
+  // WAL rate from checkpoint distances: each distance is the WAL written
+  // between two consecutive checkpoints' redo points, that is between their
+  // starts. Pairs around a shutdown or an end-of-recovery checkpoint are left
+  // out: the server was down for part of the time between them.
+  void AddWal(const Checkpoint& c, bool counted, CheckpointLogTotals* t) {
+    double time = c.start.time;
+    if (has_previous_ && previous_counted_ && counted && c.completed &&
+        c.done.distance_kb >= 0 && previous_time_ >= 0 &&
+        time > previous_time_) {
+      double b = static_cast<double>(c.done.distance_kb) * 1024;
+      double dt = time - previous_time_;
+      t->wal_bytes += b;
+      t->wal_seconds += dt;
+      rates_.Add(b / dt);
+    }
+    has_previous_ = true;
+    previous_counted_ = counted;
+    previous_time_ = time;
+  }
+
+  CheckpointLogEvent Event(const Checkpoint& c) const {
+    CheckpointLogEvent e;
+    e.source =
+        fmt::format("{}:{}", inputs_[c.start.file].summary.path, c.start.line);
+    e.time = c.start.time;
+    e.restartpoint = c.start.restartpoint;
+    for (uint8_t i = 0; i < c.start.flag_count; ++i) {
+      e.flags.push_back(words_.Name(c.start.flags[i]));
+    }
+    if (c.completed) {
+      e.completed = true;
+      e.buffers = c.done.buffers;
+      e.write_s = c.done.write_s;
+      e.sync_s = c.done.sync_s;
+      e.total_s = c.done.total_s;
+      e.distance_kb = c.done.distance_kb;
+      e.estimate_kb = c.done.estimate_kb;
+    }
+    return e;
+  }
+
+  const Words& words_;
+  const std::vector<ParsedInput>& inputs_;
+  CheckpointLogReport* report_;
+  const int shutdown_ = words_.Find("shutdown");
+  const int end_of_recovery_ = words_.Find("end-of-recovery");
+  const int time_ = words_.Find("time");
+  const int wal_ = words_.Find("wal");
+  const int xlog_ = words_.Find("xlog");  // "wal" before 10
+  RateSample rates_;
+  bool has_previous_ = false, previous_counted_ = false;
+  double previous_time_ = -1;
+};
 
 // One checkpoint runs at a time and a "complete" is logged total= seconds
 // after its "starting": a start further back (log times have a precision of
 // a second at worst) belongs to another checkpoint whose "complete" is
 // missing.
-bool Belongs(const CheckpointLogEvent& start, const Record& complete) {
+bool Belongs(const Record& start, const Record& complete) {
   constexpr double kSlack = 2;
   if (start.time < 0 || complete.time < 0 || complete.value < 0) return true;
   return complete.time - start.time <= complete.value + kSlack;
 }
 
-void Complete(const CheckpointLogEvent& numbers, CheckpointLogEvent* e) {
-  e->completed = true;
-  e->buffers = numbers.buffers;
-  e->write_s = numbers.write_s;
-  e->sync_s = numbers.sync_s;
-  e->total_s = numbers.total_s;
-  e->distance_kb = numbers.distance_kb;
-  e->estimate_kb = numbers.estimate_kb;
-}
+// Pairs each "complete" with the latest unpaired "starting" of its kind.
+// Checkpoints wait here until they are complete (in starting order), at most
+// kMaxPending of them: past that, the oldest is taken as one whose
+// "complete" is missing.
+class Pairer {
+ public:
+  static constexpr size_t kMaxPending = 4096;
 
-void Pair(std::vector<Record> records, CheckpointLogReport* report) {
-  std::vector<size_t> open[2];  // unpaired starts: checkpoints, restartpoints
-  for (Record& r : records) {
-    std::vector<size_t>& stack = open[r.event.restartpoint ? 1 : 0];
+  explicit Pairer(Totals* totals) : totals_(totals) {}
+
+  void Add(const Record& r, CheckpointLogReport* report) {
+    std::deque<int64_t>& open = open_[r.restartpoint ? 1 : 0];
     if (r.kind == Kind::kStart) {
-      r.event.time = r.time;
-      stack.push_back(report->events.size());
-      report->events.push_back(std::move(r.event));
+      open.push_back(first_id_ + static_cast<int64_t>(pending_.size()));
+      pending_.push_back(Checkpoint{r, false, Record()});
     } else if (r.kind == Kind::kComplete) {
-      if (!stack.empty() && Belongs(report->events[stack.back()], r)) {
-        Complete(r.event, &report->events[stack.back()]);
-        stack.pop_back();
+      if (!open.empty() && Belongs(At(open.back()).start, r)) {
+        Checkpoint& c = At(open.back());
+        c.completed = true;
+        c.done = r;
+        open.pop_back();
       } else {
         ++report->unpaired_completions;
       }
     } else {
-      ++report->too_frequent_warnings;
-      if (r.value >= 0) report->too_frequent_seconds.push_back(r.value);
+      totals_->AddWarning(r);
+    }
+    Emit(false);
+  }
+  void Finish() { Emit(true); }
+
+ private:
+  Checkpoint& At(int64_t id) {
+    return pending_[static_cast<size_t>(id - first_id_)];
+  }
+  void Emit(bool all) {
+    while (!pending_.empty() && (all || pending_.front().completed ||
+                                 pending_.size() > kMaxPending)) {
+      // An open checkpoint is the oldest of its kind's open ones.
+      for (std::deque<int64_t>& open : open_) {
+        if (!open.empty() && open.front() == first_id_) open.pop_front();
+      }
+      totals_->Add(pending_.front());
+      pending_.pop_front();
+      ++first_id_;
     }
   }
+
+  Totals* totals_;
+  std::deque<Checkpoint> pending_;
+  int64_t first_id_ = 0;
+  std::deque<int64_t> open_[2];  // checkpoints, restartpoints
+};
+
+// Merges the sorted runs into |pairer|, oldest first; ties go to the earlier
+// run (stable).
+Status MergeRuns(Spool* sorted, const std::vector<Run>& runs, Pairer* pairer,
+                 CheckpointLogReport* report) {
+  std::vector<SpoolReader> readers;
+  readers.reserve(runs.size());
+  for (const Run& run : runs) {
+    readers.emplace_back(sorted, run.begin, run.end, false);
+  }
+  using Head = std::pair<const Record*, size_t>;
+  auto later = [](const Head& a, const Head& b) {
+    if (a.first->sort_time != b.first->sort_time) {
+      return a.first->sort_time > b.first->sort_time;
+    }
+    return a.second > b.second;
+  };
+  std::priority_queue<Head, std::vector<Head>, decltype(later)> heads(later);
+  for (size_t i = 0; i < readers.size(); ++i) {
+    if (const Record* r = readers[i].Next()) heads.push({r, i});
+    PGLAYOUT_RETURN_IF_ERROR(readers[i].status());
+  }
+  while (!heads.empty()) {
+    auto [r, i] = heads.top();
+    heads.pop();
+    pairer->Add(*r, report);
+    if (const Record* next = readers[i].Next()) heads.push({next, i});
+    PGLAYOUT_RETURN_IF_ERROR(readers[i].status());
+  }
+  pairer->Finish();
+  return Status::Ok();
 }
 
 std::string Describe(const LogFileSummary& s) {
@@ -1235,14 +1694,14 @@ Status CheckInputs(const std::vector<ParsedInput>& inputs,
   std::vector<std::string> quiet;
   for (const ParsedInput& in : inputs) {
     const LogFileSummary& s = in.summary;
-    if (s.lines > 0 && s.format.empty() && in.records.empty()) {
+    if (s.lines > 0 && s.format.empty() && in.records() == 0) {
       return Status::InvalidInput(fmt::format(
           "{}: {} lines in no server log format (looked for stderr lines "
           "with a severity such as \"LOG:  \", csvlog, jsonlog, syslog, "
           "Cloud Logging or CloudNativePG JSON)",
           s.path, s.lines));
     }
-    if (in.records.empty()) quiet.push_back(Describe(s));
+    if (in.records() == 0) quiet.push_back(Describe(s));
   }
   if (quiet.size() == inputs.size()) {
     return Status::InvalidInput(fmt::format(
@@ -1261,9 +1720,7 @@ Status CheckInputs(const std::vector<ParsedInput>& inputs,
 void NoteUntimed(const std::vector<ParsedInput>& inputs,
                  std::vector<std::string>* notes) {
   for (const ParsedInput& in : inputs) {
-    bool timed = std::any_of(in.records.begin(), in.records.end(),
-                             [](const Record& r) { return r.time >= 0; });
-    if (!in.records.empty() && !timed) {
+    if (in.records() > 0 && !in.timed) {
       notes->push_back(fmt::format(
           "{}: no times in its lines (log_line_prefix without %m or %t): "
           "its checkpoints are counted, but give no span or WAL rate",
@@ -1278,8 +1735,16 @@ double Now() {
       .count();
 }
 
-Status Finish(std::vector<ParsedInput> inputs, CheckpointLogReport* report) {
+// The inputs read: their records in |spool|, their words in |words|.
+struct ReadInputs {
+  Spool spool;
+  Words words;
+  std::vector<ParsedInput> inputs;
+};
+
+Status Finish(ReadInputs* read, CheckpointLogReport* report) {
   *report = CheckpointLogReport();
+  std::vector<ParsedInput>& inputs = read->inputs;
   report->files = static_cast<int>(inputs.size());
   for (const ParsedInput& in : inputs) {
     report->inputs.push_back(in.summary);
@@ -1287,8 +1752,18 @@ Status Finish(std::vector<ParsedInput> inputs, CheckpointLogReport* report) {
   }
   PGLAYOUT_RETURN_IF_ERROR(CheckInputs(inputs, &report->notes));
   SettleYears(&inputs, Now(), &report->notes);
+  for (ParsedInput& in : inputs) {
+    PGLAYOUT_RETURN_IF_ERROR(Settle(&read->spool, &in));
+  }
   NoteUntimed(inputs, &report->notes);
-  Pair(Merge(std::move(inputs)), report);
+  Spool sorted;
+  PGLAYOUT_RETURN_IF_ERROR(sorted.Open());
+  RunWriter runs(&sorted);
+  PGLAYOUT_RETURN_IF_ERROR(WriteRuns(&read->spool, &inputs, &runs));
+  Totals totals(read->words, inputs, report);
+  Pairer pairer(&totals);
+  PGLAYOUT_RETURN_IF_ERROR(MergeRuns(&sorted, runs.runs(), &pairer, report));
+  totals.Finish();
   if (report->unpaired_completions > 0) {
     report->notes.push_back(fmt::format(
         "{} \"complete\" message(s) without their \"starting\" (in a file "
@@ -1315,12 +1790,14 @@ Status CheckPath(const std::string& path) {
   return Status::Ok();
 }
 
-Status ReadFile(const std::string& path, ParsedInput* in) {
-  std::FILE* file = std::fopen(path.c_str(), "rb");
-  if (file == nullptr) {
-    return Status::FromErrno("cannot read server log " + path, errno);
-  }
-  return ParseInput(std::make_unique<FileInput>(file, path), path, in);
+Status Start(size_t n, ReadInputs* read) {
+  read->inputs.resize(n);
+  return read->spool.Open();
+}
+
+ParseContext ContextFor(ReadInputs* read, size_t i) {
+  return ParseContext{&read->spool, &read->words, static_cast<uint32_t>(i),
+                      &read->inputs[i], Status::Ok()};
 }
 
 }  // namespace
@@ -1331,55 +1808,32 @@ Status ReadCheckpointLogs(const std::vector<std::string>& paths,
   for (const std::string& path : paths) {
     PGLAYOUT_RETURN_IF_ERROR(CheckPath(path));
   }
-  std::vector<ParsedInput> inputs(paths.size());
+  ReadInputs read;
+  PGLAYOUT_RETURN_IF_ERROR(Start(paths.size(), &read));
   for (size_t i = 0; i < paths.size(); ++i) {
-    PGLAYOUT_RETURN_IF_ERROR(ReadFile(paths[i], &inputs[i]));
+    std::FILE* file = std::fopen(paths[i].c_str(), "rb");
+    if (file == nullptr) {
+      return Status::FromErrno("cannot read server log " + paths[i], errno);
+    }
+    ParseContext c = ContextFor(&read, i);
+    PGLAYOUT_RETURN_IF_ERROR(
+        ParseInput(std::make_unique<FileInput>(file, paths[i]), paths[i], &c));
   }
-  return Finish(std::move(inputs), report);
+  return Finish(&read, report);
 }
 
 Status ParseCheckpointLogs(const std::vector<NamedLog>& logs,
                            CheckpointLogReport* report) {
   if (logs.empty()) return Status::InvalidInput("no log given");
-  std::vector<ParsedInput> inputs(logs.size());
+  ReadInputs read;
+  PGLAYOUT_RETURN_IF_ERROR(Start(logs.size(), &read));
   for (size_t i = 0; i < logs.size(); ++i) {
-    PGLAYOUT_RETURN_IF_ERROR(
-        ParseInput(std::make_unique<MemoryInput>(logs[i].bytes), logs[i].name,
-                   &inputs[i]));
+    ParseContext c = ContextFor(&read, i);
+    PGLAYOUT_RETURN_IF_ERROR(ParseInput(
+        std::make_unique<MemoryInput>(logs[i].bytes), logs[i].name, &c));
   }
-  return Finish(std::move(inputs), report);
+  return Finish(&read, report);
 }
-
-namespace {
-
-// WAL rate from checkpoint distances: each distance is the WAL written
-// between two consecutive checkpoints' redo points, that is between their
-// starts. Pairs around a shutdown or an end-of-recovery checkpoint are left
-// out: the server was down for part of the time between them.
-void WalFromDistances(const CheckpointLogReport& report, Workload* w) {
-  const CheckpointLogEvent* previous = nullptr;
-  double bytes = 0, seconds = 0;
-  std::vector<double> rates;
-  for (const CheckpointLogEvent& e : report.events) {
-    if (e.restartpoint) continue;
-    if (previous != nullptr && previous->Counted() && e.Counted() &&
-        e.completed && e.distance_kb >= 0 && previous->time >= 0 &&
-        e.time > previous->time) {
-      double b = static_cast<double>(e.distance_kb) * 1024;
-      double dt = e.time - previous->time;
-      bytes += b;
-      seconds += dt;
-      rates.push_back(b / dt);
-    }
-    previous = &e;
-  }
-  if (seconds <= 0) return;
-  // Log times have millisecond resolution: so do the rates.
-  w->wal_bytes_per_second = std::round(bytes / seconds);
-  w->wal_bytes_per_second_peak = std::round(Percentile95(rates));
-}
-
-}  // namespace
 
 Workload LogReportToWorkload(const CheckpointLogReport& report) {
   Workload w;
@@ -1392,7 +1846,12 @@ Workload LogReportToWorkload(const CheckpointLogReport& report) {
   w.checkpoints.write_time_ms = a.write_s * 1000 * n;
   w.checkpoints.sync_time_ms = a.sync_s * 1000 * n;
   w.checkpoints.buffers_written = std::llround(a.buffers * n);
-  WalFromDistances(report, &w);
+  const CheckpointLogTotals& t = report.totals;
+  if (t.wal_seconds > 0) {
+    // Log times have millisecond resolution: so do the rates.
+    w.wal_bytes_per_second = std::round(t.wal_bytes / t.wal_seconds);
+    w.wal_bytes_per_second_peak = std::round(t.wal_peak_rate);
+  }
   return w;
 }
 

@@ -228,7 +228,7 @@ std::vector<std::string> DiagnoseLog(const CheckpointLogReport& report,
   std::vector<std::string> out;
   out.push_back(fmt::format(
       "{} checkpoint message(s) in {} file(s), {} lines, spanning {}",
-      report.events.size(), report.files, report.lines,
+      report.totals.checkpoints, report.files, report.lines,
       FormatDuration(std::round(report.Span()))));
   // What the reader had to assume or leave out (a syslog year, a file
   // without checkpoints, a completion without its start).
@@ -242,11 +242,7 @@ std::vector<std::string> DiagnoseLog(const CheckpointLogReport& report,
         report.WalTriggered()));
   }
   if (report.too_frequent_warnings > 0) {
-    double shortest =
-        report.too_frequent_seconds.empty()
-            ? 0
-            : *std::min_element(report.too_frequent_seconds.begin(),
-                                report.too_frequent_seconds.end());
+    double shortest = std::max(0.0, report.totals.too_frequent_shortest);
     out.push_back(fmt::format(
         "{} \"checkpoints are occurring too frequently\" warning(s), as "
         "little as {:.0f} s apart",

@@ -250,22 +250,30 @@ class Placer {
     }
     // The busiest device may be a pool: any of its bins can give an item
     // away, to a bin on another device (within the pool nothing changes).
+    // The utilisations once (U sums a pool), and the cheap tests first:
+    // a move that cannot beat the best so far is not checked for room.
+    std::vector<double> u(bins_.size());
+    for (size_t b = 0; b < bins_.size(); ++b) u[b] = U(static_cast<int>(b));
+    const double worst_u = u[worst];
     int best_item = -1, best_bin = -1;
-    double best_peak = U(worst) - kMinImprovement;
+    double best_peak = worst_u - kMinImprovement;
     for (int from = 0; from < static_cast<int>(bins_.size()); ++from) {
       if (!SamePool(from, worst)) continue;
       for (int i : members_[from]) {
         if (L(i, from) < kMinImprovement) continue;
+        const double left = worst_u - L(i, from);  // no peak is lower
+        if (left >= best_peak + kEpsilon) continue;
         for (int b = 0; b < static_cast<int>(bins_.size()); ++b) {
-          if (SamePool(b, from) || !Allowed(i, b, false)) continue;
-          const double peak = std::max(U(worst) - L(i, from), U(b) + L(i, b));
-          if (peak < best_peak - kEpsilon ||
-              (peak < best_peak + kEpsilon && best_item >= 0 &&
-               i < best_item)) {
-            best_peak = peak;
-            best_item = i;
-            best_bin = b;
+          const double peak = std::max(left, u[b] + L(i, b));
+          if (!(peak < best_peak - kEpsilon ||
+                (peak < best_peak + kEpsilon && best_item >= 0 &&
+                 i < best_item))) {
+            continue;
           }
+          if (SamePool(b, from) || !Allowed(i, b, false)) continue;
+          best_peak = peak;
+          best_item = i;
+          best_bin = b;
         }
       }
     }

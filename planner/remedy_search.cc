@@ -24,6 +24,22 @@ constexpr int kMaxRemedies = 16;
 // Partition counts tried beyond the least that carries a table.
 constexpr int kExtraPartitions = 6;
 
+// Every stripe width up to this is tried; past it, widths an eighth apart
+// (and all of the group): each try is a full layout, and trying every width
+// of a thousand volumes took minutes (docs/planning.md#many-volumes).
+constexpr size_t kEveryStripeWidth = 16;
+
+// The widths tried for a stripe of a group of |n| volumes: 2 to
+// kEveryStripeWidth, then each an eighth more than the last, then n.
+std::vector<size_t> StripeWidths(size_t n) {
+  std::vector<size_t> widths;
+  for (size_t k = 2; k <= n; k = k < kEveryStripeWidth ? k + 1 : k + k / 8) {
+    widths.push_back(k);
+  }
+  if (n >= 2 && widths.back() != n) widths.push_back(n);
+  return widths;
+}
+
 // "hash partitions: worst volume 66%, mean read 1004 us" for the reasons.
 std::string Figures(const RemedyForecast& f) {
   return fmt::format(
@@ -272,11 +288,11 @@ class RemedySearch {
     return Lay();
   }
 
-  // Every stripe that can be built from empty, alike data volumes (2 to all
-  // of a group), the best forecast kept: meeting the target first, then the
-  // lower worst utilisation (beyond kRemedyTolerance), then the fewest
-  // members (fewer empty volumes, a smaller loss when one fails). Leaves the
-  // plan without a remedy for |t|.
+  // Stripes built from empty, alike data volumes (the widths of
+  // StripeWidths, up to all of a group), the best forecast kept: meeting the
+  // target first, then the lower worst utilisation (beyond kRemedyTolerance),
+  // then the fewest members (fewer empty volumes, a smaller loss when one
+  // fails). Leaves the plan without a remedy for |t|.
   Status EvaluateStripe(int t, const HotRelation& h, double before,
                         RemedyForecast* f, std::vector<int>* members) {
     f->remedy = "stripe";
@@ -288,7 +304,7 @@ class RemedySearch {
     }
     bool any = false;
     for (const std::vector<int>& g : AlikeEmptyGroups(in_, wal_.Volumes())) {
-      for (size_t k = 2; k <= g.size(); ++k) {
+      for (size_t k : StripeWidths(g.size())) {
         any = true;
         std::vector<int> candidate(g.begin(), g.begin() + k);
         stripe_ = MakeStripe(in_, "data_stripe", candidate);
