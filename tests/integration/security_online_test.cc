@@ -120,16 +120,29 @@ void ExpectRefused(const Attack& a, const Status& st,
 
 class SecurityOnlineTest : public PgVersionTest {};
 
-// The attacker's table t (id, v) with 2000 rows, and |extra| (its
-// attack) run by the attacker.
-void MakeTable(Attack* a, const std::string& extra) {
+// The attacker's table t (id, v) with |rows| rows (v = id), and |extra|
+// (its attack) run by the attacker.
+void MakeTable(Attack* a, const std::string& extra, int rows = 2000) {
   PGLAYOUT_ASSERT_OK(ExecuteSql(
       a->attacker.get(),
-      "CREATE TABLE public.t (id int PRIMARY KEY, v int NOT NULL); "
-      "INSERT INTO public.t SELECT g, g FROM pg_catalog.generate_series(1, "
-      "2000) g; " +
+      fmt::format("CREATE TABLE public.t (id int PRIMARY KEY, v int NOT "
+                  "NULL); INSERT INTO public.t SELECT g, g FROM "
+                  "pg_catalog.generate_series(1, {}) g; ",
+                  rows) +
           extra));
 }
+
+// Rows enough for several copy batches of Options()'s 500 rows (a
+// block-range batch of an unanalyzed table takes 10 heap blocks, about
+// 2000 rows), so that the attack between the first two lands before
+// the copy is over.
+constexpr int kManyRows = 20000;
+// sum(v) of them, as MakeTable made them.
+constexpr char kManyRowsSum[] = "20000 200010000";
+
+// The attacker's own writes (v stays v): their keys come back by replay,
+// which inserts into the shadow.
+constexpr char kTouchRows[] = "UPDATE public.t SET v = v WHERE id % 100 = 0";
 
 // Each attack hidden in what copying the rows evaluates, refused for the
 // online move and the hash conversion, naming the object and the function.
@@ -237,7 +250,8 @@ TEST_P(SecurityOnlineTest, ATriggerOnTheShadowCannotBeAdded) {
     Prepare(cluster, hash ? "so_trig_h" : "so_trig_m", &a);
     MakeTable(&a,
               "CREATE FUNCTION public.fire() RETURNS trigger LANGUAGE plpgsql "
-              "AS 'BEGIN PERFORM public.trap(); RETURN NEW; END'");
+              "AS 'BEGIN PERFORM public.trap(); RETURN NEW; END'",
+              kManyRows);
     std::vector<std::string> before;
     PGLAYOUT_ASSERT_OK(TableFingerprint(a.super.get(), "public.t", &before));
     const std::string shadow = Shadow(a);
@@ -249,6 +263,7 @@ TEST_P(SecurityOnlineTest, ATriggerOnTheShadowCannotBeAdded) {
       attempt = ExecuteSql(a.attacker.get(),
                            "CREATE TRIGGER evil AFTER INSERT ON " + shadow +
                                " FOR EACH ROW EXECUTE FUNCTION public.fire()");
+      PGLAYOUT_EXPECT_OK(ExecuteSql(a.attacker.get(), kTouchRows));
     };
     PGLAYOUT_EXPECT_OK(Migrate(
         hash ? HashToml(a, "public.t") : MoveToml(a, "public.t"), options));
@@ -271,7 +286,9 @@ TEST_P(SecurityOnlineTest, ATriggerOnTheShadowCannotBeAdded) {
                       "pg_catalog.pg_partition_tree('public.t'))"),
                 "0");
     }
-    EXPECT_EQ(Value(a.super.get(), "SELECT count(*) FROM public.t"), "2000");
+    EXPECT_EQ(
+        Value(a.super.get(), "SELECT count(*) || ' ' || sum(v) FROM public.t"),
+        kManyRowsSum);
   }
 }
 
@@ -286,7 +303,8 @@ TEST_P(SecurityOnlineTest, AShadowMadeAgainStopsTheRun) {
   Prepare(cluster, "so_replace", &a);
   MakeTable(&a,
             "CREATE FUNCTION public.fire() RETURNS trigger LANGUAGE plpgsql "
-            "AS 'BEGIN PERFORM public.trap(); RETURN NEW; END'");
+            "AS 'BEGIN PERFORM public.trap(); RETURN NEW; END'",
+            kManyRows);
   std::vector<std::string> before;
   PGLAYOUT_ASSERT_OK(TableFingerprint(a.super.get(), "public.t", &before));
   const std::string shadow = Shadow(a);
@@ -325,7 +343,7 @@ TEST_P(SecurityOnlineTest, AShadowMadeAgainStopsTheRun) {
   EXPECT_TRUE(NoEscalation(cluster, a.db));
   EXPECT_EQ(
       Value(a.super.get(), "SELECT count(*) || ' ' || sum(v) FROM public.t"),
-      "2000 2001000");
+      kManyRowsSum);
   std::vector<std::string> after;
   PGLAYOUT_ASSERT_OK(TableFingerprint(a.super.get(), "public.t", &after));
   EXPECT_EQ(FingerprintDiff(before, after), "");
