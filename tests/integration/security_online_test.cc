@@ -121,15 +121,33 @@ void ExpectRefused(const Attack& a, const Status& st,
 class SecurityOnlineTest : public PgVersionTest {};
 
 // The attacker's table t (id, v) with |rows| rows (v = id), and |extra|
-// (its attack) run by the attacker.
-void MakeTable(Attack* a, const std::string& extra, int rows = 2000) {
-  PGLAYOUT_ASSERT_OK(ExecuteSql(
-      a->attacker.get(),
-      fmt::format("CREATE TABLE public.t (id int PRIMARY KEY, v int NOT "
-                  "NULL); INSERT INTO public.t SELECT g, g FROM "
-                  "pg_catalog.generate_series(1, {}) g; ",
-                  rows) +
-          extra));
+// (its attack) run by the attacker. With |partition| t is the partition
+// of public.pt that holds every row.
+void MakeTable(Attack* a, const std::string& extra, int rows = 2000,
+               bool partition = false) {
+  const std::string table =
+      partition ? "CREATE TABLE public.pt (id int NOT NULL, v int NOT NULL) "
+                  "PARTITION BY RANGE (id); CREATE TABLE public.t PARTITION "
+                  "OF public.pt FOR VALUES FROM (0) TO (1000000); ALTER "
+                  "TABLE public.t ADD PRIMARY KEY (id); "
+                : "CREATE TABLE public.t (id int PRIMARY KEY, v int NOT "
+                  "NULL); ";
+  PGLAYOUT_ASSERT_OK(
+      ExecuteSql(a->attacker.get(),
+                 table +
+                     fmt::format("INSERT INTO public.t SELECT g, g FROM "
+                                 "pg_catalog.generate_series(1, {}) g; ",
+                                 rows) +
+                     extra));
+}
+
+// The three ways a table is copied into a shadow.
+enum class Copy { kMove, kHash, kPartition };
+
+const char* CopyName(Copy copy) {
+  return copy == Copy::kMove   ? "move"
+         : copy == Copy::kHash ? "hash conversion"
+                               : "partition move";
 }
 
 // Rows enough for several copy batches of Options()'s 500 rows (a
@@ -210,9 +228,10 @@ TEST_P(SecurityOnlineTest, CodeOfTheOwnerIsRefusedBeforeAnythingChanges) {
   }
 }
 
-// A partition whose parent's partition key calls the trap: the moved
-// partition's copy checks its bound, which evaluates the key.
-TEST_P(SecurityOnlineTest, APartitionKeyOfTheOwnerIsRefused) {
+// A partition whose parent's partition key calls the trap (the moved
+// partition's copy checks its bound, which evaluates the key), and one
+// whose own CHECK constraint does.
+TEST_P(SecurityOnlineTest, CodeOfTheOwnerRefusesAPartitionMove) {
   PgCluster* cluster = nullptr;
   PGLAYOUT_ASSERT_OK(SharedCluster(&cluster));
   Attack a;
@@ -227,6 +246,18 @@ TEST_P(SecurityOnlineTest, APartitionKeyOfTheOwnerIsRefused) {
   ExpectRefused(a, Migrate(MoveToml(a, "public.pt_1"), Options(a)),
                 {"public.pt_1", "the partition key of public.pt",
                  "public.wrap(integer)", "partition move"});
+  EXPECT_TRUE(NoEscalation(cluster, a.db));
+  // A CHECK constraint of the partition itself.
+  PGLAYOUT_ASSERT_OK(ExecuteSql(
+      a.attacker.get(),
+      "CREATE TABLE public.q (id int NOT NULL, v int) PARTITION BY RANGE "
+      "(id); CREATE TABLE public.q_1 PARTITION OF public.q FOR VALUES FROM "
+      "(0) TO (100000); ALTER TABLE public.q_1 ADD PRIMARY KEY (id), ADD "
+      "CONSTRAINT q_c CHECK (public.wrap(v) > 0); INSERT INTO public.q "
+      "SELECT g, g FROM pg_catalog.generate_series(1, 1000) g"));
+  ExpectRefused(a, Migrate(MoveToml(a, "public.q_1"), Options(a)),
+                {"public.q_1", "constraint q_c", "public.wrap(integer)",
+                 "partition move", "online = false"});
   EXPECT_TRUE(NoEscalation(cluster, a.db));
 }
 
@@ -244,14 +275,15 @@ std::string Shadow(const Attack& a) {
 TEST_P(SecurityOnlineTest, ATriggerOnTheShadowCannotBeAdded) {
   PgCluster* cluster = nullptr;
   PGLAYOUT_ASSERT_OK(SharedCluster(&cluster));
-  for (const bool hash : {false, true}) {
-    SCOPED_TRACE(hash ? "hash conversion" : "move");
+  for (const Copy copy : {Copy::kMove, Copy::kHash, Copy::kPartition}) {
+    SCOPED_TRACE(CopyName(copy));
+    const bool hash = copy == Copy::kHash;
     Attack a;
-    Prepare(cluster, hash ? "so_trig_h" : "so_trig_m", &a);
+    Prepare(cluster, fmt::format("so_trig_{}", static_cast<int>(copy)), &a);
     MakeTable(&a,
               "CREATE FUNCTION public.fire() RETURNS trigger LANGUAGE plpgsql "
               "AS 'BEGIN PERFORM public.trap(); RETURN NEW; END'",
-              kManyRows);
+              kManyRows, copy == Copy::kPartition);
     std::vector<std::string> before;
     PGLAYOUT_ASSERT_OK(TableFingerprint(a.super.get(), "public.t", &before));
     const std::string shadow = Shadow(a);
@@ -294,59 +326,70 @@ TEST_P(SecurityOnlineTest, ATriggerOnTheShadowCannotBeAdded) {
 
 // The attacker owns the schema, so it can drop the shadow and make its
 // own under the same name, with a BEFORE INSERT trigger calling the trap:
-// the next batch finds it, stops naming it (before writing to it), and
-// after --abort a new run converges with every row.
+// the next batch finds it, stops naming it (before writing to it), a
+// resume stops again, and after --abort a new run converges with every
+// row; for a move, a hash conversion and a partition move.
 TEST_P(SecurityOnlineTest, AShadowMadeAgainStopsTheRun) {
   PgCluster* cluster = nullptr;
   PGLAYOUT_ASSERT_OK(SharedCluster(&cluster));
-  Attack a;
-  Prepare(cluster, "so_replace", &a);
-  MakeTable(&a,
-            "CREATE FUNCTION public.fire() RETURNS trigger LANGUAGE plpgsql "
-            "AS 'BEGIN PERFORM public.trap(); RETURN NEW; END'",
-            kManyRows);
-  std::vector<std::string> before;
-  PGLAYOUT_ASSERT_OK(TableFingerprint(a.super.get(), "public.t", &before));
-  const std::string shadow = Shadow(a);
-  int tries = 0;
-  Status replaced;
-  migrator::MigrateOptions options = Options(a);
-  options.failpoint = [&](const std::string& name) {
-    if (name != "copy-batch:1:after-commit" || tries++ > 0) return;
-    replaced = ExecuteSql(
-        a.attacker.get(),
-        "DROP TABLE " + shadow + "; CREATE TABLE " + shadow +
-            " (LIKE public.t); CREATE TRIGGER evil BEFORE INSERT ON " + shadow +
-            " FOR EACH ROW EXECUTE FUNCTION public.fire()");
-  };
-  Status st = Migrate(MoveToml(a, "public.t"), options);
-  PGLAYOUT_ASSERT_OK(replaced);
-  EXPECT_EQ(st.code(), Status::Code::kAborted) << st.ToString();
-  for (const std::string& w :
-       {shadow.substr(std::string("public.").size()),
-        "owned by role " + a.db.role, std::string("trigger evil")}) {
-    EXPECT_NE(st.message().find(w), std::string::npos)
-        << w << ": " << st.message();
+  for (const Copy copy : {Copy::kMove, Copy::kHash, Copy::kPartition}) {
+    SCOPED_TRACE(CopyName(copy));
+    const bool hash = copy == Copy::kHash;
+    Attack a;
+    Prepare(cluster, fmt::format("so_replace_{}", static_cast<int>(copy)), &a);
+    MakeTable(&a,
+              "CREATE FUNCTION public.fire() RETURNS trigger LANGUAGE plpgsql "
+              "AS 'BEGIN PERFORM public.trap(); RETURN NEW; END'",
+              kManyRows, copy == Copy::kPartition);
+    std::vector<std::string> before;
+    PGLAYOUT_ASSERT_OK(TableFingerprint(a.super.get(), "public.t", &before));
+    const std::string shadow = Shadow(a);
+    const std::string plan =
+        hash ? HashToml(a, "public.t") : MoveToml(a, "public.t");
+    int tries = 0;
+    Status replaced;
+    migrator::MigrateOptions options = Options(a);
+    options.failpoint = [&](const std::string& name) {
+      if (name != "copy-batch:1:after-commit" || tries++ > 0) return;
+      // A plain table, whatever the shadow was: DROP takes the partitions
+      // of a partitioned one along.
+      replaced = ExecuteSql(
+          a.attacker.get(),
+          "DROP TABLE " + shadow + "; CREATE TABLE " + shadow +
+              " (LIKE public.t); CREATE TRIGGER evil BEFORE INSERT ON " +
+              shadow + " FOR EACH ROW EXECUTE FUNCTION public.fire()");
+    };
+    Status st = Migrate(plan, options);
+    PGLAYOUT_ASSERT_OK(replaced);
+    EXPECT_EQ(st.code(), Status::Code::kAborted) << st.ToString();
+    for (const std::string& w :
+         {shadow.substr(std::string("public.").size()),
+          "owned by role " + a.db.role, std::string("trigger evil")}) {
+      EXPECT_NE(st.message().find(w), std::string::npos)
+          << w << ": " << st.message();
+    }
+    EXPECT_TRUE(NoEscalation(cluster, a.db));
+
+    // The same plan again stops the same way (resume re-checks).
+    options.failpoint = nullptr;
+    st = Migrate(plan, options);
+    EXPECT_EQ(st.code(), Status::Code::kAborted) << st.ToString();
+    EXPECT_TRUE(NoEscalation(cluster, a.db));
+
+    migrator::MigrateOptions abort = options;
+    abort.mode = migrator::MigrateMode::kAbort;
+    PGLAYOUT_EXPECT_OK(Migrate(plan, abort));
+    PGLAYOUT_EXPECT_OK(Migrate(plan, options));
+    EXPECT_TRUE(NoEscalation(cluster, a.db));
+    EXPECT_EQ(
+        Value(a.super.get(), "SELECT count(*) || ' ' || sum(v) FROM public.t"),
+        kManyRowsSum);
+    std::vector<std::string> after;
+    PGLAYOUT_ASSERT_OK(TableFingerprint(a.super.get(), "public.t", &after));
+    if (!hash) {
+      EXPECT_EQ(FingerprintDiff(before, after), "");
+    }
   }
-  EXPECT_TRUE(NoEscalation(cluster, a.db));
-
-  // The same plan again stops the same way (resume re-checks).
-  options.failpoint = nullptr;
-  st = Migrate(MoveToml(a, "public.t"), options);
-  EXPECT_EQ(st.code(), Status::Code::kAborted) << st.ToString();
-  EXPECT_TRUE(NoEscalation(cluster, a.db));
-
-  migrator::MigrateOptions abort = options;
-  abort.mode = migrator::MigrateMode::kAbort;
-  PGLAYOUT_EXPECT_OK(Migrate(MoveToml(a, "public.t"), abort));
-  PGLAYOUT_EXPECT_OK(Migrate(MoveToml(a, "public.t"), options));
-  EXPECT_TRUE(NoEscalation(cluster, a.db));
-  EXPECT_EQ(
-      Value(a.super.get(), "SELECT count(*) || ' ' || sum(v) FROM public.t"),
-      kManyRowsSum);
-  std::vector<std::string> after;
-  PGLAYOUT_ASSERT_OK(TableFingerprint(a.super.get(), "public.t", &after));
-  EXPECT_EQ(FingerprintDiff(before, after), "");
 }
 
 PGLAYOUT_INSTANTIATE_PG_VERSIONS_FROM_12(SecurityOnlineTest);
