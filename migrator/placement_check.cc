@@ -93,7 +93,9 @@ Status CheckSwappedTriggers(SqlSession* session, const Plan& plan,
         session, table, facts.Table(p.relation).triggers, &foreign, &missing));
     for (const std::string& f : foreign) {
       problems->push_back(table +
-                          " has a trigger that is not the table's own: " + f);
+                          " has a trigger it did not have when the run "
+                          "began, which is not the table's own: " +
+                          f);
     }
   }
   return Status::Ok();

@@ -392,6 +392,35 @@ TEST_P(SecurityOnlineTest, AShadowMadeAgainStopsTheRun) {
   }
 }
 
+// The final check compares the swapped table's triggers with the ones it
+// had when the run began: one that appears between the swap and the check
+// (here the owner's own, on what is now its table again) fails it, named.
+TEST_P(SecurityOnlineTest, TheFinalCheckNamesATriggerTheTableDidNotHave) {
+  PgCluster* cluster = nullptr;
+  PGLAYOUT_ASSERT_OK(SharedCluster(&cluster));
+  Attack a;
+  Prepare(cluster, "so_final", &a);
+  MakeTable(&a,
+            "CREATE FUNCTION public.fire() RETURNS trigger LANGUAGE plpgsql "
+            "AS 'BEGIN PERFORM public.trap(); RETURN NEW; END'");
+  migrator::MigrateOptions options = Options(a);
+  Status added;
+  options.failpoint = [&](const std::string& name) {
+    if (!name.starts_with("after-swap:")) return;
+    added = ExecuteSql(a.attacker.get(),
+                       "CREATE TRIGGER evil AFTER INSERT ON public.t FOR EACH "
+                       "ROW EXECUTE FUNCTION public.fire()");
+  };
+  Status st = Migrate(MoveToml(a, "public.t"), options);
+  PGLAYOUT_ASSERT_OK(added);
+  EXPECT_EQ(st.code(), Status::Code::kInternal) << st.ToString();
+  EXPECT_NE(st.message().find("final check failed"), std::string::npos)
+      << st.message();
+  EXPECT_NE(st.message().find("CREATE TRIGGER evil"), std::string::npos)
+      << st.message();
+  EXPECT_TRUE(NoEscalation(cluster, a.db));
+}
+
 PGLAYOUT_INSTANTIATE_PG_VERSIONS_FROM_12(SecurityOnlineTest);
 
 }  // namespace
