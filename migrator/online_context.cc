@@ -56,8 +56,9 @@ constexpr char kShadowCheckSql[] =
     "d.adrelid, d.adnum) FROM pg_catalog.pg_attrdef d JOIN s ON s.oid = "
     "d.adrelid), '')), (SELECT pg_catalog.count(*) FROM s) - 1";
 
-// What is wrong with the shadow |row| describes, against what this run
-// saw first ("" when nothing); the first check of a run records it.
+// What is wrong with the shadow, from kShadowCheckSql's row and against
+// what this run saw first ("" when nothing); the first check of a run that
+// finds nothing wrong records what it saw.
 std::string ShadowProblems(const OnlineContext& c, const std::string& oid,
                            const std::string& problems,
                            const std::string& shape, int64_t partitions) {
@@ -126,8 +127,7 @@ Status CheckShadow(const OnlineContext& c, ShadowLock lock) {
       "change it while the run is in progress (whoever owns schema {} can "
       "drop it and make another); pglayout stopped before using it, and "
       "nothing was swapped. Find who did it; remove what was added, or run "
-      "pglayout "
-      "migrate --abort (which drops the shadow) and start again",
+      "pglayout migrate --abort (which drops the shadow) and start again",
       c.relation(), shadow, wrong, QuoteIdent(c.names.schema)));
 }
 
