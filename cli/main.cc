@@ -13,6 +13,7 @@
 
 #include "cli/command.h"
 #include "cli/terminal_progress.h"
+#include "common/conninfo_mask.h"
 #include "pglayout_commit.h"  // PGLAYOUT_COMMIT, written at build time
 
 namespace pglayout::cli {
@@ -75,6 +76,9 @@ int Main(int argc, char** argv) {
     int code = app.exit(e);  // prints help, version or the error
     return code == 0 ? kExitOk : kExitBadInput;
   }
+  // The options hold their own copies now: hide a password given in --dsn
+  // or --journal from ps (docs/security.md#files-for-people-and-secrets).
+  MaskPasswordsInArgv(argc, argv);
 
   SetUpLogging(global);
   TerminalProgress terminal(isatty(STDERR_FILENO) == 1);

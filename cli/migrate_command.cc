@@ -51,7 +51,10 @@ class MigrateCommand : public Command {
                     "libpq connection string or URI of the target database "
                     "(default: PG* environment). Connect to the server "
                     "itself, not through a transaction-mode pooler: the run "
-                    "holds session settings and an advisory lock");
+                    "holds session settings and an advisory lock. Keep the "
+                    "password out of it: use PGPASSWORD, ~/.pgpass or "
+                    "PGPASSFILE (one given here is hidden from ps once "
+                    "parsed)");
     app->add_flag("--apply", options_.apply,
                   "Execute the steps (default: print them, change nothing)");
     app->add_flag("--resume", resume_,

@@ -72,7 +72,9 @@ class ObserveCommand : public Command {
   void Configure(CLI::App* app) override {
     app->add_option("--dsn", dsn_,
                     "libpq connection string or URI (default: PG* "
-                    "environment)");
+                    "environment). Keep the password out of it: use "
+                    "PGPASSWORD, ~/.pgpass or PGPASSFILE (one given here "
+                    "is hidden from ps once parsed)");
     app->add_option("--duration", duration_text_,
                     "How long to observe, e.g. 5min, 1h")
         ->capture_default_str();

@@ -38,7 +38,9 @@ class ReportCommand : public Command {
                     "JSON, anything else as TOML)");
     app->add_option("--journal", journal_dsn_,
                     "libpq connection string of the migrated database, to "
-                    "show the migration journal");
+                    "show the migration journal. Keep the password out of it: "
+                    "use PGPASSWORD, ~/.pgpass or PGPASSFILE (one given "
+                    "here is hidden from ps once parsed)");
     app->add_option("--after", after_path_,
                     "workload.toml observed after the migration: the page "
                     "holds the plan's forecast to it, volume by volume "

@@ -3,10 +3,12 @@
 // names a tablespace it does not define.
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <set>
 
 #include "common/files.h"
+#include "common/plan_setting_names.h"
 #include "common/sql.h"
 #include "common/toml_reader.h"
 #include "common/toml_writer.h"
@@ -170,6 +172,20 @@ Status ReadBackup(const toml::table& table, const std::string& file,
   return k.Finish();
 }
 
+// migrate applies [settings] with ALTER SYSTEM as a superuser: only the
+// names the planner writes, so an edited plan cannot set archive_command.
+Status CheckPlanSetting(const toml::table& root, const std::string& file,
+                        const std::string& name) {
+  if (IsPlanSetting(name)) return Status::Ok();
+  const toml::table* settings = root.get_as<toml::table>("settings");
+  const toml::node* where = settings ? settings->get(name) : nullptr;
+  return Status::InvalidInput(fmt::format(
+      "{}: setting '{}' in [settings] is not one pglayout plans: a plan "
+      "changes only {}; set anything else by hand",
+      internal::Position(file, where ? where->source() : root.source()), name,
+      fmt::join(PlanSettingNames(), ", ")));
+}
+
 // Settings: [settings] name = value, with optional [settings_reason] and
 // [settings_previous] keyed by the same names.
 Status ReadSettings(KeyReader* k, const toml::table& root,
@@ -194,6 +210,7 @@ Status ReadSettings(KeyReader* k, const toml::table& root,
     }
   }
   for (const auto& [name, value] : values) {
+    PGLAYOUT_RETURN_IF_ERROR(CheckPlanSetting(root, file, name));
     plan->settings.push_back({name, value, previous[name], reasons[name]});
   }
   return Status::Ok();

@@ -549,6 +549,30 @@ TEST(PlanFile, BadInputs) {
             std::string::npos);
 }
 
+// migrate applies [settings] with ALTER SYSTEM as a superuser: a plan edited
+// to hold archive_command (a shell command the server runs) or a library to
+// preload is refused where it is read, naming the line and the setting.
+TEST(PlanFile, RefusesSettingsThePlannerNeverWrites) {
+  for (const std::string name :
+       {"archive_command", "shared_preload_libraries", "made_up_key"}) {
+    Plan plan;
+    const std::string text =
+        "[settings]\nmax_wal_size = \"2GB\"\n" + name + " = \"x\"\n";
+    Status st = ParsePlan(text, "plan.toml", &plan);
+    ASSERT_TRUE(st.IsInvalidInput()) << name << ": " << st.message();
+    EXPECT_NE(st.message().find("plan.toml:3:"), std::string::npos)
+        << st.message();
+    EXPECT_NE(st.message().find("setting '" + name + "'"), std::string::npos)
+        << st.message();
+  }
+  Plan plan;
+  ASSERT_TRUE(ParsePlan("[settings]\nmax_wal_size = \"2GB\"\n"
+                        "io_workers = \"8\"\n",
+                        "plan.toml", &plan)
+                  .ok());
+  EXPECT_EQ(plan.settings.size(), 2u);
+}
+
 TEST(DetectFileKind, TellsTheThreeFilesApart) {
   FileKind kind;
   ASSERT_TRUE(DetectFileKind(kVolumes, "v", &kind).ok());

@@ -151,6 +151,9 @@ struct TableFacts {
   // again), so there is nothing to check or do.
   bool placed_as_planned = false;
   std::string owner;
+  // The running role has the owner's privileges (is the owner or a member
+  // of its role, with INHERIT): what ALTER TABLE ... SET TABLESPACE needs.
+  bool owner_privileges = true;
   std::string tablespace;  // "" = database default
   std::string table;       // for an index: its table (quoted-qualified)
   uint64_t heap_size = 0;  // main fork + fsm + vm
@@ -250,7 +253,8 @@ struct ReplicationSlotFacts {
 struct ServerFacts {
   int version_num = 0;  // server_version_num
   bool superuser = false;
-  bool create_db_privilege = false;  // CREATE on the current database
+  bool create_db_privilege = false;    // CREATE on the current database
+  bool journal_schema_exists = false;  // schema pglayout is there already
   bool in_recovery = false;
   bool alter_system_allowed = true;  // allow_alter_system (17+)
   std::string user;
@@ -261,6 +265,9 @@ struct ServerFacts {
   // else the database's default tablespace.
   std::vector<std::string> temp_tablespaces;
   std::vector<TablespaceFacts> tablespaces;
+  // Existing tablespaces the running role lacks CREATE on (the database's
+  // default tablespace needs none).
+  std::vector<std::string> tablespaces_without_create;
   // For each tablespace path the plan names: does the server see it as a
   // directory (pg_stat_file), and what is in it.
   std::map<std::string, bool> path_is_directory;  // missing = not found

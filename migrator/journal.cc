@@ -2,14 +2,16 @@
 
 #include <fmt/format.h>
 
+#include "common/journal_schema.h"
 #include "common/sql_row.h"
 #include "migrator/sql_util.h"
 
 namespace pglayout::migrator {
 namespace {
 
+// The schema itself is created by CreateSchema; the statements below only
+// run once CheckJournalSchema has found it pglayout's own.
 constexpr const char* kSchemaSql[] = {
-    "CREATE SCHEMA IF NOT EXISTS pglayout",
     "CREATE TABLE IF NOT EXISTS pglayout.run ("
     " run_id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,"
     " plan_hash text NOT NULL, plan_text text NOT NULL,"
@@ -85,11 +87,47 @@ Status Journal::Exists(bool* exists) {
   return Status::Ok();
 }
 
+namespace {
+
+// Schema pglayout for the running role, with nothing granted to anyone
+// else. No IF NOT EXISTS: a schema another role created meanwhile makes
+// the statement fail rather than be used.
+Status CreateSchema(SqlSession* session) {
+  SqlValue exists;
+  PGLAYOUT_RETURN_IF_ERROR(
+      QueryValue(session, "SELECT pg_catalog.to_regnamespace($1) IS NOT NULL",
+                 {std::string(kJournalSchema)}, &exists));
+  if (exists && *exists == "t") return Status::Ok();
+  PGLAYOUT_RETURN_IF_ERROR(
+      ExecuteSql(session, "CREATE SCHEMA pglayout AUTHORIZATION CURRENT_USER"));
+  return ExecuteSql(session, "REVOKE ALL ON SCHEMA pglayout FROM PUBLIC");
+}
+
+// The journal's tables and their sequence keep nothing for PUBLIC either
+// (a journal made by an older version included).
+Status RevokeFromPublic(SqlSession* session) {
+  std::string tables;
+  for (const std::string& name : JournalTableNames()) {
+    tables += (tables.empty() ? "" : ", ") + std::string("pglayout.") + name;
+  }
+  PGLAYOUT_RETURN_IF_ERROR(
+      ExecuteSql(session, "REVOKE ALL ON TABLE " + tables + " FROM PUBLIC"));
+  return ExecuteSql(session,
+                    "REVOKE ALL ON SEQUENCE pglayout.run_run_id_seq FROM "
+                    "PUBLIC");
+}
+
+}  // namespace
+
 Status Journal::EnsureSchema() {
+  PGLAYOUT_RETURN_IF_ERROR(CheckJournalSchema(session_));
+  PGLAYOUT_RETURN_IF_ERROR(CreateSchema(session_));
   for (const char* sql : kSchemaSql) {
     PGLAYOUT_RETURN_IF_ERROR(ExecuteSql(session_, sql));
   }
-  return Status::Ok();
+  PGLAYOUT_RETURN_IF_ERROR(RevokeFromPublic(session_));
+  // What was made is what was checked: nobody else could add to it since.
+  return CheckJournalSchema(session_);
 }
 
 namespace {

@@ -60,7 +60,9 @@ class Journal {
 
   // Whether schema pglayout with the journal tables exists.
   Status Exists(bool* exists);
-  // Creates the schema and tables if missing (idempotent).
+  // Creates the schema (for the running role, nothing granted to others)
+  // and tables if missing (idempotent); refuses, before any statement on
+  // it, a schema CheckJournalSchema (common/journal_schema.h) cannot trust.
   Status EnsureSchema();
 
   // The running run, if any (run_id = 0 when none).

@@ -4,6 +4,7 @@
 #include <memory>
 #include <string>
 
+#include "common/journal_schema.h"
 #include "migrator/apply.h"
 #include "migrator/executor.h"
 #include "migrator/guard_restore.h"
@@ -91,6 +92,8 @@ Status Migrate(const Plan& plan, const MigrateOptions& options,
   RunFacts facts;
   PGLAYOUT_RETURN_IF_ERROR(ResolveRelations(session.get(), plan, &facts.oids));
   PGLAYOUT_RETURN_IF_ERROR(HardenSession(session.get()));
+  // Before any statement reads or writes schema pglayout.
+  PGLAYOUT_RETURN_IF_ERROR(CheckJournalSchema(session.get()));
   Journal journal(session.get());
   Executor ex(session.get(), &journal, options, progress ? progress : &silent,
               report);

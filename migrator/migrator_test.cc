@@ -161,6 +161,44 @@ TEST(Preflight, RefusesANonSuperuserNamingWhatItLacks) {
       << r;
 }
 
+// An offline move by a role that is not a superuser: the owner's
+// privileges and CREATE on an existing target tablespace, each named; the
+// database's CREATE only when schema pglayout is still to be made.
+TEST(Preflight, RefusesAnOfflineMoveWithoutTheOwnersPrivilegesOrCreate) {
+  PreflightCase c;
+  c.server.superuser = false;
+  c.server.user = "app";
+  c.server.create_db_privilege = false;
+  c.server.tablespaces.push_back({"fast", "/vol/fast"});
+  c.server.tablespaces_without_create = {"fast"};
+  c.free["/vol/fast"] = 100 * kGiB;
+  c.plan = Plan();
+  c.plan.tablespaces = {{"fast", "/vol/fast", "d1", {}}};
+  Placement move;
+  move.relation = "public.orders";
+  move.strategy = Strategy::kMove;
+  move.online = false;
+  move.tablespaces = {"fast"};
+  c.plan.placements = {move};
+  c.tables["public.orders"].owner = "owner";
+  c.tables["public.orders"].owner_privileges = false;
+  std::string r = c.Refusals();
+  EXPECT_NE(r.find("public.orders: role app is neither its owner (owner) nor "
+                   "a member of that role"),
+            std::string::npos)
+      << r;
+  EXPECT_NE(r.find("tablespace fast: role app lacks CREATE on it, needed to "
+                   "move public.orders there"),
+            std::string::npos)
+      << r;
+  EXPECT_NE(r.find("lacks CREATE on database"), std::string::npos) << r;
+
+  c.tables["public.orders"].owner_privileges = true;
+  c.server.tablespaces_without_create.clear();
+  c.server.journal_schema_exists = true;
+  EXPECT_EQ(c.Refusals(), "");
+}
+
 TEST(Preflight, RefusesATableWithoutPrimaryKey) {
   PreflightCase c;
   TableFacts& t = c.tables["public.orders"];

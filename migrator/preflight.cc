@@ -49,7 +49,8 @@ std::vector<Finding> CheckServer(const ServerFacts& server) {
              "another pglayout migrate is running on this database: " +
                  server.lock_holder);
   }
-  if (!server.superuser && !server.create_db_privilege) {
+  if (!server.superuser && !server.create_db_privilege &&
+      !server.journal_schema_exists) {
     f.Refuse("database " + server.database,
              fmt::format("role {} lacks CREATE on database {}, needed for the "
                          "journal schema pglayout",
@@ -132,6 +133,29 @@ std::vector<Finding> CheckTablespace(const TablespaceSpec& ts,
   return f.list;
 }
 
+std::vector<Finding> CheckPrivileges(const Placement& p, const TableFacts& t,
+                                     const ServerFacts& server) {
+  Findings f;
+  if (server.superuser) return f.list;
+  if (!t.owner_privileges) {
+    f.Refuse(p.relation,
+             fmt::format("role {} is neither its owner ({}) nor a member of "
+                         "that role, and moving it needs the owner's "
+                         "privileges (ALTER TABLE ... SET TABLESPACE)",
+                         server.user, t.owner));
+  }
+  const auto& lacking = server.tablespaces_without_create;
+  for (const std::string& ts : p.tablespaces) {
+    if (std::find(lacking.begin(), lacking.end(), ts) == lacking.end()) {
+      continue;
+    }
+    f.Refuse("tablespace " + ts,
+             fmt::format("role {} lacks CREATE on it, needed to move {} there",
+                         server.user, p.relation));
+  }
+  return f.list;
+}
+
 std::vector<Finding> CheckSettings(const std::vector<SettingChange>& settings,
                                    const ServerFacts& server) {
   Findings f;
@@ -190,6 +214,7 @@ std::vector<Finding> RunPreflight(const PreflightInput& in) {
       continue;
     }
     if (t->placed_as_planned) continue;
+    add(CheckPrivileges(p, *t, server));
     add(CheckRelation(p, *t, server, in.offline_rate_mbps));
   }
   // What is left to copy, and the index builds still ahead (a resumed

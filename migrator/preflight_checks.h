@@ -46,6 +46,12 @@ std::vector<Finding> CheckRelation(const Placement& p, const TableFacts& t,
                                    const ServerFacts& server,
                                    double offline_rate_mbps);
 
+// What a role that is not a superuser needs to carry out placement |p| of
+// relation |t|: the owner's privileges, CREATE on each target tablespace
+// that exists (one the plan creates needs a superuser: CheckTablespace).
+std::vector<Finding> CheckPrivileges(const Placement& p, const TableFacts& t,
+                                     const ServerFacts& server);
+
 // A placement still to carry out, with its relation's facts.
 struct PlacementWork {
   const Placement* placement = nullptr;

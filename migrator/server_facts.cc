@@ -56,6 +56,7 @@ Status ReadServerBasics(SqlSession* s, ServerFacts* f) {
       "pg_catalog.current_database(), "
       "CASE WHEN r.rolsuper THEN current_setting('data_directory') END, "
       "coalesce(current_setting('allow_alter_system', true), 'on'), "
+      "pg_catalog.to_regnamespace('pglayout') IS NOT NULL, "
       "coalesce((" +
           std::string(kTempTablespacesSql) +
           "), (SELECT ARRAY[t.spcname::pg_catalog.text] FROM "
@@ -74,7 +75,8 @@ Status ReadServerBasics(SqlSession* s, ServerFacts* f) {
   f->database = row.Text(5);
   f->data_directory = row.Text(6);
   f->alter_system_allowed = row.Text(7) != "off";
-  for (const SqlValue& ts : ParseArrayLiteral(row.Text(8))) {
+  f->journal_schema_exists = row.Bool(8);
+  for (const SqlValue& ts : ParseArrayLiteral(row.Text(9))) {
     if (ts) f->temp_tablespaces.push_back(*ts);
   }
   return row.status();
@@ -167,7 +169,8 @@ Status ReadTableRow(SqlSession* s, uint32_t oid, TableFacts* t) {
       "THEN pg_catalog.pg_indexes_size(c.oid) ELSE 0 END, "
       "greatest(c.reltuples, 0), c.relrowsecurity, c.relforcerowsecurity, "
       "c.relreplident, "
-      "coalesce(pg_catalog.obj_description(c.oid, 'pg_class'), '') "
+      "coalesce(pg_catalog.obj_description(c.oid, 'pg_class'), ''), "
+      "pg_catalog.pg_has_role(c.relowner, 'USAGE') "
       "FROM pg_catalog.pg_class c "
       "JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace "
       "LEFT JOIN pg_catalog.pg_tablespace t ON t.oid = c.reltablespace "
@@ -197,6 +200,7 @@ Status ReadTableRow(SqlSession* s, uint32_t oid, TableFacts* t) {
   t->force_row_security = row.Bool(18);
   t->replica_identity = FirstChar(row.Text(19));
   t->comment = row.Text(20);
+  t->owner_privileges = row.Bool(21);
   return row.status();
 }
 
@@ -790,11 +794,23 @@ Status ReadReplicationAndSequences(SqlSession* s, uint32_t oid, TableFacts* t) {
       {t->schema, t->name}, &r));
   PGLAYOUT_RETURN_IF_ERROR(
       ReadTexts(r, "pg_publication_tables", &t->publications));
+  // PostgreSQL 12 grants no role but a superuser pg_subscription.oid: the
+  // subscription is then named by its oid.
+  SqlValue named;
+  PGLAYOUT_RETURN_IF_ERROR(QueryValue(
+      s,
+      "SELECT pg_catalog.has_column_privilege("
+      "'pg_catalog.pg_subscription'::pg_catalog.regclass, 'oid', 'SELECT')",
+      {}, &named));
   SqlResult sub;
   PGLAYOUT_RETURN_IF_ERROR(s->Execute(
-      "SELECT s.subname FROM pg_catalog.pg_subscription_rel r JOIN "
-      "pg_catalog.pg_subscription s ON s.oid = r.srsubid WHERE r.srrelid = "
-      "$1::oid ORDER BY 1",
+      named && *named == "t"
+          ? "SELECT s.subname FROM pg_catalog.pg_subscription_rel r JOIN "
+            "pg_catalog.pg_subscription s ON s.oid = r.srsubid WHERE "
+            "r.srrelid = $1::oid ORDER BY 1"
+          : "SELECT pg_catalog.concat('subscription ', r.srsubid) FROM "
+            "pg_catalog.pg_subscription_rel r WHERE r.srrelid = $1::oid "
+            "ORDER BY 1",
       {std::to_string(oid)}, &sub));
   PGLAYOUT_RETURN_IF_ERROR(
       ReadTexts(sub, "pg_subscription_rel", &t->subscriptions));
@@ -1060,11 +1076,27 @@ Status ReadWalRetention(SqlSession* s, ServerFacts* f) {
   return row.status();
 }
 
+// Tablespaces this role may not create relations in; the database's
+// default tablespace needs no privilege.
+Status ReadTablespacesWithoutCreate(SqlSession* s, ServerFacts* f) {
+  SqlResult r;
+  PGLAYOUT_RETURN_IF_ERROR(s->Execute(
+      "SELECT t.spcname FROM pg_catalog.pg_tablespace t WHERE NOT "
+      "pg_catalog.has_tablespace_privilege(t.oid, 'CREATE') AND t.oid <> "
+      "(SELECT d.dattablespace FROM pg_catalog.pg_database d WHERE "
+      "d.datname = pg_catalog.current_database()) ORDER BY 1",
+      {}, &r));
+  return ReadRows(r, "pg_tablespace (CREATE)", [&](SqlRowReader& row) {
+    f->tablespaces_without_create.push_back(row.Text(0));
+  });
+}
+
 Status GatherServerFacts(SqlSession* session, const Plan& plan,
                          ServerFacts* facts) {
   ServerFacts f;
   PGLAYOUT_RETURN_IF_ERROR(ReadServerBasics(session, &f));
   PGLAYOUT_RETURN_IF_ERROR(ReadPgTablespaces(session, &f.tablespaces));
+  PGLAYOUT_RETURN_IF_ERROR(ReadTablespacesWithoutCreate(session, &f));
   PGLAYOUT_RETURN_IF_ERROR(ReadPaths(session, plan, &f));
   PGLAYOUT_RETURN_IF_ERROR(ReadSettings(session, plan, &f));
   PGLAYOUT_RETURN_IF_ERROR(ReadLockHolder(session, &f));

@@ -20,33 +20,35 @@ SqlResult Rows(std::vector<std::string> columns,
   return r;
 }
 
-// ReadTableRow's 21 columns for public.orders, with |heap_size| as the
+// ReadTableRow's 22 columns for public.orders, with |heap_size| as the
 // server sent it.
 SqlResult TableRow(const std::string& heap_size) {
-  return Rows({"oid",
-               "nspname",
-               "relname",
-               "relkind",
-               "relpersistence",
-               "relispartition",
-               "inherits",
-               "typed",
-               "extension",
-               "system",
-               "owner",
-               "spcname",
-               "table",
-               "heap_size",
-               "toast_size",
-               "index_size",
-               "reltuples",
-               "relrowsecurity",
-               "relforcerowsecurity",
-               "relreplident",
-               "comment"},
-              {{"16384", "public", "orders", "r",   "p", "f", "f",
-                "f",     "f",      "f",      "app", "",  "",  heap_size,
-                "0",     "8192",   "1000",   "f",   "f", "d", std::nullopt}});
+  return Rows(
+      {"oid",
+       "nspname",
+       "relname",
+       "relkind",
+       "relpersistence",
+       "relispartition",
+       "inherits",
+       "typed",
+       "extension",
+       "system",
+       "owner",
+       "spcname",
+       "table",
+       "heap_size",
+       "toast_size",
+       "index_size",
+       "reltuples",
+       "relrowsecurity",
+       "relforcerowsecurity",
+       "relreplident",
+       "comment",
+       "owner_privileges"},
+      {{"16384", "public", "orders", "r", "p",          "f",       "f", "f",
+        "f",     "f",      "app",    "",  "",           heap_size, "0", "8192",
+        "1000",  "f",      "f",      "d", std::nullopt, "f"}});
 }
 
 constexpr char kTableRowSql[] = "c.relrowsecurity, c.relforcerowsecurity";
@@ -69,6 +71,8 @@ TEST(GatherTableFacts, ReadsTheTableRowAndItsIndexes) {
   session.On({kTableRowSql, TableRow("24576"), "", -1});
   session.On({kIndexesSql, Indexes("t"), "", -1});
   session.On({"pg_catalog.md5(", Rows({"hash"}, {{"h2:abc"}}), "", -1});
+  session.On({"pg_catalog.has_column_privilege(",
+              Rows({"has_column_privilege"}, {{"t"}}), "", -1});
   TableFacts t;
   Status st = GatherTableFacts(&session, 16384, &t);
   ASSERT_TRUE(st.ok()) << st.ToString();
@@ -80,6 +84,7 @@ TEST(GatherTableFacts, ReadsTheTableRowAndItsIndexes) {
   EXPECT_EQ(t.index_size, 8192u);
   EXPECT_DOUBLE_EQ(t.reltuples, 1000);
   EXPECT_EQ(t.replica_identity, 'd');
+  EXPECT_FALSE(t.owner_privileges);
   ASSERT_EQ(t.indexes.size(), 1u);
   EXPECT_TRUE(t.indexes[0].valid);
   EXPECT_TRUE(t.indexes[0].primary);

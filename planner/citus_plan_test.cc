@@ -447,6 +447,7 @@ TEST(CitusSql, OrderAndQuoting) {
   plan.worker_forecast[1].name = "worker2";
   const std::string sql = CitusSql(plan);
   const std::vector<std::string> expected = {
+      "SET standard_conforming_strings = on;\n",
       "CREATE EXTENSION IF NOT EXISTS citus;\n",
       "SELECT citus_add_node('worker1.invalid', 5432);\n",
       "SELECT citus_add_node('worker2.invalid', 5432);\n",

@@ -8,6 +8,7 @@
 #include "common/toml_writer.h"
 #include "common/units.h"
 #include "planner/citus_plan.h"
+#include "planner/file_text.h"
 
 namespace pglayout::planner {
 namespace {
@@ -19,14 +20,16 @@ std::string RegclassLiteral(const std::string& table) {
   return QuoteLiteral(QuoteQualified(table));
 }
 
-// Each line of |text| as an SQL comment.
+// Each line of |text| as an SQL comment. Within a line, a carriage return
+// (which also ends an SQL comment) or any other control character from a
+// name is shown escaped (planner/file_text.h).
 std::string Comment(const std::string& text) {
   std::string out;
   size_t start = 0;
   while (start <= text.size()) {
     size_t end = text.find('\n', start);
     if (end == std::string::npos) end = text.size();
-    out += "-- " + text.substr(start, end - start) + "\n";
+    out += "-- " + Visible(text.substr(start, end - start)) + "\n";
     start = end + 1;
   }
   return out;
@@ -43,6 +46,10 @@ void SqlHeader(const CitusPlan& plan, std::string* sql) {
       "1. The extension. Every node (coordinator and workers) needs\n"
       "   shared_preload_libraries = 'citus' and a restart first; create it "
       "in this\n   database on every worker too.");
+  *sql += Comment(
+      "The literals below mean what they say whatever the database's "
+      "default.");
+  *sql += "SET standard_conforming_strings = on;\n";
   *sql += "CREATE EXTENSION IF NOT EXISTS citus;\n\n";
   *sql += Comment(
       "2. The workers: replace each placeholder host (.invalid never "
@@ -65,8 +72,13 @@ void SqlDroppedKeys(const CitusPlan& plan, std::string* sql) {
       "decide for each, then uncomment its line.");
   for (const auto& k : keys) {
     *sql += Comment(fmt::format("{} ({}): {}", k.table, k.constraint, k.why));
-    *sql += fmt::format("-- ALTER TABLE {} DROP CONSTRAINT {};\n",
-                        QuoteQualified(k.table), QuoteIdent(k.constraint));
+    // One line, whatever the names hold: a line break in a quoted name
+    // would end the comment and leave the rest of the name bare.
+    *sql += "-- " +
+            Visible(fmt::format("ALTER TABLE {} DROP CONSTRAINT {};",
+                                QuoteQualified(k.table),
+                                QuoteIdent(k.constraint))) +
+            "\n";
   }
   *sql += "\n";
 }

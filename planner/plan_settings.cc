@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "common/plan_setting_names.h"
 #include "common/stripe_read.h"
 #include "planner/remedy.h"
 
@@ -80,6 +81,11 @@ PlanSettings RecommendSettings(const PlanInputs& in, const WalPlacement& wal,
   io.read_latency_us = figures.mean_latency_us;
   io.stripe_width = StripeWidth(in, layout, stripe);
   for (SettingChange& s : RecommendIo(io)) out.settings.push_back(s);
+  // The plan reader refuses any other name (common/model.h): a setting the
+  // list lacks would make the plan unreadable; recommend_test.cc keeps the
+  // recommenders and the list equal.
+  std::erase_if(out.settings,
+                [](const SettingChange& s) { return !IsPlanSetting(s.name); });
   out.backup = RecommendBackup(
       in.volumes.host, ChooseBackupReadSize(BackupVolume(in, layout, stripe)));
   return out;

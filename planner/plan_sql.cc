@@ -5,6 +5,7 @@
 
 #include "common/ddl.h"
 #include "common/sql.h"
+#include "planner/file_text.h"
 #include "planner/stripe_script.h"
 
 namespace pglayout::planner {
@@ -173,15 +174,6 @@ Status SettingSteps(const Plan& plan, std::vector<SqlStep>* steps) {
   return Status::Ok();
 }
 
-// Comments come from plan files people edit: a newline in one must not
-// start a statement.
-std::string OneLine(std::string text) {
-  for (char& c : text) {
-    if (c == '\n' || c == '\r') c = ' ';
-  }
-  return text;
-}
-
 }  // namespace
 
 std::string PartitionName(const std::string& table, int remainder) {
@@ -217,9 +209,10 @@ std::string WalMoveSqlNote(const Plan& plan) {
   std::string out = fmt::format(
       "\n-- pg_wal moves to {} [needs a restart]: not SQL, and migrate never "
       "does it.\n-- With the server stopped, as stripe.sh writes it out:\n",
-      plan.wal_volume);
+      Visible(plan.wal_volume));
+  // A path's line break, shown escaped, cannot end the comment.
   for (const std::string& line : WalMoveCommands(*plan.wal_move)) {
-    out += "--   " + line + "\n";
+    out += "--   " + Visible(line) + "\n";
   }
   return out;
 }
@@ -235,18 +228,25 @@ std::string RenderPlanSql(const std::vector<SqlStep>& steps) {
       "-- by hand never takes a long lock (nor creates what migrate will "
       "create).\n"
       "-- [outside a transaction] statements cannot run inside BEGIN ... "
-      "COMMIT.\n";
+      "COMMIT.\n"
+      "-- Comments show a line break or control character in a name as \\n, "
+      "\\xNN.\n"
+      "\n-- The literals below mean what they say whatever the database's "
+      "default.\n"
+      "SET standard_conforming_strings = on;\n";
   if (steps.empty()) out += "\n-- Nothing to do: the layout stays as it is.\n";
   for (const SqlStep& step : steps) {
     // A step without a comment continues the one before it.
     if (!step.comment.empty()) {
-      out += "\n-- " + OneLine(step.comment);
+      // Comments come from names and paths people write: each stays on
+      // its line, so no value can end the comment and start a statement.
+      out += "\n-- " + Visible(step.comment);
       if (!step.in_transaction) out += " [outside a transaction]";
       if (step.needs_restart) out += " [needs a restart]";
       out += "\n";
     }
     if (step.online) {
-      out += "-- [online] " + OneLine(step.sql) + ";\n";
+      out += "-- [online] " + Visible(step.sql) + ";\n";
     } else {
       out += step.sql + ";\n";
     }

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <string>
+#include <vector>
 
 #include "common/ddl.h"
 
@@ -75,6 +77,60 @@ TEST(PlanSql, QuotesEverythingAndKeepsTheOrder) {
   EXPECT_LT(sql.find("ALTER TABLE"), sql.find("ALTER SYSTEM"));
   EXPECT_EQ(sql.find("\nDROP TABLE x"), std::string::npos)
       << "a newline in a reason must not start a statement";
+}
+
+std::vector<std::string> SqlLines(const std::string& text) {
+  std::vector<std::string> lines;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    lines.push_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  return lines;
+}
+
+// A line break (or a carriage return, which also ends an SQL comment) in a
+// volume's name, a path or the data directory stays inside its comment,
+// shown escaped: `psql -f plan.sql` runs only the plan's statements.
+TEST(PlanSql, NoValueEndsAComment) {
+  Plan plan = SamplePlan();
+  plan.tablespaces[1].volume = "d2\rDROP TABLE a;";
+  plan.placements[1].online = true;
+  plan.placements[1].tablespaces = {"pglayout_d1\nDROP TABLE b;"};
+  plan.wal_volume = "wal\nDROP TABLE c;";
+  plan.wal_move = WalMove{"", "/old\nDROP TABLE d;", "/new\rDROP TABLE e;",
+                          "/data\nDROP TABLE f;", 0};
+  std::vector<SqlStep> steps;
+  ASSERT_TRUE(PlanSqlSteps(plan, {}, &steps).ok());
+  const std::string sql = RenderPlanSql(steps) + WalMoveSqlNote(plan);
+  for (const std::string& line : SqlLines(sql)) {
+    EXPECT_EQ(line.find('\r'), std::string::npos) << line;
+    EXPECT_FALSE(line.starts_with("DROP")) << line;
+  }
+  EXPECT_NE(sql.find("-- tablespace on volume d2\\rDROP TABLE a; [outside"),
+            std::string::npos)
+      << sql;
+  EXPECT_NE(sql.find("--   mv '/old\\nDROP TABLE d;' '/new\\rDROP TABLE e;'"),
+            std::string::npos)
+      << sql;
+  EXPECT_NE(sql.find("-- pg_wal moves to wal\\nDROP TABLE c; [needs"),
+            std::string::npos)
+      << sql;
+}
+
+// The literals of plan.sql are written for standard_conforming_strings =
+// on, which a database or role may have set off: the file sets it first.
+TEST(PlanSql, SetsStandardConformingStringsBeforeAnyLiteral) {
+  std::vector<SqlStep> steps;
+  ASSERT_TRUE(PlanSqlSteps(SamplePlan(), {}, &steps).ok());
+  const std::string sql = RenderPlanSql(steps);
+  const size_t set = sql.find("\nSET standard_conforming_strings = on;\n");
+  ASSERT_NE(set, std::string::npos) << sql;
+  EXPECT_LT(set, sql.find("LOCATION '"));
+  EXPECT_NE(RenderPlanSql({}).find("SET standard_conforming_strings = on;"),
+            std::string::npos);
 }
 
 TEST(PlanSql, OnlineMoveShowsIndexesBuiltOnTheCopy) {

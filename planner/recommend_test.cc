@@ -2,7 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "common/files.h"
+#include "common/plan_setting_names.h"
 #include "common/units.h"
 #include "planner/remedy.h"
 
@@ -359,6 +362,42 @@ TEST(TablespaceOptions, FromThroughputRatioAndLittlesLaw) {
 // plan raises effective_io_concurrency from 1 to 2 on PostgreSQL 15, but
 // never lowers maintenance_io_concurrency below its default 10 for that
 // (issue 19, item 5).
+// The plan reader refuses any [settings] name outside PlanSettingNames():
+// every setting the recommenders can write is in that list, and every name
+// in the list is one they write (the two cannot drift apart).
+TEST(RecommendSettings, EveryNameIsOneAPlanMayCarry) {
+  Volume v;
+  v.name = "nvme";
+  v.capacity = kTiB;
+  v.read_iops = v.write_iops = 100000;
+  v.read_mbps = v.write_mbps = 2000;
+  v.read_latency_us = 1000;
+  DeviceModel m;
+  ASSERT_TRUE(DeviceModel::Build(v, &m).ok());
+  Workload w = HotTableWorkload();
+  w.settings["server_version_num"] = "180000";
+  w.settings["checkpoint_completion_target"] = "0.5";
+  w.settings["log_checkpoints"] = "off";
+  std::set<std::string> names;
+  for (const SettingChange& c :
+       RecommendCheckpoints({&w, 14e6, 50 * kGiB, 900})) {
+    names.insert(c.name);
+  }
+  IoInput in;
+  in.server_version_num = 180000;
+  in.workload = &w;
+  in.default_volume = &m;
+  in.read_iops = 20000;
+  in.read_latency_us = 1000;
+  in.stripe_width = 4 * kMiB;
+  for (const SettingChange& c : RecommendIo(in)) names.insert(c.name);
+  for (const std::string& name : names) {
+    EXPECT_TRUE(IsPlanSetting(name)) << name;
+  }
+  const std::vector<std::string>& listed = PlanSettingNames();
+  EXPECT_EQ(names, std::set<std::string>(listed.begin(), listed.end()));
+}
+
 TEST(RecommendIo, NeverBelowTheDefaultAtSmallScale) {
   Volume v;
   v.name = "small";

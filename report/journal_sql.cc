@@ -7,6 +7,7 @@
 #include <sstream>
 #include <vector>
 
+#include "common/journal_schema.h"
 #include "common/sql_row.h"
 
 namespace pglayout::report {
@@ -41,6 +42,8 @@ class SqlJournalSource : public JournalSource {
   explicit SqlJournalSource(SqlSession* session) : session_(session) {}
 
   Status Read(MigrationJournal* journal) override {
+    // Before any statement reads schema pglayout.
+    PGLAYOUT_RETURN_IF_ERROR(CheckJournalSchema(session_));
     PGLAYOUT_RETURN_IF_ERROR(CheckTables());
     MigrationJournal j;
     int64_t run_id = 0;

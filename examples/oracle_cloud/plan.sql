@@ -3,6 +3,10 @@
 -- capture, then a short swap) and are shown commented out: running this file
 -- by hand never takes a long lock (nor creates what migrate will create).
 -- [outside a transaction] statements cannot run inside BEGIN ... COMMIT.
+-- Comments show a line break or control character in a name as \n, \xNN.
+
+-- The literals below mean what they say whatever the database's default.
+SET standard_conforming_strings = on;
 
 -- tablespace on volume sdd [outside a transaction]
 CREATE TABLESPACE "pglayout_sdd" LOCATION '/mnt/sdd';

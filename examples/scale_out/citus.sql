@@ -6,6 +6,8 @@
 -- 1. The extension. Every node (coordinator and workers) needs
 --    shared_preload_libraries = 'citus' and a restart first; create it in this
 --    database on every worker too.
+-- The literals below mean what they say whatever the database's default.
+SET standard_conforming_strings = on;
 CREATE EXTENSION IF NOT EXISTS citus;
 
 -- 2. The workers: replace each placeholder host (.invalid never resolves) and port.

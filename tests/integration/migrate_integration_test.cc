@@ -244,7 +244,7 @@ TEST_P(MigrateTest, DryRunChangesNothingAndBadInputsAreRefused) {
   PGLAYOUT_ASSERT_OK(MigratePlan(
       ts + "[[placement]]\nrelation = \"public.ok\"\nstrategy = "
            "\"hash_partition\"\ntablespaces = [\"dry_ts\", \"pg_default\"]\n"
-           "key = [\"id\"]\n[settings]\nwork_mem = \"8MB\"\n",
+           "key = [\"id\"]\n[settings]\nrandom_page_cost = \"1.8\"\n",
       Conninfo(pg, "dry"), false, &report));
   ASSERT_GE(report.steps.size(), 4u);
   EXPECT_EQ(report.steps[0].sql[0],
@@ -897,7 +897,7 @@ TEST_P(MigrateTest, OnlineUnderLoadSurvivesKill9AtEveryStep) {
           "partitions = 4\nkey = [\"id\"]\n"
           "[[placement]]\nrelation = '\"Sales Dept\".\"Line \"\"Items\"\"\"'\n"
           "strategy = \"move\"\ntablespaces = [\"ts_b\"]\n"
-          "[settings]\nwork_mem = \"7MB\"\n");
+          "[settings]\nrandom_page_cost = \"1.7\"\n");
   std::string load = WriteFile("load.sql", kLoadScript);
   std::string replica = WriteFile("replica.sql", kReplicaScript);
   std::unique_ptr<BackgroundClient> bench;
@@ -988,8 +988,8 @@ TEST_P(MigrateTest, OnlineUnderLoadSurvivesKill9AtEveryStep) {
       << last.output;
   EXPECT_EQ(Value(s.get(),
                   "SELECT setting FROM pg_file_settings WHERE name = "
-                  "'work_mem' AND sourcefile LIKE '%auto.conf'"),
-            "7MB");
+                  "'random_page_cost' AND sourcefile LIKE '%auto.conf'"),
+            "1.7");
   EXPECT_EQ(Value(s.get(),
                   "SELECT count(*) FROM pg_trigger WHERE tgname LIKE "
                   "'pglayout%'"),
@@ -2665,8 +2665,15 @@ TEST_P(MigrateTest, CheckpointGuardKeepsCheckpointsTimed) {
   MigrateOptions guarded;
   guarded.batch_rows = 50000;
   // Told to wait (the default defers: GuardDefersTheRestore...), the run
-  // waits for the timed checkpoint that makes room, then restores.
-  guarded.restore_wait_s = 30 * 1.1 + 60;
+  // waits for the timed checkpoint that makes room, then restores. That
+  // checkpoint starts at most two checkpoint_timeout cycles after the copy
+  // (the one in progress then may have begun before the copy's end) and
+  // writes a few MB: the bound, read from the server, leaves a loaded
+  // machine a third cycle and a minute. The wait ends when room is found.
+  const double timeout_s = std::stod(Value(
+      s.get(),
+      "SELECT setting FROM pg_settings WHERE name = 'checkpoint_timeout'"));
+  guarded.restore_wait_s = 3 * timeout_s + 60;
   // ALTER SYSTEM is cluster-wide: a run changing settings from another
   // database makes this one wait, then stop before changing anything.
   std::unique_ptr<SqlSession> other;

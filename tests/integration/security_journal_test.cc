@@ -1,0 +1,387 @@
+// Schema pglayout is pglayout's own (docs/security.md#pglayouts-schema): a
+// database owner who pre-creates the schema, or puts a trigger, a view, a
+// rule, a policy or a function in it, gets every command a superuser runs
+// against the database refused, naming the object, with nothing changed
+// and the trap not fired. A journal pglayout made itself passes the same
+// check on every later command.
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/sql.h"
+#include "testing/pg_test.h"
+#include "tests/integration/attacker.h"
+#include "tests/run_pglayout.h"
+
+namespace pglayout {
+namespace {
+
+// The attacker's database with table public.t (owned by the attacker)
+// and the two plans a superuser would run: an offline and an online move
+// of it into tablespaces the plans create.
+struct JournalAttack {
+  AttackerDatabase db;
+  std::string offline_plan, online_plan;
+  std::string offline_ts, online_ts;
+};
+
+std::string MovePlan(PgCluster* cluster, const std::string& ts, bool online) {
+  std::string dir;
+  EXPECT_TRUE(cluster->MakeDirectory(ts, &dir).ok());
+  return "[[tablespace]]\nname = \"" + ts + "\"\npath = \"" + dir +
+         "\"\n[[placement]]\nrelation = \"public.t\"\nstrategy = "
+         "\"move\"\ntablespaces = [\"" +
+         ts + "\"]\nonline = " + (online ? "true" : "false") + "\n";
+}
+
+Status MakeJournalAttack(PgCluster* cluster, const std::string& tag,
+                         JournalAttack* out) {
+  PGLAYOUT_RETURN_IF_ERROR(MakeAttackerDatabase(cluster, tag, &out->db));
+  std::unique_ptr<SqlSession> attacker;
+  PGLAYOUT_RETURN_IF_ERROR(
+      OpenPgSession(out->db.attacker_conninfo, "attacker", &attacker));
+  PGLAYOUT_RETURN_IF_ERROR(ExecuteSql(
+      attacker.get(),
+      "CREATE TABLE public.t (id int PRIMARY KEY, v text);"
+      "INSERT INTO public.t SELECT g, 'v' FROM generate_series(1, 200) g;"
+      "GRANT SELECT ON public.t TO PUBLIC;"
+      "CREATE FUNCTION public.trap() RETURNS int LANGUAGE plpgsql AS " +
+          QuoteLiteral(EscalationBody(out->db, "1")) +
+          ";"
+          "CREATE FUNCTION public.trap_row() RETURNS trigger LANGUAGE "
+          "plpgsql AS " +
+          QuoteLiteral(EscalationBody(out->db, "NEW"))));
+  out->offline_ts = tag + "_off_ts";
+  out->online_ts = tag + "_on_ts";
+  // Tablespace names are cluster-wide: a failed earlier run's are gone.
+  std::unique_ptr<SqlSession> admin;
+  PGLAYOUT_RETURN_IF_ERROR(cluster->Connect(&admin));
+  for (const std::string& ts : {out->offline_ts, out->online_ts}) {
+    PGLAYOUT_RETURN_IF_ERROR(
+        ExecuteSql(admin.get(), "DROP TABLESPACE IF EXISTS " + QuoteIdent(ts)));
+  }
+  out->offline_plan = MovePlan(cluster, out->offline_ts, false);
+  out->online_plan = MovePlan(cluster, out->online_ts, true);
+  return Status::Ok();
+}
+
+// What must not change when pglayout refuses: the schema's relations and
+// their owners, the rows of pglayout.run when it is a table (counted as
+// the attacker, whose trap does nothing), and the cluster's tablespaces.
+std::string Snapshot(PgCluster* cluster, const JournalAttack& a) {
+  std::unique_ptr<SqlSession> attacker, admin;
+  EXPECT_TRUE(
+      OpenPgSession(a.db.attacker_conninfo, "attacker", &attacker).ok());
+  EXPECT_TRUE(cluster->Connect(&admin).ok());
+  std::string rels = Value(
+      attacker.get(),
+      "SELECT coalesce(string_agg(c.relname || ':' || c.relkind || ':' || "
+      "pg_get_userbyid(c.relowner), ',' ORDER BY c.relname), '') FROM "
+      "pg_class c WHERE c.relnamespace = to_regnamespace('pglayout')");
+  std::string runs =
+      Value(attacker.get(),
+            "SELECT CASE WHEN (SELECT relkind FROM pg_class WHERE oid = "
+            "to_regclass('pglayout.run')) = 'r' THEN (SELECT count(*) FROM "
+            "pglayout.run)::text ELSE '-' END");
+  std::string spaces =
+      Value(admin.get(),
+            "SELECT count(*) FROM pg_tablespace WHERE spcname IN ($1, $2)",
+            {a.offline_ts, a.online_ts});
+  std::string placed = Value(
+      attacker.get(),
+      "SELECT reltablespace FROM pg_class WHERE oid = 'public.t'::regclass");
+  return "relations " + rels + "; runs " + runs + "; tablespaces " + spaces +
+         "; t in " + placed;
+}
+
+// Every command a superuser runs against the journal's database.
+std::vector<std::vector<std::string>> Commands(const JournalAttack& a) {
+  const std::string dsn = a.db.superuser_conninfo;
+  const std::string offline =
+      WriteTempFile(a.db.dbname + "-off.toml", a.offline_plan);
+  const std::string online =
+      WriteTempFile(a.db.dbname + "-on.toml", a.online_plan);
+  const std::string page = ::testing::TempDir() + "/" + a.db.dbname + ".html";
+  return {
+      {"migrate", offline, "--dsn", dsn, "--apply", "--no-checkpoint-guard"},
+      {"migrate", online, "--dsn", dsn, "--apply", "--no-checkpoint-guard"},
+      {"migrate", "--status", "--dsn", dsn},
+      {"migrate", "--abort", "--dsn", dsn},
+      {"migrate", "--finalize", "--dsn", dsn},
+      {"report", "--journal", dsn, "-o", page},
+  };
+}
+
+std::string Joined(const std::vector<std::string>& args) {
+  std::string out;
+  for (const std::string& a : args) out += (out.empty() ? "" : " ") + a;
+  return out;
+}
+
+struct Variant {
+  std::string tag;
+  std::string attacker_sql;        // run as the attacker (the database owner)
+  std::string superuser_sql;       // then as the superuser, if any
+  std::vector<std::string> named;  // each must be in every refusal
+};
+
+std::vector<Variant> Variants() {
+  return {
+      {"jtrig",
+       "CREATE SCHEMA pglayout;"
+       "CREATE TABLE pglayout.run (run_id bigint GENERATED ALWAYS AS "
+       "IDENTITY PRIMARY KEY, plan_hash text, plan_text text, state text "
+       "DEFAULT 'running', tool_version text, checkpoints_timed_start "
+       "bigint, checkpoints_requested_start bigint);"
+       "CREATE TRIGGER trap BEFORE INSERT ON pglayout.run FOR EACH ROW "
+       "EXECUTE FUNCTION public.trap_row()",
+       "",
+       {"schema pglayout is owned by role jtrig_app, which is neither the "
+        "running role",
+        "trigger trap on table pglayout.run"}},
+      {"jview",
+       "CREATE SCHEMA pglayout;"
+       "CREATE VIEW pglayout.run AS SELECT public.trap()::bigint AS run_id, "
+       "'h'::text AS plan_hash, 'running'::text AS state, 0::bigint AS "
+       "checkpoints_timed_start, 0::bigint AS checkpoints_requested_start;"
+       "CREATE TABLE pglayout.step (run_id bigint);"
+       "CREATE TABLE pglayout.setting (run_id bigint)",
+       "",
+       {"view pglayout.run (owner jview_app): not an object pglayout makes"}},
+      {"jrule",
+       "CREATE SCHEMA pglayout;"
+       "CREATE TABLE pglayout.step (run_id bigint, step_key text);"
+       "CREATE RULE spy AS ON INSERT TO pglayout.step DO ALSO SELECT "
+       "public.trap()",
+       "",
+       {"rule spy on table pglayout.step"}},
+      {"jpolicy",
+       "CREATE SCHEMA pglayout;"
+       "CREATE TABLE pglayout.setting (run_id bigint);"
+       "ALTER TABLE pglayout.setting ENABLE ROW LEVEL SECURITY;"
+       "CREATE POLICY peek ON pglayout.setting USING (public.trap() = 1)",
+       "",
+       {"policy peek on table pglayout.setting",
+        "table pglayout.setting has row level security enabled"}},
+      // The schema is the attacker's, the tables the superuser's (made by
+      // a superuser's earlier run with CREATE SCHEMA IF NOT EXISTS): the
+      // schema's owner may drop and replace any of them at will.
+      {"jowner",
+       "CREATE SCHEMA pglayout",
+       "CREATE TABLE pglayout.run (run_id bigint PRIMARY KEY, plan_hash "
+       "text, state text);"
+       "CREATE TABLE pglayout.step (run_id bigint);"
+       "CREATE TABLE pglayout.setting (run_id bigint)",
+       {"schema pglayout is owned by role jowner_app, which is neither the "
+        "running role"}},
+      // A superuser's schema where the attacker was once given CREATE: a
+      // function of its own under a name like pglayout's.
+      {"jfunc",
+       "",
+       "CREATE SCHEMA pglayout;"
+       "CREATE TABLE pglayout.run (run_id bigint PRIMARY KEY, plan_hash "
+       "text, state text);"
+       "GRANT CREATE, USAGE ON SCHEMA pglayout TO jfunc_app",
+       {"schema pglayout grants privileges to other roles",
+        "function pglayout.capture_1() is owned by role jfunc_app",
+        "function pglayout.now() (owner jfunc_app): not an object pglayout "
+        "makes"}},
+  };
+}
+
+class SecurityJournalTest : public PgVersionTest {};
+
+TEST_P(SecurityJournalTest, ASchemaPglayoutSomeoneElsePreparedIsRefused) {
+  PgCluster* cluster = nullptr;
+  PGLAYOUT_ASSERT_OK(SharedCluster(&cluster));
+  for (const Variant& v : Variants()) {
+    SCOPED_TRACE(v.tag);
+    JournalAttack a;
+    PGLAYOUT_ASSERT_OK(MakeJournalAttack(cluster, v.tag, &a));
+    std::unique_ptr<SqlSession> attacker, super;
+    PGLAYOUT_ASSERT_OK(
+        OpenPgSession(a.db.attacker_conninfo, "attacker", &attacker));
+    PGLAYOUT_ASSERT_OK(OpenPgSession(a.db.superuser_conninfo, "dba", &super));
+    if (!v.attacker_sql.empty()) {
+      PGLAYOUT_ASSERT_OK(ExecuteSql(attacker.get(), v.attacker_sql));
+    }
+    if (!v.superuser_sql.empty()) {
+      PGLAYOUT_ASSERT_OK(ExecuteSql(super.get(), v.superuser_sql));
+    }
+    if (v.tag == "jfunc") {
+      PGLAYOUT_ASSERT_OK(ExecuteSql(
+          attacker.get(),
+          "CREATE FUNCTION pglayout.capture_1() RETURNS trigger LANGUAGE "
+          "plpgsql AS " +
+              QuoteLiteral(EscalationBody(a.db, "NEW")) +
+              ";"
+              "CREATE FUNCTION pglayout.now() RETURNS timestamptz LANGUAGE "
+              "sql AS 'SELECT public.trap(); SELECT pg_catalog.now()'"));
+    }
+    const std::string before = Snapshot(cluster, a);
+    for (const std::vector<std::string>& args : Commands(a)) {
+      Completion run = RunPglayout(args);
+      EXPECT_EQ(run.exit_code, 2) << Joined(args) << "\n" << run.output;
+      for (const std::string& name : v.named) {
+        EXPECT_NE(run.output.find(name), std::string::npos)
+            << Joined(args) << " does not name \"" << name << "\":\n"
+            << run.output;
+      }
+      EXPECT_TRUE(NoEscalation(cluster, a.db)) << Joined(args);
+      EXPECT_EQ(Snapshot(cluster, a), before) << Joined(args);
+    }
+  }
+}
+
+TEST_P(SecurityJournalTest, ItsOwnJournalPassesOnEveryLaterCommand) {
+  PgCluster* cluster = nullptr;
+  PGLAYOUT_ASSERT_OK(SharedCluster(&cluster));
+  JournalAttack a;
+  PGLAYOUT_ASSERT_OK(MakeJournalAttack(cluster, "jown", &a));
+  std::vector<std::vector<std::string>> commands = Commands(a);
+  // The online move first: it leaves the attacker's table, retired as
+  // pglayout.old_<oid> with its grant, for --finalize; the offline move
+  // then places the new table again in a run of its own.
+  std::swap(commands[0], commands[1]);
+  for (const std::vector<std::string>& args : commands) {
+    Completion run = RunPglayout(args);
+    EXPECT_EQ(run.exit_code, 0) << Joined(args) << "\n" << run.output;
+    EXPECT_EQ(run.output.find("cannot be trusted"), std::string::npos)
+        << Joined(args) << "\n"
+        << run.output;
+  }
+  EXPECT_TRUE(NoEscalation(cluster, a.db));
+  std::unique_ptr<SqlSession> super;
+  PGLAYOUT_ASSERT_OK(OpenPgSession(a.db.superuser_conninfo, "dba", &super));
+  EXPECT_EQ(Value(super.get(),
+                  "SELECT pg_get_userbyid(nspowner) = current_user FROM "
+                  "pg_namespace WHERE nspname = 'pglayout'"),
+            "t");
+  EXPECT_EQ(Value(super.get(),
+                  "SELECT string_agg(state, ',' ORDER BY run_id) FROM "
+                  "pglayout.run"),
+            "done,done");
+  // Nothing of it is the attacker's to read or use.
+  EXPECT_EQ(Value(super.get(),
+                  "SELECT has_schema_privilege($1, 'pglayout', 'USAGE') OR "
+                  "has_table_privilege($1, 'pglayout.run', 'SELECT') OR "
+                  "has_table_privilege($1, 'pglayout.setting', 'INSERT')",
+                  {a.db.role}),
+            "f");
+  EXPECT_EQ(Value(super.get(),
+                  "SELECT count(*) FROM pg_class WHERE relnamespace = "
+                  "'pglayout'::regnamespace AND relname LIKE 'old\\_%'"),
+            "0")
+      << "--finalize dropped the old copy";
+}
+
+// An offline move by a role that is not a superuser: the preflight names
+// each privilege it lacks (the owner's, CREATE on an existing tablespace,
+// CREATE TABLESPACE) before anything changes, the dry run as --apply.
+// With the privileges, the move runs and leaves schema pglayout to that
+// role, which a superuser's later command then refuses to trust.
+TEST_P(SecurityJournalTest, PreflightNamesEachPrivilegeAnOfflineMoveLacks) {
+  PgCluster* cluster = nullptr;
+  PGLAYOUT_ASSERT_OK(SharedCluster(&cluster));
+  AttackerDatabase db;
+  PGLAYOUT_ASSERT_OK(MakeAttackerDatabase(cluster, "jpriv", &db));
+  std::unique_ptr<SqlSession> admin, super, role;
+  PGLAYOUT_ASSERT_OK(cluster->Connect(&admin));
+  PGLAYOUT_ASSERT_OK(OpenPgSession(db.superuser_conninfo, "dba", &super));
+  PGLAYOUT_ASSERT_OK(OpenPgSession(db.attacker_conninfo, "role", &role));
+  std::string dir;
+  PGLAYOUT_ASSERT_OK(cluster->MakeDirectory("jpriv_ts", &dir));
+  PGLAYOUT_ASSERT_OK(
+      ExecuteSql(admin.get(), "DROP TABLESPACE IF EXISTS jpriv_ts"));
+  PGLAYOUT_ASSERT_OK(ExecuteSql(
+      admin.get(), "CREATE TABLESPACE jpriv_ts LOCATION " + QuoteLiteral(dir)));
+  PGLAYOUT_ASSERT_OK(ExecuteSql(
+      super.get(),
+      "CREATE TABLE public.theirs (id int PRIMARY KEY) TABLESPACE jpriv_ts"));
+  PGLAYOUT_ASSERT_OK(
+      ExecuteSql(role.get(),
+                 "CREATE TABLE public.mine (id int PRIMARY KEY);"
+                 "CREATE TABLE public.mine2 (id int PRIMARY KEY);"
+                 "INSERT INTO public.mine SELECT generate_series(1, 100)"));
+  std::string new_dir;
+  PGLAYOUT_ASSERT_OK(cluster->MakeDirectory("jpriv_new", &new_dir));
+  const std::string superuser = Value(admin.get(), "SELECT current_user");
+  auto move = [](const std::string& table, const std::string& ts) {
+    return "[[placement]]\nrelation = \"public." + table +
+           "\"\nstrategy = \"move\"\ntablespaces = [\"" + ts +
+           "\"]\nonline = false\n";
+  };
+  // jpriv_ts exists where the plan says.
+  const std::string existing =
+      "[[tablespace]]\nname = \"jpriv_ts\"\npath = \"" + dir + "\"\n";
+  const std::string refused = WriteTempFile(
+      "jpriv-refused.toml",
+      existing + "[[tablespace]]\nname = \"jpriv_new\"\npath = \"" + new_dir +
+          "\"\n" + move("theirs", "pg_default") /* needs no CREATE */ +
+          move("mine", "jpriv_ts") + move("mine2", "jpriv_new"));
+  for (bool apply : {false, true}) {
+    std::vector<std::string> args = {"migrate", refused, "--dsn",
+                                     db.attacker_conninfo,
+                                     "--no-checkpoint-guard"};
+    if (apply) args.push_back("--apply");
+    Completion run = RunPglayout(args);
+    EXPECT_EQ(run.exit_code, 2) << Joined(args) << "\n" << run.output;
+    for (const std::string& expected :
+         {"public.theirs: role jpriv_app is neither its owner (" + superuser +
+              ") nor a member of that role",
+          std::string("tablespace jpriv_ts: role jpriv_app lacks CREATE on "
+                      "it, needed to move public.mine there"),
+          std::string("tablespace jpriv_new: CREATE TABLESPACE needs a "
+                      "superuser; role jpriv_app is not one")}) {
+      EXPECT_NE(run.output.find(expected), std::string::npos)
+          << Joined(args) << " does not say \"" << expected << "\":\n"
+          << run.output;
+    }
+    EXPECT_EQ(Value(super.get(),
+                    "SELECT to_regnamespace('pglayout') IS NULL AND NOT "
+                    "EXISTS (SELECT FROM pg_tablespace WHERE spcname = "
+                    "'jpriv_new') AND (SELECT reltablespace FROM pg_class "
+                    "WHERE oid = 'public.mine'::regclass) = 0"),
+              "t")
+        << "a refusal must change nothing";
+  }
+
+  // Granted CREATE on the tablespace, the role moves its own table.
+  PGLAYOUT_ASSERT_OK(ExecuteSql(
+      admin.get(),
+      "GRANT CREATE ON TABLESPACE jpriv_ts TO " + QuoteIdent(db.role)));
+  const std::string allowed =
+      WriteTempFile("jpriv-allowed.toml", existing + move("mine", "jpriv_ts"));
+  Completion moved =
+      RunPglayout({"migrate", allowed, "--dsn", db.attacker_conninfo,
+                   "--no-checkpoint-guard", "--apply"});
+  EXPECT_EQ(moved.exit_code, 0) << moved.output;
+  EXPECT_EQ(Value(super.get(),
+                  "SELECT t.spcname FROM pg_class c JOIN pg_tablespace t ON "
+                  "t.oid = c.reltablespace WHERE c.oid = "
+                  "'public.mine'::regclass"),
+            "jpriv_ts");
+  EXPECT_EQ(Value(super.get(),
+                  "SELECT pg_get_userbyid(nspowner) FROM pg_namespace WHERE "
+                  "nspname = 'pglayout'"),
+            db.role);
+  // That schema is the role's: a superuser's command does not trust it.
+  Completion status =
+      RunPglayout({"migrate", "--status", "--dsn", db.superuser_conninfo});
+  EXPECT_EQ(status.exit_code, 2) << status.output;
+  EXPECT_NE(status.output.find("schema pglayout is owned by role jpriv_app"),
+            std::string::npos)
+      << status.output;
+  EXPECT_TRUE(NoEscalation(cluster, db));
+  PGLAYOUT_ASSERT_OK(
+      ExecuteSql(super.get(), "DROP TABLE public.mine, public.theirs"));
+  PGLAYOUT_ASSERT_OK(ExecuteSql(admin.get(), "DROP TABLESPACE jpriv_ts"));
+}
+
+PGLAYOUT_INSTANTIATE_PG_VERSIONS_FROM_12(SecurityJournalTest);
+
+}  // namespace
+}  // namespace pglayout
