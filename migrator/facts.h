@@ -107,6 +107,15 @@ struct StatisticsFacts {
   std::string owner;  // "" = not known (facts made by hand)
 };
 
+// A function of a role that is not a superuser, which an online copy, a
+// hash conversion or a partition move would evaluate with pglayout's
+// privileges (docs/security.md#code-of-other-roles).
+struct UntrustedCodeFacts {
+  std::string object;    // "constraint c", "index i", "default of column c"
+  std::string function;  // regprocedure: "public.f(integer)"
+  std::string owner;     // the function's owner (unquoted)
+};
+
 struct TableFacts {
   bool exists = false;
   uint32_t oid = 0;
@@ -217,6 +226,14 @@ struct TableFacts {
   // (concurrent DDL); what the swap itself carries over (grants, policies,
   // triggers, comments, views) is read afresh at the swap.
   std::string structure_hash;
+
+  // Code of other roles: every function that is not a superuser's which
+  // copying the table's rows into a new table would evaluate (through its
+  // CHECK constraints, defaults and generated columns, the constraints of
+  // its columns' domains, its index expressions and predicates, its
+  // ancestors' partition keys, its columns' hash functions), directly or
+  // through an operator.
+  std::vector<UntrustedCodeFacts> untrusted_code;
 
   uint64_t total_size() const { return heap_size + toast_size + index_size; }
   const ColumnFacts* FindColumn(const std::string& column) const;

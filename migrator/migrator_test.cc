@@ -220,6 +220,37 @@ TEST(Preflight, RefusesATableLockedByAPreparedTransaction) {
       << c.Refusals();
 }
 
+// Code of other roles (docs/security.md#code-of-other-roles): refused for
+// the hash conversion and the online move, each with its way out; an
+// offline move evaluates nothing and goes ahead.
+TEST(Preflight, RefusesCodeOfAnotherRoleNamingTheWayOut) {
+  PreflightCase c;
+  c.tables["public.orders"].untrusted_code = {
+      {"constraint orders_c", "public.wrap(integer)", "app"}};
+  std::string r = c.Refusals();
+  EXPECT_NE(r.find("public.orders: constraint orders_c calls function "
+                   "public.wrap(integer), owned by role \"app\", which is "
+                   "not a superuser: the hash conversion would run it"),
+            std::string::npos)
+      << r;
+  EXPECT_NE(r.find("ALTER FUNCTION public.wrap(integer) OWNER TO"),
+            std::string::npos)
+      << r;
+  EXPECT_EQ(r.find("online = false"), std::string::npos) << r;
+
+  Placement& p = c.plan.placements[0];
+  p.strategy = Strategy::kMove;
+  p.tablespaces = {"a"};
+  p.partitions = 0;
+  p.key.clear();
+  r = c.Refusals();
+  EXPECT_NE(r.find("the online move would run it"), std::string::npos) << r;
+  EXPECT_NE(r.find("online = false"), std::string::npos) << r;
+
+  p.online = false;
+  EXPECT_EQ(c.Refusals(), "");
+}
+
 TEST(Preflight, RefusesAnInactiveSlotThatCouldFillTheWalVolume) {
   PreflightCase c;
   c.tables["public.orders"].heap_size = 10 * kGiB;

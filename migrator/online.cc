@@ -111,7 +111,7 @@ Status RunPhases(const OnlineContext& c, std::string phase,
 
 Status RunOnlineCopy(Executor* ex, const Step& step, int step_no,
                      const StepRecord& record, uint32_t oid) {
-  OnlineContext c{ex, step, step_no, oid, {}, {}};
+  OnlineContext c{ex, step, step_no, oid, {}, {}, {}};
   const std::string phase = record.state == "pending" ? "" : record.phase;
   Status st = ReadContext(phase, &c);
   if (st.ok()) st = RunPhases(c, phase, record);

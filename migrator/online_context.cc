@@ -1,7 +1,10 @@
 #include "migrator/online_context.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
+#include "common/sql_row.h"
 #include "migrator/sql_util.h"
 
 namespace pglayout::migrator {
@@ -10,6 +13,75 @@ namespace {
 // Rows per heap block assumed for a table never vacuumed or analyzed (its
 // reltuples, -1 on 14+ and 0 before, is read as 0).
 constexpr double kRowsPerBlockGuess = 50;
+
+// One row about the shadow named $1 (quoted-qualified): its oid ("" when
+// there is none), what is wrong with it or its partitions ("" when
+// nothing), a hash of its CHECK constraints and defaults, and how many
+// partitions it has.
+constexpr char kShadowCheckSql[] =
+    "WITH s AS (SELECT c.oid, c.relkind, c.relowner, c.relrowsecurity, "
+    "c.relforcerowsecurity FROM pg_catalog.pg_class c WHERE c.oid = "
+    "pg_catalog.to_regclass($1) OR c.oid IN (SELECT i.inhrelid FROM "
+    "pg_catalog.pg_inherits i WHERE i.inhparent = pg_catalog.to_regclass($1))"
+    ") SELECT coalesce(pg_catalog.to_regclass($1)::pg_catalog.oid::"
+    "pg_catalog.text, ''), coalesce((SELECT pg_catalog.string_agg(x.p, '; ' "
+    "ORDER BY x.p) FROM ("
+    "SELECT pg_catalog.format('%s is not a table (relkind %s)', "
+    "s.oid::pg_catalog.regclass, s.relkind) AS p FROM s WHERE s.relkind NOT "
+    "IN ('r', 'p') "
+    "UNION ALL SELECT pg_catalog.format('%s is owned by role %I, which is "
+    "not a superuser', s.oid::pg_catalog.regclass, "
+    "pg_catalog.pg_get_userbyid(s.relowner)) FROM s WHERE NOT EXISTS "
+    "(SELECT FROM pg_catalog.pg_roles r WHERE r.oid = s.relowner AND "
+    "r.rolsuper) "
+    "UNION ALL SELECT pg_catalog.format('trigger %I on %s', t.tgname, "
+    "t.tgrelid::pg_catalog.regclass) FROM pg_catalog.pg_trigger t JOIN s ON "
+    "s.oid = t.tgrelid WHERE NOT t.tgisinternal "
+    "UNION ALL SELECT pg_catalog.format('rule %I on %s', w.rulename, "
+    "w.ev_class::pg_catalog.regclass) FROM pg_catalog.pg_rewrite w JOIN s ON "
+    "s.oid = w.ev_class "
+    "UNION ALL SELECT pg_catalog.format('policy %I on %s', y.polname, "
+    "y.polrelid::pg_catalog.regclass) FROM pg_catalog.pg_policy y JOIN s ON "
+    "s.oid = y.polrelid "
+    "UNION ALL SELECT pg_catalog.format('row-level security on %s', "
+    "s.oid::pg_catalog.regclass) FROM s WHERE s.relrowsecurity OR "
+    "s.relforcerowsecurity) x), ''), "
+    "pg_catalog.md5(coalesce((SELECT pg_catalog.string_agg(pg_catalog.format("
+    "'%s:%s:%s', k.conrelid, k.conname, pg_catalog.pg_get_constraintdef("
+    "k.oid)), ',' ORDER BY k.conrelid, k.conname) FROM "
+    "pg_catalog.pg_constraint k JOIN s ON s.oid = k.conrelid WHERE "
+    "k.contype = 'c'), '') || '|' || coalesce((SELECT "
+    "pg_catalog.string_agg(pg_catalog.format('%s:%s:%s', d.adrelid, "
+    "d.adnum, pg_catalog.pg_get_expr(d.adbin, d.adrelid)), ',' ORDER BY "
+    "d.adrelid, d.adnum) FROM pg_catalog.pg_attrdef d JOIN s ON s.oid = "
+    "d.adrelid), '')), (SELECT pg_catalog.count(*) FROM s) - 1";
+
+// What is wrong with the shadow, from kShadowCheckSql's row and against
+// what this run saw first ("" when nothing); the first check of a run that
+// finds nothing wrong records what it saw.
+std::string ShadowProblems(const OnlineContext& c, const std::string& oid,
+                           const std::string& problems,
+                           const std::string& shape, int64_t partitions) {
+  if (oid.empty()) return "it does not exist any more";
+  std::vector<std::string> out;
+  if (!problems.empty()) out.push_back(problems);
+  const int64_t want = c.step.target.partitioned ? c.step.target.partitions : 0;
+  if (partitions != want) {
+    out.push_back(
+        fmt::format("it has {} partitions, not {}", partitions, want));
+  }
+  if (c.shadow_seen.oid.empty() && out.empty()) {
+    c.shadow_seen = {oid, shape};
+  } else if (!c.shadow_seen.oid.empty() && oid != c.shadow_seen.oid) {
+    out.push_back(fmt::format(
+        "it is another relation (oid {}) than the one this run copied into "
+        "(oid {}): it was dropped and made again",
+        oid, c.shadow_seen.oid));
+  } else if (!c.shadow_seen.oid.empty() && shape != c.shadow_seen.shape) {
+    out.push_back("its CHECK constraints or column defaults changed");
+  }
+  return JoinComma(out);
+}
 
 }  // namespace
 
@@ -23,6 +95,40 @@ Status BulkTransaction(Executor* ex, const std::string& name,
     PGLAYOUT_RETURN_IF_ERROR(ex->Exec("SET LOCAL synchronous_commit = off"));
     return body();
   });
+}
+
+Status CheckShadow(const OnlineContext& c, ShadowLock lock) {
+  const std::string shadow = c.names.QualifiedShadow();
+  if (lock != ShadowLock::kHeld) {
+    Status st = c.ex->Exec(fmt::format("LOCK TABLE {} IN {} MODE", shadow,
+                                       lock == ShadowLock::kAccessShare
+                                           ? "ACCESS SHARE"
+                                           : "SHARE ROW EXCLUSIVE"));
+    if (!st.ok()) {
+      return Status::Aborted(fmt::format(
+          "{}: the shadow {} could not be locked ({}); nothing was swapped. "
+          "If someone dropped it, run pglayout migrate --abort and start "
+          "again",
+          c.relation(), shadow, st.message()));
+    }
+  }
+  SqlResult r;
+  PGLAYOUT_RETURN_IF_ERROR(
+      c.ex->session()->Execute(kShadowCheckSql, {shadow}, &r));
+  SqlRowReader row(r, 0, "the shadow's check");
+  const std::string oid = row.Text(0), problems = row.Text(1),
+                    shape = row.Text(2);
+  const int64_t partitions = row.Int(3);
+  PGLAYOUT_RETURN_IF_ERROR(row.status());
+  const std::string wrong = ShadowProblems(c, oid, problems, shape, partitions);
+  if (wrong.empty()) return Status::Ok();
+  return Status::Aborted(fmt::format(
+      "{}: the shadow {} is not as pglayout made it: {}. Only pglayout may "
+      "change it while the run is in progress (whoever owns schema {} can "
+      "drop it and make another); pglayout stopped before using it, and "
+      "nothing was swapped. Find who did it; remove what was added, or run "
+      "pglayout migrate --abort (which drops the shadow) and start again",
+      c.relation(), shadow, wrong, QuoteIdent(c.names.schema)));
 }
 
 Status ShadowIndexExists(const OnlineContext& c, const std::string& name,

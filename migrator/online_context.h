@@ -17,6 +17,12 @@
 
 namespace pglayout::migrator {
 
+// The shadow as the first CheckShadow of a run found it.
+struct ShadowSeen {
+  std::string oid;    // "" = not checked yet in this run
+  std::string shape;  // a hash of its CHECK constraints and defaults
+};
+
 struct OnlineContext {
   Executor* ex;
   const Step& step;
@@ -24,6 +30,9 @@ struct OnlineContext {
   uint32_t oid;       // the source table's, when the step started
   TableFacts table;   // as read at the start of this run
   OnlineNames names;  // unset once the table is swapped (phase "swapped")
+  // Kept across the phases of this run by CheckShadow (which takes the
+  // context by const reference, as every phase does).
+  mutable ShadowSeen shadow_seen;
 
   const std::string& key() const { return step.key; }
   const std::string& relation() const { return step.placement->relation; }
@@ -40,6 +49,24 @@ struct OnlineContext {
 // Executor::Transaction.
 Status BulkTransaction(Executor* ex, const std::string& name,
                        const std::function<Status()>& body);
+
+// How CheckShadow locks the shadow before it looks: a lock that holds off
+// DROP TABLE and CREATE TRIGGER until the caller's transaction ends.
+enum class ShadowLock {
+  kHeld,              // the caller holds ACCESS EXCLUSIVE already (the swap)
+  kAccessShare,       // a read-only transaction (the verification)
+  kShareRowExclusive  // a copy batch, a replay round, an index build
+};
+
+// Inside the caller's transaction, before it writes to or reads the
+// shadow: the shadow (and each partition) is still the relation this run
+// first checked (same oid), a table owned by a superuser (so that no other
+// role could have hung code on it), with the partitions the target has,
+// no trigger but internal ones, no rule, no policy, no row security, and
+// the CHECK constraints and defaults it had. Otherwise Aborted, naming
+// what is wrong; nothing has been swapped and a later run resumes from the
+// journal, checking again (docs/security.md#code-of-other-roles).
+Status CheckShadow(const OnlineContext& c, ShadowLock lock);
 
 // Whether index |name| exists in the table's schema.
 Status ShadowIndexExists(const OnlineContext& c, const std::string& name,

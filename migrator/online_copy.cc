@@ -111,6 +111,8 @@ Status CopyPhase::CopyBatch(CopyMode mode, bool* done) {
   std::vector<std::string> last;
   PGLAYOUT_RETURN_IF_ERROR(BulkTransaction(
       c_.ex, fmt::format("copy-batch:{}", batch_no), [&]() -> Status {
+        PGLAYOUT_RETURN_IF_ERROR(
+            CheckShadow(c_, ShadowLock::kShareRowExclusive));
         SqlResult r;
         PGLAYOUT_RETURN_IF_ERROR(
             c_.ex->session()->Execute(sql, Params(state_->cursor), &r));
@@ -194,6 +196,8 @@ Status CopyPhase::CopyBlockBatch(const HeapBlocks& heap, bool* done) {
   PGLAYOUT_RETURN_IF_ERROR(BulkTransaction(
       c_.ex, fmt::format("copy-batch:{}", batch_no), [&]() -> Status {
         if (hi > lo) {
+          PGLAYOUT_RETURN_IF_ERROR(
+              CheckShadow(c_, ShadowLock::kShareRowExclusive));
           bool by_xmin = !state_->copy_xmin.empty();
           std::vector<SqlValue> params = {BlockTid(lo), BlockTid(hi)};
           if (by_xmin) {

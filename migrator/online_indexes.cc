@@ -89,6 +89,8 @@ Status BuildShadowIndexes(const OnlineContext& c) {
     if (exists) continue;
     PGLAYOUT_RETURN_IF_ERROR(
         BulkTransaction(c.ex, "index:" + index.source, [&]() -> Status {
+          PGLAYOUT_RETURN_IF_ERROR(
+              CheckShadow(c, ShadowLock::kShareRowExclusive));
           PGLAYOUT_RETURN_IF_ERROR(c.ex->ExecAll(settings));
           return c.ex->ExecAll(index.sql);
         }));

@@ -15,6 +15,7 @@ namespace {
 Status ReplayRound(const OnlineContext& c, int64_t limit, int64_t* log_rows) {
   ReplaySql sql = MakeReplaySql(c.table, c.names);
   return BulkTransaction(c.ex, "replay", [&]() -> Status {
+    PGLAYOUT_RETURN_IF_ERROR(CheckShadow(c, ShadowLock::kShareRowExclusive));
     return ReplayLogRows(c, sql, limit, log_rows);
   });
 }

@@ -388,8 +388,6 @@ std::vector<std::string> ShadowCreateSql(const TableFacts& t,
     tx.push_back(fmt::format("CREATE TABLE {} ({}){} TABLESPACE {}", shadow,
                              like, with.empty() ? "" : " " + with,
                              QuoteIdent(target.tablespaces[0])));
-    tx.push_back(
-        fmt::format("ALTER TABLE {} OWNER TO {}", shadow, QuoteIdent(t.owner)));
     AppendDropNotValidChecks(t, shadow, &tx);
     if (server_version < 130000) AppendNoInheritChecks(t, shadow, &tx);
     AppendColumnSettings(t, shadow, &tx);
@@ -404,8 +402,6 @@ std::vector<std::string> ShadowCreateSql(const TableFacts& t,
   }
   tx.push_back(fmt::format("CREATE TABLE {} ({}) PARTITION BY HASH ({})",
                            shadow, like, QuoteIdentList(target.key)));
-  tx.push_back(
-      fmt::format("ALTER TABLE {} OWNER TO {}", shadow, QuoteIdent(t.owner)));
   AppendDropNotValidChecks(t, shadow, &tx);
   for (int r = 0; r < target.partitions; ++r) {
     const std::string& ts = PartitionTablespace(target, r);
@@ -415,8 +411,6 @@ std::vector<std::string> ShadowCreateSql(const TableFacts& t,
         "REMAINDER {}){} TABLESPACE {}",
         names.QualifiedPartition(r), shadow, target.partitions, r,
         with.empty() ? "" : " " + with, QuoteIdent(ts)));
-    tx.push_back(fmt::format("ALTER TABLE {} OWNER TO {}",
-                             names.QualifiedPartition(r), QuoteIdent(t.owner)));
   }
   tx.push_back("SET LOCAL default_tablespace = ''");
   AppendColumnSettings(t, shadow, &tx);
@@ -890,6 +884,24 @@ void AppendNameNew(const TableFacts& t, const OnlineNames& names,
   }
 }
 
+// The shadow stays the running role's until the swap, so that no other
+// role can hang a trigger, a rule or a policy on it while the copy and
+// replay insert into it (docs/security.md#code-of-other-roles); under the
+// swap's lock it becomes the table owner's, with its indexes, TOAST table
+// and identity sequences (which ALTER TABLE ... OWNER TO takes along) and
+// each partition. First, as ALTER SEQUENCE ... OWNED BY wants the table
+// and the sequence to have the same owner.
+void AppendGiveShadow(const TableFacts& t, const OnlineTarget& target,
+                      const OnlineNames& names, std::vector<std::string>* out) {
+  out->push_back(fmt::format("ALTER TABLE {} OWNER TO {}",
+                             names.QualifiedShadow(), QuoteIdent(t.owner)));
+  for (int r = 0; target.partitioned && r < target.partitions; ++r) {
+    out->push_back(fmt::format("ALTER TABLE {} OWNER TO {}",
+                               names.QualifiedPartition(r),
+                               QuoteIdent(t.owner)));
+  }
+}
+
 // |sql| with its "{table}" placeholder replaced by |table|.
 std::string ForTable(std::string sql, const std::string& table) {
   size_t at = sql.find("{table}");
@@ -1026,6 +1038,7 @@ std::vector<std::string> SwapSql(const TableFacts& t,
   std::vector<std::string> out = {
       "DROP TRIGGER pglayout_capture ON " + names.QualifiedTable(),
       "DROP TRIGGER pglayout_block_truncate ON " + names.QualifiedTable()};
+  AppendGiveShadow(t, target, names, &out);
   for (const CheckFacts& c : t.not_valid_checks) {
     out.push_back(fmt::format("ALTER TABLE {} ADD CONSTRAINT {} {} NOT VALID",
                               names.QualifiedShadow(), QuoteIdent(c.name),

@@ -81,7 +81,8 @@ std::vector<std::string> PartitionRelationNames(const TableFacts& table,
 const std::string& PartitionTablespace(const OnlineTarget& target, int r);
 
 // Statements that create the shadow table and its partitions, without any
-// index (the copy is faster without them); one transaction.
+// index (the copy is faster without them), owned by the running role until
+// the swap (docs/security.md#code-of-other-roles); one transaction.
 // |server_version| selects LIKE options.
 std::vector<std::string> ShadowCreateSql(const TableFacts& t,
                                          const OnlineTarget& target,
@@ -258,15 +259,15 @@ struct SwapInputs {
 
 // The statements of the swap transaction after the locks are held and the
 // log is drained (docs/online-migration.md#swap-lock): drop capture
-// triggers, re-own serial sequences, detach incoming and outgoing foreign
-// keys, move the old table to pglayout.old_<oid> (its indexes and identity
-// sequences renamed first so they cannot collide there), give the shadow
-// the table's name and its
-// indexes and identity sequences their original names, continue identity
-// sequences, then carry over grants, comment, RLS and policies, replica
-// identity, user triggers (with their ENABLE state), dependent views
-// (CREATE OR REPLACE VIEW inside the same transaction, so they never read a
-// stale table) and foreign keys as NOT VALID.
+// triggers, give the shadow (which the running role owned until now) and
+// its partitions to the table's owner, re-own serial sequences, detach incoming
+// and outgoing foreign keys, move the old table to pglayout.old_<oid> (its
+// indexes and identity sequences renamed first so they cannot collide there),
+// give the shadow the table's name and its indexes and identity sequences their
+// original names, continue identity sequences, then carry over grants, comment,
+// RLS and policies, replica identity, user triggers (with their ENABLE state),
+// dependent views (CREATE OR REPLACE VIEW inside the same transaction, so they
+// never read a stale table) and foreign keys as NOT VALID.
 std::vector<std::string> SwapSql(const TableFacts& t,
                                  const OnlineTarget& target,
                                  const OnlineNames& names,

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -70,6 +71,23 @@ Status CheckUnchanged(const OnlineContext& c, const std::string& detail) {
         c.relation(), enabled.value_or("")));
   }
   return Status::Ok();
+}
+
+// Under the swap's lock, after its statements: the new table has the
+// table's own triggers and no other, so that nothing foreign is carried
+// over while the final check says there is nothing left.
+Status CheckTriggersCarried(const OnlineContext& c, const TableFacts& old) {
+  std::vector<std::string> foreign, missing;
+  PGLAYOUT_RETURN_IF_ERROR(CompareTriggers(c.ex->session(),
+                                           c.names.QualifiedTable(),
+                                           old.triggers, &foreign, &missing));
+  for (const std::string& m : missing) foreign.push_back("missing: " + m);
+  if (foreign.empty()) return Status::Ok();
+  return Status::Aborted(fmt::format(
+      "{}: after the swap's statements the new table's triggers are not the "
+      "table's own ({}); the swap was rolled back and nothing changed. Run "
+      "pglayout migrate --abort and report this",
+      c.relation(), JoinComma(foreign)));
 }
 
 // The most log rows the swap replays under its ACCESS EXCLUSIVE lock
@@ -212,6 +230,7 @@ Status SwapPhase::Run() {
 Status SwapPhase::SwapOnce() {
   PGLAYOUT_RETURN_IF_ERROR(c_.ex->Exec(SwapLockSql(c_.table, c_.names)));
   PGLAYOUT_RETURN_IF_ERROR(CheckUnchanged(c_, detail_));
+  PGLAYOUT_RETURN_IF_ERROR(CheckShadow(c_, ShadowLock::kHeld));
   SqlResult counted;
   PGLAYOUT_RETURN_IF_ERROR(c_.ex->session()->Execute(
       fmt::format("SELECT count(*) FROM (SELECT FROM {} LIMIT $1) l",
@@ -244,11 +263,36 @@ Status SwapPhase::SwapOnce() {
   PGLAYOUT_RETURN_IF_ERROR(ShadowSwapInputs(c_, &inputs));
   PGLAYOUT_RETURN_IF_ERROR(
       c_.ex->ExecAll(SwapSql(fresh, c_.step.target, c_.names, inputs)));
+  PGLAYOUT_RETURN_IF_ERROR(CheckTriggersCarried(c_, fresh));
   return c_.ex->journal()->SetStep(c_.ex->run_id(), c_.key(), c_.step_no,
                                    "running", "swapped");
 }
 
 }  // namespace
+
+Status CompareTriggers(SqlSession* session, const std::string& table,
+                       const std::vector<TriggerFacts>& own,
+                       std::vector<std::string>* foreign,
+                       std::vector<std::string>* missing) {
+  SqlResult r;
+  PGLAYOUT_RETURN_IF_ERROR(session->Execute(
+      std::string("SELECT tgname, pg_catalog.pg_get_triggerdef(oid), "
+                  "tgenabled FROM pg_catalog.pg_trigger WHERE tgrelid = "
+                  "$1::pg_catalog.regclass AND NOT tgisinternal") +
+          (session->server_version() >= 130000 ? " AND tgparentid = 0" : "") +
+          " ORDER BY 1",
+      {table}, &r));
+  std::map<std::string, std::string> left;  // key -> name
+  for (const TriggerFacts& t : own) {
+    left[t.name + "\n" + t.definition + "\n" + t.enabled] = t.name;
+  }
+  for (const auto& row : r.rows) {
+    std::string key = Cell(row, 0) + "\n" + Cell(row, 1) + "\n" + Cell(row, 2);
+    if (left.erase(key) == 0) foreign->push_back(Cell(row, 1));
+  }
+  for (const auto& [key, name] : left) missing->push_back(name);
+  return Status::Ok();
+}
 
 Status SwapShadow(const OnlineContext& c, const std::string& detail,
                   OnlinePace* pace, OnlineVerifier* verifier) {

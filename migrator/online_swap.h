@@ -9,7 +9,10 @@
 #define PGLAYOUT_MIGRATOR_ONLINE_SWAP_H_
 
 #include <string>
+#include <vector>
 
+#include "common/sql.h"
+#include "migrator/facts.h"
 #include "migrator/online_context.h"
 #include "migrator/online_pace.h"
 #include "migrator/online_verify.h"
@@ -23,6 +26,17 @@ namespace pglayout::migrator {
 // capture stopped, or older transactions outlast old_xact_wait_s.
 Status SwapShadow(const OnlineContext& c, const std::string& detail,
                   OnlinePace* pace, OnlineVerifier* verifier);
+
+// The user triggers of |table| (quoted-qualified; as TableFacts::triggers
+// counts them) that are not among |own| by name, definition and ENABLE
+// state, as their definitions, into *foreign; the names of |own|'s it
+// lacks into *missing. The swap (which rolls back on either) and the final
+// check (on a foreign one) compare the new table with the old
+// (docs/security.md#code-of-other-roles).
+Status CompareTriggers(SqlSession* session, const std::string& table,
+                       const std::vector<TriggerFacts>& own,
+                       std::vector<std::string>* foreign,
+                       std::vector<std::string>* missing);
 
 }  // namespace pglayout::migrator
 

@@ -213,7 +213,8 @@ Status OnlineVerifier::Verify() {
   SideSum source, shadow;
   PGLAYOUT_RETURN_IF_ERROR(
       c_.ex->Exec("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"));
-  Status st = SumBothSides(c_, text_form, &source, &shadow);
+  Status st = CheckShadow(c_, ShadowLock::kAccessShare);
+  if (st.ok()) st = SumBothSides(c_, text_form, &source, &shadow);
   PGLAYOUT_RETURN_IF_ERROR(c_.ex->Exec(st.ok() ? "COMMIT" : "ROLLBACK"));
   PGLAYOUT_RETURN_IF_ERROR(st);
   PGLAYOUT_RETURN_IF_ERROR(c_.ex->journal()->RecordVerification(

@@ -6,6 +6,7 @@
 
 #include "migrator/online.h"
 #include "migrator/online_sql.h"
+#include "migrator/online_swap.h"
 #include "migrator/server_facts.h"
 #include "migrator/sql_util.h"
 
@@ -73,6 +74,33 @@ Status CurrentName(SqlSession* session, const Placement& p,
   return Status::Ok();
 }
 
+// Each table an online step swapped has its own triggers and no other
+// (docs/security.md#code-of-other-roles); one the table lost since the run
+// began is its owner's business.
+Status CheckSwappedTriggers(SqlSession* session, const Plan& plan,
+                            const std::map<std::string, StepRecord>& records,
+                            const RunFacts& facts,
+                            std::vector<std::string>* problems) {
+  for (const Placement& p : plan.placements) {
+    auto rec = records.find(PlacementStepKey(p));
+    std::string schema, name;
+    if (rec == records.end() || !OnlineStepTable(rec->second, &schema, &name)) {
+      continue;
+    }
+    std::string table = QuoteIdent(schema) + "." + QuoteIdent(name);
+    std::vector<std::string> foreign, missing;
+    PGLAYOUT_RETURN_IF_ERROR(CompareTriggers(
+        session, table, facts.Table(p.relation).triggers, &foreign, &missing));
+    for (const std::string& f : foreign) {
+      problems->push_back(table +
+                          " has a trigger it did not have when the run "
+                          "began, which is not the table's own: " +
+                          f);
+    }
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Status CheckPlacement(SqlSession* session, const Placement& p,
@@ -132,6 +160,8 @@ Status VerifyRun(Executor* ex, const Plan& plan, const RunFacts& facts,
   for (const Placement& p : plan.placements) {
     if (p.strategy != Strategy::kStay) planned.push_back(p.relation);
   }
+  PGLAYOUT_RETURN_IF_ERROR(
+      CheckSwappedTriggers(ex->session(), plan, records, facts, &problems));
   SqlResult r;
   PGLAYOUT_RETURN_IF_ERROR(ex->session()->Execute(
       std::string(kRelationsCte) +

@@ -205,6 +205,30 @@ void CheckSwap(const Placement& p, const TableFacts& t,
   }
 }
 
+// Code of other roles that copying the rows would run with pglayout's
+// superuser privileges (docs/security.md#code-of-other-roles): refused
+// before anything changes, naming the object, the function and its owner.
+void CheckUntrustedCode(const Placement& p, const TableFacts& t, Findings* f) {
+  const bool move = p.strategy == Strategy::kMove;
+  const char* what = !move                         ? "the hash conversion"
+                     : !t.partition_parent.empty() ? "the partition move"
+                                                   : "the online move";
+  for (const UntrustedCodeFacts& code : t.untrusted_code) {
+    f->Refuse(
+        p.relation,
+        fmt::format("{} calls function {}, owned by role {}, which is not a "
+                    "superuser: {} would run it with pglayout's privileges. "
+                    "Review it, then make it a superuser's (ALTER FUNCTION {} "
+                    "OWNER TO a superuser){}",
+                    code.object, code.function, QuoteIdent(code.owner), what,
+                    code.function,
+                    move ? ", or move the table with online = false (ALTER "
+                           "TABLE ... SET TABLESPACE copies its files and "
+                           "runs nothing)"
+                         : ""));
+  }
+}
+
 // What the shadow-copy-and-swap path needs from any table
 // (docs/online-migration.md#eligible-tables).
 void CheckOnlineCopy(const Placement& p, const TableFacts& t,
@@ -214,6 +238,7 @@ void CheckOnlineCopy(const Placement& p, const TableFacts& t,
   CheckDependents(p, t, f);
   CheckReplication(p, t, f);
   CheckSwap(p, t, server, f);
+  CheckUntrustedCode(p, t, f);
 }
 
 void CheckMove(const Placement& p, const TableFacts& t,

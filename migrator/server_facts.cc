@@ -857,6 +857,83 @@ Status ReadReplicationAndSequences(SqlSession* s, uint32_t oid, TableFacts* t) {
 // A partition's parent, bound and partition constraint, the parent's
 // DEFAULT partition, the foreign keys it has from its parent and those
 // that reference an ancestor (docs/online-migration.md#moving-a-partition).
+// Code of other roles (TableFacts::untrusted_code). The column types are
+// followed through domains, arrays, composite types and ranges to every
+// domain whose constraints a value is checked against; the expressions'
+// functions are found through pg_depend, which records each function and
+// operator an expression calls (recordDependencyOnExpr): for a default,
+// a constraint or an index on the pg_attrdef, pg_constraint or pg_class
+// row; for a generated column on PostgreSQL 12 on the column itself.
+constexpr char kUntrustedCodeSql[] =
+    "WITH RECURSIVE types(typ, col) AS (SELECT a.atttypid, "
+    "a.attname::pg_catalog.text FROM pg_catalog.pg_attribute a WHERE "
+    "a.attrelid = $1::pg_catalog.oid AND a.attnum > 0 AND NOT a.attisdropped "
+    "UNION SELECT n.typ, types.col FROM types JOIN pg_catalog.pg_type t ON "
+    "t.oid = types.typ CROSS JOIN LATERAL (SELECT t.typbasetype WHERE "
+    "t.typtype = 'd' UNION ALL SELECT t.typelem WHERE t.typelem <> 0 AND "
+    "t.typlen = -1 UNION ALL SELECT e.atttypid FROM pg_catalog.pg_attribute e "
+    "WHERE t.typtype = 'c' AND e.attrelid = t.typrelid AND e.attnum > 0 AND "
+    "NOT e.attisdropped UNION ALL SELECT r.rngsubtype FROM "
+    "pg_catalog.pg_range r WHERE r.rngtypid = t.oid) n(typ)), "
+    "objects(classid, objid, objsubid, what) AS ("
+    "SELECT 'pg_catalog.pg_constraint'::pg_catalog.regclass, k.oid, 0, "
+    "pg_catalog.format('constraint %I', k.conname) FROM "
+    "pg_catalog.pg_constraint k WHERE k.conrelid = $1::pg_catalog.oid "
+    "UNION ALL SELECT 'pg_catalog.pg_attrdef'::pg_catalog.regclass, d.oid, 0, "
+    "pg_catalog.format(CASE WHEN a.attgenerated <> '' THEN 'generated "
+    "column %I' ELSE 'default of column %I' END, a.attname) FROM "
+    "pg_catalog.pg_attrdef d JOIN pg_catalog.pg_attribute a ON a.attrelid = "
+    "d.adrelid AND a.attnum = d.adnum WHERE d.adrelid = $1::pg_catalog.oid "
+    "UNION ALL SELECT 'pg_catalog.pg_class'::pg_catalog.regclass, "
+    "a.attrelid, a.attnum, pg_catalog.format('generated column %I', "
+    "a.attname) FROM pg_catalog.pg_attribute a WHERE a.attrelid = "
+    "$1::pg_catalog.oid AND a.attgenerated <> '' "
+    "UNION ALL SELECT 'pg_catalog.pg_class'::pg_catalog.regclass, "
+    "i.indexrelid, 0, pg_catalog.format('index %I', c.relname) FROM "
+    "pg_catalog.pg_index i JOIN pg_catalog.pg_class c ON c.oid = "
+    "i.indexrelid WHERE i.indrelid = $1::pg_catalog.oid "
+    "UNION ALL SELECT 'pg_catalog.pg_constraint'::pg_catalog.regclass, "
+    "k.oid, 0, pg_catalog.format('constraint %I of domain %s (column %I)', "
+    "k.conname, k.contypid::pg_catalog.regtype, types.col) FROM types JOIN "
+    "pg_catalog.pg_constraint k ON k.contypid = types.typ "
+    "UNION ALL SELECT 'pg_catalog.pg_class'::pg_catalog.regclass, a.relid, "
+    "0, pg_catalog.format('the partition key of %s', "
+    "a.relid::pg_catalog.regclass) FROM "
+    "pg_catalog.pg_partition_ancestors($1::pg_catalog.oid) a WHERE a.relid "
+    "<> $1::pg_catalog.oid), "
+    "funcs(what, fn) AS (SELECT o.what, d.refobjid FROM objects o JOIN "
+    "pg_catalog.pg_depend d ON d.classid = o.classid AND d.objid = o.objid "
+    "AND d.objsubid = o.objsubid "
+    "AND d.refclassid = 'pg_catalog.pg_proc'::pg_catalog.regclass "
+    "UNION ALL SELECT o.what, op.oprcode::pg_catalog.oid FROM objects o JOIN "
+    "pg_catalog.pg_depend d ON d.classid = o.classid AND d.objid = o.objid "
+    "AND d.objsubid = o.objsubid "
+    "AND d.refclassid = 'pg_catalog.pg_operator'::pg_catalog.regclass JOIN "
+    "pg_catalog.pg_operator op ON op.oid = d.refobjid "
+    "UNION ALL SELECT pg_catalog.format('the hash function of the type of "
+    "column %I', a.attname), p.amproc::pg_catalog.oid FROM "
+    "pg_catalog.pg_attribute a JOIN pg_catalog.pg_type ty ON ty.oid = "
+    "a.atttypid JOIN pg_catalog.pg_opclass c ON c.opcdefault AND "
+    "c.opcintype = CASE WHEN ty.typtype = 'd' THEN ty.typbasetype ELSE "
+    "ty.oid END JOIN pg_catalog.pg_am m ON m.oid = c.opcmethod AND m.amname "
+    "= 'hash' JOIN pg_catalog.pg_amproc p ON p.amprocfamily = c.opcfamily "
+    "WHERE a.attrelid = $1::pg_catalog.oid AND a.attnum > 0 AND NOT "
+    "a.attisdropped) "
+    "SELECT DISTINCT f.what, f.fn::pg_catalog.regprocedure::pg_catalog.text, "
+    "pg_catalog.pg_get_userbyid(p.proowner)::pg_catalog.text FROM funcs f "
+    "JOIN pg_catalog.pg_proc p ON p.oid = f.fn WHERE NOT EXISTS (SELECT FROM "
+    "pg_catalog.pg_roles r WHERE r.oid = p.proowner AND r.rolsuper) "
+    "ORDER BY 1, 2";
+
+Status ReadUntrustedCode(SqlSession* s, uint32_t oid, TableFacts* t) {
+  SqlResult r;
+  PGLAYOUT_RETURN_IF_ERROR(
+      s->Execute(kUntrustedCodeSql, {std::to_string(oid)}, &r));
+  return ReadRows(r, "functions of other roles", [&](SqlRowReader& row) {
+    t->untrusted_code.push_back({row.Text(0), row.Text(1), row.Text(2)});
+  });
+}
+
 Status ReadPartition(SqlSession* s, uint32_t oid, TableFacts* t) {
   SqlResult r;
   PGLAYOUT_RETURN_IF_ERROR(s->Execute(
@@ -1049,6 +1126,7 @@ Status GatherTableFacts(SqlSession* session, uint32_t oid, TableFacts* facts) {
   PGLAYOUT_RETURN_IF_ERROR(ReadReplicationAndSequences(session, oid, &t));
   if (t.is_partition) PGLAYOUT_RETURN_IF_ERROR(ReadPartition(session, oid, &t));
   PGLAYOUT_RETURN_IF_ERROR(ReadStructureHash(session, oid, &t.structure_hash));
+  PGLAYOUT_RETURN_IF_ERROR(ReadUntrustedCode(session, oid, &t));
   PGLAYOUT_RETURN_IF_ERROR(ReadPreparedLocks(session, oid, &t.prepared_xacts));
   *facts = std::move(t);
   return Status::Ok();
