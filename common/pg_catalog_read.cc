@@ -4,8 +4,8 @@
 
 namespace pglayout {
 
-// Names are schema-qualified: the migrator's session searches pg_catalog
-// first anyway, observe's may have any search_path.
+// Names are schema-qualified as everywhere (docs/security.md, "Sessions"),
+// though every session OpenPgSession opens searches pg_catalog first.
 Status ReadPgSettings(SqlSession* session,
                       const std::vector<std::string>& names,
                       std::map<std::string, PgSetting>* settings) {
@@ -13,7 +13,7 @@ Status ReadPgSettings(SqlSession* session,
   PGLAYOUT_RETURN_IF_ERROR(session->Execute(
       "SELECT name, setting, coalesce(unit, ''), context, "
       "pg_catalog.current_setting(name) FROM pg_catalog.pg_settings "
-      "WHERE name = ANY($1::text[])",
+      "WHERE name = ANY($1::pg_catalog.text[])",
       {TextArrayLiteral(names)}, &r));
   return ReadRows(r, "pg_settings", [&](SqlRowReader& row) {
     (*settings)[row.Text(0)] = {row.Text(1), row.Text(2), row.Text(3),

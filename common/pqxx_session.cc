@@ -10,6 +10,7 @@
 #include <pqxx/pqxx>
 #include <string>
 
+#include "common/conninfo_mask.h"
 #include "common/sql.h"
 
 namespace pglayout {
@@ -24,8 +25,9 @@ std::string ServerDescription(pqxx::connection& conn) {
                      port ? port : "", db ? db : "", user ? user : "");
 }
 
-// libpq's own text names the host and port but never the password. Strip
-// the trailing newline libpq adds.
+// Strip the trailing newline libpq adds. libpq's text may echo the
+// connection string (a bad percent-encoding in a URI): every message that
+// leaves this file also goes through RedactPasswords.
 std::string CleanLibpqMessage(std::string msg) {
   while (!msg.empty() && (msg.back() == '\n' || msg.back() == ' ')) {
     msg.pop_back();
@@ -53,14 +55,41 @@ std::string SqlStateOf(const std::exception& e) {
   return "";
 }
 
+// A server that closes an idle session (pg_terminate_backend, an idle
+// timeout, a shutdown, a crash) first sends a FATAL error or a WARNING
+// "terminating connection ...", which libpq hands to the notice processor
+// as no statement is running: kept here as the reason.
+class FatalNotice : public pqxx::errorhandler {
+ public:
+  explicit FatalNotice(pqxx::connection_base& conn) : errorhandler(conn) {}
+  bool operator()(const char msg[]) noexcept override {
+    try {
+      std::string text(msg);
+      if (text.rfind("FATAL:", 0) == 0 || text.rfind("PANIC:", 0) == 0 ||
+          text.find("terminating connection") != std::string::npos) {
+        last = text;
+      }
+    } catch (...) {
+    }
+    return true;
+  }
+  std::string last;
+};
+
 class PqxxSession : public SqlSession {
  public:
-  explicit PqxxSession(std::unique_ptr<pqxx::connection> conn)
-      : conn_(std::move(conn)), description_(ServerDescription(*conn_)) {}
+  PqxxSession(std::unique_ptr<pqxx::connection> conn, std::string conninfo)
+      : conn_(std::move(conn)),
+        fatal_(*conn_),
+        conninfo_(std::move(conninfo)),
+        description_(ServerDescription(*conn_)) {}
 
   Status Execute(const std::string& sql, const std::vector<SqlValue>& params,
                  SqlResult* result) override {
     last_sqlstate_.clear();
+    // libpqxx's own error on a closed connection ("Could not obtain client
+    // encoding: not connected") says nothing: repeat why it closed.
+    if (!lost_reason_.empty() || !conn_->is_open()) return Lost("");
     try {
       pqxx::nontransaction tx(*conn_);
       pqxx::result r = ExecParams(tx, sql, params);
@@ -68,13 +97,13 @@ class PqxxSession : public SqlSession {
       return Status::Ok();
     } catch (const pqxx::broken_connection& e) {
       last_sqlstate_ = SqlStateOf(e);
-      if (last_sqlstate_.empty()) last_sqlstate_ = "08006";
-      return Status::Unavailable(fmt::format("lost connection to {}: {}",
-                                             description_,
-                                             CleanLibpqMessage(e.what())));
+      return Lost(e.what());
     } catch (const std::exception& e) {
       last_sqlstate_ = SqlStateOf(e);
-      std::string message = CleanLibpqMessage(e.what());
+      // A FATAL error (terminated by an administrator, a timeout) closes
+      // the connection: the statement's error is the reason.
+      if (!conn_->is_open()) return Lost(e.what());
+      std::string message = Clean(e.what());
       if (!last_sqlstate_.empty()) {
         message += fmt::format(" (SQLSTATE {})", last_sqlstate_);
       }
@@ -121,28 +150,82 @@ class PqxxSession : public SqlSession {
     }
   }
 
+  std::string Clean(const std::string& what) const {
+    return RedactPasswords(CleanLibpqMessage(what), conninfo_);
+  }
+
+  // Unavailable with the first reason the connection was lost for; |what|
+  // is the error that noticed it, if this call did.
+  Status Lost(const std::string& what) {
+    if (lost_reason_.empty()) {
+      // The server's own words come first: libpq's or libpqxx's text for
+      // the closed socket only says that it is closed.
+      const std::string fatal = CleanLibpqMessage(fatal_.last);
+      std::string why = CleanLibpqMessage(what);
+      // libpqxx's text when libpq found the socket closed before a
+      // statement was sent.
+      if (why.find("client encoding") != std::string::npos) {
+        why =
+            "the server closed the connection unexpectedly (a crash, a "
+            "restart or the network)";
+      }
+      if (!fatal.empty()) {
+        bool adds =
+            !why.empty() && why.find("client encoding") == std::string::npos &&
+            why.find(fatal.substr(fatal.find(':') + 1)) == std::string::npos;
+        why = adds ? fatal + "; " + why : fatal;
+      }
+      lost_reason_ = why.empty() ? "the connection is closed" : Clean(why);
+      if (lost_sqlstate_.empty()) lost_sqlstate_ = last_sqlstate_;
+    }
+    last_sqlstate_ = lost_sqlstate_.empty() ? "08006" : lost_sqlstate_;
+    return Status::Unavailable(
+        fmt::format("lost connection to {}: {}", description_, lost_reason_));
+  }
+
   std::unique_ptr<pqxx::connection> conn_;
+  FatalNotice fatal_;  // after conn_: unregisters before it closes
+  std::string conninfo_;
   std::string description_;
   std::string last_sqlstate_;
+  std::string lost_reason_;
+  std::string lost_sqlstate_;
 };
+
+Status Open(const std::string& conninfo, const std::string& application_name,
+            bool harden, std::unique_ptr<SqlSession>* session) {
+  try {
+    auto conn = std::make_unique<pqxx::connection>(conninfo);
+    auto s = std::make_unique<PqxxSession>(std::move(conn), conninfo);
+    SqlResult ignored;
+    Status st = harden ? s->Execute(SessionHardeningSql(s->server_version()),
+                                    {application_name}, &ignored)
+                       : s->Execute(
+                             "SELECT pg_catalog.set_config('application_name', "
+                             "$1, false)",
+                             {application_name}, &ignored);
+    if (!st.ok()) return st.WithContext("setting up the session");
+    *session = std::move(s);
+    return Status::Ok();
+  } catch (const std::exception& e) {
+    return Status::Unavailable(
+        "cannot connect to PostgreSQL: " +
+        RedactPasswords(CleanLibpqMessage(e.what()), conninfo));
+  }
+}
 
 }  // namespace
 
 Status OpenPgSession(const std::string& conninfo,
                      const std::string& application_name,
                      std::unique_ptr<SqlSession>* session) {
-  try {
-    auto conn = std::make_unique<pqxx::connection>(conninfo);
-    auto s = std::make_unique<PqxxSession>(std::move(conn));
-    Status st = ExecuteSql(
-        s.get(), "SET application_name = " + QuoteLiteral(application_name));
-    if (!st.ok()) return st;
-    *session = std::move(s);
-    return Status::Ok();
-  } catch (const std::exception& e) {
-    return Status::Unavailable("cannot connect to PostgreSQL: " +
-                               CleanLibpqMessage(e.what()));
-  }
+  return Open(conninfo, application_name, /*harden=*/true, session);
+}
+
+Status OpenPgSessionAsConfigured(const std::string& conninfo,
+                                 const std::string& application_name,
+                                 std::unique_ptr<SqlSession>* session) {
+  return Open(conninfo, application_name, /*harden=*/false, session);
 }
 
 }  // namespace pglayout

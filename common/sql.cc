@@ -1,5 +1,7 @@
 #include "common/sql.h"
 
+#include <utility>
+
 #include "common/pg_catalog_read.h"
 
 namespace pglayout {
@@ -223,13 +225,39 @@ std::string QuoteQualified(const std::string& qualified_name) {
 }
 
 std::string QuoteLiteral(const std::string& value) {
-  std::string out = "'";
+  const bool escape = value.find('\\') != std::string::npos;
+  std::string out = escape ? " E'" : "'";
   for (char c : value) {
-    if (c == '\'') out += '\'';
+    if (c == '\'' || (escape && c == '\\')) out += c;
     out += c;
   }
   out += '\'';
   return out;
+}
+
+std::string SessionHardeningSql(int server_version) {
+  std::vector<std::pair<std::string, std::string>> settings = {
+      {"search_path", kSessionSearchPath},
+      {"standard_conforming_strings", "on"},
+      {"escape_string_warning", "off"},
+      {"client_encoding", "UTF8"},
+      {"DateStyle", "ISO, MDY"},
+      {"IntervalStyle", "postgres"},
+      {"extra_float_digits", "1"},
+      {"bytea_output", "hex"},
+      {"row_security", "off"},
+      {"statement_timeout", "0"},
+      {"lock_timeout", "0"},
+      {"idle_in_transaction_session_timeout", "0"}};
+  if (server_version >= 140000)
+    settings.push_back({"idle_session_timeout", "0"});
+  if (server_version >= 170000)
+    settings.push_back({"transaction_timeout", "0"});
+  std::string sql = "SELECT ";
+  for (const auto& [name, value] : settings) {
+    sql += "pg_catalog.set_config('" + name + "', '" + value + "', false), ";
+  }
+  return sql + "pg_catalog.set_config('application_name', $1, false)";
 }
 
 }  // namespace pglayout

@@ -54,13 +54,35 @@ class SqlSession {
   virtual std::string Describe() const = 0;
 };
 
+// The search_path of every session OpenPgSession opens: pg_catalog first,
+// pg_temp last, no schema another role can create objects in.
+inline constexpr char kSessionSearchPath[] = "pg_catalog, pg_temp";
+
 // Opens a session from a libpq connection string or URI ("" = PG* env
-// variables and defaults). |application_name| tags the backend so that a
-// later run can find it in pg_stat_activity. Connection errors name host and
-// port, never the password.
+// variables and defaults), hardened before any other statement with
+// SessionHardeningSql (docs/security.md, "Sessions"): no role or database
+// setting of the server changes what pglayout's SQL means or when it is
+// cancelled. |application_name| tags the backend so that a later run can
+// find it in pg_stat_activity. Connection errors name host and port, never
+// the password (RedactPasswords, common/conninfo_mask.h). Once the connection
+// is lost, every later statement fails with Unavailable giving the server's
+// reason.
 Status OpenPgSession(const std::string& conninfo,
                      const std::string& application_name,
                      std::unique_ptr<SqlSession>* session);
+// The same connection without the hardening: the role's and database's own
+// settings, as psql would have them. For the test harness and tests that
+// run SQL as a DBA types it; never for a pglayout command.
+Status OpenPgSessionAsConfigured(const std::string& conninfo,
+                                 const std::string& application_name,
+                                 std::unique_ptr<SqlSession>* session);
+
+// The one statement OpenPgSession sends first ($1 = application_name):
+// pg_catalog.set_config of search_path, standard_conforming_strings,
+// client_encoding, the output styles pglayout parses, row_security and
+// every timeout (0; a stage sets its own afterwards) that |server_version|
+// has.
+std::string SessionHardeningSql(int server_version);
 
 // Convenience wrappers over SqlSession::Execute.
 Status ExecuteSql(SqlSession* session, const std::string& sql);
@@ -94,7 +116,9 @@ Status SplitQualifiedName(const std::string& text, std::string* schema,
 // does not parse is quoted whole, so it can never inject SQL.
 std::string QuoteQualified(const std::string& qualified_name);
 // 'it''s': a quoted literal, for the rare statements that take no
-// parameters (CREATE TABLESPACE ... LOCATION).
+// parameters (CREATE TABLESPACE ... LOCATION). As libpq's PQescapeLiteral:
+// a value with a backslash is written E'...' with backslashes doubled too,
+// so the literal means the same whatever standard_conforming_strings is.
 std::string QuoteLiteral(const std::string& value);
 
 // The server's cumulative checkpoint counts on a primary: timed and

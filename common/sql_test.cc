@@ -25,6 +25,42 @@ TEST(QuoteLiteral, DoublesSingleQuotes) {
   EXPECT_EQ(QuoteLiteral("it's"), "'it''s'");
 }
 
+// The comment of issue 34's attack: with standard_conforming_strings = off
+// a plain '...' would end at \' and leave the rest as SQL. As an E'...'
+// string with backslashes doubled it is one literal under either setting.
+TEST(QuoteLiteral, ABackslashMakesAnEscapeStringWithBackslashesDoubled) {
+  EXPECT_EQ(QuoteLiteral("c\\'; CREATE ROLE pwned SUPERUSER LOGIN; --"),
+            " E'c\\\\''; CREATE ROLE pwned SUPERUSER LOGIN; --'");
+  EXPECT_EQ(QuoteLiteral("a\\b"), " E'a\\\\b'");
+  EXPECT_EQ(QuoteLiteral("\\"), " E'\\\\'");
+  EXPECT_EQ(QuoteLiteral(""), "''");
+  EXPECT_EQ(QuoteLiteral("no backslash"), "'no backslash'");
+}
+
+TEST(SessionHardeningSql, SetsEverySettingOfTheVersionInOneStatement) {
+  const std::string v12 = SessionHardeningSql(120000);
+  for (const char* expected :
+       {"pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', false)",
+        "pg_catalog.set_config('standard_conforming_strings', 'on', false)",
+        "pg_catalog.set_config('row_security', 'off', false)",
+        "pg_catalog.set_config('statement_timeout', '0', false)",
+        "pg_catalog.set_config('lock_timeout', '0', false)",
+        "pg_catalog.set_config('idle_in_transaction_session_timeout', '0', "
+        "false)",
+        "pg_catalog.set_config('client_encoding', 'UTF8', false)",
+        "pg_catalog.set_config('application_name', $1, false)"}) {
+    EXPECT_NE(v12.find(expected), std::string::npos) << expected;
+  }
+  EXPECT_EQ(v12.find(';'), std::string::npos) << v12;
+  EXPECT_EQ(v12.find("idle_session_timeout"), std::string::npos);
+  EXPECT_EQ(v12.find("transaction_timeout',"), std::string::npos);
+  const std::string v14 = SessionHardeningSql(140000);
+  EXPECT_NE(v14.find("'idle_session_timeout', '0'"), std::string::npos);
+  EXPECT_EQ(v14.find("'transaction_timeout'"), std::string::npos);
+  EXPECT_NE(SessionHardeningSql(170000).find("'transaction_timeout', '0'"),
+            std::string::npos);
+}
+
 TEST(SplitQualifiedName, FollowsRegclassSpelling) {
   std::string schema, name;
   ASSERT_TRUE(SplitQualifiedName("public.orders", &schema, &name).ok());

@@ -148,6 +148,16 @@ Status RecordStepFailure(Executor* ex, const Step& s, int no,
     ex->Line(fmt::format("could not record the error of step {}: {}", s.key,
                          recorded.message()));
   }
+  // A lost connection (a crash, a terminated backend, a timeout) leaves
+  // nothing half-done: the journal resumes the step. Lock-retried
+  // statements (the swap) already say so in their own words.
+  if (failure.code() == Status::Code::kUnavailable &&
+      failure.message().find("resume") == std::string::npos) {
+    return Status::Unavailable(fmt::format(
+        "{}. Run {} stopped at step {}; nothing half-done stays behind: "
+        "pglayout migrate --apply with the same plan resumes it",
+        failure.message(), ex->run_id(), s.key));
+  }
   return failure;
 }
 

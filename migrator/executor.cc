@@ -77,7 +77,8 @@ Status Executor::CancelAutovacuumOn(const std::vector<std::string>& relations) {
           "worker' AND a.query NOT LIKE '%to prevent wraparound%' AND EXISTS "
           "(SELECT FROM pg_catalog.pg_locks l WHERE l.pid = a.pid AND "
           "l.database = (SELECT oid FROM d) AND l.relation IN (SELECT oid "
-          "FROM r))) SELECT count(*), pg_catalog.string_agg(c.query, '; ' "
+          "FROM r))) SELECT pg_catalog.count(*), "
+          "pg_catalog.string_agg(c.query, '; ' "
           "ORDER BY c.pid) FROM c WHERE pg_catalog.pg_cancel_backend(c.pid)",
       {TextArrayLiteral(relations)}, &r);
   if (!st.ok()) {
@@ -127,7 +128,8 @@ std::string LockHolders(SqlSession* session,
           "THEN ', ' || a.query ELSE '' END, 'prepared transaction ' || "
           "pg_catalog.quote_literal(p.gid) || ' (', 'a transaction (') || "
           "', ' || pg_catalog.string_agg(l.mode || ' on ' || "
-          "l.relation::pg_catalog.regclass::text, ', ' ORDER BY l.mode) || "
+          "l.relation::pg_catalog.regclass::pg_catalog.text, ', ' ORDER BY "
+          "l.mode) || "
           "')' FROM pg_catalog.pg_locks l LEFT JOIN "
           "pg_catalog.pg_stat_activity a ON a.pid = l.pid LEFT JOIN "
           "pg_catalog.pg_prepared_xacts p ON l.pid IS NULL AND "

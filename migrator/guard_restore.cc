@@ -114,7 +114,8 @@ Status GuardRestorer::SettingsLockElsewhere(std::string* holder) {
       "SELECT pg_catalog.string_agg(pg_catalog.format('pid %s in database "
       "%s', l.pid, d.datname), ', ') FROM pg_catalog.pg_locks l JOIN "
       "pg_catalog.pg_database d ON d.oid = l.database WHERE l.locktype = "
-      "'advisory' AND l.classid = $1::oid AND l.objid = $2::oid AND "
+      "'advisory' AND l.classid = $1::pg_catalog.oid AND l.objid = "
+      "$2::pg_catalog.oid AND "
       "l.objsubid = 2 AND l.granted AND d.datname <> "
       "pg_catalog.current_database()",
       {std::to_string(kRunLockClass), std::to_string(kSettingsLockObject)},
@@ -141,8 +142,9 @@ namespace {
 Status ReadWalPoint(SqlSession* session, WalPoint* p) {
   SqlResult r;
   PGLAYOUT_RETURN_IF_ERROR(session->Execute(
-      "SELECT pg_catalog.pg_current_wal_lsn() - '0/0'::pg_lsn, redo_lsn - "
-      "'0/0'::pg_lsn, extract(epoch FROM pg_catalog.now() - "
+      "SELECT pg_catalog.pg_current_wal_lsn() - '0/0'::pg_catalog.pg_lsn, "
+      "redo_lsn - "
+      "'0/0'::pg_catalog.pg_lsn, extract(epoch FROM pg_catalog.now() - "
       "checkpoint_time) FROM pg_catalog.pg_control_checkpoint()",
       {}, &r));
   SqlRowReader row(r, 0, "pg_control_checkpoint");
@@ -155,7 +157,8 @@ Status ReadWalPoint(SqlSession* session, WalPoint* p) {
 Status CheckpointTiming(SqlSession* session, GuardWaitLimits* limits) {
   SqlResult cct, timeout;
   PGLAYOUT_RETURN_IF_ERROR(session->Execute(
-      "SELECT current_setting('checkpoint_completion_target')", {}, &cct));
+      "SELECT pg_catalog.current_setting('checkpoint_completion_target')", {},
+      &cct));
   PGLAYOUT_RETURN_IF_ERROR(session->Execute(
       "SELECT setting FROM pg_catalog.pg_settings WHERE name = "
       "'checkpoint_timeout'",

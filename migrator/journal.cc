@@ -213,7 +213,7 @@ Status Journal::LoadSteps(int64_t run_id,
   SqlResult r;
   PGLAYOUT_RETURN_IF_ERROR(session_->Execute(
       "SELECT step_key, state, phase, coalesce(relation_oid, 0), "
-      "cursor::text, rows_copied, rows_replayed, batches, detail, "
+      "cursor::pg_catalog.text, rows_copied, rows_replayed, batches, detail, "
       "bytes_copied FROM pglayout.step WHERE run_id = $1",
       {std::to_string(run_id)}, &r));
   return ReadRows(r, "pglayout.step", [&](SqlRowReader& row) {
@@ -239,7 +239,8 @@ Status Journal::SetStep(int64_t run_id, const std::string& key, int step_no,
   return session_->Execute(
       "INSERT INTO pglayout.step AS s (run_id, step_key, step_no, state, "
       "phase, relation_oid) VALUES ($1, $2, $3, $4, $5, "
-      "nullif($6, '0')::oid) ON CONFLICT (run_id, step_key) DO UPDATE SET "
+      "nullif($6, '0')::pg_catalog.oid) ON CONFLICT (run_id, step_key) DO "
+      "UPDATE SET "
       "state = EXCLUDED.state, phase = EXCLUDED.phase, relation_oid = "
       "coalesce(EXCLUDED.relation_oid, s.relation_oid), finished_at = CASE "
       "WHEN EXCLUDED.state IN ('done', 'aborted') THEN pg_catalog.now() END, "
@@ -267,13 +268,15 @@ Status Journal::RecordBatch(int64_t run_id, const std::string& key,
   SqlResult r;
   PGLAYOUT_RETURN_IF_ERROR(session_->Execute(
       "INSERT INTO pglayout.batch (run_id, step_key, batch_no, lower_key, "
-      "upper_key, rows, bytes) VALUES ($1, $2, $3, $4::text[], $5::text[], "
+      "upper_key, rows, bytes) VALUES ($1, $2, $3, $4::pg_catalog.text[], "
+      "$5::pg_catalog.text[], "
       "$6, $7)",
       {std::to_string(run_id), key, std::to_string(batch_no), ArrayParam(lower),
        ArrayParam(upper), std::to_string(rows), std::to_string(bytes)},
       &r));
   return session_->Execute(
-      "UPDATE pglayout.step SET cursor = coalesce($3::text[], cursor), "
+      "UPDATE pglayout.step SET cursor = coalesce($3::pg_catalog.text[], "
+      "cursor), "
       "rows_copied = rows_copied + $4, bytes_copied = bytes_copied + $5, "
       "batches = batches + 1 WHERE run_id = $1 AND step_key = $2",
       {std::to_string(run_id), key, ArrayParam(upper), std::to_string(rows),
@@ -333,7 +336,7 @@ namespace {
 
 constexpr char kSettingColumns[] =
     "name, kind, coalesce(original_setting, ''), original_auto_conf, "
-    "new_value, state, changed_at::text";
+    "new_value, state, changed_at::pg_catalog.text";
 
 // One row of kSettingColumns, from column |first| on.
 SettingRecord SettingFromRow(SqlRowReader& row, size_t first) {
@@ -371,11 +374,12 @@ Status Journal::ListSettingsIn(
   PGLAYOUT_RETURN_IF_ERROR(Exists(&exists));
   if (!exists) return Status::Ok();
   SqlResult r;
-  PGLAYOUT_RETURN_IF_ERROR(session_->Execute(
-      std::string("SELECT run_id, ") + kSettingColumns +
-          " FROM pglayout.setting WHERE state = ANY($1::text[]) ORDER BY "
-          "run_id, name",
-      {TextArrayLiteral(states)}, &r));
+  PGLAYOUT_RETURN_IF_ERROR(
+      session_->Execute(std::string("SELECT run_id, ") + kSettingColumns +
+                            " FROM pglayout.setting WHERE state = "
+                            "ANY($1::pg_catalog.text[]) ORDER BY "
+                            "run_id, name",
+                        {TextArrayLiteral(states)}, &r));
   return ReadRows(r, "pglayout.setting", [&](SqlRowReader& row) {
     const int64_t run_id = row.Int(0);
     settings->emplace_back(run_id, SettingFromRow(row, 1));

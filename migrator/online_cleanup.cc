@@ -62,7 +62,7 @@ Status AbortOnlineCopy(Executor* ex, const std::string& relation,
   // partition (AttachPrepSql).
   SqlResult excl;
   PGLAYOUT_RETURN_IF_ERROR(ex->session()->Execute(
-      "SELECT c.conrelid::pg_catalog.regclass::text FROM "
+      "SELECT c.conrelid::pg_catalog.regclass::pg_catalog.text FROM "
       "pg_catalog.pg_constraint c WHERE c.conname = $1 AND c.contype = 'c'",
       {names.default_check}, &excl));
   // Drop the triggers first, under a bounded ACCESS EXCLUSIVE lock, before

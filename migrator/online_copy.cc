@@ -16,7 +16,8 @@ namespace pglayout::migrator {
 namespace {
 
 constexpr char kFilenodeSql[] =
-    "SELECT pg_catalog.pg_relation_filenode($1::oid)::text";
+    "SELECT "
+    "pg_catalog.pg_relation_filenode($1::pg_catalog.oid)::pg_catalog.text";
 
 std::vector<SqlValue> Params(const std::vector<std::string>& a,
                              const std::vector<std::string>& b = {}) {
@@ -150,7 +151,8 @@ Status CopyPhase::CopyBatch(CopyMode mode, bool* done) {
 Status CopyPhase::ReadHeapBlocks(int64_t batch_rows, HeapBlocks* heap) {
   SqlResult r;
   PGLAYOUT_RETURN_IF_ERROR(c_.ex->session()->Execute(
-      "SELECT pg_catalog.pg_relation_size($1::oid) / b, b FROM (SELECT "
+      "SELECT pg_catalog.pg_relation_size($1::pg_catalog.oid) / b, b FROM "
+      "(SELECT "
       "pg_catalog.current_setting('block_size')::bigint AS b) s",
       {std::to_string(c_.oid)}, &r));
   SqlRowReader row(r, 0, "heap size");

@@ -98,10 +98,10 @@ Status SampleThrottleSignals(Executor* ex, ThrottleSample* sample) {
       "SELECT (SELECT xact_commit FROM pg_catalog.pg_stat_database WHERE "
       "datname = pg_catalog.current_database()), " +
           std::string(kCompletedXidsSql) +
-          ", coalesce((SELECT max("
+          ", coalesce((SELECT pg_catalog.max("
           "extract(epoch FROM replay_lag)) FROM "
           "pg_catalog.pg_stat_replication), "
-          "0), coalesce((SELECT max(pg_catalog.pg_wal_lsn_diff("
+          "0), coalesce((SELECT pg_catalog.max(pg_catalog.pg_wal_lsn_diff("
           "pg_catalog.pg_current_wal_lsn(), replay_lsn)) FROM "
           "pg_catalog.pg_stat_replication), 0)",
       {}, &r));

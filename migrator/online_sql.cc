@@ -556,10 +556,11 @@ std::string SizeColumn(const TableFacts& t) {
 std::string BatchSummary(const TableFacts& t, const std::string& rows) {
   std::vector<std::string> last;
   for (const std::string& k : t.row_key) {
-    last.push_back(rows + "." + QuoteIdent(k) + "::text");
+    last.push_back(rows + "." + QuoteIdent(k) + "::pg_catalog.text");
   }
   return fmt::format(
-      "SELECT (SELECT count(*) FROM {0}), (SELECT coalesce(sum({3}), 0) "
+      "SELECT (SELECT pg_catalog.count(*) FROM {0}), (SELECT "
+      "coalesce(pg_catalog.sum({3}), 0) "
       "FROM {0}), last.* FROM (SELECT 1) AS one LEFT JOIN (SELECT {1} FROM "
       "{0} ORDER BY {2} LIMIT 1) AS last ON true",
       rows, JoinComma(last), OrderByKey(t, " DESC", rows),
@@ -602,13 +603,15 @@ ReplaySql MakeReplaySql(const TableFacts& t, const OnlineNames& names) {
   std::string keys = LogKeyColumns(t);
   std::vector<std::string> arrays;
   for (size_t i = 0; i < t.row_key.size(); ++i) {
-    arrays.push_back(fmt::format("pg_catalog.array_agg(k{})::text", i + 1));
+    arrays.push_back(
+        fmt::format("pg_catalog.array_agg(k{})::pg_catalog.text", i + 1));
   }
   ReplaySql r;
   r.take = fmt::format(
       "WITH l AS (DELETE FROM {0} WHERE id IN (SELECT id FROM {0} ORDER BY id "
       "LIMIT $1) RETURNING {1}), d AS (SELECT DISTINCT {1} FROM l) "
-      "SELECT (SELECT count(*) FROM l), count(*), {2} FROM d",
+      "SELECT (SELECT pg_catalog.count(*) FROM l), pg_catalog.count(*), {2} "
+      "FROM d",
       names.log, keys, JoinComma(arrays));
   r.remove = fmt::format("DELETE FROM {} WHERE {}", names.QualifiedShadow(),
                          KeyInArrays(t));
@@ -727,7 +730,8 @@ std::string VerifySumSql(const TableFacts& t, const OnlineNames& names,
   }
   // sum(bigint) is numeric (an int128 accumulator): reduce it into bigint.
   return fmt::format(
-      "SELECT count(*), (COALESCE(sum({}), 0) % 9223372036854775807)::bigint "
+      "SELECT pg_catalog.count(*), (COALESCE(pg_catalog.sum({}), 0) % "
+      "9223372036854775807)::bigint "
       "FROM {} t{}",
       RowHashExpr(t, "t", text_form_only), relation, where);
 }
@@ -744,7 +748,7 @@ std::string DifferingKeysSql(const TableFacts& t, const OnlineNames& names,
   std::string shadow = side(names.QualifiedShadow());
   std::vector<std::string> key_text;
   for (const std::string& k : t.row_key) {
-    key_text.push_back("d." + QuoteIdent(k) + "::text");
+    key_text.push_back("d." + QuoteIdent(k) + "::pg_catalog.text");
   }
   return fmt::format(
       "SELECT DISTINCT {0} FROM (({1} EXCEPT ALL {2}) UNION ALL ({2} EXCEPT "
@@ -871,10 +875,11 @@ void AppendNameNew(const TableFacts& t, const OnlineNames& names,
       out->push_back(
           fmt::format("ALTER SEQUENCE {} AS {}", new_seq, type->second));
     }
-    out->push_back(fmt::format(
-        "SELECT pg_catalog.setval({}::regclass, s.last_value, s.is_called) "
-        "FROM {} s",
-        QuoteLiteral(new_seq), old_seq));
+    out->push_back(
+        fmt::format("SELECT pg_catalog.setval({}::pg_catalog.regclass, "
+                    "s.last_value, s.is_called) "
+                    "FROM {} s",
+                    QuoteLiteral(new_seq), old_seq));
     std::string original = Split(t.identity_sequences[i], true);
     std::string seq_schema, seq_name;
     if (SplitQualifiedName(original, &seq_schema, &seq_name).ok()) {

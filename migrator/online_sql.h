@@ -199,7 +199,7 @@ std::vector<std::string> CopyByXminSettingsSql();
 // ended), as a 32-bit xid like a tuple's xmin.
 inline constexpr char kOldestRunningXidSql[] =
     "SELECT (pg_catalog.txid_snapshot_xmin(pg_catalog.txid_current_snapshot()) "
-    "% 4294967296)::text";
+    "% 4294967296)::pg_catalog.text";
 
 // "(n,0)": the first tuple id of heap block n, the cursor of kTidRange.
 std::string BlockTid(int64_t block);

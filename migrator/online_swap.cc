@@ -23,7 +23,8 @@ Status ShadowSwapInputs(const OnlineContext& c, SwapInputs* inputs) {
   SqlResult r;
   PGLAYOUT_RETURN_IF_ERROR(c.ex->session()->Execute(
       "SELECT a.attname, pg_catalog.pg_get_serial_sequence($1, a.attname) "
-      "FROM pg_catalog.pg_attribute a WHERE a.attrelid = $1::regclass "
+      "FROM pg_catalog.pg_attribute a WHERE a.attrelid = "
+      "$1::pg_catalog.regclass "
       "AND a.attidentity <> '' AND a.attnum > 0 AND NOT a.attisdropped",
       {c.names.QualifiedShadow()}, &r));
   for (const auto& row : r.rows) {
@@ -33,7 +34,8 @@ Status ShadowSwapInputs(const OnlineContext& c, SwapInputs* inputs) {
   PGLAYOUT_RETURN_IF_ERROR(c.ex->session()->Execute(
       "SELECT pg_catalog.format('%I.%I', n.nspname, x.stxname) FROM "
       "pg_catalog.pg_statistic_ext x JOIN pg_catalog.pg_namespace n ON "
-      "n.oid = x.stxnamespace WHERE x.stxrelid = $1::regclass ORDER BY "
+      "n.oid = x.stxnamespace WHERE x.stxrelid = $1::pg_catalog.regclass ORDER "
+      "BY "
       "x.oid",
       {c.names.QualifiedShadow()}, &stats));
   for (const auto& row : stats.rows) {
@@ -58,11 +60,13 @@ Status CheckUnchanged(const OnlineContext& c, const std::string& detail) {
         c.relation()));
   }
   SqlValue enabled;
-  PGLAYOUT_RETURN_IF_ERROR(QueryValue(
-      c.ex->session(),
-      "SELECT coalesce((SELECT tgenabled::text FROM pg_catalog.pg_trigger "
-      "WHERE tgrelid = $1::oid AND tgname = 'pglayout_capture'), 'missing')",
-      {std::to_string(c.oid)}, &enabled));
+  PGLAYOUT_RETURN_IF_ERROR(
+      QueryValue(c.ex->session(),
+                 "SELECT coalesce((SELECT tgenabled::pg_catalog.text FROM "
+                 "pg_catalog.pg_trigger "
+                 "WHERE tgrelid = $1::pg_catalog.oid AND tgname = "
+                 "'pglayout_capture'), 'missing')",
+                 {std::to_string(c.oid)}, &enabled));
   if (enabled.value_or("") != "A") {
     return Status::Aborted(fmt::format(
         "{}: the capture trigger was disabled or dropped ({}); changes may "
@@ -119,7 +123,7 @@ constexpr char kOlderTransactionsSql[] =
     "a.xact_start) FROM pg_catalog.pg_stat_activity a WHERE a.datname = "
     "pg_catalog.current_database() AND a.pid <> pg_catalog.pg_backend_pid() "
     "AND a.backend_type = 'client backend' AND a.application_name NOT LIKE "
-    "'pglayout-migrate%' AND a.xact_start < $1::timestamptz AND "
+    "'pglayout-migrate%' AND a.xact_start < $1::pg_catalog.timestamptz AND "
     "(a.backend_xmin IS NOT NULL OR a.backend_xid IS NOT NULL) AND "
     "coalesce(a.query, '') !~* '^\\s*(vacuum|analyze)' ORDER BY a.xact_start";
 
@@ -131,9 +135,9 @@ constexpr char kOlderTransactionsSql[] =
 // does; VACUUM and our own sessions are skipped.
 Status WaitForOlderTransactions(const OnlineContext& c) {
   SqlValue since;
-  PGLAYOUT_RETURN_IF_ERROR(
-      QueryValue(c.ex->session(), "SELECT pg_catalog.clock_timestamp()::text",
-                 {}, &since));
+  PGLAYOUT_RETURN_IF_ERROR(QueryValue(
+      c.ex->session(), "SELECT pg_catalog.clock_timestamp()::pg_catalog.text",
+      {}, &since));
   const double start = c.Now();
   while (true) {
     SqlResult r;
@@ -233,7 +237,7 @@ Status SwapPhase::SwapOnce() {
   PGLAYOUT_RETURN_IF_ERROR(CheckShadow(c_, ShadowLock::kHeld));
   SqlResult counted;
   PGLAYOUT_RETURN_IF_ERROR(c_.ex->session()->Execute(
-      fmt::format("SELECT count(*) FROM (SELECT FROM {} LIMIT $1) l",
+      fmt::format("SELECT pg_catalog.count(*) FROM (SELECT FROM {} LIMIT $1) l",
                   c_.names.log),
       {std::to_string(MaxBacklogUnderLock(c_) + 1)}, &counted));
   SqlRowReader row(counted, 0, "changes pending under the swap's lock");

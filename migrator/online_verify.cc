@@ -60,7 +60,8 @@ Status ReadVerifyExtent(const OnlineContext& c, int64_t* source_blocks,
   PGLAYOUT_RETURN_IF_ERROR(c.ex->session()->Execute(
       "SELECT pg_catalog.pg_relation_size($1::pg_catalog.regclass) / b, "
       "greatest(pg_catalog.pg_relation_size($2::pg_catalog.regclass), "
-      "coalesce((SELECT max(pg_catalog.pg_relation_size(i.inhrelid)) FROM "
+      "coalesce((SELECT "
+      "pg_catalog.max(pg_catalog.pg_relation_size(i.inhrelid)) FROM "
       "pg_catalog.pg_inherits i WHERE i.inhparent = "
       "$2::pg_catalog.regclass), 0)) / b FROM (SELECT "
       "pg_catalog.current_setting('block_size')::bigint AS b) s",

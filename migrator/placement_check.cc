@@ -21,7 +21,8 @@ Status Placements(SqlSession* session, const std::string& relation,
                   std::vector<std::pair<std::string, std::string>>* out) {
   SqlResult r;
   PGLAYOUT_RETURN_IF_ERROR(session->Execute(
-      "WITH rel AS (SELECT pg_catalog.to_regclass($1)::oid AS oid), objs AS ("
+      "WITH rel AS (SELECT pg_catalog.to_regclass($1)::pg_catalog.oid AS oid), "
+      "objs AS ("
       " SELECT c.oid, c.reltablespace FROM pg_catalog.pg_class c, rel "
       " WHERE c.oid = rel.oid"
       " UNION ALL SELECT t.oid, t.reltablespace FROM pg_catalog.pg_class c "
@@ -34,7 +35,8 @@ Status Placements(SqlSession* session, const std::string& relation,
       " UNION ALL SELECT i.oid, i.reltablespace FROM pg_catalog.pg_index x "
       " JOIN pg_catalog.pg_class i ON i.oid = x.indexrelid, rel "
       " WHERE x.indrelid = rel.oid AND $2)"
-      "SELECT o.oid::regclass::text, ts.spcname FROM objs o "
+      "SELECT o.oid::pg_catalog.regclass::pg_catalog.text, ts.spcname FROM "
+      "objs o "
       "JOIN pg_catalog.pg_tablespace ts ON ts.oid = coalesce(nullif("
       "o.reltablespace, 0), (SELECT dattablespace FROM "
       "pg_catalog.pg_database WHERE datname = "
@@ -58,7 +60,7 @@ Status CurrentName(SqlSession* session, const Placement& p,
   PGLAYOUT_RETURN_IF_ERROR(session->Execute(
       "SELECT n.nspname, c.relname FROM pg_catalog.pg_class c JOIN "
       "pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = "
-      "$1::oid",
+      "$1::pg_catalog.oid",
       {std::to_string(oid)}, &r));
   if (r.rows.empty() && before.kind == 'i' && before.exists) {
     // An index rebuilt by REINDEX CONCURRENTLY: same name, new oid.
@@ -165,11 +167,13 @@ Status VerifyRun(Executor* ex, const Plan& plan, const RunFacts& facts,
   SqlResult r;
   PGLAYOUT_RETURN_IF_ERROR(ex->session()->Execute(
       std::string(kRelationsCte) +
-          "SELECT tgrelid::regclass::text || ' has trigger ' || tgname "
+          "SELECT tgrelid::pg_catalog.regclass::pg_catalog.text || ' has "
+          "trigger ' || tgname "
           "FROM pg_catalog.pg_trigger WHERE tgname IN " +
           kOwnTriggerNames +
           " AND tgrelid IN (SELECT oid FROM r) UNION ALL SELECT 'invalid "
-          "index ' || indexrelid::regclass::text FROM pg_catalog.pg_index "
+          "index ' || indexrelid::pg_catalog.regclass::pg_catalog.text FROM "
+          "pg_catalog.pg_index "
           "WHERE NOT indisvalid AND indrelid IN (SELECT oid FROM r)",
       {TextArrayLiteral(planned)}, &r));
   for (const auto& row : r.rows) problems.push_back(Cell(row, 0));

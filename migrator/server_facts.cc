@@ -40,7 +40,8 @@ constexpr char kTempTablespacesSql[] =
     "SELECT pg_catalog.array_agg(t.spcname::pg_catalog.text ORDER BY "
     "t.spcname) "
     "FROM pg_catalog.pg_tablespace t, pg_catalog.unnest(pg_catalog."
-    "string_to_array(current_setting('temp_tablespaces'), ',')) e WHERE "
+    "string_to_array(pg_catalog.current_setting('temp_tablespaces'),"
+    " ',')) e WHERE "
     "CASE WHEN pg_catalog.btrim(e) LIKE '\"%' THEN pg_catalog.replace("
     "pg_catalog.substr(pg_catalog.btrim(e), 2, "
     "pg_catalog.length(pg_catalog.btrim(e)) - 2), '\"\"', '\"') ELSE "
@@ -50,12 +51,14 @@ constexpr char kTempTablespacesSql[] =
 Status ReadServerBasics(SqlSession* s, ServerFacts* f) {
   SqlResult r;
   PGLAYOUT_RETURN_IF_ERROR(s->Execute(
-      "SELECT current_setting('server_version_num')::int, r.rolsuper, "
+      "SELECT pg_catalog.current_setting('server_version_num')::int, "
+      "r.rolsuper, "
       "pg_catalog.has_database_privilege(pg_catalog.current_database(), "
       "'CREATE'), pg_catalog.pg_is_in_recovery(), current_user, "
       "pg_catalog.current_database(), "
-      "CASE WHEN r.rolsuper THEN current_setting('data_directory') END, "
-      "coalesce(current_setting('allow_alter_system', true), 'on'), "
+      "CASE WHEN r.rolsuper THEN pg_catalog.current_setting('data_directory') "
+      "END, "
+      "coalesce(pg_catalog.current_setting('allow_alter_system', true), 'on'), "
       "pg_catalog.to_regnamespace('pglayout') IS NOT NULL, "
       "coalesce((" +
           std::string(kTempTablespacesSql) +
@@ -122,11 +125,12 @@ Status ReadSettings(SqlSession* s, const Plan& plan, ServerFacts* f) {
 Status ReadLockHolder(SqlSession* s, ServerFacts* f) {
   SqlResult r;
   PGLAYOUT_RETURN_IF_ERROR(s->Execute(
-      "SELECT l.pid, a.application_name, a.backend_start::text "
+      "SELECT l.pid, a.application_name, a.backend_start::pg_catalog.text "
       "FROM pg_catalog.pg_locks l "
       "JOIN pg_catalog.pg_stat_activity a ON a.pid = l.pid "
       "WHERE l.locktype = 'advisory' AND l.granted "
-      "AND l.classid = $1::oid AND l.objid = $2::oid AND l.objsubid = 2 "
+      "AND l.classid = $1::pg_catalog.oid AND l.objid = $2::pg_catalog.oid AND "
+      "l.objsubid = 2 "
       "AND l.database = (SELECT oid FROM pg_catalog.pg_database "
       "WHERE datname = pg_catalog.current_database()) "
       "AND l.pid <> pg_catalog.pg_backend_pid()",
@@ -150,7 +154,8 @@ Status ReadTableRow(SqlSession* s, uint32_t oid, TableFacts* t) {
       "<> 'p')), "
       "c.reloftype <> 0, "
       "EXISTS (SELECT 1 FROM pg_catalog.pg_depend d WHERE d.classid = "
-      "'pg_catalog.pg_class'::regclass AND d.objid = c.oid AND d.deptype = "
+      "'pg_catalog.pg_class'::pg_catalog.regclass AND d.objid = c.oid AND "
+      "d.deptype = "
       "'e'), "
       "n.nspname IN ('pg_catalog', 'information_schema') OR n.nspname LIKE "
       "'pg\\_toast%', "
@@ -174,7 +179,7 @@ Status ReadTableRow(SqlSession* s, uint32_t oid, TableFacts* t) {
       "FROM pg_catalog.pg_class c "
       "JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace "
       "LEFT JOIN pg_catalog.pg_tablespace t ON t.oid = c.reltablespace "
-      "WHERE c.oid = $1::oid",
+      "WHERE c.oid = $1::pg_catalog.oid",
       {std::to_string(oid)}, &r));
   if (r.rows.empty()) return Status::Ok();
   SqlRowReader row(r, 0, "pg_class (the table)");
@@ -208,11 +213,11 @@ Status ReadRelOptions(SqlSession* s, uint32_t oid, TableFacts* t) {
   SqlResult r;
   PGLAYOUT_RETURN_IF_ERROR(
       s->Execute("SELECT 'main', pg_catalog.unnest(c.reloptions) "
-                 "FROM pg_catalog.pg_class c WHERE c.oid = $1::oid "
+                 "FROM pg_catalog.pg_class c WHERE c.oid = $1::pg_catalog.oid "
                  "UNION ALL SELECT 'toast', pg_catalog.unnest(tc.reloptions) "
                  "FROM pg_catalog.pg_class c "
                  "JOIN pg_catalog.pg_class tc ON tc.oid = c.reltoastrelid "
-                 "WHERE c.oid = $1::oid",
+                 "WHERE c.oid = $1::pg_catalog.oid",
                  {std::to_string(oid)}, &r));
   return ReadRows(r, "reloptions", [&](SqlRowReader& row) {
     (row.Text(0) == "main" ? t->reloptions : t->toast_reloptions)
@@ -248,7 +253,7 @@ constexpr char kColumnHashSql[] =
     "c.opcintype AND k.castmethod = 'b' WHERE c.opcdefault AND (c.opcintype "
     "= b.base OR (it.typispreferred AND k.oid IS NOT NULL)) ORDER BY "
     "c.opcintype = b.base DESC LIMIT 1) h ON "
-    "true WHERE a.attrelid = $1::oid AND a.attnum > 0 AND "
+    "true WHERE a.attrelid = $1::pg_catalog.oid AND a.attnum > 0 AND "
     "NOT a.attisdropped ORDER BY a.attnum";
 
 Status ReadColumns(SqlSession* s, uint32_t oid, TableFacts* t) {
@@ -262,7 +267,7 @@ Status ReadColumns(SqlSession* s, uint32_t oid, TableFacts* t) {
       "JOIN pg_catalog.pg_namespace n ON n.oid = co.collnamespace WHERE "
       "co.oid = a.attcollation AND co.oid <> (SELECT typcollation FROM "
       "pg_catalog.pg_type WHERE oid = a.atttypid)), '') "
-      "FROM pg_catalog.pg_attribute a WHERE a.attrelid = $1::oid "
+      "FROM pg_catalog.pg_attribute a WHERE a.attrelid = $1::pg_catalog.oid "
       "AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum",
       {std::to_string(oid)}, &r));
   PGLAYOUT_RETURN_IF_ERROR(ReadRows(r, "pg_attribute", [&](SqlRowReader& row) {
@@ -288,7 +293,7 @@ Status ReadColumns(SqlSession* s, uint32_t oid, TableFacts* t) {
   SqlResult opts;
   PGLAYOUT_RETURN_IF_ERROR(s->Execute(
       "SELECT a.attname, pg_catalog.unnest(a.attoptions) "
-      "FROM pg_catalog.pg_attribute a WHERE a.attrelid = $1::oid "
+      "FROM pg_catalog.pg_attribute a WHERE a.attrelid = $1::pg_catalog.oid "
       "AND a.attnum > 0 AND NOT a.attisdropped AND a.attoptions IS NOT NULL",
       {std::to_string(oid)}, &opts));
   return ReadRows(opts, "attoptions", [&](SqlRowReader& row) {
@@ -320,7 +325,7 @@ Status ReadIndexes(SqlSession* s, uint32_t oid, TableFacts* t) {
       "SELECT ic.relname, coalesce(ts.spcname, ''), "
       "pg_catalog.pg_relation_size(ic.oid), x.indisvalid, x.indisunique, "
       "x.indisprimary, x.indpred IS NOT NULL, x.indexprs IS NOT NULL, "
-      "coalesce(con.conname, ''), coalesce(con.contype::text, ''), "
+      "coalesce(con.conname, ''), coalesce(con.contype::pg_catalog.text, ''), "
       "pg_catalog.pg_get_indexdef(x.indexrelid), "
       "pg_catalog.format('%I.%I', n.nspname, c.relname), "
       "CASE WHEN con.oid IS NULL THEN '' "
@@ -333,7 +338,8 @@ Status ReadIndexes(SqlSession* s, uint32_t oid, TableFacts* t) {
       "LEFT JOIN pg_catalog.pg_tablespace ts ON ts.oid = ic.reltablespace "
       "LEFT JOIN pg_catalog.pg_constraint con ON con.conindid = x.indexrelid "
       "AND con.conrelid = x.indrelid AND con.contype IN ('p', 'u', 'x') "
-      "WHERE x.indrelid = $1::oid ORDER BY x.indisprimary DESC, ic.relname",
+      "WHERE x.indrelid = $1::pg_catalog.oid ORDER BY x.indisprimary DESC, "
+      "ic.relname",
       {std::to_string(oid)}, &r));
   PGLAYOUT_RETURN_IF_ERROR(ReadRows(r, "pg_index", [&](SqlRowReader& row) {
     IndexFacts i;
@@ -361,7 +367,7 @@ Status ReadIndexes(SqlSession* s, uint32_t oid, TableFacts* t) {
       "SELECT ic.relname, a.attnum, a.attstattarget::int FROM "
       "pg_catalog.pg_index x JOIN pg_catalog.pg_class ic ON ic.oid = "
       "x.indexrelid JOIN pg_catalog.pg_attribute a ON a.attrelid = ic.oid "
-      "WHERE x.indrelid = $1::oid AND a.attnum > 0 AND "
+      "WHERE x.indrelid = $1::pg_catalog.oid AND a.attnum > 0 AND "
       "coalesce(a.attstattarget::int, -1) >= 0 ORDER BY 1, 2",
       {std::to_string(oid)}, &targets));
   PGLAYOUT_RETURN_IF_ERROR(ReadRows(
@@ -375,16 +381,16 @@ Status ReadIndexes(SqlSession* s, uint32_t oid, TableFacts* t) {
         }
       }));
   SqlResult cols;
-  PGLAYOUT_RETURN_IF_ERROR(
-      s->Execute("SELECT ic.relname, a.attname FROM pg_catalog.pg_index x "
-                 "JOIN pg_catalog.pg_class ic ON ic.oid = x.indexrelid "
-                 "CROSS JOIN LATERAL pg_catalog.unnest(x.indkey::int2[]) "
-                 "WITH ORDINALITY k(attnum, ord) "
-                 "JOIN pg_catalog.pg_attribute a ON a.attrelid = x.indrelid "
-                 "AND a.attnum = k.attnum "
-                 "WHERE x.indrelid = $1::oid AND k.ord <= x.indnkeyatts "
-                 "ORDER BY ic.relname, k.ord",
-                 {std::to_string(oid)}, &cols));
+  PGLAYOUT_RETURN_IF_ERROR(s->Execute(
+      "SELECT ic.relname, a.attname FROM pg_catalog.pg_index x "
+      "JOIN pg_catalog.pg_class ic ON ic.oid = x.indexrelid "
+      "CROSS JOIN LATERAL pg_catalog.unnest(x.indkey::pg_catalog.int2[]) "
+      "WITH ORDINALITY k(attnum, ord) "
+      "JOIN pg_catalog.pg_attribute a ON a.attrelid = x.indrelid "
+      "AND a.attnum = k.attnum "
+      "WHERE x.indrelid = $1::pg_catalog.oid AND k.ord <= x.indnkeyatts "
+      "ORDER BY ic.relname, k.ord",
+      {std::to_string(oid)}, &cols));
   return ReadRows(cols, "the indexes' key columns", [&](SqlRowReader& row) {
     const std::string name = row.Text(0), column = row.Text(1);
     for (IndexFacts& i : t->indexes) {
@@ -431,20 +437,22 @@ std::string WithoutNotValid(std::string definition) {
 // (which a partitioned table cannot have).
 Status ReadForeignKeys(SqlSession* s, uint32_t oid, TableFacts* t) {
   SqlResult r;
-  PGLAYOUT_RETURN_IF_ERROR(s->Execute(
-      "SELECT c.conname, c.conrelid = $1::oid, c.confrelid = $1::oid, "
-      "pg_catalog.format('%I.%I', rn.nspname, r.relname), "
-      "pg_catalog.format('%I.%I', fn.nspname, f.relname), "
-      "pg_catalog.pg_get_constraintdef(c.oid), c.convalidated, "
-      "r.relkind = 'p' "
-      "FROM pg_catalog.pg_constraint c "
-      "JOIN pg_catalog.pg_class r ON r.oid = c.conrelid "
-      "JOIN pg_catalog.pg_namespace rn ON rn.oid = r.relnamespace "
-      "JOIN pg_catalog.pg_class f ON f.oid = c.confrelid "
-      "JOIN pg_catalog.pg_namespace fn ON fn.oid = f.relnamespace "
-      "WHERE c.contype = 'f' AND c.conparentid = 0 "
-      "AND (c.conrelid = $1::oid OR c.confrelid = $1::oid) ORDER BY 1",
-      {std::to_string(oid)}, &r));
+  PGLAYOUT_RETURN_IF_ERROR(
+      s->Execute("SELECT c.conname, c.conrelid = $1::pg_catalog.oid, "
+                 "c.confrelid = $1::pg_catalog.oid, "
+                 "pg_catalog.format('%I.%I', rn.nspname, r.relname), "
+                 "pg_catalog.format('%I.%I', fn.nspname, f.relname), "
+                 "pg_catalog.pg_get_constraintdef(c.oid), c.convalidated, "
+                 "r.relkind = 'p' "
+                 "FROM pg_catalog.pg_constraint c "
+                 "JOIN pg_catalog.pg_class r ON r.oid = c.conrelid "
+                 "JOIN pg_catalog.pg_namespace rn ON rn.oid = r.relnamespace "
+                 "JOIN pg_catalog.pg_class f ON f.oid = c.confrelid "
+                 "JOIN pg_catalog.pg_namespace fn ON fn.oid = f.relnamespace "
+                 "WHERE c.contype = 'f' AND c.conparentid = 0 "
+                 "AND (c.conrelid = $1::pg_catalog.oid OR c.confrelid = "
+                 "$1::pg_catalog.oid) ORDER BY 1",
+                 {std::to_string(oid)}, &r));
   PGLAYOUT_RETURN_IF_ERROR(ReadRows(r, "foreign keys", [&](SqlRowReader& row) {
     bool out = row.Bool(1), in = row.Bool(2);
     if (out && in) t->self_referencing_fk = true;
@@ -460,7 +468,8 @@ Status ReadForeignKeys(SqlSession* s, uint32_t oid, TableFacts* t) {
   SqlResult checks;
   PGLAYOUT_RETURN_IF_ERROR(s->Execute(
       "SELECT conname, pg_catalog.pg_get_constraintdef(oid), convalidated, "
-      "connoinherit FROM pg_catalog.pg_constraint WHERE conrelid = $1::oid "
+      "connoinherit FROM pg_catalog.pg_constraint WHERE conrelid = "
+      "$1::pg_catalog.oid "
       "AND contype = 'c' AND (NOT convalidated OR connoinherit) ORDER BY 1",
       {std::to_string(oid)}, &checks));
   return ReadRows(checks, "CHECK constraints", [&](SqlRowReader& row) {
@@ -487,7 +496,7 @@ Status ReadTriggersAndPolicies(SqlSession* s, uint32_t oid, TableFacts* t) {
   SqlResult r;
   PGLAYOUT_RETURN_IF_ERROR(s->Execute(
       "SELECT tgname, pg_catalog.pg_get_triggerdef(oid), tgenabled "
-      "FROM pg_catalog.pg_trigger WHERE tgrelid = $1::oid "
+      "FROM pg_catalog.pg_trigger WHERE tgrelid = $1::pg_catalog.oid "
       "AND NOT tgisinternal AND tgname NOT IN " +
           std::string(kOwnTriggerNames) + InheritedTriggers(s) + " ORDER BY 1",
       {std::to_string(oid)}, &r));
@@ -500,7 +509,8 @@ Status ReadTriggersAndPolicies(SqlSession* s, uint32_t oid, TableFacts* t) {
   PGLAYOUT_RETURN_IF_ERROR(s->Execute(
       "SELECT t.tgname FROM pg_catalog.pg_trigger t JOIN pg_catalog.pg_proc f "
       "ON f.oid = t.tgfoid JOIN pg_catalog.pg_namespace n ON n.oid = "
-      "f.pronamespace WHERE t.tgrelid = $1::oid AND n.nspname <> 'pglayout' "
+      "f.pronamespace WHERE t.tgrelid = $1::pg_catalog.oid AND n.nspname <> "
+      "'pglayout' "
       "AND t.tgname IN " +
           std::string(kOwnTriggerNames) + " ORDER BY 1",
       {std::to_string(oid)}, &taken));
@@ -518,7 +528,8 @@ Status ReadTriggersAndPolicies(SqlSession* s, uint32_t oid, TableFacts* t) {
       "coalesce(' USING (' || pg_catalog.pg_get_expr(p.polqual, "
       "p.polrelid) || ')', '') || coalesce(' WITH CHECK (' || "
       "pg_catalog.pg_get_expr(p.polwithcheck, p.polrelid) || ')', '') "
-      "FROM pg_catalog.pg_policy p WHERE p.polrelid = $1::oid ORDER BY 1",
+      "FROM pg_catalog.pg_policy p WHERE p.polrelid = $1::pg_catalog.oid ORDER "
+      "BY 1",
       {std::to_string(oid)}, &p));
   return ReadRows(p, "pg_policy", [&](SqlRowReader& row) {
     t->policies.push_back({row.Text(0), row.Text(1)});
@@ -536,7 +547,8 @@ Status ReadStatistics(SqlSession* s, uint32_t oid, TableFacts* t) {
       "SELECT n.nspname, x.stxname, " + target +
           ", pg_catalog.pg_get_userbyid(x.stxowner) FROM "
           "pg_catalog.pg_statistic_ext x JOIN pg_catalog.pg_namespace n "
-          "ON n.oid = x.stxnamespace WHERE x.stxrelid = $1::oid ORDER BY "
+          "ON n.oid = x.stxnamespace WHERE x.stxrelid = $1::pg_catalog.oid "
+          "ORDER BY "
           "x.oid",
       {std::to_string(oid)}, &r));
   return ReadRows(r, "pg_statistic_ext", [&](SqlRowReader& row) {
@@ -557,25 +569,34 @@ Status ReadObjectComments(SqlSession* s, uint32_t oid, TableFacts* t) {
       "pg_catalog.pg_class ic ON ic.oid = x.indexrelid JOIN "
       "pg_catalog.pg_namespace n ON n.oid = ic.relnamespace JOIN "
       "pg_catalog.pg_description d ON d.objoid = ic.oid AND d.classoid = "
-      "'pg_catalog.pg_class'::regclass AND d.objsubid = 0 WHERE x.indrelid = "
-      "$1::oid "
+      "'pg_catalog.pg_class'::pg_catalog.regclass AND d.objsubid = 0 WHERE "
+      "x.indrelid = "
+      "$1::pg_catalog.oid "
       "UNION ALL SELECT pg_catalog.format('COMMENT ON CONSTRAINT %I ON %s IS "
-      "%L', c.conname, CASE WHEN c.conrelid = $1::oid THEN '{table}' ELSE "
-      "c.conrelid::regclass::text END, d.description) FROM "
+      "%L', c.conname, CASE WHEN c.conrelid = $1::pg_catalog.oid THEN "
+      "'{table}' ELSE "
+      "c.conrelid::pg_catalog.regclass::pg_catalog.text END, d.description) "
+      "FROM "
       "pg_catalog.pg_constraint c JOIN pg_catalog.pg_description d ON "
-      "d.objoid = c.oid AND d.classoid = 'pg_catalog.pg_constraint'::regclass "
-      "WHERE (c.conrelid = $1::oid AND (c.contype IN ('p', 'u', 'x', 'f') OR "
-      "(c.contype = 'c' AND NOT c.convalidated))) OR (c.confrelid = $1::oid "
-      "AND c.contype = 'f' AND c.conrelid <> $1::oid AND c.conparentid = 0) "
+      "d.objoid = c.oid AND d.classoid = "
+      "'pg_catalog.pg_constraint'::pg_catalog.regclass "
+      "WHERE (c.conrelid = $1::pg_catalog.oid AND (c.contype IN ('p', 'u', "
+      "'x', 'f') OR "
+      "(c.contype = 'c' AND NOT c.convalidated))) OR (c.confrelid = "
+      "$1::pg_catalog.oid "
+      "AND c.contype = 'f' AND c.conrelid <> $1::pg_catalog.oid AND "
+      "c.conparentid = 0) "
       "UNION ALL SELECT pg_catalog.format('COMMENT ON TRIGGER %I ON {table} IS "
       "%L', tr.tgname, d.description) FROM pg_catalog.pg_trigger tr JOIN "
       "pg_catalog.pg_description d ON d.objoid = tr.oid AND d.classoid = "
-      "'pg_catalog.pg_trigger'::regclass WHERE tr.tgrelid = $1::oid AND NOT "
+      "'pg_catalog.pg_trigger'::pg_catalog.regclass WHERE tr.tgrelid = "
+      "$1::pg_catalog.oid AND NOT "
       "tr.tgisinternal "
       "UNION ALL SELECT pg_catalog.format('COMMENT ON POLICY %I ON {table} IS "
       "%L', p.polname, d.description) FROM pg_catalog.pg_policy p JOIN "
       "pg_catalog.pg_description d ON d.objoid = p.oid AND d.classoid = "
-      "'pg_catalog.pg_policy'::regclass WHERE p.polrelid = $1::oid ORDER BY 1",
+      "'pg_catalog.pg_policy'::pg_catalog.regclass WHERE p.polrelid = "
+      "$1::pg_catalog.oid ORDER BY 1",
       {std::to_string(oid)}, &r));
   return ReadTexts(r, "pg_description", &t->object_comments);
 }
@@ -604,7 +625,7 @@ Status ReadGrants(SqlSession* s, uint32_t oid, const std::string& object,
       "pg_catalog.quote_ident(pg_catalog.pg_get_userbyid(a.grantee)) END, "
       "a.is_grantable, pg_catalog.has_schema_privilege(a.grantor, "
       "c.relnamespace, 'USAGE') FROM pg_catalog.pg_class c, "
-      "pg_catalog.aclexplode(c.relacl) a WHERE c.oid = $1::oid "
+      "pg_catalog.aclexplode(c.relacl) a WHERE c.oid = $1::pg_catalog.oid "
       "AND a.grantee <> c.relowner "
       "UNION ALL SELECT a.privilege_type, att.attname, a.grantor = "
       "c.relowner, "
@@ -614,7 +635,7 @@ Status ReadGrants(SqlSession* s, uint32_t oid, const std::string& object,
       "a.is_grantable, pg_catalog.has_schema_privilege(a.grantor, "
       "c.relnamespace, 'USAGE') FROM pg_catalog.pg_class c JOIN "
       "pg_catalog.pg_attribute att ON att.attrelid = c.oid, "
-      "pg_catalog.aclexplode(att.attacl) a WHERE c.oid = $1::oid "
+      "pg_catalog.aclexplode(att.attacl) a WHERE c.oid = $1::pg_catalog.oid "
       "AND att.attacl IS NOT NULL AND NOT att.attisdropped ORDER BY 2, 5, 1",
       {std::to_string(oid)}, &r));
   struct Grant {
@@ -631,8 +652,9 @@ Status ReadGrants(SqlSession* s, uint32_t oid, const std::string& object,
       "SELECT d.privilege_type, "
       "pg_catalog.quote_ident(pg_catalog.pg_get_userbyid(c.relowner)) FROM "
       "pg_catalog.pg_class c, pg_catalog.aclexplode(pg_catalog.acldefault("
-      "CASE c.relkind WHEN 'S' THEN 's' ELSE 'r' END::\"char\", "
-      "c.relowner)) d WHERE c.oid = $1::oid AND c.relacl IS NOT NULL "
+      "CASE c.relkind WHEN 'S' THEN 's' ELSE 'r' END::pg_catalog.\"char\", "
+      "c.relowner)) d WHERE c.oid = $1::pg_catalog.oid AND c.relacl IS NOT "
+      "NULL "
       "AND NOT EXISTS (SELECT FROM pg_catalog.aclexplode(c.relacl) a WHERE "
       "a.grantee = c.relowner AND a.privilege_type = d.privilege_type) "
       "ORDER BY 1",
@@ -697,36 +719,50 @@ Status ReadBoundDependents(SqlSession* s, uint32_t oid, TableFacts* t) {
   PGLAYOUT_RETURN_IF_ERROR(s->Execute(
       "SELECT DISTINCT pg_catalog.pg_describe_object(d.classid, d.objid, 0) "
       "FROM pg_catalog.pg_depend d "
-      "WHERE d.refclassid = 'pg_catalog.pg_class'::regclass "
-      "AND d.refobjid = $1::oid AND d.deptype = 'n' "
-      "AND d.classid NOT IN ('pg_catalog.pg_proc'::regclass, "
-      "'pg_catalog.pg_publication_rel'::regclass) "
-      "AND NOT (d.classid = 'pg_catalog.pg_class'::regclass AND "
-      "(d.objid = $1::oid OR d.objid IN (SELECT inhrelid FROM "
-      "pg_catalog.pg_inherits WHERE inhparent = $1::oid) OR d.objid IN "
-      "(SELECT indexrelid FROM pg_catalog.pg_index WHERE indrelid = $1::oid))) "
-      "AND NOT (d.classid = 'pg_catalog.pg_constraint'::regclass AND d.objid "
-      "IN (SELECT oid FROM pg_catalog.pg_constraint WHERE conrelid = $1::oid "
+      "WHERE d.refclassid = 'pg_catalog.pg_class'::pg_catalog.regclass "
+      "AND d.refobjid = $1::pg_catalog.oid AND d.deptype = 'n' "
+      "AND d.classid NOT IN ('pg_catalog.pg_proc'::pg_catalog.regclass, "
+      "'pg_catalog.pg_publication_rel'::pg_catalog.regclass) "
+      "AND NOT (d.classid = 'pg_catalog.pg_class'::pg_catalog.regclass AND "
+      "(d.objid = $1::pg_catalog.oid OR d.objid IN (SELECT inhrelid FROM "
+      "pg_catalog.pg_inherits WHERE inhparent = $1::pg_catalog.oid) OR d.objid "
+      "IN "
+      "(SELECT indexrelid FROM pg_catalog.pg_index WHERE indrelid = "
+      "$1::pg_catalog.oid))) "
+      "AND NOT (d.classid = 'pg_catalog.pg_constraint'::pg_catalog.regclass "
+      "AND d.objid "
+      "IN (SELECT oid FROM pg_catalog.pg_constraint WHERE conrelid = "
+      "$1::pg_catalog.oid "
       "OR contype = 'f')) "
-      "AND NOT (d.classid = 'pg_catalog.pg_trigger'::regclass AND d.objid IN "
-      "(SELECT oid FROM pg_catalog.pg_trigger WHERE tgrelid = $1::oid OR "
+      "AND NOT (d.classid = 'pg_catalog.pg_trigger'::pg_catalog.regclass AND "
+      "d.objid IN "
+      "(SELECT oid FROM pg_catalog.pg_trigger WHERE tgrelid = "
+      "$1::pg_catalog.oid OR "
       "tgconstraint <> 0)) "
-      "AND NOT (d.classid = 'pg_catalog.pg_policy'::regclass AND d.objid IN "
-      "(SELECT oid FROM pg_catalog.pg_policy WHERE polrelid = $1::oid)) "
-      "AND NOT (d.classid = 'pg_catalog.pg_rewrite'::regclass AND d.objid IN "
+      "AND NOT (d.classid = 'pg_catalog.pg_policy'::pg_catalog.regclass AND "
+      "d.objid IN "
+      "(SELECT oid FROM pg_catalog.pg_policy WHERE polrelid = "
+      "$1::pg_catalog.oid)) "
+      "AND NOT (d.classid = 'pg_catalog.pg_rewrite'::pg_catalog.regclass AND "
+      "d.objid IN "
       "(SELECT rw.oid FROM pg_catalog.pg_rewrite rw JOIN pg_catalog.pg_class v "
-      "ON v.oid = rw.ev_class WHERE rw.ev_class = $1::oid OR (rw.rulename = "
+      "ON v.oid = rw.ev_class WHERE rw.ev_class = $1::pg_catalog.oid OR "
+      "(rw.rulename = "
       "'_RETURN' AND v.relkind IN ('v', 'm')))) "
-      "AND NOT (d.classid = 'pg_catalog.pg_attrdef'::regclass AND d.objid IN "
-      "(SELECT oid FROM pg_catalog.pg_attrdef WHERE adrelid = $1::oid)) "
-      "AND NOT (d.classid = 'pg_catalog.pg_statistic_ext'::regclass AND "
+      "AND NOT (d.classid = 'pg_catalog.pg_attrdef'::pg_catalog.regclass AND "
+      "d.objid IN "
+      "(SELECT oid FROM pg_catalog.pg_attrdef WHERE adrelid = "
+      "$1::pg_catalog.oid)) "
+      "AND NOT (d.classid = 'pg_catalog.pg_statistic_ext'::pg_catalog.regclass "
+      "AND "
       "d.objid IN (SELECT oid FROM pg_catalog.pg_statistic_ext WHERE "
-      "stxrelid = $1::oid)) "
+      "stxrelid = $1::pg_catalog.oid)) "
       // Another table's constraint trigger naming it (FROM): an automatic
       // dependency, so it would go with the old copy at --finalize.
       "UNION SELECT pg_catalog.pg_describe_object('pg_catalog.pg_trigger'"
-      "::regclass, tg.oid, 0) FROM pg_catalog.pg_trigger tg WHERE "
-      "tg.tgconstrrelid = $1::oid AND tg.tgrelid <> $1::oid AND NOT "
+      "::pg_catalog.regclass, tg.oid, 0) FROM pg_catalog.pg_trigger tg WHERE "
+      "tg.tgconstrrelid = $1::pg_catalog.oid AND tg.tgrelid <> "
+      "$1::pg_catalog.oid AND NOT "
       "tg.tgisinternal ORDER BY 1",
       {std::to_string(oid)}, &r));
   return ReadTexts(r, "pg_depend (objects bound by oid)", &t->bound_dependents);
@@ -744,9 +780,9 @@ Status ReadDependents(SqlSession* s, uint32_t oid, TableFacts* t) {
       "JOIN pg_catalog.pg_rewrite rw ON rw.oid = d.objid "
       "JOIN pg_catalog.pg_class v ON v.oid = rw.ev_class "
       "JOIN pg_catalog.pg_namespace vn ON vn.oid = v.relnamespace "
-      "WHERE d.classid = 'pg_catalog.pg_rewrite'::regclass "
-      "AND d.refclassid = 'pg_catalog.pg_class'::regclass "
-      "AND d.refobjid = $1::oid AND v.oid <> $1::oid "
+      "WHERE d.classid = 'pg_catalog.pg_rewrite'::pg_catalog.regclass "
+      "AND d.refclassid = 'pg_catalog.pg_class'::pg_catalog.regclass "
+      "AND d.refobjid = $1::pg_catalog.oid AND v.oid <> $1::pg_catalog.oid "
       "AND rw.rulename = '_RETURN' AND v.relkind IN ('v', 'm') ORDER BY 1",
       {std::to_string(oid)}, &r));
   PGLAYOUT_RETURN_IF_ERROR(
@@ -761,25 +797,30 @@ Status ReadDependents(SqlSession* s, uint32_t oid, TableFacts* t) {
     SqlResult opts;
     PGLAYOUT_RETURN_IF_ERROR(s->Execute(
         "SELECT pg_catalog.unnest(reloptions) FROM pg_catalog.pg_class "
-        "WHERE oid = $1::regclass",
+        "WHERE oid = $1::pg_catalog.regclass",
         {v.name}, &opts));
     PGLAYOUT_RETURN_IF_ERROR(
         ReadTexts(opts, "reloptions of " + v.name, &v.options));
   }
   SqlResult rules;
-  PGLAYOUT_RETURN_IF_ERROR(s->Execute(
-      "SELECT rulename FROM pg_catalog.pg_rewrite WHERE ev_class = $1::oid "
-      "AND rulename <> '_RETURN' ORDER BY 1",
-      {std::to_string(oid)}, &rules));
+  PGLAYOUT_RETURN_IF_ERROR(
+      s->Execute("SELECT rulename FROM pg_catalog.pg_rewrite WHERE ev_class = "
+                 "$1::pg_catalog.oid "
+                 "AND rulename <> '_RETURN' ORDER BY 1",
+                 {std::to_string(oid)}, &rules));
   PGLAYOUT_RETURN_IF_ERROR(ReadTexts(rules, "pg_rewrite", &t->rules));
   SqlResult users;
   PGLAYOUT_RETURN_IF_ERROR(s->Execute(
       "SELECT pg_catalog.pg_describe_object(d.classid, d.objid, d.objsubid) "
       "FROM pg_catalog.pg_depend d WHERE d.deptype = 'n' AND ("
-      "(d.refclassid = 'pg_catalog.pg_type'::regclass AND d.refobjid = "
-      "(SELECT reltype FROM pg_catalog.pg_class WHERE oid = $1::oid)) OR "
-      "(d.classid = 'pg_catalog.pg_proc'::regclass AND d.refclassid = "
-      "'pg_catalog.pg_class'::regclass AND d.refobjid = $1::oid)) ORDER BY 1",
+      "(d.refclassid = 'pg_catalog.pg_type'::pg_catalog.regclass AND "
+      "d.refobjid = "
+      "(SELECT reltype FROM pg_catalog.pg_class WHERE oid = "
+      "$1::pg_catalog.oid)) OR "
+      "(d.classid = 'pg_catalog.pg_proc'::pg_catalog.regclass AND d.refclassid "
+      "= "
+      "'pg_catalog.pg_class'::pg_catalog.regclass AND d.refobjid = "
+      "$1::pg_catalog.oid)) ORDER BY 1",
       {std::to_string(oid)}, &users));
   PGLAYOUT_RETURN_IF_ERROR(
       ReadTexts(users, "users of the row type", &t->rowtype_users));
@@ -807,9 +848,10 @@ Status ReadReplicationAndSequences(SqlSession* s, uint32_t oid, TableFacts* t) {
       named && *named == "t"
           ? "SELECT s.subname FROM pg_catalog.pg_subscription_rel r JOIN "
             "pg_catalog.pg_subscription s ON s.oid = r.srsubid WHERE "
-            "r.srrelid = $1::oid ORDER BY 1"
+            "r.srrelid = $1::pg_catalog.oid ORDER BY 1"
           : "SELECT pg_catalog.concat('subscription ', r.srsubid) FROM "
-            "pg_catalog.pg_subscription_rel r WHERE r.srrelid = $1::oid "
+            "pg_catalog.pg_subscription_rel r WHERE r.srrelid = "
+            "$1::pg_catalog.oid "
             "ORDER BY 1",
       {std::to_string(oid)}, &sub));
   PGLAYOUT_RETURN_IF_ERROR(
@@ -825,9 +867,10 @@ Status ReadReplicationAndSequences(SqlSession* s, uint32_t oid, TableFacts* t) {
       "JOIN pg_catalog.pg_namespace sn ON sn.oid = s.relnamespace "
       "JOIN pg_catalog.pg_attribute a ON a.attrelid = d.refobjid "
       "AND a.attnum = d.refobjsubid "
-      "WHERE d.classid = 'pg_catalog.pg_class'::regclass "
-      "AND d.refclassid = 'pg_catalog.pg_class'::regclass "
-      "AND d.refobjid = $1::oid AND d.deptype IN ('a', 'i') ORDER BY 2",
+      "WHERE d.classid = 'pg_catalog.pg_class'::pg_catalog.regclass "
+      "AND d.refclassid = 'pg_catalog.pg_class'::pg_catalog.regclass "
+      "AND d.refobjid = $1::pg_catalog.oid AND d.deptype IN ('a', 'i') ORDER "
+      "BY 2",
       {std::to_string(oid)}, &seq));
   for (size_t i = 0; i < seq.rows.size(); ++i) {
     SqlRowReader row(seq, i, "the table's sequences");
@@ -950,7 +993,7 @@ Status ReadPartition(SqlSession* s, uint32_t oid, TableFacts* t) {
       "FROM pg_catalog.pg_class c JOIN pg_catalog.pg_inherits i ON "
       "i.inhrelid = c.oid JOIN pg_catalog.pg_class p ON p.oid = i.inhparent "
       "JOIN pg_catalog.pg_namespace pn ON pn.oid = p.relnamespace WHERE "
-      "c.oid = $1::oid",
+      "c.oid = $1::pg_catalog.oid",
       {std::to_string(oid)}, &r));
   if (r.rows.empty()) return Status::Ok();
   SqlRowReader row(r, 0, "the partition's parent");
@@ -966,7 +1009,8 @@ Status ReadPartition(SqlSession* s, uint32_t oid, TableFacts* t) {
       "pg_catalog.pg_get_constraintdef(c.oid), c.convalidated FROM "
       "pg_catalog.pg_constraint c JOIN pg_catalog.pg_class f ON f.oid = "
       "c.confrelid JOIN pg_catalog.pg_namespace fn ON fn.oid = "
-      "f.relnamespace WHERE c.contype = 'f' AND c.conrelid = $1::oid AND "
+      "f.relnamespace WHERE c.contype = 'f' AND c.conrelid = "
+      "$1::pg_catalog.oid AND "
       "c.conparentid <> 0 ORDER BY 1",
       {std::to_string(oid)}, &fks));
   PGLAYOUT_RETURN_IF_ERROR(
@@ -981,8 +1025,9 @@ Status ReadPartition(SqlSession* s, uint32_t oid, TableFacts* t) {
       "c.conname, c.conrelid::pg_catalog.regclass) FROM "
       "pg_catalog.pg_constraint c WHERE c.contype = 'f' AND c.conparentid = "
       "0 AND c.confrelid IN (SELECT a.relid FROM "
-      "pg_catalog.pg_partition_ancestors($1::oid) a WHERE a.relid <> "
-      "$1::oid) ORDER BY 1",
+      "pg_catalog.pg_partition_ancestors($1::pg_catalog.oid) a WHERE a.relid "
+      "<> "
+      "$1::pg_catalog.oid) ORDER BY 1",
       {std::to_string(oid)}, &refs));
   return ReadTexts(refs, "foreign keys to an ancestor",
                    &t->parent_referenced_by);
@@ -992,25 +1037,38 @@ Status ReadPartition(SqlSession* s, uint32_t oid, TableFacts* t) {
 
 Status HardenSession(SqlSession* session) {
   std::string sql =
-      "SET statement_timeout = 0; SET lock_timeout = 0; "
-      "SET idle_in_transaction_session_timeout = 0; "
-      "SET search_path = pg_catalog, pg_temp; SET row_security = off; "
-      "SET default_transaction_read_only = off; "
-      "SET default_transaction_isolation = 'read committed'; "
-      "SET synchronous_commit = on; SET jit = off";
+      "SELECT pg_catalog.set_config('default_transaction_read_only', 'off', "
+      "false), pg_catalog.set_config('default_transaction_isolation', "
+      "'read committed', false), pg_catalog.set_config('synchronous_commit', "
+      "'on', false), pg_catalog.set_config('jit', 'off', false)";
   if (session->server_version() >= 140000) {
-    sql += "; SET client_connection_check_interval = '1s'";
+    sql +=
+        ", pg_catalog.set_config('client_connection_check_interval', '1s', "
+        "false)";
   }
-  if (session->server_version() >= 170000)
-    sql += "; SET transaction_timeout = 0";
   return ExecuteSql(session, sql);
 }
 
+// The user's search_path is the session's reset value: what the connection
+// started with (role, database, PGOPTIONS), before OpenPgSession's
+// hardening. It is set for the one to_regclass call, which calls no
+// function and no operator by an unqualified name, and the hardened path
+// is put back whatever that call did (in a transaction block, the block's
+// rollback also undoes the first set_config).
 Status ResolveRelation(SqlSession* session, const std::string& name,
                        uint32_t* oid) {
+  PGLAYOUT_RETURN_IF_ERROR(ExecuteSql(
+      session,
+      "SELECT pg_catalog.set_config('search_path', s.reset_val, false) FROM "
+      "pg_catalog.pg_settings s WHERE s.name = 'search_path'"));
   SqlResult r;
-  PGLAYOUT_RETURN_IF_ERROR(
-      session->Execute("SELECT pg_catalog.to_regclass($1)::oid", {name}, &r));
+  Status resolved = session->Execute(
+      "SELECT pg_catalog.to_regclass($1)::pg_catalog.oid", {name}, &r);
+  Status restored = ExecuteSql(
+      session, std::string("SELECT pg_catalog.set_config('search_path', '") +
+                   kSessionSearchPath + "', false)");
+  PGLAYOUT_RETURN_IF_ERROR(resolved);
+  PGLAYOUT_RETURN_IF_ERROR(restored);
   if (r.rows.empty()) {
     return Status::NotFound("query returned no rows: to_regclass of " + name);
   }
@@ -1140,7 +1198,7 @@ Status ReadTakenNames(SqlSession* session, const std::string& schema,
   PGLAYOUT_RETURN_IF_ERROR(session->Execute(
       "SELECT c.relname FROM pg_catalog.pg_class c JOIN "
       "pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = "
-      "$1 AND c.relname = ANY ($2::text[]) ORDER BY 1",
+      "$1 AND c.relname = ANY ($2::pg_catalog.text[]) ORDER BY 1",
       {schema, TextArrayLiteral(names)}, &r));
   return ReadTexts(r, "pg_class (names taken)", taken);
 }
@@ -1156,7 +1214,7 @@ Status ReadPreparedLocks(SqlSession* session, uint32_t oid,
       "x.locktype = 'transactionid' AND x.transactionid = p.transaction AND "
       "x.pid IS NULL JOIN pg_catalog.pg_locks l ON l.virtualtransaction = "
       "x.virtualtransaction AND l.pid IS NULL WHERE l.locktype = 'relation' "
-      "AND l.relation = $1::oid ORDER BY 1",
+      "AND l.relation = $1::pg_catalog.oid ORDER BY 1",
       {std::to_string(oid)}, &r));
   gids->clear();
   return ReadTexts(r, "pg_prepared_xacts", gids);
@@ -1168,10 +1226,11 @@ namespace {
 constexpr char kIndexesAndConstraintsHash[] =
     "coalesce((SELECT pg_catalog.string_agg("
     "pg_catalog.pg_get_indexdef(indexrelid), ',' ORDER BY indexrelid) "
-    "FROM pg_catalog.pg_index WHERE indrelid = $1::oid), '') || '|' || "
+    "FROM pg_catalog.pg_index WHERE indrelid = $1::pg_catalog.oid), '') || '|' "
+    "|| "
     "coalesce((SELECT pg_catalog.string_agg("
     "pg_catalog.pg_get_constraintdef(oid), ',' ORDER BY oid) "
-    "FROM pg_catalog.pg_constraint WHERE conrelid = $1::oid), '')";
+    "FROM pg_catalog.pg_constraint WHERE conrelid = $1::pg_catalog.oid), '')";
 
 // The form written before the hash covered what LIKE takes over (no tag):
 // columns' names, types, NOT NULL and dropped state only.
@@ -1181,7 +1240,8 @@ std::string LegacyStructureHashSql() {
              "pg_catalog.format('%s:%s:%s:%s:%s', attnum, attname, "
              "pg_catalog.format_type(atttypid, atttypmod), attnotnull, "
              "attisdropped), ',' ORDER BY attnum) FROM pg_catalog.pg_attribute "
-             "WHERE attrelid = $1::oid AND attnum > 0), '') || '|' || ") +
+             "WHERE attrelid = $1::pg_catalog.oid AND attnum > 0), '') || '|' "
+             "|| ") +
          kIndexesAndConstraintsHash + ")";
 }
 
@@ -1198,10 +1258,11 @@ std::string StructureHashSql(int server_version) {
              "a.attstorage, {}, pg_catalog.pg_get_expr(d.adbin, d.adrelid)), "
              "',' ORDER BY a.attnum) FROM pg_catalog.pg_attribute a LEFT JOIN "
              "pg_catalog.pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = "
-             "a.attnum WHERE a.attrelid = $1::oid AND a.attnum > 0), '') || "
+             "a.attnum WHERE a.attrelid = $1::pg_catalog.oid AND a.attnum > "
+             "0), '') || "
              "'|' || (SELECT pg_catalog.format('%s:%s:%s', c.relowner, "
              "c.relpersistence, c.reloptions) FROM pg_catalog.pg_class c "
-             "WHERE c.oid = $1::oid) || '|' || ",
+             "WHERE c.oid = $1::pg_catalog.oid) || '|' || ",
              kStructureHashTag, compression) +
          kIndexesAndConstraintsHash + ")";
 }

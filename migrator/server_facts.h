@@ -2,7 +2,7 @@
 //
 // Every function only reads; none changes the server. Queries are
 // schema-qualified and safe under the hardened search_path that
-// HardenSession sets.
+// OpenPgSession sets.
 
 #ifndef PGLAYOUT_MIGRATOR_SERVER_FACTS_H_
 #define PGLAYOUT_MIGRATOR_SERVER_FACTS_H_
@@ -34,24 +34,22 @@ inline constexpr int kRunLockObject = 1;
 // from another database (see GuardRestorer::AcquireSettingsLock).
 inline constexpr int kSettingsLockObject = 2;
 
-// Overrides hostile role/database defaults for this session, so that a
-// role-level statement_timeout = 1s or lock_timeout = 1ms cannot cancel the
-// copy, and an attacker-controlled search_path cannot capture unqualified
-// names (pg_repack CVE-2018-1058 class): statement_timeout, lock_timeout,
-// idle_in_transaction_session_timeout (and transaction_timeout on 17+) = 0,
-// search_path = pg_catalog, pg_temp, row_security = off (a copy that would
-// be filtered by a policy fails instead of losing rows), read-write
-// read-committed transactions, client_connection_check_interval = 1s
-// (14+) so a backend whose client was killed stops its statement quickly,
-// and jit = off: each copy batch, replay round and verification chunk is a
-// statement of its own, compiled anew, and the by-xmin copy's estimated
-// lookups put it past jit_inline_above_cost: about 30 ms of compiling
-// added to a 75 ms batch of 100k rows (PostgreSQL 15, pgbench_accounts).
+// The migrator's own settings, on top of what OpenPgSession set for every
+// session (search_path, timeouts = 0, row_security = off, ...:
+// docs/security.md): read-write read-committed transactions whatever the
+// role's defaults, synchronous_commit = on,
+// client_connection_check_interval = 1s (14+) so a backend whose client was
+// killed stops its statement quickly, and jit = off: each copy batch, replay
+// round and verification chunk is a statement of its own, compiled anew,
+// and the by-xmin copy's estimated lookups put it past
+// jit_inline_above_cost: about 30 ms of compiling added to a 75 ms batch of
+// 100k rows (PostgreSQL 15, pgbench_accounts).
 Status HardenSession(SqlSession* session);
 
 // Resolves a plan relation name (regclass spelling) to its oid with the
-// session's current search_path; *oid = 0 when it does not exist. Run
-// before HardenSession for unqualified names to resolve as the user means.
+// search_path the session started with, so that an unqualified name in a
+// hand-written plan means what it means to its user; the session keeps
+// kSessionSearchPath for everything else. *oid = 0 when it does not exist.
 Status ResolveRelation(SqlSession* session, const std::string& name,
                        uint32_t* oid);
 

@@ -230,7 +230,8 @@ Status PlanSettings(Executor* ex, const Plan& plan, const Step& s, int no) {
   ex->clock()->Sleep(0.3);
   SqlResult r;
   PGLAYOUT_RETURN_IF_ERROR(ex->session()->Execute(
-      "SELECT name FROM pg_catalog.pg_settings WHERE name = ANY($1::text[]) "
+      "SELECT name FROM pg_catalog.pg_settings WHERE name = "
+      "ANY($1::pg_catalog.text[]) "
       "AND (pending_restart OR context = 'postmaster') ORDER BY 1",
       {TextArrayLiteral(names)}, &r));
   ex->Line(

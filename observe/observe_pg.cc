@@ -60,7 +60,9 @@ constexpr char kPglayoutInternal[] =
 // its schema (regclass drops the schema when it is on the search_path).
 std::string QualifiedSql(const std::string& ns, const std::string& cls) {
   return fmt::format(
-      "quote_ident({}.nspname) || '.' || quote_ident({}.relname)", ns, cls);
+      "pg_catalog.quote_ident({}.nspname) || '.' || "
+      "pg_catalog.quote_ident({}.relname)",
+      ns, cls);
 }
 
 std::string RelationsQuery() {
@@ -71,20 +73,25 @@ std::string RelationsQuery() {
       "COALESCE({owner}, ''), COALESCE(t.spcname, dts.spcname), "
       "c.reltuples, c.relpages, c.relpersistence, c.relispartition, "
       "COALESCE({root}, '') "
-      "FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
-      "LEFT JOIN pg_index i ON i.indexrelid = c.oid "
-      "LEFT JOIN pg_class tt ON c.relkind = 't' AND tt.reltoastrelid = c.oid "
-      "LEFT JOIN pg_class it ON it.reltoastrelid = i.indrelid "
-      "LEFT JOIN pg_class o ON o.oid = COALESCE(it.oid, i.indrelid, tt.oid) "
-      "LEFT JOIN pg_namespace onsp ON onsp.oid = o.relnamespace "
-      "LEFT JOIN pg_tablespace t ON t.oid = c.reltablespace "
+      "FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n "
+      "ON n.oid = c.relnamespace "
+      "LEFT JOIN pg_catalog.pg_index i ON i.indexrelid = c.oid "
+      "LEFT JOIN pg_catalog.pg_class tt ON c.relkind = 't' AND "
+      "tt.reltoastrelid = c.oid "
+      "LEFT JOIN pg_catalog.pg_class it ON it.reltoastrelid = i.indrelid "
+      "LEFT JOIN pg_catalog.pg_class o ON o.oid = COALESCE(it.oid, i.indrelid, "
+      "tt.oid) "
+      "LEFT JOIN pg_catalog.pg_namespace onsp ON onsp.oid = o.relnamespace "
+      "LEFT JOIN pg_catalog.pg_tablespace t ON t.oid = c.reltablespace "
       // A partition's root (12+): the table Citus distributes, partitions
       // included (planner/citus_plan.h). Index partitions need none.
-      "LEFT JOIN pg_class pr ON c.relispartition AND c.relkind IN ('r', 'p') "
-      "AND pr.oid = pg_partition_root(c.oid) "
-      "LEFT JOIN pg_namespace prn ON prn.oid = pr.relnamespace "
-      "CROSS JOIN (SELECT s.spcname FROM pg_database d JOIN pg_tablespace s "
-      "ON s.oid = d.dattablespace WHERE d.datname = current_database()) dts "
+      "LEFT JOIN pg_catalog.pg_class pr ON c.relispartition AND c.relkind IN "
+      "('r', 'p') "
+      "AND pr.oid = pg_catalog.pg_partition_root(c.oid) "
+      "LEFT JOIN pg_catalog.pg_namespace prn ON prn.oid = pr.relnamespace "
+      "CROSS JOIN (SELECT s.spcname FROM pg_catalog.pg_database d "
+      "JOIN pg_catalog.pg_tablespace s ON s.oid = d.dattablespace "
+      "WHERE d.datname = pg_catalog.current_database()) dts "
       "WHERE {filter} AND NOT {internal}",
       fmt::arg("name", QualifiedSql("n", "c")),
       fmt::arg("owner", QualifiedSql("onsp", "o")),
@@ -98,9 +105,11 @@ std::string RelationsQuery() {
 // and its index, rows of their own here. Only unlogged relations have an
 // init fork: the CASE spares a lookup per relation.
 constexpr char kSizeSql[] =
-    "pg_relation_size(c.oid, 'main') + pg_relation_size(c.oid, 'fsm') + "
-    "pg_relation_size(c.oid, 'vm') + CASE WHEN c.relpersistence = 'u' "
-    "THEN pg_relation_size(c.oid, 'init') ELSE 0 END";
+    "pg_catalog.pg_relation_size(c.oid, 'main') + "
+    "pg_catalog.pg_relation_size(c.oid, 'fsm') + "
+    "pg_catalog.pg_relation_size(c.oid, 'vm') + "
+    "CASE WHEN c.relpersistence = 'u' "
+    "THEN pg_catalog.pg_relation_size(c.oid, 'init') ELSE 0 END";
 
 // The per-relation counters: the functions behind pg_statio_all_tables,
 // pg_statio_all_indexes and pg_stat_all_tables, called directly so one scan
@@ -110,16 +119,20 @@ constexpr char kSizeSql[] =
 std::string CountersQuery() {
   return fmt::format(
       "SELECT c.oid, "
-      "pg_stat_get_blocks_fetched(c.oid) - pg_stat_get_blocks_hit(c.oid), "
-      "pg_stat_get_blocks_hit(c.oid), pg_stat_get_tuples_inserted(c.oid), "
-      "pg_stat_get_tuples_updated(c.oid), "
-      "pg_stat_get_tuples_hot_updated(c.oid), "
-      "pg_stat_get_tuples_deleted(c.oid), "
+      "pg_catalog.pg_stat_get_blocks_fetched(c.oid) - "
+      "pg_catalog.pg_stat_get_blocks_hit(c.oid), "
+      "pg_catalog.pg_stat_get_blocks_hit(c.oid), "
+      "pg_catalog.pg_stat_get_tuples_inserted(c.oid), "
+      "pg_catalog.pg_stat_get_tuples_updated(c.oid), "
+      "pg_catalog.pg_stat_get_tuples_hot_updated(c.oid), "
+      "pg_catalog.pg_stat_get_tuples_deleted(c.oid), "
       "CASE WHEN x.relation IS NULL THEN {size} END "
-      "FROM pg_class c LEFT JOIN (SELECT DISTINCT relation FROM pg_locks "
-      "WHERE mode = 'AccessExclusiveLock' AND relation IS NOT NULL "
-      "AND database = (SELECT oid FROM pg_database "
-      "WHERE datname = current_database())) x ON x.relation = c.oid "
+      "FROM pg_catalog.pg_class c LEFT JOIN (SELECT DISTINCT l.relation "
+      "FROM pg_catalog.pg_locks l "
+      "WHERE l.mode = 'AccessExclusiveLock' AND l.relation IS NOT NULL "
+      "AND l.database = (SELECT d.oid FROM pg_catalog.pg_database d "
+      "WHERE d.datname = pg_catalog.current_database())) x "
+      "ON x.relation = c.oid "
       "WHERE {filter}",
       fmt::arg("size", kSizeSql), fmt::arg("filter", kRelationFilter));
 }
@@ -127,13 +140,14 @@ std::string CountersQuery() {
 std::string ServerQuery(bool in_recovery) {
   // On a standby pg_current_wal_lsn() fails; the replay position advances
   // at the primary's WAL rate.
-  const char* lsn =
-      in_recovery ? "pg_last_wal_replay_lsn()" : "pg_current_wal_lsn()";
+  const char* lsn = in_recovery ? "pg_catalog.pg_last_wal_replay_lsn()"
+                                : "pg_catalog.pg_current_wal_lsn()";
   return fmt::format(
-      "SELECT extract(epoch FROM clock_timestamp()), "
-      "COALESCE(pg_wal_lsn_diff({}, '0/0'), 0), "
-      "(SELECT COALESCE(sum(xact_commit), 0) FROM pg_stat_database), "
-      "(SELECT buffers_clean FROM pg_stat_bgwriter)",
+      "SELECT extract(epoch FROM pg_catalog.clock_timestamp()), "
+      "COALESCE(pg_catalog.pg_wal_lsn_diff({}, '0/0'), 0), "
+      "(SELECT COALESCE(pg_catalog.sum(xact_commit), 0) "
+      "FROM pg_catalog.pg_stat_database), "
+      "(SELECT buffers_clean FROM pg_catalog.pg_stat_bgwriter)",
       lsn);
 }
 
@@ -143,7 +157,8 @@ std::string ServerQuery(bool in_recovery) {
 // what the WAL volume serves; commits include read-only transactions.
 std::string WalQuery(int version) {
   return std::string("SELECT wal_records, wal_fpi, wal_bytes, ") +
-         (version < 180000 ? "wal_sync" : "-1") + " FROM pg_stat_wal";
+         (version < 180000 ? "wal_sync" : "-1") +
+         " FROM pg_catalog.pg_stat_wal";
 }
 
 // The WAL flushes of 18 from its pg_stat_io rows.
@@ -158,63 +173,63 @@ int64_t WalSyncsFromIo(const std::vector<IoCounters>& io) {
 constexpr char kIoQuery[] =
     "SELECT backend_type, object, context, COALESCE(reads, 0), "
     "COALESCE(writes, 0), COALESCE(extends, 0), COALESCE(hits, 0), "
-    "COALESCE(fsyncs, 0) FROM pg_stat_io";
+    "COALESCE(fsyncs, 0) FROM pg_catalog.pg_stat_io";
 
 // One JSON document per table so that names with any characters arrive
 // intact. Only key columns of valid, non-partial unique indexes on plain
 // columns count as unique keys: those are what a partition key can use.
 constexpr char kFactsQuery[] = R"sql(
-WITH rel AS (SELECT * FROM pg_class WHERE oid = $1::oid)
-SELECT json_build_object(
- 'primary_key', (SELECT json_agg(a.attname ORDER BY k.ord)
-   FROM pg_index i, unnest(i.indkey) WITH ORDINALITY k(attnum, ord),
-        pg_attribute a
-   WHERE i.indrelid = $1::oid AND i.indisprimary AND a.attrelid = i.indrelid
+WITH rel AS (SELECT * FROM pg_catalog.pg_class WHERE oid = $1::pg_catalog.oid)
+SELECT pg_catalog.json_build_object(
+ 'primary_key', (SELECT pg_catalog.json_agg(a.attname ORDER BY k.ord)
+   FROM pg_catalog.pg_index i, pg_catalog.unnest(i.indkey) WITH ORDINALITY k(attnum, ord),
+        pg_catalog.pg_attribute a
+   WHERE i.indrelid = $1::pg_catalog.oid AND i.indisprimary AND a.attrelid = i.indrelid
      AND a.attnum = k.attnum AND k.ord <= i.indnkeyatts),
- 'unique_keys', (SELECT json_agg(cols ORDER BY idx) FROM (
-   SELECT i.indexrelid AS idx, json_agg(a.attname ORDER BY k.ord) AS cols
-   FROM pg_index i, unnest(i.indkey) WITH ORDINALITY k(attnum, ord),
-        pg_attribute a
-   WHERE i.indrelid = $1::oid AND i.indisunique AND NOT i.indisprimary
+ 'unique_keys', (SELECT pg_catalog.json_agg(cols ORDER BY idx) FROM (
+   SELECT i.indexrelid AS idx, pg_catalog.json_agg(a.attname ORDER BY k.ord) AS cols
+   FROM pg_catalog.pg_index i, pg_catalog.unnest(i.indkey) WITH ORDINALITY k(attnum, ord),
+        pg_catalog.pg_attribute a
+   WHERE i.indrelid = $1::pg_catalog.oid AND i.indisunique AND NOT i.indisprimary
      AND i.indisvalid AND i.indpred IS NULL AND i.indexprs IS NULL
      AND a.attrelid = i.indrelid AND a.attnum = k.attnum
      AND k.ord <= i.indnkeyatts
    GROUP BY i.indexrelid) u),
- 'foreign_keys_out', (SELECT json_agg(con.conname || ' (' ||
-     (SELECT string_agg(quote_ident(a.attname), ', ' ORDER BY k.ord)
-      FROM unnest(con.conkey) WITH ORDINALITY k(attnum, ord)
-      JOIN pg_attribute a ON a.attrelid = con.conrelid
+ 'foreign_keys_out', (SELECT pg_catalog.json_agg(con.conname || ' (' ||
+     (SELECT pg_catalog.string_agg(pg_catalog.quote_ident(a.attname), ', ' ORDER BY k.ord)
+      FROM pg_catalog.unnest(con.conkey) WITH ORDINALITY k(attnum, ord)
+      JOIN pg_catalog.pg_attribute a ON a.attrelid = con.conrelid
         AND a.attnum = k.attnum) || ') -> ' ||
-     quote_ident(fn.nspname) || '.' || quote_ident(f.relname) || ' (' ||
-     (SELECT string_agg(quote_ident(a.attname), ', ' ORDER BY k.ord)
-      FROM unnest(con.confkey) WITH ORDINALITY k(attnum, ord)
-      JOIN pg_attribute a ON a.attrelid = con.confrelid
+     pg_catalog.quote_ident(fn.nspname) || '.' || pg_catalog.quote_ident(f.relname) || ' (' ||
+     (SELECT pg_catalog.string_agg(pg_catalog.quote_ident(a.attname), ', ' ORDER BY k.ord)
+      FROM pg_catalog.unnest(con.confkey) WITH ORDINALITY k(attnum, ord)
+      JOIN pg_catalog.pg_attribute a ON a.attrelid = con.confrelid
         AND a.attnum = k.attnum) || ')'
      ORDER BY con.conname)
-   FROM pg_constraint con JOIN pg_class f ON f.oid = con.confrelid
-   JOIN pg_namespace fn ON fn.oid = f.relnamespace
-   WHERE con.conrelid = $1::oid AND con.contype = 'f'),
- 'foreign_keys_in', (SELECT json_agg(quote_ident(sn.nspname) || '.' ||
-     quote_ident(s.relname) || '.' || con.conname ORDER BY s.relname, con.conname)
-   FROM pg_constraint con JOIN pg_class s ON s.oid = con.conrelid
-   JOIN pg_namespace sn ON sn.oid = s.relnamespace
-   WHERE con.confrelid = $1::oid AND con.contype = 'f'
+   FROM pg_catalog.pg_constraint con JOIN pg_catalog.pg_class f ON f.oid = con.confrelid
+   JOIN pg_catalog.pg_namespace fn ON fn.oid = f.relnamespace
+   WHERE con.conrelid = $1::pg_catalog.oid AND con.contype = 'f'),
+ 'foreign_keys_in', (SELECT pg_catalog.json_agg(pg_catalog.quote_ident(sn.nspname) || '.' ||
+     pg_catalog.quote_ident(s.relname) || '.' || con.conname ORDER BY s.relname, con.conname)
+   FROM pg_catalog.pg_constraint con JOIN pg_catalog.pg_class s ON s.oid = con.conrelid
+   JOIN pg_catalog.pg_namespace sn ON sn.oid = s.relnamespace
+   WHERE con.confrelid = $1::pg_catalog.oid AND con.contype = 'f'
      AND con.conparentid = 0),
- 'dependent_views', (SELECT json_agg(DISTINCT quote_ident(vn.nspname) || '.' ||
-     quote_ident(v.relname))
-   FROM pg_depend d JOIN pg_rewrite r ON r.oid = d.objid
-   JOIN pg_class v ON v.oid = r.ev_class
-   JOIN pg_namespace vn ON vn.oid = v.relnamespace
-   WHERE d.classid = 'pg_rewrite'::regclass AND d.refobjid = $1::oid
-     AND v.oid <> $1::oid),
- 'triggers', (SELECT json_agg(tgname ORDER BY tgname) FROM pg_trigger
-   WHERE tgrelid = $1::oid AND NOT tgisinternal),
- 'identity_columns', (SELECT json_agg(attname ORDER BY attnum)
-   FROM pg_attribute WHERE attrelid = $1::oid AND attidentity <> ''
+ 'dependent_views', (SELECT pg_catalog.json_agg(DISTINCT pg_catalog.quote_ident(vn.nspname) || '.' ||
+     pg_catalog.quote_ident(v.relname))
+   FROM pg_catalog.pg_depend d JOIN pg_catalog.pg_rewrite r ON r.oid = d.objid
+   JOIN pg_catalog.pg_class v ON v.oid = r.ev_class
+   JOIN pg_catalog.pg_namespace vn ON vn.oid = v.relnamespace
+   WHERE d.classid = 'pg_catalog.pg_rewrite'::pg_catalog.regclass AND d.refobjid = $1::pg_catalog.oid
+     AND v.oid <> $1::pg_catalog.oid),
+ 'triggers', (SELECT pg_catalog.json_agg(tgname ORDER BY tgname) FROM pg_catalog.pg_trigger
+   WHERE tgrelid = $1::pg_catalog.oid AND NOT tgisinternal),
+ 'identity_columns', (SELECT pg_catalog.json_agg(attname ORDER BY attnum)
+   FROM pg_catalog.pg_attribute WHERE attrelid = $1::pg_catalog.oid AND attidentity <> ''
      AND NOT attisdropped),
- 'publications', (SELECT json_agg(DISTINCT pt.pubname)
-   FROM pg_publication_tables pt JOIN rel ON rel.relname = pt.tablename
-   JOIN pg_namespace n ON n.oid = rel.relnamespace
+ 'publications', (SELECT pg_catalog.json_agg(DISTINCT pt.pubname)
+   FROM pg_catalog.pg_publication_tables pt JOIN rel ON rel.relname = pt.tablename
+   JOIN pg_catalog.pg_namespace n ON n.oid = rel.relnamespace
      AND n.nspname = pt.schemaname),
  'replica_identity', (SELECT relreplident FROM rel),
  'persistence', (SELECT relpersistence FROM rel),
@@ -261,7 +276,8 @@ class PgStatsSource : public StatsSource {
     info->version_num = session_->server_version();
     info->description = session_->Describe();
     SqlValue recovery;
-    PGLAYOUT_RETURN_IF_ERROR(Value("SELECT pg_is_in_recovery()", &recovery));
+    PGLAYOUT_RETURN_IF_ERROR(
+        Value("SELECT pg_catalog.pg_is_in_recovery()", &recovery));
     in_recovery_ = recovery == "t";
     info->in_recovery = in_recovery_;
     PGLAYOUT_RETURN_IF_ERROR(ReadSettings(&info->settings));
@@ -489,11 +505,12 @@ Status OpenPgStatsSource(SqlSession* session,
         version >= 100000 ? version % 10000 : (version / 100) % 100));
   }
   // A monitor must never write, wait on a lock for long, or run forever.
-  for (const char* sql :
-       {"SET default_transaction_read_only = on",
-        "SET statement_timeout = '60s'", "SET lock_timeout = '2s'"}) {
-    PGLAYOUT_RETURN_IF_ERROR(ExecuteSql(session, sql));
-  }
+  // On top of OpenPgSession's hardening (common/sql.h).
+  PGLAYOUT_RETURN_IF_ERROR(ExecuteSql(
+      session,
+      "SELECT pg_catalog.set_config('default_transaction_read_only', 'on', "
+      "false), pg_catalog.set_config('statement_timeout', '60s', false), "
+      "pg_catalog.set_config('lock_timeout', '2s', false)"));
   *source = std::make_unique<PgStatsSource>(session);
   return Status::Ok();
 }

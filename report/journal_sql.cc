@@ -106,8 +106,10 @@ class SqlJournalSource : public JournalSource {
             "SELECT run_id, plan_hash, state, {}, {}, "
             "coalesce(checkpoints_timed_start, -1), "
             "coalesce(checkpoints_requested_start, -1), "
-            "coalesce((to_jsonb(r) ->> 'checkpoints_timed_end')::bigint, -1), "
-            "coalesce((to_jsonb(r) ->> 'checkpoints_requested_end')::bigint, "
+            "coalesce((pg_catalog.to_jsonb(r) ->> "
+            "'checkpoints_timed_end')::bigint, -1), "
+            "coalesce((pg_catalog.to_jsonb(r) ->> "
+            "'checkpoints_requested_end')::bigint, "
             "-1), started_at::pg_catalog.text, coalesce(finished_at::"
             "pg_catalog.text, '') FROM pglayout.run r ORDER BY run_id DESC "
             "LIMIT 1",
@@ -133,17 +135,17 @@ class SqlJournalSource : public JournalSource {
 
   Status ReadSteps(int64_t run_id, MigrationJournal* j) {
     SqlResult r;
-    PGLAYOUT_RETURN_IF_ERROR(
-        Query("SELECT step_no, step_key, state, phase, detail, rows_copied, "
-              "CASE WHEN relation_oid IS NULL THEN '' "
-              "ELSE relation_oid::pg_catalog.regclass::text END, "
-              "coalesce(extract(epoch FROM finished_at - started_at), 0), "
-              "coalesce(pg_catalog.pg_total_relation_size(relation_oid), 0), "
-              "coalesce((to_jsonb(s) ->> 'bytes_copied')::bigint, 0), "
-              "coalesce(to_jsonb(s) ->> 'error', '') "
-              "FROM pglayout.step s WHERE run_id = $1 "
-              "ORDER BY step_no, step_key",
-              {std::to_string(run_id)}, &r));
+    PGLAYOUT_RETURN_IF_ERROR(Query(
+        "SELECT step_no, step_key, state, phase, detail, rows_copied, "
+        "CASE WHEN relation_oid IS NULL THEN '' "
+        "ELSE relation_oid::pg_catalog.regclass::pg_catalog.text END, "
+        "coalesce(extract(epoch FROM finished_at - started_at), 0), "
+        "coalesce(pg_catalog.pg_total_relation_size(relation_oid), 0), "
+        "coalesce((pg_catalog.to_jsonb(s) ->> 'bytes_copied')::bigint, 0), "
+        "coalesce(pg_catalog.to_jsonb(s) ->> 'error', '') "
+        "FROM pglayout.step s WHERE run_id = $1 "
+        "ORDER BY step_no, step_key",
+        {std::to_string(run_id)}, &r));
     return ReadRows(r, "pglayout.step", [&](SqlRowReader& row) {
       JournalStep s;
       s.ordinal = static_cast<int>(row.Int(0));

@@ -655,7 +655,7 @@ Status PgCluster::ServerError(const std::string& what,
 }
 
 Status PgCluster::Connect(std::unique_ptr<SqlSession>* session) const {
-  return OpenPgSession(conninfo_, "pglayout-test", session);
+  return OpenPgSessionAsConfigured(conninfo_, "pglayout-test", session);
 }
 
 Status PgCluster::StopServer(StopMode mode) {
@@ -718,7 +718,7 @@ Status PgCluster::CopyFromPrimary(SqlSession* primary,
 }
 
 Status PgCluster::ConnectPrimary(std::unique_ptr<SqlSession>* session) const {
-  return OpenPgSession(primary_conninfo_, "pglayout-test", session);
+  return OpenPgSessionAsConfigured(primary_conninfo_, "pglayout-test", session);
 }
 
 Status PgCluster::WaitForStreaming() {

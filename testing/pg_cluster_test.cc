@@ -56,7 +56,8 @@ TEST_P(PgClusterTest, ServerHasTheRequestedVersion) {
   PgCluster* pg;
   PGLAYOUT_ASSERT_OK(SharedCluster(&pg));
   std::unique_ptr<SqlSession> session;
-  PGLAYOUT_ASSERT_OK(OpenPgSession(pg->conninfo(), "harness-test", &session));
+  PGLAYOUT_ASSERT_OK(
+      OpenPgSessionAsConfigured(pg->conninfo(), "harness-test", &session));
 
   int version_num = std::stoi(Value(session.get(), "SHOW server_version_num"));
   int major = PgVersionMajor(version());

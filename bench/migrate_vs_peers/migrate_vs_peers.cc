@@ -129,7 +129,8 @@ std::string Conninfo(const PgCluster& pg, const std::string& db) {
 
 Status Connect(const PgCluster& pg, const std::string& db,
                std::unique_ptr<SqlSession>* session) {
-  return OpenPgSession(Conninfo(pg, db), "migrate_vs_peers", session);
+  return OpenPgSessionAsConfigured(Conninfo(pg, db), "migrate_vs_peers",
+                                   session);
 }
 
 Status Value(SqlSession* session, const std::string& sql, std::string* out) {

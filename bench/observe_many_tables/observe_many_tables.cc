@@ -59,7 +59,8 @@ struct Figures {
 
 Status Measure(PgCluster* pg, int samples, Figures* f) {
   std::unique_ptr<SqlSession> session;
-  PGLAYOUT_RETURN_IF_ERROR(OpenPgSession(pg->conninfo(), "bench", &session));
+  PGLAYOUT_RETURN_IF_ERROR(
+      OpenPgSessionAsConfigured(pg->conninfo(), "bench", &session));
   std::unique_ptr<StatsSource> source;
   PGLAYOUT_RETURN_IF_ERROR(OpenPgStatsSource(session.get(), &source));
   ServerInfo info;

@@ -30,8 +30,8 @@ Status MakeAttackerDatabase(PgCluster* cluster, const std::string& tag,
     PGLAYOUT_RETURN_IF_ERROR(ExecuteSql(admin.get(), sql));
   }
   std::unique_ptr<SqlSession> in_db;
-  PGLAYOUT_RETURN_IF_ERROR(
-      OpenPgSession(out->superuser_conninfo, "pglayout-test", &in_db));
+  PGLAYOUT_RETURN_IF_ERROR(OpenPgSessionAsConfigured(out->superuser_conninfo,
+                                                     "pglayout-test", &in_db));
   return ExecuteSql(in_db.get(),
                     fmt::format("ALTER SCHEMA public OWNER TO {}", role));
 }

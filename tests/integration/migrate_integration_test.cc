@@ -70,7 +70,7 @@ std::string Conninfo(PgCluster* pg, const std::string& db,
 
 Status Open(PgCluster* pg, const std::string& db,
             std::unique_ptr<SqlSession>* s) {
-  return OpenPgSession(Conninfo(pg, db), "pglayout-test", s);
+  return OpenPgSessionAsConfigured(Conninfo(pg, db), "pglayout-test", s);
 }
 
 // Drops and creates |db|: a test's own database on the shared server.
@@ -1835,8 +1835,8 @@ TEST_P(MigrateTest, NonOwnerWritesAreCapturedAndTheSerialSurvivesFinalize) {
        "CREATE TABLE w_v AS TABLE w;"
        "GRANT SELECT, INSERT, UPDATE, DELETE ON w, w_v TO app_writer;"
        "GRANT USAGE ON SEQUENCE w_id_seq TO app_writer");
-  PGLAYOUT_ASSERT_OK(OpenPgSession(Conninfo(pg, "nonowner", "app_writer"),
-                                   "pglayout-test", &app));
+  PGLAYOUT_ASSERT_OK(OpenPgSessionAsConfigured(
+      Conninfo(pg, "nonowner", "app_writer"), "pglayout-test", &app));
   MigrateOptions options;
   options.checkpoint_guard = false;  // the shared server keeps its settings
   options.throttle = ThrottleMode::kOff;

@@ -107,7 +107,7 @@ class PartitionMoveTest : public PgVersionTest {
     PGLAYOUT_RETURN_IF_ERROR(
         ExecuteSql(admin.get(), "DROP DATABASE IF EXISTS " + db));
     PGLAYOUT_RETURN_IF_ERROR(ExecuteSql(admin.get(), "CREATE DATABASE " + db));
-    return OpenPgSession(Conninfo(*pg, db), "pglayout-test", s);
+    return OpenPgSessionAsConfigured(Conninfo(*pg, db), "pglayout-test", s);
   }
 };
 
@@ -152,7 +152,7 @@ TEST_P(PartitionMoveTest, APartitionMovesOnlineWhileWritesGoThroughTheParent) {
   Exec(s.get(), "DROP ROLE IF EXISTS part_reader");
   Exec(s.get(), kRangeSchema);
   PGLAYOUT_ASSERT_OK(
-      OpenPgSession(Conninfo(pg, "partmove"), "pglayout-test", &w));
+      OpenPgSessionAsConfigured(Conninfo(pg, "partmove"), "pglayout-test", &w));
   const std::vector<std::string> before = Structure(s.get(), "public.m_p2");
   const std::string bounds = PartitionsOf(s.get(), "public.m");
 

@@ -785,7 +785,8 @@ TEST_P(StructureSuiteTest, MovesAndConversionsKeepEveryTablesStructure) {
   PGLAYOUT_ASSERT_OK(pg->Connect(&admin));
   PGLAYOUT_ASSERT_OK(ExecuteSql(admin.get(), "DROP DATABASE IF EXISTS suite"));
   PGLAYOUT_ASSERT_OK(ExecuteSql(admin.get(), "CREATE DATABASE suite"));
-  PGLAYOUT_ASSERT_OK(OpenPgSession(Conninfo(pg, "suite"), "suite", &s));
+  PGLAYOUT_ASSERT_OK(
+      OpenPgSessionAsConfigured(Conninfo(pg, "suite"), "suite", &s));
   PGLAYOUT_ASSERT_OK(ExecuteSql(s.get(), kRoles));
 
   std::vector<SuiteTable> tables;
@@ -862,7 +863,8 @@ TEST_P(StructureSuiteTest, WhatCannotBeSwappedIsRefusedAndMovesOffline) {
   PGLAYOUT_ASSERT_OK(
       ExecuteSql(admin.get(), "DROP DATABASE IF EXISTS suite_refused"));
   PGLAYOUT_ASSERT_OK(ExecuteSql(admin.get(), "CREATE DATABASE suite_refused"));
-  PGLAYOUT_ASSERT_OK(OpenPgSession(Conninfo(pg, "suite_refused"), "suite", &s));
+  PGLAYOUT_ASSERT_OK(
+      OpenPgSessionAsConfigured(Conninfo(pg, "suite_refused"), "suite", &s));
   PGLAYOUT_ASSERT_OK(ExecuteSql(s.get(), kRoles));
   PGLAYOUT_ASSERT_OK(ExecuteSql(
       s.get(), "CREATE TABLE k_parent (id int PRIMARY KEY, v text)"));

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <thread>
 
 #include "common/sql.h"
@@ -95,6 +96,143 @@ TEST_P(PqxxSessionTest, DeadlockHasItsState) {
   Exec(a_.get(), "ROLLBACK");
   Exec(b_.get(), "ROLLBACK");
   Exec(a_.get(), "DROP TABLE pqxx_d1, pqxx_d2");
+}
+// The session's backend, as another session sees it: waits (bounded) until
+// |pid| has left pg_stat_activity, which is when its connection is closed.
+void WaitUntilGone(SqlSession* observer, const std::string& pid) {
+  for (int i = 0; i < 600; ++i) {
+    if (Value(observer,
+              "SELECT pg_catalog.count(*) FROM pg_catalog.pg_stat_activity "
+              "WHERE pid = $1",
+              {pid}) == "0") {
+      return;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ADD_FAILURE() << "backend " << pid << " did not end";
+}
+
+// Every later statement of a lost session repeats the server's reason, not
+// libpqxx's "Could not obtain client encoding: not connected".
+// |reason| may list alternatives separated by '|'.
+void ExpectLostBecause(SqlSession* session, const std::string& reason) {
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    SqlResult r;
+    Status st = session->Execute("SELECT 1", {}, &r);
+    EXPECT_EQ(st.code(), Status::Code::kUnavailable) << st.ToString();
+    EXPECT_NE(st.message().find("lost connection to "), std::string::npos)
+        << st.message();
+    bool found = false;
+    for (size_t at = 0; at <= reason.size();) {
+      size_t bar = reason.find('|', at);
+      if (bar == std::string::npos) bar = reason.size();
+      found |=
+          st.message().find(reason.substr(at, bar - at)) != std::string::npos;
+      at = bar + 1;
+    }
+    EXPECT_TRUE(found) << st.message() << " does not say " << reason;
+    EXPECT_EQ(st.message().find("client encoding"), std::string::npos)
+        << st.message();
+  }
+}
+
+TEST_P(PqxxSessionTest, ATerminatedSessionSaysItWasTerminated) {
+  std::unique_ptr<SqlSession> victim;
+  PGLAYOUT_ASSERT_OK(OpenPgSession(pg_->conninfo(), "victim", &victim));
+  const std::string pid =
+      Value(victim.get(), "SELECT pg_catalog.pg_backend_pid()");
+  EXPECT_EQ(
+      Value(a_.get(), "SELECT pg_catalog.pg_terminate_backend($1)", {pid}),
+      "t");
+  WaitUntilGone(a_.get(), pid);
+  ExpectLostBecause(victim.get(),
+                    "terminating connection due to administrator command");
+}
+
+TEST_P(PqxxSessionTest, AnIdleTimeoutSaysWhichOne) {
+  std::unique_ptr<SqlSession> idle;
+  PGLAYOUT_ASSERT_OK(OpenPgSession(pg_->conninfo(), "idle", &idle));
+  std::string pid = Value(idle.get(), "SELECT pg_catalog.pg_backend_pid()");
+  Exec(idle.get(), "SET idle_in_transaction_session_timeout = '100ms'");
+  Exec(idle.get(), "BEGIN");
+  WaitUntilGone(a_.get(), pid);
+  ExpectLostBecause(idle.get(), "idle-in-transaction timeout");
+  if (version() == PgVersion::k12) return;  // idle_session_timeout: 14+
+  PGLAYOUT_ASSERT_OK(OpenPgSession(pg_->conninfo(), "idle", &idle));
+  pid = Value(idle.get(), "SELECT pg_catalog.pg_backend_pid()");
+  Exec(idle.get(), "SET idle_session_timeout = '100ms'");
+  WaitUntilGone(a_.get(), pid);
+  ExpectLostBecause(idle.get(), "idle-session timeout");
+}
+
+TEST_P(PqxxSessionTest, AServerStoppedUnderASessionSaysTheConnectionClosed) {
+  std::unique_ptr<PgCluster> own;
+  PGLAYOUT_ASSERT_OK(StartCluster({}, &own));
+  std::unique_ptr<SqlSession> s;
+  PGLAYOUT_ASSERT_OK(OpenPgSession(own->conninfo(), "crashed", &s));
+  PGLAYOUT_ASSERT_OK(own->Restart(StopMode::kImmediate));
+  ExpectLostBecause(s.get(),
+                    "server closed the connection unexpectedly|terminating "
+                    "connection due to immediate shutdown|terminating "
+                    "connection because of crash");
+}
+
+// Role and database settings of the server do not reach pglayout's
+// session: OpenPgSession overrides each before anything else runs.
+TEST_P(PqxxSessionTest, RoleAndDatabaseSettingsAreOverriddenAtOpen) {
+  Exec(a_.get(), "DROP DATABASE IF EXISTS pqxx_hostile");
+  Exec(a_.get(), "CREATE DATABASE pqxx_hostile");
+  Exec(a_.get(),
+       "ALTER DATABASE pqxx_hostile SET search_path = public, pg_catalog; "
+       "ALTER DATABASE pqxx_hostile SET standard_conforming_strings = off; "
+       "ALTER DATABASE pqxx_hostile SET statement_timeout = '1ms'; "
+       "ALTER DATABASE pqxx_hostile SET lock_timeout = '1ms'; "
+       "ALTER DATABASE pqxx_hostile SET row_security = on; "
+       "ALTER DATABASE pqxx_hostile SET DateStyle = 'SQL, DMY'; "
+       "ALTER DATABASE pqxx_hostile SET extra_float_digits = -15; "
+       "ALTER DATABASE pqxx_hostile SET "
+       "idle_in_transaction_session_timeout = '1ms'");
+  std::unique_ptr<SqlSession> s;
+  PGLAYOUT_ASSERT_OK(
+      OpenPgSession(pg_->conninfo() + " dbname=pqxx_hostile", "hardened", &s));
+  EXPECT_EQ(Value(s.get(),
+                  "SELECT pg_catalog.concat_ws('|', "
+                  "pg_catalog.current_setting('search_path'), "
+                  "pg_catalog.current_setting('standard_conforming_strings'), "
+                  "pg_catalog.current_setting('statement_timeout'), "
+                  "pg_catalog.current_setting('lock_timeout'), "
+                  "pg_catalog.current_setting('row_security'), "
+                  "pg_catalog.current_setting('DateStyle'), "
+                  "pg_catalog.current_setting('extra_float_digits'), "
+                  "pg_catalog.current_setting("
+                  "'idle_in_transaction_session_timeout'), "
+                  "pg_catalog.current_setting('application_name'))"),
+            "pg_catalog, pg_temp|on|0|0|off|ISO, MDY|1|0|hardened");
+  // The same database as configured, for contrast.
+  std::unique_ptr<SqlSession> plain;
+  PGLAYOUT_ASSERT_OK(OpenPgSessionAsConfigured(
+      pg_->conninfo() + " dbname=pqxx_hostile", "plain", &plain));
+  EXPECT_EQ(
+      Value(plain.get(), "SELECT pg_catalog.current_setting('search_path')"),
+      "public, pg_catalog");
+  s.reset();
+  plain.reset();
+  Exec(a_.get(), "DROP DATABASE pqxx_hostile");
+}
+
+TEST_P(PqxxSessionTest, ConnectionErrorsNeverShowThePassword) {
+  // libpq echoes a URI with a bad percent-encoding whole.
+  std::unique_ptr<SqlSession> s;
+  Status st =
+      OpenPgSession("postgresql://app:hunter%zz2@127.0.0.1:1/x", "t", &s);
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("percent"), std::string::npos) << st.message();
+  EXPECT_EQ(st.message().find("hunter"), std::string::npos) << st.message();
+  st = OpenPgSession("postgresql://app:hunter2@127.0.0.1:" +
+                         std::to_string(pg_->port()) + "/no_such_db_here",
+                     "t", &s);
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.message().find("hunter2"), std::string::npos) << st.message();
 }
 
 PGLAYOUT_INSTANTIATE_PG_VERSIONS_FROM_12(PqxxSessionTest);

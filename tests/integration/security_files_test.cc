@@ -465,7 +465,7 @@ class PlanSqlPsqlTest : public PgVersionTest {
   // The canary stands, no role was made, no injected shell command ran.
   void ExpectNothingInjected(const std::string& output) {
     std::unique_ptr<SqlSession> victim;
-    PGLAYOUT_ASSERT_OK(OpenPgSession(
+    PGLAYOUT_ASSERT_OK(OpenPgSessionAsConfigured(
         "host=127.0.0.1 port=" + std::to_string(cluster_->port()) +
             " dbname=victim user=postgres",
         "pglayout-test", &victim));

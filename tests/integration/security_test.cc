@@ -24,7 +24,7 @@ TEST_P(SecurityTrapTest, FiresOnlyWithASuperusersPrivileges) {
   PGLAYOUT_ASSERT_OK(MakeAttackerDatabase(cluster, "trap", &db));
   std::unique_ptr<SqlSession> attacker;
   PGLAYOUT_ASSERT_OK(
-      OpenPgSession(db.attacker_conninfo, "attacker", &attacker));
+      OpenPgSessionAsConfigured(db.attacker_conninfo, "attacker", &attacker));
   PGLAYOUT_ASSERT_OK(ExecuteSql(
       attacker.get(),
       "CREATE FUNCTION public.trap() RETURNS int LANGUAGE plpgsql AS " +
