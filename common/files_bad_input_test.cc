@@ -109,6 +109,17 @@ TEST(LongKeys, NoSuggestionAndTheKeyIsCut) {
                      "...' in [[volume]] 'd1'");
 }
 
+TEST(LongKeys, ALongValueIsCutInTheMessageToo) {
+  const std::string unit(1000 * 1000, 'X');
+  std::string err =
+      VolumesError(With(kVolume, "\"600GB\"", "\"6" + unit + "\""));
+  EXPECT_LT(err.size(), 400u);
+  EXPECT_NE(err.find("unknown size unit '" + std::string(64, 'X') +
+                     "...' in '6" + std::string(63, 'X') + "...'"),
+            std::string::npos)
+      << err;
+}
+
 TEST(LongKeys, SuggestionsOnlyBelowSixtyFourBytes) {
   EXPECT_EQ(NearestName("read_iop", {"read_iops"}), "read_iops");
   std::string long_typo = std::string(63, 'a');
