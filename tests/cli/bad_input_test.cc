@@ -128,6 +128,22 @@ TEST(BadInput, ControlCharactersInNamesReachTheTerminalEscaped) {
       << run.output;
 }
 
+// The same through plan: its report on stdout and its messages on stderr.
+TEST(BadInput, ControlCharactersInNamesReachPlansOutputEscaped) {
+  const std::string workload =
+      WriteTempFile("control_plan_workload.toml",
+                    With(kWorkload, "name = \"public.t\"",
+                         "name = \"public.t\\u001B[2J\\u009B\\u2066\""));
+  Completion run =
+      Plan(WriteTempFile("control_plan_volumes.toml", kVolumes), workload);
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_FALSE(Contains(run.output, "\x1B")) << run.output;
+  EXPECT_FALSE(Contains(run.output, "\xC2\x9B")) << run.output;
+  EXPECT_FALSE(Contains(run.output, "\xE2\x81\xA6")) << run.output;
+  EXPECT_TRUE(Contains(run.output, "public.t\\u001B[2J\\u009B\\u2066"))
+      << run.output;
+}
+
 // A file name that is not UTF-8: --json escapes its bytes instead of
 // aborting on an uncaught exception.
 TEST(BadInput, CheckJsonOfAFileNameThatIsNotUtf8) {
