@@ -37,7 +37,7 @@ class CheckCommand : public Command {
       if (!st.ok()) errors.push_back(st.message());
       if (st.ok() && json_) all.push_back(std::move(parsed));
     }
-    if (json_) std::cout << all.dump(2) << "\n";
+    if (json_) std::cout << JsonText(all) << "\n";
     if (errors.empty()) return Status::Ok();
     // A missing or unreadable input is bad input too: exit code 2.
     return Status::InvalidInput(fmt::format("{}", fmt::join(errors, "\n")));

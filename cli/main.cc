@@ -4,16 +4,21 @@
 // This file wires CLI11, spdlog and the registered subcommands together and
 // maps a Status to the exit code. It holds no logic of its own.
 
+#include <spdlog/sinks/base_sink.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <exception>
+#include <iostream>
+#include <mutex>
 
 #include "cli/command.h"
 #include "cli/terminal_progress.h"
 #include "common/conninfo_mask.h"
+#include "common/text.h"
 #include "pglayout_commit.h"  // PGLAYOUT_COMMIT, written at build time
 
 namespace pglayout::cli {
@@ -30,8 +35,36 @@ Every file can be written by hand; `pglayout check FILE` validates it.
 Sizes: kB, MB, GB, TB are powers of 1024 as in postgresql.conf (KiB..TiB too).
 Exit codes: 0 success, 1 failure, 2 bad usage or bad input (nothing changed).)";
 
+// Passes each message through TerminalText to the colour sink on stderr:
+// names in messages never reach the terminal with their control bytes.
+class TerminalTextSink : public spdlog::sinks::base_sink<std::mutex> {
+ public:
+  TerminalTextSink()
+      : inner_(std::make_shared<spdlog::sinks::stderr_color_sink_mt>()) {}
+
+ protected:
+  void sink_it_(const spdlog::details::log_msg& msg) override {
+    const std::string safe =
+        TerminalText(std::string_view(msg.payload.data(), msg.payload.size()));
+    spdlog::details::log_msg copy = msg;
+    copy.payload = safe;
+    inner_->log(copy);
+  }
+  void flush_() override { inner_->flush(); }
+  void set_pattern_(const std::string& pattern) override {
+    inner_->set_pattern(pattern);
+  }
+  void set_formatter_(std::unique_ptr<spdlog::formatter> f) override {
+    inner_->set_formatter(std::move(f));
+  }
+
+ private:
+  std::shared_ptr<spdlog::sinks::stderr_color_sink_mt> inner_;
+};
+
 void SetUpLogging(const GlobalOptions& options) {
-  auto logger = spdlog::stderr_color_mt("pglayout");
+  auto logger = std::make_shared<spdlog::logger>(
+      "pglayout", std::make_shared<TerminalTextSink>());
   logger->set_pattern("%^%l%$: %v");
   spdlog::level::level_enum level = spdlog::level::info;
   if (options.quiet) level = spdlog::level::warn;
@@ -46,7 +79,7 @@ int ExitCodeFor(const Status& status) {
   return status.IsInvalidInput() ? kExitBadInput : kExitFailure;
 }
 
-int Main(int argc, char** argv) {
+int Run(int argc, char** argv) {
   CLI::App app{
       "pglayout: plan where a PostgreSQL database's data and I/O should live "
       "across a host's volumes, and move it there safely."};
@@ -92,6 +125,28 @@ int Main(int argc, char** argv) {
     return ExitCodeFor(status);
   }
   return kExitBadInput;
+}
+
+// Every line on stdout goes through TerminalText, and an exception that
+// escaped a command (a bug: errors are Status) becomes "internal error"
+// with exit 1 instead of an abort.
+int Main(int argc, char** argv) {
+  TerminalTextBuf safe_stdout(std::cout.rdbuf());
+  std::streambuf* plain_stdout = std::cout.rdbuf(&safe_stdout);
+  int code = kExitFailure;
+  try {
+    code = Run(argc, argv);
+  } catch (const std::exception& e) {
+    std::cout.flush();
+    std::fprintf(stderr, "internal error: %s\n",
+                 TerminalText(e.what()).c_str());
+  } catch (...) {
+    std::cout.flush();
+    std::fprintf(stderr, "internal error: an unknown exception\n");
+  }
+  std::cout.flush();
+  std::cout.rdbuf(plain_stdout);
+  return code;
 }
 
 }  // namespace

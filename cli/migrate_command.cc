@@ -216,7 +216,7 @@ class MigrateCommand : public Command {
       }
       for (const auto& f : report.findings)
         j["findings"].push_back(f.ToString());
-      std::cout << j.dump(2) << "\n";
+      std::cout << JsonText(j) << "\n";
       return;
     }
     for (const auto& f : report.findings) {

@@ -229,7 +229,7 @@ class ObserveCommand : public Command {
       Json out{{"output", output_},
                {"diagnosis", findings},
                {"workload", ToJson(workload)}};
-      std::cout << out.dump(2) << "\n";
+      std::cout << JsonText(out) << "\n";
       return;
     }
     std::cout << FormatDiagnosis(findings, workload, show_);

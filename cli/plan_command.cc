@@ -298,7 +298,7 @@ class PlanCommand : public Command {
     }
     if (!capacity.found) {
       if (json_) {
-        std::cout << planner::CapacityJson(capacity).dump(2) << "\n";
+        std::cout << JsonText(planner::CapacityJson(capacity)) << "\n";
       } else {
         std::cout << planner::RenderCapacity(capacity);
       }
@@ -325,7 +325,7 @@ class PlanCommand : public Command {
   void Print(const Json& json, const std::string& report,
              const std::string& extra_files, bool citus) const {
     if (json_) {
-      std::cout << json.dump(2) << "\n";
+      std::cout << JsonText(json) << "\n";
       return;
     }
     std::cout << report
@@ -357,7 +357,7 @@ class PlanCommand : public Command {
     const std::filesystem::path dir(out_dir_);
     PGLAYOUT_RETURN_IF_ERROR(WriteTextFile(dir / "plan.toml", toml));
     PGLAYOUT_RETURN_IF_ERROR(
-        WriteTextFile(dir / "plan.json", json.dump(2) + "\n"));
+        WriteTextFile(dir / "plan.json", JsonText(json) + "\n"));
     PGLAYOUT_RETURN_IF_ERROR(WriteTextFile(
         dir / "plan.sql",
         planner::RenderPlanSql(steps) + planner::WalMoveSqlNote(outcome.plan)));

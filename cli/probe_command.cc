@@ -145,7 +145,7 @@ class ProbeCommand : public Command {
     }
     PGLAYOUT_RETURN_IF_ERROR(WriteTextFile(output_, VolumesToToml(result)));
     if (json_) {
-      std::cout << ToJson(result).dump(2) << "\n";
+      std::cout << JsonText(ToJson(result)) << "\n";
     } else {
       PrintTables(result);
       std::cout << fmt::format("wrote {}\n", output_);

@@ -7,6 +7,7 @@
 
 #include "common/files.h"
 #include "common/stripe_read.h"
+#include "common/text.h"
 #include "common/toml_reader.h"
 #include "common/toml_writer.h"
 
@@ -175,6 +176,11 @@ Status ReadVolume(const toml::table& table, const std::string& file,
   k.String("name", &v->name, KeyReader::kRequired);
   if (!k.failed() && v->name.empty()) k.Fail("name", "must not be empty");
   k.String("path", &v->path);
+  if (!k.failed() && !v->path.empty() && v->path.front() != '/') {
+    // The plan makes a tablespace there: PostgreSQL takes absolute paths.
+    k.Fail("path", "must be an absolute path (got \"" +
+                       DisplayName(v->path, internal::kMaxKeyShown) + "\")");
+  }
   k.Size("capacity", &v->capacity, KeyReader::kRequired);
   k.Number("read_iops", &v->read_iops);
   k.Number("write_iops", &v->write_iops);

@@ -1,7 +1,29 @@
 #include "common/json.h"
 
+#include "common/text.h"
+
 namespace pglayout {
 namespace {
+
+// A copy of |json| whose every key and string is valid UTF-8.
+Json WithValidText(const Json& json) {
+  if (json.is_string()) {
+    return EscapeInvalidUtf8(json.get_ref<const std::string&>());
+  }
+  if (json.is_array()) {
+    Json out = Json::array();
+    for (const Json& element : json) out.push_back(WithValidText(element));
+    return out;
+  }
+  if (json.is_object()) {
+    Json out = Json::object();
+    for (const auto& [key, value] : json.items()) {
+      out[EscapeInvalidUtf8(key)] = WithValidText(value);
+    }
+    return out;
+  }
+  return json;
+}
 
 Json TopologyJson(const Topology& t) {
   return Json{{"device", t.device},
@@ -342,6 +364,11 @@ Json ToJson(const Plan& plan) {
          {"settings", settings}};
   j.update(PlanExtrasJson(plan));
   return j;
+}
+
+std::string JsonText(const Json& json, int indent) {
+  // nlohmann writes a NaN or an infinity as null; only bad UTF-8 throws.
+  return WithValidText(json).dump(indent);
 }
 
 }  // namespace pglayout

@@ -5,6 +5,7 @@
 #define PGLAYOUT_COMMON_JSON_H_
 
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "common/model.h"
 
@@ -21,6 +22,11 @@ Json ToJson(const Workload& workload);
 // plan: {plan, wal, tablespaces[], placements[{..., volumes[]}], settings[],
 // stripes[], forecast[], backup{wal-g, pgbackrest}}
 Json ToJson(const Plan& plan);
+
+// |json| as indented text that never throws: strings that are not UTF-8
+// (a file name, a name from an SQL_ASCII database) have their bad bytes
+// written as \xNN; numbers that are not finite become null.
+std::string JsonText(const Json& json, int indent = 2);
 
 }  // namespace pglayout
 

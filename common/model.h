@@ -8,6 +8,13 @@
 // Units: sizes in bytes, durations in seconds, rates per second, latencies in
 // microseconds, bandwidth in MB/s where 1 MB = 10^6 bytes (as fio and every
 // cloud provider quote it). IOPS are 8 KiB I/Os.
+//
+// Ranges, as the readers enforce them (common/toml_reader.h): every number
+// is finite, 0 or normal (no subnormals), not negative and at most 1e15
+// (kMaxFigure) unless its reader states another range; sizes are at most
+// 1 EiB, durations at most 1e10 s; integer fields have their ranges in
+// their readers' calls. Text is UTF-8 (TOML requires it) and a volume's
+// path is absolute.
 
 #ifndef PGLAYOUT_COMMON_MODEL_H_
 #define PGLAYOUT_COMMON_MODEL_H_

@@ -24,6 +24,7 @@ size_t EditDistance(std::string_view a, std::string_view b) {
 
 std::string NearestName(std::string_view word,
                         const std::vector<std::string_view>& candidates) {
+  if (word.size() >= kMaxSuggestedWord) return "";
   const size_t limit = std::max<size_t>(2, word.size() / 3);
   std::string_view best;
   size_t best_distance = limit + 1;

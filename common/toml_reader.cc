@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "common/suggest.h"
+#include "common/text.h"
 #include "common/units.h"
 
 namespace pglayout::internal {
@@ -33,8 +34,9 @@ KeyReader::KeyReader(const toml::table& table, const std::string& file,
 void KeyReader::FailAt(const toml::source_region& where, std::string_view key,
                        const std::string& message) {
   if (failed()) return;
-  status_ = Status::InvalidInput(fmt::format(
-      "{}: {} key '{}': {}", Position(file_, where), context_, key, message));
+  status_ = Status::InvalidInput(
+      fmt::format("{}: {} key '{}': {}", Position(file_, where), context_,
+                  DisplayName(key, kMaxKeyShown), message));
 }
 
 void KeyReader::Fail(std::string_view key, const std::string& message) {
@@ -81,6 +83,10 @@ void KeyReader::Size(std::string_view key, uint64_t* out, Need need) {
   } else {
     FailAt(node->source(), key,
            "expected a size such as \"600GB\" or \"512KiB\" (powers of 1024)");
+    return;
+  }
+  if (!failed() && *out > kMaxSize) {
+    FailAt(node->source(), key, "must be at most 1 EiB (2^60 bytes)");
   }
 }
 
@@ -88,40 +94,58 @@ void KeyReader::Duration(std::string_view key, double* out, Need need) {
   const toml::node* node = Find(key, need);
   if (node == nullptr) return;
   if (node->is_number()) {
-    double v = node->value<double>().value_or(0);
-    if (v < 0) {
-      FailAt(node->source(), key,
-             fmt::format("must not be negative (got {})", v));
-      return;
-    }
-    *out = v;
+    BoundedNumber(*node, key, 0, kMaxDuration, out);
   } else if (node->is_string()) {
-    Status st = ParseDuration(*node->value<std::string>(), out);
-    if (!st.ok()) FailAt(node->source(), key, st.message());
+    double v = 0;
+    Status st = ParseDuration(*node->value<std::string>(), &v);
+    if (!st.ok()) {
+      FailAt(node->source(), key, st.message());
+    } else if (!std::isfinite(v) || v < 0 || v > kMaxDuration) {
+      FailAt(node->source(), key,
+             fmt::format("must be between 0 and {:g}s", kMaxDuration));
+    } else {
+      *out = v;
+    }
   } else {
     FailAt(node->source(), key,
            "expected a duration such as \"5min\" or \"300s\"");
   }
 }
 
+void KeyReader::BoundedNumber(const toml::node& node, std::string_view key,
+                              double min, double max, double* out) {
+  double v = node.value<double>().value_or(0);
+  if (!std::isfinite(v)) {
+    FailAt(node.source(), key, "must be a finite number");
+  } else if (std::fpclassify(v) == FP_SUBNORMAL) {
+    FailAt(node.source(), key,
+           fmt::format("{} is too small to be a figure (write 0 for none)", v));
+  } else if (v < min) {
+    FailAt(node.source(), key,
+           min == 0 ? fmt::format("must not be negative (got {})", v)
+                    : fmt::format("must be at least {} (got {})", min, v));
+  } else if (v > max) {
+    FailAt(node.source(), key,
+           fmt::format("must be at most {:g} (got {})", max, v));
+  } else {
+    *out = v;
+  }
+}
+
 void KeyReader::Number(std::string_view key, double* out, double min,
                        Need need) {
+  NumberIn(key, out, min, kMaxFigure, need);
+}
+
+void KeyReader::NumberIn(std::string_view key, double* out, double min,
+                         double max, Need need) {
   const toml::node* node = Find(key, need);
   if (node == nullptr) return;
   if (!node->is_number()) {
     FailAt(node->source(), key, "expected a number");
     return;
   }
-  double v = node->value<double>().value_or(0);
-  if (!std::isfinite(v)) {
-    FailAt(node->source(), key, "must be a finite number");
-  } else if (v < min) {
-    FailAt(node->source(), key,
-           min == 0 ? fmt::format("must not be negative (got {})", v)
-                    : fmt::format("must be at least {} (got {})", min, v));
-  } else {
-    *out = v;
-  }
+  BoundedNumber(*node, key, min, max, out);
 }
 
 void KeyReader::Integer(std::string_view key, int64_t* out, int64_t min,
@@ -269,9 +293,9 @@ Status KeyReader::Finish() {
     std::string hint;
     std::string nearest = NearestName(key.str(), known_);
     if (!nearest.empty()) hint = fmt::format(" (did you mean '{}'?)", nearest);
-    return Status::InvalidInput(fmt::format("{}: unknown key '{}' in {}{}",
-                                            Position(file_, key.source()),
-                                            key.str(), context_, hint));
+    return Status::InvalidInput(fmt::format(
+        "{}: unknown key '{}' in {}{}", Position(file_, key.source()),
+        DisplayName(key.str(), kMaxKeyShown), context_, hint));
   }
   return Status::Ok();
 }

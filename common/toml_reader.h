@@ -35,6 +35,17 @@ Status PlanFromToml(const toml::table& root, const std::string& source_name,
 // "file:line:col" of a node or key.
 std::string Position(const std::string& file, const toml::source_region& where);
 
+// The ranges every field of the files is read within unless its reader
+// states a narrower one (common/model.h says so at its top): no measured or
+// declared figure comes near them, and the planner and the report can add,
+// multiply and divide numbers in them without overflow.
+inline constexpr double kMaxFigure = 1e15;
+inline constexpr uint64_t kMaxSize = uint64_t{1} << 60;  // 1 EiB
+inline constexpr double kMaxDuration = 1e10;             // ~317 years
+// Keys at least this long get no "did you mean" (the edit distance is
+// quadratic) and are cut to it in messages.
+inline constexpr size_t kMaxKeyShown = 64;
+
 // Reads the keys of one TOML table. Each accessor marks its key as known;
 // after the first error later calls do nothing, so a caller reads every key
 // and checks Finish() once. Finish() reports the first error, or else the
@@ -48,13 +59,17 @@ class KeyReader {
   enum Need { kOptional, kRequired };
 
   void String(std::string_view key, std::string* out, Need need = kOptional);
-  // "600GB", "512KiB" or a plain integer (bytes).
+  // "600GB", "512KiB" or a plain integer (bytes), at most kMaxSize.
   void Size(std::string_view key, uint64_t* out, Need need = kOptional);
-  // "5min", "300s" or a plain number (seconds).
+  // "5min", "300s" or a plain number (seconds), at most kMaxDuration.
   void Duration(std::string_view key, double* out, Need need = kOptional);
-  // An integer or float, at least |min|.
+  // An integer or float in [|min|, kMaxFigure]: finite, and 0 or normal
+  // (a subnormal such as 1e-320 is refused: its reciprocal is infinite).
   void Number(std::string_view key, double* out, double min = 0,
               Need need = kOptional);
+  // The same in [|min|, |max|], for a field whose range is narrower.
+  void NumberIn(std::string_view key, double* out, double min, double max,
+                Need need = kOptional);
   void Integer(std::string_view key, int64_t* out, int64_t min, int64_t max,
                Need need = kOptional);
   void Int(std::string_view key, int* out, int min, int max,
@@ -80,6 +95,8 @@ class KeyReader {
   const toml::node* Find(std::string_view key, Need need);
   void FailAt(const toml::source_region& where, std::string_view key,
               const std::string& message);
+  void BoundedNumber(const toml::node& node, std::string_view key, double min,
+                     double max, double* out);
 
   const toml::table& table_;
   const std::string& file_;

@@ -4,13 +4,17 @@
 
 #include <cmath>
 
+#include "common/text.h"
 #include "common/units.h"
 
 namespace pglayout::internal {
 
 std::string TomlQuote(std::string_view value) {
+  // Text that is not UTF-8 cannot be a TOML string: its bad bytes are
+  // written as the four characters \xNN (callers refuse such text first).
+  const std::string text = EscapeInvalidUtf8(value);
   std::string out = "\"";
-  for (char c : value) {
+  for (char c : text) {
     switch (c) {
       case '"':
         out += "\\\"";
@@ -28,7 +32,8 @@ std::string TomlQuote(std::string_view value) {
         out += "\\r";
         break;
       default:
-        if (static_cast<unsigned char>(c) < 0x20) {
+        // TOML forbids raw C0 controls and DEL in a basic string.
+        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7F) {
           out += fmt::format("\\u{:04X}", static_cast<int>(c));
         } else {
           out += c;

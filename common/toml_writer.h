@@ -57,7 +57,7 @@ class TomlWriter {
   bool after_comment_ = false;
 };
 
-// A TOML basic string with escapes: "a \"b\"".
+// A TOML basic string with escapes: "a \"b\"", controls and DEL as \u001B.
 std::string TomlQuote(std::string_view value);
 // A bare key when possible, otherwise a quoted one.
 std::string TomlKey(std::string_view key);

@@ -7,6 +7,8 @@
 #include <cmath>
 #include <cstdint>
 
+#include "common/text.h"
+
 namespace pglayout {
 namespace {
 
@@ -36,6 +38,10 @@ constexpr std::array<Unit, 6> kDurationUnits = {{
     {"h", 3600},
     {"d", 86400},
 }};
+
+// Text from a file as its message quotes it: escaped and cut, so a long
+// value does not make a long message.
+std::string Shown(std::string_view text) { return DisplayName(text, 64); }
 
 std::string_view Trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) {
@@ -74,7 +80,7 @@ Status ParseSize(std::string_view text, uint64_t* bytes) {
   std::string_view unit_name;
   if (!SplitNumberAndUnit(text, &number, &unit_name)) {
     return Status::InvalidInput(fmt::format(
-        "'{}' is not a size (write e.g. 600GB, 512KiB, 1.5TiB)", text));
+        "'{}' is not a size (write e.g. 600GB, 512KiB, 1.5TiB)", Shown(text)));
   }
   const Unit* unit =
       unit_name.empty() ? &kSizeUnits[0] : FindUnit(kSizeUnits, unit_name);
@@ -82,15 +88,16 @@ Status ParseSize(std::string_view text, uint64_t* bytes) {
     return Status::InvalidInput(fmt::format(
         "unknown size unit '{}' in '{}' (use B, kB, MB, GB, TB or KiB, MiB, "
         "GiB, TiB; all are powers of 1024)",
-        unit_name, text));
+        Shown(unit_name), Shown(text)));
   }
   if (number < 0) {
     return Status::InvalidInput(
-        fmt::format("size '{}' must not be negative", text));
+        fmt::format("size '{}' must not be negative", Shown(text)));
   }
   double value = std::round(number * unit->factor);
   if (value > 1.8e19) {
-    return Status::InvalidInput(fmt::format("size '{}' is too large", text));
+    return Status::InvalidInput(
+        fmt::format("size '{}' is too large", Shown(text)));
   }
   *bytes = static_cast<uint64_t>(value);
   return Status::Ok();
@@ -101,18 +108,18 @@ Status ParseDuration(std::string_view text, double* seconds) {
   std::string_view unit_name;
   if (!SplitNumberAndUnit(text, &number, &unit_name)) {
     return Status::InvalidInput(fmt::format(
-        "'{}' is not a duration (write e.g. 300s, 5min, 250ms)", text));
+        "'{}' is not a duration (write e.g. 300s, 5min, 250ms)", Shown(text)));
   }
   const Unit* unit = unit_name.empty() ? FindUnit(kDurationUnits, "s")
                                        : FindUnit(kDurationUnits, unit_name);
   if (unit == nullptr) {
     return Status::InvalidInput(fmt::format(
         "unknown duration unit '{}' in '{}' (use us, ms, s, min, h, d)",
-        unit_name, text));
+        Shown(unit_name), Shown(text)));
   }
   if (number < 0) {
     return Status::InvalidInput(
-        fmt::format("duration '{}' must not be negative", text));
+        fmt::format("duration '{}' must not be negative", Shown(text)));
   }
   *seconds = number * unit->factor;
   return Status::Ok();
@@ -148,7 +155,7 @@ Status ParseGrowthRate(std::string_view text, GrowthRate* rate) {
   if (const Unit* named = FindUnit(kPeriods, period_text); named != nullptr) {
     period = named->factor;
   } else if (!ParseDuration(period_text, &period).ok() || period <= 0) {
-    return bad(fmt::format("unknown period '{}'", period_text));
+    return bad(fmt::format("unknown period '{}'", Shown(period_text)));
   }
   *rate = {number / 100, period};
   return Status::Ok();

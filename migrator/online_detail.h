@@ -1,7 +1,8 @@
 // The online step's detail (pglayout.step.detail): what a resumed run must
 // know of how the copy started, fixed when the shadow is made, one item a
-// line. A run started by an older version has fewer lines, and resumes the
-// way that version worked (online_detail.cc says line by line).
+// line, escaped so that a name with a newline stays one item. A run started
+// by an older version has raw items, fewer lines, and resumes the way that
+// version worked (online_detail.cc says line by line).
 
 #ifndef PGLAYOUT_MIGRATOR_ONLINE_DETAIL_H_
 #define PGLAYOUT_MIGRATOR_ONLINE_DETAIL_H_

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "migrator/online_context.h"
 
 namespace pglayout::migrator {
@@ -53,6 +55,35 @@ TEST(OnlineDetail, AnOlderRunsThreeLinesLeaveTheRestUnset) {
   EXPECT_EQ(d.filenode, "");
   EXPECT_TRUE(d.not_valid_fks.empty());
   EXPECT_EQ(ParseDetail("").schema, "");
+}
+
+// A name may hold a newline, a carriage return or a backslash: each item
+// stays one item, and the items after it keep their places.
+TEST(OnlineDetail, ANameWithANewlineStaysOneItem) {
+  TableFacts t = Table();
+  t.schema = "sch\nema\\";
+  t.name = "two\nlines\r\\n";
+  std::string text = MakeDetail(t, true, "16384", "7421");
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 7) << text;
+  Detail d = ParseDetail(text);
+  EXPECT_EQ(d.hash, "h2:abc");
+  EXPECT_EQ(d.schema, "sch\nema\\");
+  EXPECT_EQ(d.table, "two\nlines\r\\n");
+  EXPECT_TRUE(d.by_blocks);
+  EXPECT_EQ(d.filenode, "16384");
+  EXPECT_EQ(d.copy_xmin, "7421");
+  EXPECT_EQ(d.not_valid_fks, std::set<std::string>{"out:orders_customer_fk"});
+}
+
+// A seven-line detail of the previous version is read raw: a backslash in
+// its names is kept as written.
+TEST(OnlineDetail, ASevenLineDetailOfThePreviousVersionIsReadRaw) {
+  Detail d =
+      ParseDetail("h2:abc\npublic\nback\\slash\ncopy=blocks\n16384\n7\n{}");
+  EXPECT_EQ(d.table, "back\\slash");
+  EXPECT_TRUE(d.by_blocks);
+  EXPECT_EQ(d.filenode, "16384");
+  EXPECT_EQ(d.copy_xmin, "7");
 }
 
 TEST(OnlineContext, BlocksHoldingFollowsTheTablesDensityOrAGuess) {

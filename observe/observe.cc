@@ -185,6 +185,7 @@ Status Observe(StatsSource* source, Clock* clock, ProgressSink* progress,
       out.workload.relations.size() > static_cast<size_t>(options.top)) {
     out.workload.relations.resize(options.top);
   }
+  PGLAYOUT_RETURN_IF_ERROR(CheckWorkloadText(out.workload));
   progress->Finish(kTask, FinishLine(out));
   *result = std::move(out);
   return Status::Ok();

@@ -10,6 +10,7 @@
 #include <set>
 
 #include "common/files.h"
+#include "common/text.h"
 #include "common/units.h"
 #include "observe/workload_stats.h"
 
@@ -953,6 +954,13 @@ Status ParseSegmentsCsv(std::string_view text, const std::string& source_name,
   PGLAYOUT_RETURN_IF_ERROR(CheckOptions(options));
   PGLAYOUT_RETURN_IF_ERROR(CheckEncoding(text, source_name));
   text = SkipBom(text);
+  // Text that is not UTF-8 is taken as Oracle's WE8ISO8859P1 (Latin-1), the
+  // common export encoding: every byte maps to one character.
+  std::string converted;
+  if (!IsValidUtf8(text)) {
+    converted = Latin1ToUtf8(text);
+    text = converted;
+  }
   char separator = options.separator != 0 ? options.separator
                                           : DetectSeparator(text, source_name);
   Header header;

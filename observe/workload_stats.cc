@@ -7,6 +7,7 @@
 #include <map>
 #include <tuple>
 
+#include "common/text.h"
 #include "common/units.h"
 
 namespace pglayout {
@@ -372,6 +373,66 @@ Status BuildWorkloadFromSamples(const ObservedData& data, Workload* workload,
   SortHottestFirst(&w.relations);
   *workload = std::move(w);
   *rates = r;
+  return Status::Ok();
+}
+
+namespace {
+
+Status NotUtf8(const std::string& what, std::string_view text) {
+  return Status::InvalidInput(fmt::format(
+      "{} '{}' is not UTF-8 text (an SQL_ASCII database keeps names as raw "
+      "bytes); workload files hold UTF-8 only: rename it, or observe a "
+      "database whose encoding is UTF8",
+      what, DisplayName(text, 200)));
+}
+
+bool AllUtf8(const std::vector<std::string>& list) {
+  return std::all_of(list.begin(), list.end(),
+                     [](const std::string& s) { return IsValidUtf8(s); });
+}
+
+Status CheckRelationText(const Relation& r) {
+  for (const std::string* s :
+       {&r.name, &r.table, &r.tablespace, &r.partition_of, &r.persistence,
+        &r.replica_identity}) {
+    if (!IsValidUtf8(*s)) {
+      return NotUtf8(s == &r.name ? "relation" : "a name of relation", *s);
+    }
+  }
+  bool lists = AllUtf8(r.primary_key) && AllUtf8(r.foreign_keys_out) &&
+               AllUtf8(r.foreign_keys_in) && AllUtf8(r.dependent_views) &&
+               AllUtf8(r.triggers) && AllUtf8(r.identity_columns) &&
+               AllUtf8(r.publications);
+  for (const std::vector<std::string>& key : r.unique_keys) {
+    lists = lists && AllUtf8(key);
+  }
+  if (!lists) {
+    return NotUtf8("a column, key, view or trigger name of relation", r.name);
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status CheckWorkloadText(const Workload& workload) {
+  for (const Relation& r : workload.relations) {
+    PGLAYOUT_RETURN_IF_ERROR(CheckRelationText(r));
+  }
+  for (const TablespaceInfo& t : workload.tablespaces) {
+    if (!IsValidUtf8(t.name)) return NotUtf8("tablespace", t.name);
+    if (!IsValidUtf8(t.location))
+      return NotUtf8("tablespace location", t.location);
+  }
+  for (const auto& [name, value] : workload.settings) {
+    if (!IsValidUtf8(name)) return NotUtf8("setting", name);
+    if (!IsValidUtf8(value))
+      return NotUtf8("the value of setting " + name, value);
+  }
+  for (const DataLocation& l : workload.locations) {
+    if (!IsValidUtf8(l.path) || !IsValidUtf8(l.tablespace)) {
+      return NotUtf8("data directory path", l.path);
+    }
+  }
   return Status::Ok();
 }
 

@@ -158,6 +158,11 @@ struct ServerRates {
 Status BuildWorkloadFromSamples(const ObservedData& data, Workload* workload,
                                 ServerRates* rates);
 
+// InvalidInput naming the first relation, tablespace or setting whose text is
+// not UTF-8, with its bad bytes as \xE9: an SQL_ASCII database hands names
+// over as raw bytes, and workload.toml (TOML) holds only UTF-8.
+Status CheckWorkloadText(const Workload& workload);
+
 }  // namespace pglayout
 
 #endif  // PGLAYOUT_OBSERVE_WORKLOAD_STATS_H_

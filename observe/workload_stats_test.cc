@@ -236,5 +236,39 @@ TEST(BuildWorkloadFromSamples, RejectsTooFewSamplesAndAStoppedClock) {
       << st.message();
 }
 
+// An SQL_ASCII database hands names over as raw bytes: observe refuses a
+// name that is not UTF-8, showing its bytes, instead of writing TOML that
+// no reader takes.
+TEST(CheckWorkloadText, ANameThatIsNotUtf8IsRefusedWithItsBytesEscaped) {
+  Workload w;
+  Relation r;
+  r.name = "public.caf\xE9";
+  w.relations.push_back(r);
+  Status st = CheckWorkloadText(w);
+  ASSERT_TRUE(st.IsInvalidInput());
+  EXPECT_TRUE(
+      st.message().starts_with("relation 'public.caf\\xE9' is not "
+                               "UTF-8 text"))
+      << st.message();
+
+  w.relations[0].name = "public.caf\xC3\xA9";
+  w.relations[0].triggers = {"t\xFF"};
+  st = CheckWorkloadText(w);
+  ASSERT_TRUE(st.IsInvalidInput());
+  EXPECT_NE(st.message().find("trigger name of relation 'public.caf\xC3\xA9'"),
+            std::string::npos)
+      << st.message();
+
+  w.relations[0].triggers.clear();
+  EXPECT_TRUE(CheckWorkloadText(w).ok());
+  w.tablespaces.push_back({"ts\x80", "/mnt/ts"});
+  EXPECT_TRUE(
+      CheckWorkloadText(w).message().starts_with("tablespace 'ts\\x80'"));
+  w.tablespaces.clear();
+  w.settings["search_path"] = "\xE9";
+  EXPECT_TRUE(CheckWorkloadText(w).message().starts_with(
+      "the value of setting search_path '\\xE9'"));
+}
+
 }  // namespace
 }  // namespace pglayout

@@ -78,6 +78,17 @@ std::vector<double> MarginalCosts(const BoundVolume& v, double segment) {
   return cost;
 }
 
+// An arc's cost in integer units. A volume too slow to model (a read rate
+// near 0 that the reader let through) gives an infinite or NaN marginal
+// cost, and llround of that is negative: SSP would throw negative_edge.
+// Such costs are capped at kMaxArcCost: the volume is never worth using.
+constexpr double kMaxArcCost = 1e15;
+int64_t ArcCost(double marginal_us) {
+  const double c = marginal_us * kCostScale;
+  if (!(c >= 0)) return c < 0 ? 0 : static_cast<int64_t>(kMaxArcCost);
+  return std::llround(std::min(c, kMaxArcCost));
+}
+
 }  // namespace
 
 Bound ComputeBound(double read_iops, double write_iops,
@@ -96,7 +107,9 @@ Bound ComputeBound(double read_iops, double write_iops,
   const Vertex source = boost::add_vertex(g);
   const Vertex hub = boost::add_vertex(g);
   const Vertex sink = boost::add_vertex(g);
-  const auto supply = static_cast<int64_t>(std::ceil(demand * kFlowScale));
+  // Capped so that the cast stays defined: 1e17 flow units is 1e16 IOPS.
+  const auto supply =
+      static_cast<int64_t>(std::min(std::ceil(demand * kFlowScale), 1e17));
   AddArc(&g, source, hub, supply, 0);
   for (const BoundVolume& v : volumes) {
     const double room = std::max(0.0, kMaxUtilization - v.base_utilization) *
@@ -106,8 +119,9 @@ Bound ComputeBound(double read_iops, double write_iops,
     const Vertex node = boost::add_vertex(g);
     for (double c : MarginalCosts(v, segment)) {
       AddArc(&g, hub, node,
-             std::max<int64_t>(1, std::llround(segment * kFlowScale)),
-             std::llround(c * kCostScale));
+             std::max<int64_t>(
+                 1, std::llround(std::min(segment * kFlowScale, 1e17))),
+             ArcCost(c));
     }
     AddArc(&g, node, sink, supply, 0);
   }

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace pglayout::report {
 
@@ -349,13 +350,18 @@ std::vector<std::pair<double, std::string>> LabeledTicks(
 }
 
 Scale Scale::Linear(double lo, double hi, double from, double to) {
-  if (hi <= lo) hi = lo + 1;
+  if (!std::isfinite(lo)) lo = 0;
+  if (!std::isfinite(hi)) hi = std::numeric_limits<double>::max();
+  if (hi <= lo) hi = lo + std::max(1.0, std::fabs(lo));
+  if (!std::isfinite(hi)) hi = std::numeric_limits<double>::max();
   return Scale(false, lo, hi, from, to);
 }
 
 Scale Scale::Log2(double lo, double hi, double from, double to) {
+  if (!std::isfinite(lo)) lo = 1e-9;
+  if (!std::isfinite(hi)) hi = std::numeric_limits<double>::max();
   lo = std::max(lo, 1e-9);
-  if (hi <= lo) hi = lo * 2;
+  if (hi <= lo) hi = std::min(lo * 2, std::numeric_limits<double>::max());
   return Scale(true, lo, hi, from, to);
 }
 
@@ -369,6 +375,7 @@ double Scale::operator()(double value) const {
 std::vector<double> Scale::Ticks(int approximate_count) const {
   std::vector<double> ticks;
   if (log_) {
+    // log2 of a finite double is within +-1075, so the casts are defined.
     int first = static_cast<int>(std::ceil(std::log2(lo_) - 1e-9));
     int last = static_cast<int>(std::floor(std::log2(hi_) + 1e-9));
     int stride = std::max(1, (last - first) / std::max(1, approximate_count));
@@ -376,8 +383,15 @@ std::vector<double> Scale::Ticks(int approximate_count) const {
     return ticks;
   }
   double step = NiceCeiling((hi_ - lo_) / std::max(1, approximate_count));
-  for (double t = std::ceil(lo_ / step) * step; t <= hi_ + step * 1e-9;
-       t += step) {
+  // A range too wide for doubles, or a step lost in the rounding of the
+  // values, would never end: such an axis gets its two ends only.
+  const double first = std::ceil(lo_ / step) * step;
+  const double count = (hi_ - first) / step;
+  if (!std::isfinite(count) || count > 1000 || first + step == first) {
+    return {lo_, hi_};
+  }
+  for (int i = 0; i <= static_cast<int>(count + 1e-9); ++i) {
+    double t = first + i * step;
     ticks.push_back(std::fabs(t) < step * 1e-9 ? 0 : t);
   }
   return ticks;

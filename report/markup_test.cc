@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "report/chart.h"
 #include "report/format.h"
 
@@ -104,6 +106,20 @@ TEST(Scale, Log2TicksArePowersOfTwo) {
   EXPECT_EQ(ticks.front(), 128 * 1024);
   EXPECT_EQ(ticks.back(), 4 * 1024 * 1024);
   EXPECT_DOUBLE_EQ(s(1024 * 1024), 300);  // 3 of 5 doublings
+}
+
+// Issue 39: a value near the largest double made the axis infinite and
+// Ticks stepped by 1 forever. Such an axis has its two ends only.
+TEST(Scale, AnAxisTooWideForDoublesEnds) {
+  const double huge = std::numeric_limits<double>::max();
+  Scale infinite = Scale::Linear(0, huge * 1.08, 0, 100);  // hi = inf
+  EXPECT_EQ(infinite.Ticks(5), (std::vector<double>{0, 5e307, 1e308, 1.5e308}));
+  Scale lost = Scale::Linear(1e300, 1e300 + 1e280, 0, 100);
+  EXPECT_LE(lost.Ticks(5).size(), 1001u);
+  Scale log = Scale::Log2(1, huge * 2, 0, 100);
+  EXPECT_FALSE(log.Ticks(6).empty());
+  auto whole = [](double v) { return fmt::format("{:.0f}", v); };
+  EXPECT_EQ(LabeledTicks(infinite, 5, whole).size(), 4u);
 }
 
 TEST(Scale, NiceCeilingRoundsUpToOneTwoFive) {
