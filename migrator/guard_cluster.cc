@@ -46,10 +46,20 @@ Status CurrentDatabase(SqlSession* session, std::string* name) {
 
 Status ReadClusterOriginal(SqlSession* session, ClusterOriginal* record) {
   *record = ClusterOriginal();
+  // pg_file_settings is for superusers (and roles granted it): a role
+  // without it cannot have raised anything with ALTER SYSTEM either, and
+  // its dry run must still say what it lacks (preflight), not fail here.
+  SqlValue readable;
+  PGLAYOUT_RETURN_IF_ERROR(QueryValue(
+      session,
+      "SELECT pg_catalog.has_table_privilege("
+      "'pg_catalog.pg_file_settings'::pg_catalog.regclass, 'SELECT')",
+      {}, &readable));
+  if (readable != "t") return Status::Ok();
   SqlResult r;
   PGLAYOUT_RETURN_IF_ERROR(session->Execute(
       "SELECT DISTINCT ON (name) name, setting FROM "
-      "pg_catalog.pg_file_settings WHERE name = ANY($1::text[]) AND "
+      "pg_catalog.pg_file_settings WHERE name = ANY($1::pg_catalog.text[]) AND "
       "sourcefile LIKE '%postgresql.auto.conf' ORDER BY name, seqno DESC",
       {TextArrayLiteral({kOriginal, kOriginalAutoConf, kRaisedBy})}, &r));
   for (const SqlRow& row : r.rows) {

@@ -991,7 +991,8 @@ TEST(OnlineSql, CompositeKeysUseRowComparisonsAndArrays) {
   std::string named_b = CopyBatchSql(b, names, 500, false);
   EXPECT_NE(named_b.find("pg_column_size(n.*) AS \"b_\")"), std::string::npos)
       << named_b;
-  EXPECT_NE(named_b.find("coalesce(sum(\"b_\"), 0)"), std::string::npos)
+  EXPECT_NE(named_b.find("coalesce(pg_catalog.sum(\"b_\"), 0)"),
+            std::string::npos)
       << named_b;
   std::string legacy =
       CopyBatchSql(t, names, 500, true, CopyMode::kSkipExisting);
@@ -1083,7 +1084,7 @@ TEST(OnlineSql, VerificationHashesEachColumnByItsType) {
       VerifySumSql(t, names, "ONLY src", VerifyScope::kBlockRange);
   EXPECT_EQ(
       sql,
-      "SELECT count(*), (COALESCE(sum("
+      "SELECT pg_catalog.count(*), (COALESCE(pg_catalog.sum("
       // Each column by its type's function, its own seed, NULL-safe; a
       // type without a hash function by its text form.
       "COALESCE(pg_catalog.hashint8extended(t.\"order id\"::pg_catalog.int8, "
@@ -1106,7 +1107,8 @@ TEST(OnlineSql, VerificationHashesEachColumnByItsType) {
             std::string::npos);
   std::string diff = DifferingKeysSql(t, names, 5);
   for (const char* expected :
-       {"SELECT DISTINCT d.\"order id\"::text, d.\"line\"::text FROM ((",
+       {"SELECT DISTINCT d.\"order id\"::pg_catalog.text, "
+        "d.\"line\"::pg_catalog.text FROM ((",
         "FROM ONLY \"public\".\"My \"\"Items\"\"\" t WHERE NOT EXISTS "
         "(SELECT FROM pglayout.log_16384 l WHERE l.k1 = t.\"order id\" AND "
         "l.k2 = t.\"line\") EXCEPT ALL SELECT t.\"order id\", t.\"line\", ",

@@ -314,7 +314,7 @@ class FakeSession : public SqlSession {
 };
 
 void AnswerSample(FakeSession* s) {
-  s->answers["extract(epoch FROM clock_timestamp())"] = {
+  s->answers["extract(epoch FROM pg_catalog.clock_timestamp())"] = {
       {"1700000000.5", "123456", "42", "7"}};
   s->answers["pg_is_in_recovery()"] = {{"f"}};
   s->answers["FROM pg_catalog.pg_stat_checkpointer"] = {
@@ -340,13 +340,14 @@ TEST(PgStatsSource, SessionIsReadOnlyAndSamplesAreReadOnlyTransactions) {
   AnswerSample(&session);
   std::unique_ptr<StatsSource> source;
   ASSERT_TRUE(OpenPgStatsSource(&session, &source).ok());
-  EXPECT_TRUE(session.Ran("SET default_transaction_read_only = on"));
+  EXPECT_TRUE(session.Ran(
+      "pg_catalog.set_config('default_transaction_read_only', 'on'"));
   Sample sample;
   bool skipped = true;
   Status st = source->ReadSample(&sample, &skipped);
   ASSERT_TRUE(st.ok()) << st.ToString();
   EXPECT_FALSE(skipped);
-  EXPECT_EQ(session.statements[3], "BEGIN READ ONLY");
+  EXPECT_EQ(session.statements[1], "BEGIN READ ONLY");
   EXPECT_EQ(session.statements.back(), "COMMIT");
   EXPECT_DOUBLE_EQ(sample.server.time, 1700000000.5);
   EXPECT_DOUBLE_EQ(sample.server.wal_lsn, 123456);
@@ -377,8 +378,8 @@ TEST(PgStatsSource, UsesTheViewsOfEachVersion) {
     EXPECT_EQ(session.Ran("FROM pg_catalog.pg_stat_checkpointer"),
               c.checkpointer);
     EXPECT_EQ(session.Ran("checkpoints_req"), !c.checkpointer);
-    EXPECT_EQ(session.Ran("FROM pg_stat_io"), c.io);
-    EXPECT_EQ(session.Ran("FROM pg_stat_wal"), c.wal);
+    EXPECT_EQ(session.Ran("FROM pg_catalog.pg_stat_io"), c.io);
+    EXPECT_EQ(session.Ran("FROM pg_catalog.pg_stat_wal"), c.wal);
     EXPECT_EQ(sample.server.checkpoints.requested, c.checkpointer ? 1 : 2);
   }
 }
@@ -386,7 +387,7 @@ TEST(PgStatsSource, UsesTheViewsOfEachVersion) {
 TEST(PgStatsSource, MissingPrivilegeNamesTheRoleToGrant) {
   FakeSession session(160000);
   AnswerSample(&session);
-  session.failures["FROM pg_stat_io"] = "42501";
+  session.failures["FROM pg_catalog.pg_stat_io"] = "42501";
   std::unique_ptr<StatsSource> source;
   ASSERT_TRUE(OpenPgStatsSource(&session, &source).ok());
   Sample sample;

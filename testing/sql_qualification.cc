@@ -119,26 +119,26 @@ std::vector<Token> Tokens(const std::string& sql) {
 // Keywords of the grammar written before a parenthesis.
 const std::set<std::string>& KeywordsBeforeParen() {
   static const std::set<std::string> words = {
-      "all",        "and",        "any",       "array",     "as",
-      "between",    "by",         "case",      "cast",      "check",
-      "coalesce",   "collate",    "cube",      "decimal",   "default",
-      "distinct",   "else",       "end",       "except",    "exclude",
-      "exists",     "extract",    "filter",    "for",       "from",
-      "greatest",   "group",      "grouping",  "hash",      "having",
-      "if",         "in",         "include",   "intersect", "interval",
-      "is",         "join",       "key",       "lateral",   "least",
-      "like",       "limit",      "list",      "not",       "nullif",
-      "numeric",    "offset",     "on",        "or",        "order",
-      "over",       "overlay",    "partition", "position",  "primary",
-      "range",      "references", "returning", "rollup",    "row",
-      "select",     "set",        "sets",      "some",      "substring",
-      "table",      "then",       "time",      "timestamp", "to",
-      "trim",       "union",      "unique",    "using",     "values",
-      "varchar",    "char",       "character", "bit",       "float",
-      "when",       "where",      "window",    "with",      "within",
-      "ordinality", "returns",    "conflict",  "reset",     "only",
-      "into",       "index",      "view",      "copy",      "function",
-      "procedure",  "exists"};
+      "all",        "and",        "any",       "array",       "as",
+      "between",    "by",         "case",      "cast",        "check",
+      "coalesce",   "collate",    "cube",      "decimal",     "default",
+      "distinct",   "else",       "end",       "except",      "exclude",
+      "exists",     "extract",    "filter",    "for",         "from",
+      "greatest",   "group",      "grouping",  "hash",        "having",
+      "if",         "in",         "include",   "intersect",   "interval",
+      "is",         "join",       "key",       "lateral",     "least",
+      "like",       "limit",      "list",      "not",         "nullif",
+      "numeric",    "offset",     "on",        "or",          "order",
+      "over",       "overlay",    "partition", "position",    "primary",
+      "range",      "references", "returning", "rollup",      "row",
+      "select",     "set",        "sets",      "some",        "substring",
+      "table",      "then",       "time",      "timestamp",   "to",
+      "trim",       "union",      "unique",    "using",       "values",
+      "varchar",    "char",       "character", "bit",         "float",
+      "when",       "where",      "window",    "with",        "within",
+      "ordinality", "returns",    "conflict",  "reset",       "only",
+      "into",       "index",      "view",      "copy",        "function",
+      "procedure",  "exists",     "operator",  "materialized"};
   return words;
 }
 
@@ -146,7 +146,7 @@ const std::set<std::string>& KeywordsBeforeParen() {
 const std::set<std::string>& WordsBeforeAName() {
   static const std::set<std::string> words = {
       "table",      "into", "index", "only", "using", "references",
-      "ordinality", "as",   "copy",  "view", "type"};
+      "ordinality", "as",   "copy",  "view", "type",  "recursive"};
   return words;
 }
 
@@ -158,6 +158,22 @@ const std::set<std::string>& GrammarTypes() {
       "boolean",  "char",      "character", "varchar",  "nchar",
       "national", "timestamp", "time",      "interval", "bit"};
   return types;
+}
+
+// True when t[open] is "(" and its matching ")" is followed by AS and then
+// "(" (or [NOT] MATERIALIZED): the column list of a WITH query,
+// `name (a, b) AS (...)`; a call aliased with AS is followed by a name.
+bool ColumnListBeforeAs(const std::vector<Token>& t, size_t open) {
+  int depth = 0;
+  for (size_t j = open; j < t.size(); ++j) {
+    if (t[j].text == "(") ++depth;
+    if (t[j].text == ")" && --depth == 0) {
+      if (j + 2 >= t.size() || t[j + 1].text != "as") return false;
+      const std::string& next = t[j + 2].text;
+      return next == "(" || next == "not" || next == "materialized";
+    }
+  }
+  return false;
 }
 
 }  // namespace
@@ -184,6 +200,9 @@ std::vector<std::string> UnqualifiedNames(const std::string& sql) {
         WordsBeforeAName().count(t[i - 1].text)) {
       continue;
     }
+    // `) alias (col)` after a subquery, and a WITH query's column list.
+    if (i > 0 && t[i - 1].text == ")") continue;
+    if (ColumnListBeforeAs(t, i + 1)) continue;
     found.push_back(t[i].text + "(");
   }
   return found;

@@ -27,6 +27,10 @@ TEST(UnqualifiedNames, FlagsCallsAndCastsWithoutASchema) {
   EXPECT_EQ(UnqualifiedNames("SELECT json_agg(a.attname) FROM pg_index i, "
                              "unnest(i.indkey) WITH ORDINALITY k(attnum, ord)"),
             Names({"json_agg(", "unnest("}));
+  // An aliased call is still a call; so is one before a WITH query's AS.
+  EXPECT_EQ(UnqualifiedNames("WITH q(a) AS (SELECT count(x) AS n FROM t) "
+                             "SELECT lower(a) AS l, upper(a) FROM q"),
+            Names({"count(", "lower(", "upper("}));
 }
 
 TEST(UnqualifiedNames, AcceptsQualifiedNamesKeywordsLiteralsAndDefinitions) {
@@ -56,6 +60,13 @@ TEST(UnqualifiedNames, AcceptsQualifiedNamesKeywordsLiteralsAndDefinitions) {
           "REMAINDER 0) FROM (1) TO (2); INSERT INTO s.t VALUES (1) "
           "ON CONFLICT (a) DO NOTHING; ALTER TABLE s.t RESET (fillfactor)")
           .empty());
+  // WITH queries' column lists, an alias's after a subquery, OPERATOR().
+  EXPECT_TRUE(UnqualifiedNames(
+                  "WITH RECURSIVE types(typ, col) AS (SELECT 1, 2), "
+                  "objs(o) AS MATERIALIZED (SELECT 1), n(x) AS NOT "
+                  "MATERIALIZED (SELECT 1) SELECT * FROM types CROSS JOIN "
+                  "LATERAL (SELECT 1) n(typ) WHERE a OPERATOR(pg_catalog.=) b")
+                  .empty());
 }
 
 TEST(ParseStatementLog, ReadsSimpleAndExtendedStatementsWithTheirLines) {

@@ -38,7 +38,7 @@ std::string Conninfo(PgCluster* pg, const std::string& db) {
 
 Status Open(PgCluster* pg, const std::string& db,
             std::unique_ptr<SqlSession>* s) {
-  return OpenPgSession(Conninfo(pg, db), "pglayout-faults-test", s);
+  return OpenPgSessionAsConfigured(Conninfo(pg, db), "pglayout-faults-test", s);
 }
 
 std::string Lines(const MigrateReport& report) {
