@@ -6,7 +6,9 @@
 // std::out_of_range.
 
 #include <fmt/format.h>
+#include <libpq-fe.h>
 
+#include <cstdlib>
 #include <pqxx/pqxx>
 #include <string>
 
@@ -192,10 +194,58 @@ class PqxxSession : public SqlSession {
   std::string lost_sqlstate_;
 };
 
+// One keyword=value pair of a connection string, the value quoted.
+std::string ConninfoPair(const char* keyword, const std::string& value) {
+  std::string out = std::string(keyword) + "='";
+  for (char c : value) {
+    if (c == '\'' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "' ";
+}
+
+// |conninfo| (keywords or a URI) rewritten as keywords, with the timeouts
+// every version has turned off in the startup packet's options: a
+// database's or role's statement_timeout of 1ms would otherwise cancel the
+// hardening statement itself. Startup options rank above database and role
+// settings. The caller's own options (or PGOPTIONS) come first and stay.
+Status StartupConninfo(const std::string& conninfo, std::string* out) {
+  char* error = nullptr;
+  PQconninfoOption* options = PQconninfoParse(conninfo.c_str(), &error);
+  if (options == nullptr) {
+    std::string msg = error ? CleanLibpqMessage(error) : "out of memory";
+    PQfreemem(error);
+    return Status::InvalidInput("invalid connection string: " +
+                                RedactPasswords(msg, conninfo));
+  }
+  const char* env_options = std::getenv("PGOPTIONS");
+  std::string startup = env_options ? env_options : "";
+  out->clear();
+  for (PQconninfoOption* o = options; o->keyword != nullptr; ++o) {
+    if (o->val == nullptr) continue;
+    if (std::string(o->keyword) == "options") {
+      startup = o->val;
+    } else {
+      *out += ConninfoPair(o->keyword, o->val);
+    }
+  }
+  PQconninfoFree(options);
+  startup +=
+      " -c statement_timeout=0 -c lock_timeout=0"
+      " -c idle_in_transaction_session_timeout=0";
+  *out += ConninfoPair("options", startup);
+  return Status::Ok();
+}
+
 Status Open(const std::string& conninfo, const std::string& application_name,
             bool harden, std::unique_ptr<SqlSession>* session) {
+  std::string startup_conninfo = conninfo;
+  if (harden) {
+    Status st = StartupConninfo(conninfo, &startup_conninfo);
+    if (!st.ok()) return st;
+  }
   try {
-    auto conn = std::make_unique<pqxx::connection>(conninfo);
+    auto conn = std::make_unique<pqxx::connection>(startup_conninfo);
     auto s = std::make_unique<PqxxSession>(std::move(conn), conninfo);
     SqlResult ignored;
     Status st = harden ? s->Execute(SessionHardeningSql(s->server_version()),

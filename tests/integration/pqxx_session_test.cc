@@ -208,16 +208,51 @@ TEST_P(PqxxSessionTest, RoleAndDatabaseSettingsAreOverriddenAtOpen) {
                   "'idle_in_transaction_session_timeout'), "
                   "pg_catalog.current_setting('application_name'))"),
             "pg_catalog, pg_temp|on|0|0|off|ISO, MDY|1|0|hardened");
-  // The same database as configured, for contrast.
+  // The timeouts were off from the startup packet on, before the hardening
+  // statement itself ran: RESET returns to the startup value, not the
+  // database's 1ms.
+  const std::string reset_values =
+      "SELECT pg_catalog.string_agg(name || '=' || reset_val, ' ' ORDER BY "
+      "name) FROM pg_catalog.pg_settings WHERE name IN "
+      "('statement_timeout', 'lock_timeout', "
+      "'idle_in_transaction_session_timeout')";
+  EXPECT_EQ(Value(s.get(), reset_values),
+            "idle_in_transaction_session_timeout=0 lock_timeout=0 "
+            "statement_timeout=0");
+  // The same database as configured, for contrast; without its 1ms
+  // statement_timeout, which would cancel the contrast's own queries.
+  Exec(a_.get(), "ALTER DATABASE pqxx_hostile RESET statement_timeout");
   std::unique_ptr<SqlSession> plain;
   PGLAYOUT_ASSERT_OK(OpenPgSessionAsConfigured(
       pg_->conninfo() + " dbname=pqxx_hostile", "plain", &plain));
   EXPECT_EQ(
       Value(plain.get(), "SELECT pg_catalog.current_setting('search_path')"),
       "public, pg_catalog");
+  EXPECT_EQ(Value(plain.get(), reset_values),
+            "idle_in_transaction_session_timeout=1 lock_timeout=1 "
+            "statement_timeout=0");
   s.reset();
   plain.reset();
   Exec(a_.get(), "DROP DATABASE pqxx_hostile");
+}
+
+// The caller's own startup options survive the ones OpenPgSession adds,
+// from a keyword string and from a URI alike.
+TEST_P(PqxxSessionTest, TheCallersStartupOptionsAreKept) {
+  std::unique_ptr<SqlSession> s;
+  PGLAYOUT_ASSERT_OK(OpenPgSession(
+      pg_->conninfo() + " options='-c work_mem=7MB'", "options", &s));
+  EXPECT_EQ(Value(s.get(), "SELECT pg_catalog.current_setting('work_mem')"),
+            "7MB");
+  PGLAYOUT_ASSERT_OK(
+      OpenPgSession("postgresql://127.0.0.1:" + std::to_string(pg_->port()) +
+                        "/postgres?user=postgres&options=-c%20work_mem%3D9MB",
+                    "options", &s));
+  EXPECT_EQ(Value(s.get(), "SELECT pg_catalog.current_setting('work_mem')"),
+            "9MB");
+  EXPECT_EQ(
+      Value(s.get(), "SELECT pg_catalog.current_setting('application_name')"),
+      "options");
 }
 
 TEST_P(PqxxSessionTest, ConnectionErrorsNeverShowThePassword) {
