@@ -1,12 +1,8 @@
 #!/usr/bin/env bash
-# Generates pglayout's man page and bash completion from the built binary's
-# own help, so that neither can drift from the options (cli/CMakeLists.txt
-# runs it at build time; Debian's help2man writes the man page).
+# Generates pglayout's bash completion from the built binary's own help, so
+# that it cannot drift from the options (packaging/CMakeLists.txt runs it at
+# build time; the man pages come from packaging/ref-to-man.sh).
 #
-#   packaging/from-help.sh man BINARY OUTPUT.1.gz
-#       pglayout(1): `pglayout --help` through help2man, with a section per
-#       subcommand (`pglayout SUB --help` of every subcommand that
-#       `pglayout --help` lists), gzip-compressed as Debian installs man pages.
 #   packaging/from-help.sh completion BINARY OUTPUT
 #       bash completion of the subcommands, their options and the values of
 #       options with a fixed set of choices.
@@ -14,17 +10,17 @@ set -euo pipefail
 
 die() { printf 'from-help.sh: %s\n' "$*" >&2; exit 1; }
 
-[[ $# -eq 3 ]] || die "usage: from-help.sh man|completion BINARY OUTPUT"
+[[ $# -eq 3 ]] || die "usage: from-help.sh completion BINARY OUTPUT"
 mode="$1" binary="$2" output="$3"
 [[ -x "$binary" ]] || die "$binary is not an executable"
-case "$mode" in man | completion) ;; *) die "unknown mode '$mode' (man or completion)" ;; esac
+[[ "$mode" == completion ]] || die "unknown mode '$mode' (completion)"
 
 work="$(mktemp -d "${TMPDIR:-/tmp}/pglayout-from-help.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
 
 # The help of `pglayout ARGS... --help`, as a user sees it when pglayout is
 # on the PATH (argv[0] is the name CLI11 prints in "Usage:"), with CLI11's
-# "-o,--output" spelt "-o, --output" as help2man and man pages expect.
+# "-o,--output" spelt "-o, --output".
 help_of() {
   (exec -a pglayout "$binary" "$@" --help) | sed -E 's/^(  -[[:alnum:]]),(--)/\1, \2/' ||
     die "'pglayout $* --help' failed"
@@ -39,7 +35,7 @@ mapfile -t subcommands < <(awk '
 [[ ${#subcommands[@]} -gt 0 ]] || die "no subcommands in 'pglayout --help'"
 
 # The main help's footer (what follows the subcommand list); a subcommand's
-# help may repeat it at its end, where the man page leaves it out.
+# help may repeat it at its end, where it is left out here.
 footer="$(awk '
   /^Subcommands:$/ { state = 1; next }
   state == 1 && /^$/ { state = 2; next }
@@ -52,114 +48,6 @@ for sub in "${subcommands[@]}"; do
   fi
   printf '%s\n' "$text" >"$work/sub-$sub.txt"
 done
-
-# --- man page ----------------------------------------------------------------
-
-# One subcommand's help as roff: its Options and Positionals as tagged
-# paragraphs (as help2man renders the main options), other paragraphs filled,
-# or kept as they are when indented (tables, the Oracle query).
-sub_to_roff() {
-  awk -v sub_name="$1" '
-    function esc(s,    out, i, c) {
-      out = ""
-      for (i = 1; i <= length(s); i++) {
-        c = substr(s, i, 1)
-        if (c == "\\") c = "\\e"
-        else if (c == "-") c = "\\-"
-        out = out c
-      }
-      if (out ~ /^[.\047]/) out = "\\&" out
-      return out
-    }
-    function term(t,    flags, rest, n, parts, i, out) {
-      gsub(/, -/, ",-", t)
-      n = index(t, " ")
-      flags = n ? substr(t, 1, n - 1) : t
-      rest = n ? substr(t, n + 1) : ""
-      n = split(flags, parts, ",")
-      out = ""
-      for (i = 1; i <= n; i++) {
-        sub(/^ +/, "", parts[i])
-        out = out (i > 1 ? ", " : "") "\\fB" esc(parts[i]) "\\fR"
-      }
-      if (rest != "") out = out " \\fI" esc(rest) "\\fR"
-      return out
-    }
-    function flush(    i, indented) {
-      if (n_para == 0) return
-      indented = 0
-      for (i = 1; i <= n_para; i++) if (para[i] ~ /^ /) indented = 1
-      print ".PP"
-      if (indented) print ".nf"
-      for (i = 1; i <= n_para; i++) print esc(para[i])
-      if (indented) print ".fi"
-      n_para = 0
-    }
-    NR == 1 { print esc($0); next }
-    /^Usage: / {
-      flush()
-      line = substr($0, 8)
-      print ".PP"
-      print "Usage: \\fB" esc("pglayout " sub_name) "\\fR" esc(substr(line, length("pglayout " sub_name) + 1))
-      next
-    }
-    /^(Options|Positionals):$/ { flush(); in_list = 1; print ".PP"; print "\\fB" $0 "\\fR"; next }
-    in_list && /^$/ { in_list = 0; next }
-    in_list && /^  [^ ]/ {
-      line = substr($0, 3)
-      gap = index(line, "  ")
-      print ".TP"
-      if (gap) {
-        print term(substr(line, 1, gap - 1))
-        desc = substr(line, gap); sub(/^ +/, "", desc)
-        print esc(desc)
-      } else {
-        print term(line)
-      }
-      next
-    }
-    in_list && /^ +[^ ]/ { line = $0; sub(/^ +/, "", line); print esc(line); next }
-    /^$/ { flush(); next }
-    { para[++n_para] = $0 }
-    END { flush() }
-  ' "$work/sub-$1.txt"
-}
-
-make_man() {
-  command -v help2man >/dev/null || die "help2man is missing: run scripts/setup (apt-get install help2man)"
-  local version name
-  version="$( (exec -a pglayout "$binary" --version) | awk 'NR == 1 { print $2 }')"
-  [[ -n "$version" ]] || die "'pglayout --version' printed no version"
-  # NAME: the first line of the help, without its "pglayout: " and final dot.
-  name="$(sed -n '1{s/^pglayout: *//;s/\.$//;p}' "$work/main.txt")"
-
-  {
-    echo "[SUBCOMMANDS]"
-    echo "Each subcommand takes options of its own, after its name;"
-    echo "\\fBpglayout\\fR \\fISUBCOMMAND\\fR \\fB\\-\\-help\\fR prints its section below."
-    for sub in "${subcommands[@]}"; do
-      echo ".SS \"pglayout $sub\""
-      sub_to_roff "$sub"
-    done
-    echo "[SEE ALSO]"
-    echo "The worked examples and the cloud volume catalog of"
-    echo ".B pglayout plan \\-\\-catalog"
-    echo "are installed in share/doc/pglayout/examples under the installation prefix"
-    echo "(/usr/share/doc/pglayout/examples from the Debian package)."
-  } >"$work/include.h2m"
-
-  # help2man runs "pglayout --help" (its version is given): this pglayout
-  # prints the help captured in main.txt.
-  mkdir "$work/bin"
-  printf '#!/bin/bash\nexec cat %q\n' "$work/main.txt" >"$work/bin/pglayout"
-  chmod +x "$work/bin/pglayout"
-  PATH="$work/bin:$PATH" help2man --no-info --no-discard-stderr \
-    --version-string="$version" --name="$name" --section=1 \
-    --include="$work/include.h2m" --output="$work/pglayout.1" pglayout ||
-    die "help2man failed"
-  gzip -9n <"$work/pglayout.1" >"$output.tmp"
-  mv "$output.tmp" "$output"
-}
 
 # --- bash completion ---------------------------------------------------------
 
