@@ -18,8 +18,10 @@
 namespace pglayout::cli {
 namespace {
 
+#ifdef PGLAYOUT_FAILPOINTS
 // Tests name a point where the process must die as if by kill -9
 // (the resume tests): PGLAYOUT_MIGRATE_FAILPOINT=copy-batch:3:before-commit.
+// Only in builds configured with -DPGLAYOUT_FAILPOINTS=ON (cli/CMakeLists.txt).
 void KillAtFailpoint(const std::string& name) {
   const char* wanted = std::getenv("PGLAYOUT_MIGRATE_FAILPOINT");
   if (wanted && name == wanted) {
@@ -27,6 +29,10 @@ void KillAtFailpoint(const std::string& name) {
     raise(SIGKILL);
   }
 }
+constexpr auto kFailpoint = KillAtFailpoint;
+#else
+constexpr std::nullptr_t kFailpoint = nullptr;
+#endif
 
 Json StepsJson(const std::vector<migrator::Step>& steps) {
   Json out = Json::array();
@@ -179,7 +185,7 @@ class MigrateCommand : public Command {
           ParseSize(max_wal_size_text_, &options_.max_wal_size_cap));
     }
     options_.tool_version = PGLAYOUT_VERSION;
-    options_.failpoint = KillAtFailpoint;
+    options_.failpoint = kFailpoint;
     // Step messages as they happen, each flushed: a run killed later (or
     // whose output goes to a file, where stdout is block-buffered) keeps
     // the log of what it did. With --json they go to stderr as a log, and
