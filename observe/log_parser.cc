@@ -1777,15 +1777,16 @@ Status Finish(ReadInputs* read, CheckpointLogReport* report) {
 Status CheckPath(const std::string& path) {
   struct stat st;
   if (::stat(path.c_str(), &st) != 0) {
-    if (errno == ENOENT) {
-      return Status::NotFound("cannot read server log " + path +
-                              ": no such file");
+    const int err = errno;
+    if (err == ENOENT) {
+      return Status::NotFound("could not read server log \"" + path +
+                              "\": " + std::strerror(ENOENT));
     }
-    return Status::FromErrno("cannot read server log " + path, errno);
+    return Status::FromErrno("could not read server log \"" + path + "\"", err);
   }
   if (S_ISDIR(st.st_mode)) {
-    return Status::InvalidInput("cannot read server log " + path +
-                                ": a directory, not a file");
+    return Status::InvalidInput("could not read server log \"" + path +
+                                "\": " + std::strerror(EISDIR));
   }
   return Status::Ok();
 }
