@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "cli/command.h"
+#include "cli/help_format.h"
 #include "common/files.h"
 #include "common/json.h"
 #include "common/summary.h"
@@ -20,12 +21,14 @@ class CheckCommand : public Command {
     app->add_option("files", files_,
                     "volumes.toml, workload.toml or plan.toml files; the kind "
                     "is told from the tables each file holds")
+        ->type_name("FILE...")
         ->required();
-    app->add_flag("--json", json_, "Print the parsed files as JSON");
+    app->add_flag("--json", json_, "Print the parsed files as JSON")
+        ->group(kGroupOutput);
     app->footer(
         "Each error names file:line:column and the key; a misspelt key is an "
-        "error\nthat suggests the nearest known key. Exit code 2 if any file "
-        "is invalid.");
+        "error\nthat suggests the nearest known key. Exit status 2 if any "
+        "file is invalid.");
   }
 
   Status Run(const CommandContext&) override {

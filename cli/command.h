@@ -4,8 +4,9 @@
 // into output.
 //
 // Output contract: results go to stdout (a table for people, or JSON with
-// --json), logs and progress to stderr. Exit codes: 0 success, 1 failure,
-// 2 bad usage or bad input (nothing was changed).
+// --json), logs and progress to stderr, each message as PostgreSQL's tools
+// print theirs ("pglayout: error: ...", "pglayout: hint: ..."). Exit codes:
+// 0 success, 1 failure, 2 bad usage or bad input (nothing was changed).
 
 #ifndef PGLAYOUT_CLI_COMMAND_H_
 #define PGLAYOUT_CLI_COMMAND_H_
@@ -42,6 +43,17 @@ class Command {
   // Runs after a successful parse.
   virtual Status Run(const CommandContext& context) = 0;
 };
+
+// A bad option value or a bad combination of options: InvalidInput
+// (exit 2), and main prints, after the message, the hint to read the
+// command's --help (IsUsageError).
+Status UsageError(std::string message);
+bool IsUsageError(const Status& status);
+
+// A file the user named that is missing or unreadable is bad input like
+// one that does not parse: exit 2 (NotFound and IoError become
+// InvalidInput, with the same message).
+Status AsBadInput(const Status& status);
 
 struct CommandInfo {
   int order;  // position in --help

@@ -6,10 +6,13 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <iostream>
 
 #include "cli/command.h"
+#include "cli/help_format.h"
+#include "cli/options.h"
 #include "common/files.h"
 #include "common/json.h"
 #include "common/units.h"
@@ -18,8 +21,10 @@
 namespace pglayout::cli {
 namespace {
 
+#ifdef PGLAYOUT_FAILPOINTS
 // Tests name a point where the process must die as if by kill -9
 // (the resume tests): PGLAYOUT_MIGRATE_FAILPOINT=copy-batch:3:before-commit.
+// Only in builds configured with -DPGLAYOUT_FAILPOINTS=ON (cli/CMakeLists.txt).
 void KillAtFailpoint(const std::string& name) {
   const char* wanted = std::getenv("PGLAYOUT_MIGRATE_FAILPOINT");
   if (wanted && name == wanted) {
@@ -27,6 +32,10 @@ void KillAtFailpoint(const std::string& name) {
     raise(SIGKILL);
   }
 }
+constexpr auto kFailpoint = KillAtFailpoint;
+#else
+constexpr std::nullptr_t kFailpoint = nullptr;
+#endif
 
 Json StepsJson(const std::vector<migrator::Step>& steps) {
   Json out = Json::array();
@@ -45,48 +54,44 @@ class MigrateCommand : public Command {
  public:
   void Configure(CLI::App* app) override {
     app->add_option("plan", plan_path_,
-                    "plan.toml from `pglayout plan` or "
-                    "written by hand");
-    app->add_option("--dsn", options_.conninfo,
-                    "libpq connection string or URI of the target database "
-                    "(default: PG* environment). Connect to the server "
-                    "itself, not through a transaction-mode pooler: the run "
-                    "holds session settings and an advisory lock. Keep the "
-                    "password out of it: use PGPASSWORD, ~/.pgpass or "
-                    "PGPASSFILE (one given here is hidden from ps once "
-                    "parsed)");
+                    "plan.toml from `pglayout plan` or written by hand "
+                    "(not needed by --abort, --finalize, --status)")
+        ->type_name("PLAN");
+    AddConnectionOptions(app, "Target database: a name, conninfo or URI",
+                         "--dsn", &connection_);
     app->add_flag("--apply", options_.apply,
-                  "Execute the steps (default: print them, change nothing)");
+                  "Execute the steps (default: print them, change nothing)")
+        ->group(kGroupAction);
     app->add_flag("--resume", resume_,
-                  "Resume the unfinished run of this plan (implies --apply; a "
-                  "plain --apply resumes too)");
+                  "Resume the unfinished run of this plan (implies --apply)")
+        ->group(kGroupAction);
     app->add_flag("--abort", abort_,
                   "Roll back the unfinished run: drop shadow copies and "
-                  "capture triggers, restore changed settings");
+                  "capture triggers, restore settings")
+        ->group(kGroupAction);
     app->add_flag("--finalize", finalize_,
-                  "Drop the old copies kept after swaps, and restore what "
-                  "--leave-raised left raised or a run deferred restoring "
-                  "(waiting for a timed checkpoint to make room)");
+                  "Drop the old copies kept after swaps; restore settings "
+                  "left raised or deferred")
+        ->group(kGroupAction);
     app->add_flag("--status", status_,
-                  "Say where the runs stand: the unfinished run, a deferred "
-                  "restore of max_wal_size (completed now if a timed "
-                  "checkpoint has made room), settings left raised, old "
-                  "copies; needs no plan");
+                  "Say where the runs stand (unfinished run, settings, old "
+                  "copies); needs no plan")
+        ->group(kGroupAction);
     app->add_option("--max-rate", options_.max_rate_mbps,
-                    "Copy at most this many MB/s (10^6 bytes), a hard cap "
-                    "whatever the throttle; 0 = no limit");
+                    "Copy at most this many MB/s, whatever the throttle "
+                    "(default 0: no limit)")
+        ->type_name("MBPS")
+        ->group(kGroupThrottle);
     app->add_option("--throttle", throttle_text_,
-                    "adaptive (default): pause between copy and replay "
-                    "batches so that the database keeps --keep-pace of its "
-                    "pace (write transactions/s while a batch runs against "
-                    "the pauses around it; commits/s against the 5 s before "
-                    "the copy if it mostly reads), and halve the copy's duty "
-                    "at once when a checkpoint is requested or a replica "
-                    "lags (10 s or 256 MB); off: copy flat out (up to "
-                    "--max-rate)");
+                    "adaptive (default): pause the copy to keep the "
+                    "database's pace; off: copy flat out")
+        ->type_name("adaptive|off")
+        ->group(kGroupThrottle);
     app->add_option("--keep-pace", options_.throttle_limits.target_ratio,
                     "Share of the foreground's pace the adaptive throttle "
-                    "keeps (default 0.9); lower copies faster")
+                    "keeps, 0.5 to 0.99 (default 0.9)")
+        ->type_name("SHARE")
+        ->group(kGroupThrottle)
         ->check([](const std::string& text) -> std::string {
           char* end = nullptr;
           double share = std::strtod(text.c_str(), &end);
@@ -97,69 +102,78 @@ class MigrateCommand : public Command {
           return "'" + text + "' is not a share between 0.5 and 0.99";
         });
     app->add_option("--batch-rows", options_.batch_rows,
-                    "Rows per copy transaction (default 100000)")
+                    "Rows per copy transaction, 100 to 10000000 (default "
+                    "100000)")
+        ->type_name("N")
+        ->group(kGroupThrottle)
         ->check(CLI::Range(int64_t{100}, int64_t{10000000}));
     app->add_option("--copy-order", copy_order_,
-                    "blocks (default): copy ranges of heap blocks in disk "
-                    "order (PostgreSQL 14+; 12 and 13 copy by key); key: "
-                    "copy in key order through the key index, which reads "
-                    "only live rows (a heap that is mostly dead space)")
+                    "blocks (default): heap blocks in disk order (PostgreSQL "
+                    "14+); key: key order, live rows only")
+        ->type_name("blocks|key")
+        ->group(kGroupThrottle)
         ->check(CLI::IsMember({"blocks", "key"}));
-    app->add_option("--lock-timeout", options_.lock_timeout_ms,
-                    "Milliseconds each lock attempt may wait before it is "
-                    "retried with backoff")
-        ->check(CLI::Range(1, 60000));
-    app->add_option("--lock-deadline", options_.lock_deadline_s,
-                    "Seconds to keep retrying a lock before giving up");
-    app->add_option("--lock-idle-timeout", options_.lock_idle_timeout_s,
-                    "Seconds a transaction holding a lock that production "
-                    "waits for (the swap, an offline move) may sit idle "
-                    "before the server ends it: a frozen client cannot keep "
-                    "the table locked")
-        ->check(CLI::Range(0.1, 3600.0));
-    app->add_option("--old-xact-wait", options_.old_xact_wait_s,
-                    "Seconds to wait before a swap for transactions older "
-                    "than the copy to end (then stop, resumable)");
+    AddDurationOption(app, "--lock-timeout", &lock_timeout_s_,
+                      "How long each lock attempt waits before a retry, up to "
+                      "1min (default 200ms; bare number: ms)",
+                      "ms", 0.001, 60)
+        ->group(kGroupSafety);
+    AddDurationOption(app, "--lock-deadline", &options_.lock_deadline_s,
+                      "Give up retrying a lock after this long (default 2min)",
+                      "s")
+        ->group(kGroupSafety);
+    AddDurationOption(app, "--lock-idle-timeout", &options_.lock_idle_timeout_s,
+                      "How long a transaction holding a lock production waits "
+                      "for may sit idle (default 10s)",
+                      "s", 0.1, 3600)
+        ->group(kGroupSafety);
+    AddDurationOption(app, "--old-xact-wait", &options_.old_xact_wait_s,
+                      "Wait this long before a swap for older transactions to "
+                      "end, then stop (default 5min)",
+                      "s")
+        ->group(kGroupSafety);
     app->add_flag("--standby-dirs-ready", options_.standby_dirs_ready,
-                  "Each new tablespace's directory exists on every standby "
-                  "that streams from this server (they replay CREATE "
-                  "TABLESPACE with the same path; without it the run refuses "
-                  "while standbys stream)");
+                  "Each new tablespace's directory exists on every streaming "
+                  "standby")
+        ->group(kGroupSafety);
     app->add_flag("--no-checkpoint-guard", no_guard_,
-                  "Do not raise max_wal_size during the bulk copies");
+                  "Do not raise max_wal_size during the bulk copies")
+        ->group(kGroupSafety);
     app->add_option("--max-wal-size", max_wal_size_text_,
                     "Upper bound for the checkpoint guard's max_wal_size "
-                    "(e.g. 20GB)");
-    app->add_option("--restore-wait", options_.restore_wait_s,
-                    "Seconds to wait, at most, for the WAL since the last "
-                    "checkpoint to fit the original max_wal_size, then "
-                    "restore it anyway (expect one requested checkpoint). "
-                    "Default: look while the workload's WAL rate is measured "
-                    "(5 s), then defer the restore to the next --apply, "
-                    "--status or --finalize after a timed checkpoint; "
-                    "--finalize waits checkpoint_timeout x (1 + "
-                    "checkpoint_completion_target) + 60 s");
+                    "(e.g. 20GB)")
+        ->type_name("SIZE")
+        ->group(kGroupSafety);
+    AddDurationOption(app, "--restore-wait", &options_.restore_wait_s,
+                      "Wait at most this long to restore max_wal_size "
+                      "(default: defer it to a later run)",
+                      "s")
+        ->group(kGroupSafety);
     app->add_flag("--leave-raised", options_.leave_guard_raised,
-                  "Do not restore max_wal_size at the end of the run (and do "
-                  "not wait for room to): leave it raised, journaled, for "
-                  "`--finalize` to restore");
-    app->add_flag("--json", json_, "Print the result as JSON");
+                  "Leave max_wal_size raised at the end, for --finalize to "
+                  "restore")
+        ->group(kGroupSafety);
+    app->add_flag("--json", json_, "Print the result as JSON")
+        ->group(kGroupOutput);
     app->footer(
         "Without --apply nothing is changed: the preflight runs and the "
-        "ordered "
-        "steps are\nprinted with their exact SQL. A run killed at any point "
-        "resumes when started\nagain with the same plan. Exit code 2 when the "
-        "preflight refuses the plan.");
+        "steps are printed\nwith their exact SQL. A run killed at any point "
+        "resumes when started again with\nthe same plan. Exit status 2 when "
+        "the preflight refuses the plan.");
   }
 
   Status Run(const CommandContext& context) override {
-    PGLAYOUT_RETURN_IF_ERROR(
-        migrator::ParseThrottleMode(throttle_text_, &options_.throttle));
+    Status parsed =
+        migrator::ParseThrottleMode(throttle_text_, &options_.throttle);
+    if (!parsed.ok()) return UsageError(parsed.message());
+    PGLAYOUT_RETURN_IF_ERROR(ComposeConninfo(connection_, &options_.conninfo));
+    options_.lock_timeout_ms =
+        static_cast<int>(std::lround(lock_timeout_s_ * 1000));
     options_.copy_by_blocks = copy_order_ == "blocks";
     Plan plan;
     if (abort_ || finalize_ || status_) {
       if (int(abort_) + int(finalize_) + int(status_) > 1) {
-        return Status::InvalidInput(
+        return UsageError(
             "--abort, --finalize and --status exclude each other");
       }
       options_.mode = abort_      ? migrator::MigrateMode::kAbort
@@ -167,19 +181,19 @@ class MigrateCommand : public Command {
                                   : migrator::MigrateMode::kStatus;
     } else {
       if (plan_path_.empty()) {
-        return Status::InvalidInput(
+        return UsageError(
             "a plan file is required (or --abort / --finalize / --status)");
       }
-      PGLAYOUT_RETURN_IF_ERROR(ReadPlanFile(plan_path_, &plan));
+      PGLAYOUT_RETURN_IF_ERROR(AsBadInput(ReadPlanFile(plan_path_, &plan)));
     }
     if (resume_) options_.apply = true;
     options_.checkpoint_guard = !no_guard_;
     if (!max_wal_size_text_.empty()) {
-      PGLAYOUT_RETURN_IF_ERROR(
-          ParseSize(max_wal_size_text_, &options_.max_wal_size_cap));
+      Status st = ParseSize(max_wal_size_text_, &options_.max_wal_size_cap);
+      if (!st.ok()) return UsageError("--max-wal-size: " + st.message());
     }
     options_.tool_version = PGLAYOUT_VERSION;
-    options_.failpoint = KillAtFailpoint;
+    options_.failpoint = kFailpoint;
     // Step messages as they happen, each flushed: a run killed later (or
     // whose output goes to a file, where stdout is block-buffered) keeps
     // the log of what it did. With --json they go to stderr as a log, and
@@ -248,6 +262,8 @@ class MigrateCommand : public Command {
   std::string max_wal_size_text_;
   std::string throttle_text_ = "adaptive";
   std::string copy_order_ = "blocks";
+  ConnectionOptions connection_;
+  double lock_timeout_s_ = 0.2;
 };
 
 }  // namespace

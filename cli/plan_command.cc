@@ -13,6 +13,8 @@
 #include <optional>
 
 #include "cli/command.h"
+#include "cli/help_format.h"
+#include "cli/options.h"
 #include "common/files.h"
 #include "common/json.h"
 #include "common/units.h"
@@ -31,7 +33,7 @@ Status ParseKey(const std::string& text, std::string* table,
                 std::vector<std::string>* columns) {
   const size_t eq = text.rfind('=');
   if (eq == std::string::npos || eq == 0 || eq + 1 == text.size()) {
-    return Status::InvalidInput(
+    return UsageError(
         fmt::format("--key '{}': expected TABLE=COLUMN[,COLUMN...]", text));
   }
   *table = text.substr(0, eq);
@@ -41,8 +43,7 @@ Status ParseKey(const std::string& text, std::string* table,
     size_t comma = text.find(',', start);
     if (comma == std::string::npos) comma = text.size();
     if (comma == start) {
-      return Status::InvalidInput(
-          fmt::format("--key '{}': empty column name", text));
+      return UsageError(fmt::format("--key '{}': empty column name", text));
     }
     columns->push_back(text.substr(start, comma - start));
     start = comma + 1;
@@ -50,101 +51,130 @@ Status ParseKey(const std::string& text, std::string* table,
   return Status::Ok();
 }
 
-// A missing input file is the user's to fix, like a malformed one: exit 2
-// (as `pglayout check` does).
-Status AsBadInput(Status st) {
-  if (st.code() == Status::Code::kNotFound) {
-    return Status::InvalidInput(st.message());
-  }
-  return st;
-}
-
 class PlanCommand : public Command {
  public:
   void Configure(CLI::App* app) override {
-    CLI::Option* volumes = app->add_option("--volumes", volumes_path_,
-                                           "volumes.toml (probed or declared)");
+    CLI::Option* volumes =
+        app->add_option("--volumes", volumes_path_,
+                        "The volumes you have (probed or declared)")
+            ->type_name("FILE")
+            ->group(kGroupInput);
+    app->add_option("--workload", workload_path_,
+                    "The workload (observed or imported)")
+        ->type_name("FILE")
+        ->group(kGroupInput)
+        ->required();
     CLI::Option* catalog =
         app->add_option("--catalog", catalog_path_,
-                        "Capacity planning: a catalog of cloud volume types "
-                        "(instead of --volumes); buys the cheapest set that "
-                        "carries the workload")
+                        "Instead of --volumes: buy the cheapest set of these "
+                        "cloud volume types that carries the workload")
+            ->type_name("FILE")
+            ->group(kGroupInput)
             ->excludes(volumes);
     volumes->excludes(catalog);
     app->add_option("--max-volumes", capacity_.max_volumes,
-                    "With --catalog: most volumes in the set, WAL included")
-        ->capture_default_str()
+                    "With --catalog: most volumes in the set, WAL included "
+                    "(default " +
+                        std::to_string(capacity_.max_volumes) + ")")
+        ->type_name("N")
+        ->group(kGroupInput)
         ->needs(catalog);
-    app->add_option("--instance-cap-mbps", capacity_.instance_cap_mbps,
-                    "The instance's storage bandwidth cap, MB/s (0 = none; "
-                    "with --volumes, overrides [host] bandwidth_cap_mbps)");
-    app->add_option("--instance-cap-iops", capacity_.instance_cap_iops,
-                    "The instance's storage IOPS cap (0 = none; with "
-                    "--volumes, overrides [host] iops_cap)");
     app->add_option("--provider", capacity_.provider,
                     "With --catalog: only this provider's types")
+        ->type_name("NAME")
+        ->group(kGroupInput)
         ->needs(catalog);
-    app->add_option("--workload", workload_path_,
-                    "workload.toml (observed or imported)")
-        ->required();
-    app->add_option("--out-dir", out_dir_,
-                    "Where plan.toml, plan.json, plan.sql and stripe.sh go")
-        ->capture_default_str();
+    app->add_option("--instance-cap-mbps", capacity_.instance_cap_mbps,
+                    "The instance's storage bandwidth cap (default 0: none)")
+        ->type_name("MBPS")
+        ->group(kGroupInput);
+    app->add_option("--instance-cap-iops", capacity_.instance_cap_iops,
+                    "The instance's storage IOPS cap (default 0: none)")
+        ->type_name("IOPS")
+        ->group(kGroupInput);
     app->add_option("--target", options_.target_utilization,
-                    "Target utilisation of each volume, a fraction")
-        ->capture_default_str();
+                    "Target utilisation of each volume (default 0.7)")
+        ->type_name("FRACTION")
+        ->group(kGroupAction);
     app->add_option("--prefer", options_.prefer,
-                    "Remedy for a table too hot for one volume: partition, "
-                    "stripe or auto (partition on a live server, stripe on a "
-                    "new build)")
-        ->capture_default_str()
+                    "Remedy for a table too hot for one volume (default "
+                    "auto: partition a live server, stripe a new build)")
+        ->type_name("auto|partition|stripe")
+        ->group(kGroupAction)
         ->check(CLI::IsMember({"auto", "partition", "stripe"}));
     app->add_option("--headroom", options_.headroom,
-                    "Fraction of each volume kept free for growth")
-        ->capture_default_str();
-    app->add_option("--horizon", horizon_,
-                    "Project relation growth this far ahead (e.g. 180d)")
-        ->capture_default_str();
+                    "Fraction of each volume kept free for growth (default "
+                    "0.2)")
+        ->type_name("FRACTION")
+        ->group(kGroupAction);
+    AddDurationOption(app, "--horizon", &options_.horizon_seconds,
+                      "Project relation growth this far ahead (default 180d)",
+                      "s")
+        ->group(kGroupAction);
     app->add_option("--growth", growth_,
-                    "Declared data growth, compounding, e.g. 20%/year, "
-                    "5%/month, 3%/90d; replaces the observed growth over "
-                    "--horizon");
-    app->add_option("--backup-window", backup_window_,
-                    "A base backup reads the whole database within this "
-                    "window during the peak, e.g. 4h (default: not counted)");
-    app->add_option("--recovery-budget", recovery_,
-                    "Longest acceptable crash recovery; bounds max_wal_size")
-        ->capture_default_str();
+                    "Declared growth, e.g. 20%/year, 5%/month, 3%/90d "
+                    "(default: the observed growth)")
+        ->type_name("RATE")
+        ->group(kGroupAction);
+    AddDurationOption(app, "--backup-window", &options_.backup_window_seconds,
+                      "A base backup reads the whole database within this "
+                      "during the peak (default: none)",
+                      "s", 0.001)
+        ->group(kGroupAction);
+    AddDurationOption(app, "--recovery-budget",
+                      &options_.recovery_budget_seconds,
+                      "Longest acceptable crash recovery; bounds max_wal_size "
+                      "(default 15min)",
+                      "s")
+        ->group(kGroupAction);
     app->add_option("--key", keys_,
-                    "Hash key of a table, TABLE=COLUMN[,COLUMN] (default: "
-                    "its primary key); repeatable");
+                    "Hash key of a table (default: its primary key); "
+                    "repeatable")
+        ->type_name("TABLE=COLUMN[,COLUMN]")
+        ->group(kGroupAction);
     app->add_option("--hosts", hosts_,
-                    "Distribute over N worker hosts with Citus, or 'auto': "
-                    "propose it when one host falls short of the target "
-                    "(writes citus.sql)");
+                    "Distribute over N worker hosts with Citus, or auto: when "
+                    "one host falls short (writes citus.sql)")
+        ->type_name("N|auto")
+        ->group(kGroupCitus);
     app->add_option("--worker-volumes", worker_volumes_path_,
-                    "With --hosts: each worker's volumes.toml (default: the "
-                    "catalog's cheapest set, else those of --volumes)");
+                    "Each worker's volumes (default: the catalog's cheapest "
+                    "set, else those of --volumes)")
+        ->type_name("FILE")
+        ->group(kGroupCitus);
     app->add_option("--shard-count", citus_.shard_count,
-                    "With --hosts: shards per distributed table (default: "
-                    "chosen, a multiple of the workers)");
+                    "Shards per distributed table (default: a multiple of "
+                    "the workers)")
+        ->type_name("N")
+        ->group(kGroupCitus);
     app->add_option("--reference-max-size", reference_max_size_,
-                    "With --hosts: largest reference table (copied to every "
-                    "worker), with growth")
-        ->capture_default_str();
+                    "Largest reference table, copied to every worker "
+                    "(default 1GB)")
+        ->type_name("SIZE")
+        ->group(kGroupCitus);
     app->add_option("--reference-max-changes", citus_.reference_max_changes,
-                    "With --hosts: most row changes/s of a reference table "
-                    "(each is applied on every worker)")
-        ->capture_default_str();
+                    "Most row changes/s of a reference table (default " +
+                        fmt::format("{:g}", citus_.reference_max_changes) + ")")
+        ->type_name("N")
+        ->group(kGroupCitus);
+    app->add_option("--out-dir", out_dir_,
+                    "Where plan.toml, plan.json, plan.sql and stripe.sh go "
+                    "(default .)")
+        ->type_name("DIR")
+        ->group(kGroupOutput);
     app->add_flag("--json", json_,
                   "Print the plan as JSON instead of the "
-                  "report");
+                  "report")
+        ->group(kGroupOutput);
+    app->footer(
+        "Every input can be written by hand; docs/planning.md explains the "
+        "plan.");
   }
 
   Status Run(const CommandContext&) override {
     PGLAYOUT_RETURN_IF_ERROR(ParseOptions());
     if (volumes_path_.empty() && catalog_path_.empty()) {
-      return Status::InvalidInput(
+      return UsageError(
           "give --volumes (the volumes you have) or --catalog (volume types "
           "to buy from)");
     }
@@ -178,25 +208,11 @@ class PlanCommand : public Command {
 
  private:
   Status ParseOptions() {
-    PGLAYOUT_RETURN_IF_ERROR(ParseDuration(horizon_, &options_.horizon_seconds)
-                                 .WithContext("--horizon"));
-    PGLAYOUT_RETURN_IF_ERROR(
-        ParseDuration(recovery_, &options_.recovery_budget_seconds)
-            .WithContext("--recovery-budget"));
     if (!growth_.empty()) {
       GrowthRate rate;
-      PGLAYOUT_RETURN_IF_ERROR(
-          ParseGrowthRate(growth_, &rate).WithContext("--growth"));
+      Status st = ParseGrowthRate(growth_, &rate);
+      if (!st.ok()) return UsageError("--growth: " + st.message());
       options_.growth = rate;
-    }
-    if (!backup_window_.empty()) {
-      PGLAYOUT_RETURN_IF_ERROR(
-          ParseDuration(backup_window_, &options_.backup_window_seconds)
-              .WithContext("--backup-window"));
-      if (options_.backup_window_seconds <= 0) {
-        return Status::InvalidInput(fmt::format(
-            "--backup-window: '{}' must be longer than zero", backup_window_));
-      }
     }
     for (const std::string& text : keys_) {
       std::string table;
@@ -205,14 +221,14 @@ class PlanCommand : public Command {
       options_.keys[table] = columns;
     }
     citus_.keys = options_.keys;
-    PGLAYOUT_RETURN_IF_ERROR(
-        ParseSize(reference_max_size_, &citus_.reference_max_bytes)
-            .WithContext("--reference-max-size"));
+    Status size = ParseSize(reference_max_size_, &citus_.reference_max_bytes);
+    if (!size.ok())
+      return UsageError("--reference-max-size: " + size.message());
     if (!hosts_.empty() && hosts_ != "auto") {
       char* end = nullptr;
       const long n = std::strtol(hosts_.c_str(), &end, 10);
       if (*end != '\0' || n < 2 || n > 1000) {
-        return Status::InvalidInput(fmt::format(
+        return UsageError(fmt::format(
             "--hosts '{}': expected 'auto' or a number of worker hosts, 2 "
             "to 1000",
             hosts_));
@@ -221,7 +237,7 @@ class PlanCommand : public Command {
     }
     if (hosts_.empty() &&
         (!worker_volumes_path_.empty() || citus_.shard_count != 0)) {
-      return Status::InvalidInput(
+      return UsageError(
           "--worker-volumes and --shard-count go with --hosts auto|N");
     }
     return Status::Ok();
@@ -341,16 +357,18 @@ class PlanCommand : public Command {
     std::error_code error;
     std::filesystem::create_directories(out_dir_, error);
     if (error) {
-      return Status::IoError(fmt::format("cannot create --out-dir {}: {}",
+      return Status::IoError(fmt::format("could not create --out-dir {}: {}",
                                          out_dir_, error.message()));
     }
     const std::string toml =
         PlanToToml(outcome.plan) +
         (citus ? "\n" + planner::CitusToml(*citus) : std::string());
     Plan check;  // what migrate will read must validate
-    PGLAYOUT_RETURN_IF_ERROR(
-        ParsePlan(toml, "plan.toml", &check)
-            .WithContext("internal error: the plan does not validate"));
+    Status valid = ParsePlan(toml, "plan.toml", &check);
+    if (!valid.ok()) {  // a bug in the planner, not the user's input
+      return Status::Internal("internal error: the plan does not validate: " +
+                              valid.message());
+    }
     std::vector<planner::SqlStep> steps;
     PGLAYOUT_RETURN_IF_ERROR(
         planner::PlanSqlSteps(outcome.plan, outcome.sql_objects, &steps));
@@ -375,10 +393,7 @@ class PlanCommand : public Command {
   std::string catalog_path_;
   std::string workload_path_;
   std::string out_dir_ = ".";
-  std::string horizon_ = "180d";
-  std::string recovery_ = "15min";
-  std::string growth_;         // "" = the observed growth
-  std::string backup_window_;  // "" = no backup counted
+  std::string growth_;  // "" = the observed growth
   std::vector<std::string> keys_;
   bool json_ = false;
   std::string hosts_;  // "", "auto" or a number of workers

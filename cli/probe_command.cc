@@ -13,6 +13,7 @@
 #include <set>
 
 #include "cli/command.h"
+#include "cli/help_format.h"
 #include "common/files.h"
 #include "common/json.h"
 #include "common/stripe_read.h"
@@ -84,22 +85,33 @@ class ProbeCommand : public Command {
  public:
   void Configure(CLI::App* app) override {
     app->add_option("targets", targets_, "[NAME=]DIR of each volume to probe")
+        ->type_name("[NAME=]DIR...")
         ->required();
-    app->add_flag("--quick", quick_, "Shorter probe: at most 20 s per volume");
+    app->add_flag("--quick", quick_, "Shorter probe: at most 20 s per volume")
+        ->group(kGroupAction);
     app->add_option("--size", size_text_,
-                    "Probe file size per volume (default 1GiB)");
-    app->add_option("-o,--output", output_, "Where to write volumes.toml")
-        ->capture_default_str();
-    app->add_flag("--json", json_, "Print the results as JSON on stdout");
+                    "Probe file size per volume (default 1GiB)")
+        ->type_name("SIZE")
+        ->group(kGroupAction);
     app->add_flag("--compare-buffered", compare_buffered_,
                   "Also time a buffered and a direct sequential write of the "
-                  "probe file, each until durable");
+                  "probe file, each until durable")
+        ->group(kGroupAction);
     app->add_flag("--concurrent", concurrent_,
                   "Then read from every target at once: do they share "
-                  "hardware?");
-    app->add_option("--engine", engine_, "auto, io_uring or threads")
-        ->check(CLI::IsMember({"auto", "io_uring", "threads"}))
-        ->capture_default_str();
+                  "hardware?")
+        ->group(kGroupAction);
+    app->add_option("--engine", engine_,
+                    "The I/O engine (default auto: io_uring, else threads)")
+        ->type_name("auto|io_uring|threads")
+        ->group(kGroupAction)
+        ->check(CLI::IsMember({"auto", "io_uring", "threads"}));
+    app->add_option("-o,--output", output_,
+                    "Where to write the volumes (default volumes.toml)")
+        ->type_name("FILE")
+        ->group(kGroupOutput);
+    app->add_flag("--json", json_, "Print the results as JSON on stdout")
+        ->group(kGroupOutput);
     app->add_option("--sysfs-root", paths_.sysfs_root,
                     "Where sysfs is mounted (for tests)")
         ->group("");
@@ -114,9 +126,10 @@ class ProbeCommand : public Command {
 
   Status Run(const CommandContext& context) override {
     uint64_t size = 0;
-    PGLAYOUT_RETURN_IF_ERROR(ParseSize(size_text_, &size));
+    Status parsed = ParseSize(size_text_, &size);
+    if (!parsed.ok()) return UsageError("--size: " + parsed.message());
     if (size < probes::kMinProbeFileSize) {
-      return Status::InvalidInput(fmt::format(
+      return UsageError(fmt::format(
           "--size {} is below the minimum of {}", size_text_,
           HumanSize(static_cast<double>(probes::kMinProbeFileSize))));
     }
@@ -185,7 +198,7 @@ class ProbeCommand : public Command {
   Status CheckConcurrentSpace(const std::vector<Target>& targets,
                               uint64_t size) {
     if (targets.size() < 2) {
-      return Status::InvalidInput(
+      return UsageError(
           "--concurrent needs at least two targets to run together");
     }
     std::map<dev_t, uint64_t> per_filesystem;

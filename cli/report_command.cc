@@ -9,6 +9,8 @@
 #include <iostream>
 
 #include "cli/command.h"
+#include "cli/help_format.h"
+#include "cli/options.h"
 #include "common/files.h"
 #include "common/sql.h"
 #include "planner/plan_builder.h"
@@ -29,23 +31,29 @@ std::string NowUtc() {
 class ReportCommand : public Command {
  public:
   void Configure(CLI::App* app) override {
+    AddConnectionOptions(app, "Show the migration journal of this database",
+                         "--journal", &connection_);
     app->add_option("--volumes", volumes_path_,
-                    "volumes.toml (from probe or written by hand)");
+                    "volumes.toml (from probe or written by hand)")
+        ->type_name("FILE")
+        ->group(kGroupInput);
     app->add_option("--workload", workload_path_,
-                    "workload.toml (from observe or written by hand)");
+                    "workload.toml (from observe or written by hand)")
+        ->type_name("FILE")
+        ->group(kGroupInput);
     app->add_option("--plan", plan_path_,
                     "plan.toml or plan.json (from plan; .json is read as "
-                    "JSON, anything else as TOML)");
-    app->add_option("--journal", journal_dsn_,
-                    "libpq connection string of the migrated database, to "
-                    "show the migration journal. Keep the password out of it: "
-                    "use PGPASSWORD, ~/.pgpass or PGPASSFILE (one given "
-                    "here is hidden from ps once parsed)");
+                    "JSON, anything else as TOML)")
+        ->type_name("FILE")
+        ->group(kGroupInput);
     app->add_option("--after", after_path_,
-                    "workload.toml observed after the migration: the page "
-                    "holds the plan's forecast to it, volume by volume "
-                    "(needs --volumes and --plan)");
+                    "workload.toml observed after the migration: the plan's "
+                    "forecast against it (needs --volumes, --plan)")
+        ->type_name("FILE")
+        ->group(kGroupInput);
     app->add_option("-o,--output", output_path_, "The HTML file to write")
+        ->type_name("FILE")
+        ->group(kGroupOutput)
         ->required();
     app->footer(
         "Any subset of inputs; each section appears when its input is given.\n"
@@ -84,7 +92,7 @@ class ReportCommand : public Command {
     std::vector<ForecastEntry> measured_after;
     if (!after_path_.empty()) {
       if (volumes_path_.empty() || plan_path_.empty()) {
-        return Status::InvalidInput(
+        return UsageError(
             "--after " + after_path_ +
             " needs --volumes and --plan: the forecast to compare with and "
             "the volumes to place the observed load on");
@@ -98,8 +106,10 @@ class ReportCommand : public Command {
       input.measured_after = &measured_after;
       input.after_source = after_path_;
     }
-    if (journal_dsn_) {
-      PGLAYOUT_RETURN_IF_ERROR(ReadJournal(*journal_dsn_, &journal, &input));
+    if (Given(connection_)) {
+      std::string conninfo;
+      PGLAYOUT_RETURN_IF_ERROR(ComposeConninfo(connection_, &conninfo));
+      PGLAYOUT_RETURN_IF_ERROR(ReadJournal(conninfo, &journal, &input));
     }
     PGLAYOUT_RETURN_IF_ERROR(
         WriteTextFile(output_path_, report::RenderPage(input)));
@@ -108,13 +118,6 @@ class ReportCommand : public Command {
   }
 
  private:
-  // An input file that is missing or unreadable is bad usage, like one
-  // that does not parse: exit code 2, as `pglayout check` does.
-  static Status AsBadInput(const Status& status) {
-    if (status.ok() || status.IsInvalidInput()) return status;
-    return Status::InvalidInput(status.message());
-  }
-
   // A database that cannot be reached is an error; one without a readable
   // journal still gets its report, with the reason in the migration
   // section and on stderr.
@@ -138,7 +141,7 @@ class ReportCommand : public Command {
   std::string volumes_path_;
   std::string workload_path_;
   std::string plan_path_;
-  std::optional<std::string> journal_dsn_;
+  ConnectionOptions connection_;
   std::string after_path_;
   std::string output_path_;
 };

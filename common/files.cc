@@ -7,6 +7,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 
@@ -27,18 +28,24 @@ const char* FileKindName(FileKind kind) {
 }
 
 Status ReadTextFile(const std::string& path, std::string* contents) {
+  // As PostgreSQL words it: could not read "/x.toml": No such file or
+  // directory.
+  const std::string what = "could not read \"" + path + "\"";
   struct stat st;
   if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
-    return Status::InvalidInput(path + ": is a directory, not a file");
+    return Status::InvalidInput(what + ": " + std::strerror(EISDIR));
   }
   std::ifstream in(path, std::ios::binary);
   if (!in) {
-    if (errno == ENOENT) return Status::NotFound(path + ": no such file");
-    return Status::FromErrno(path, errno);
+    const int err = errno;
+    if (err == ENOENT) {
+      return Status::NotFound(what + ": " + std::strerror(ENOENT));
+    }
+    return Status::FromErrno(what, err);
   }
   std::ostringstream buffer;
   buffer << in.rdbuf();
-  if (in.bad()) return Status::FromErrno(path, errno);
+  if (in.bad()) return Status::FromErrno(what, errno);
   *contents = buffer.str();
   return Status::Ok();
 }
@@ -46,7 +53,7 @@ Status ReadTextFile(const std::string& path, std::string* contents) {
 Status WriteTextFile(const std::string& path, std::string_view contents) {
   const std::string tmp = path + ".tmp";
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) return Status::FromErrno("cannot create " + tmp, errno);
+  if (fd < 0) return Status::FromErrno("could not create " + tmp, errno);
   const char* p = contents.data();
   size_t left = contents.size();
   while (left > 0) {
@@ -56,7 +63,7 @@ Status WriteTextFile(const std::string& path, std::string_view contents) {
       int err = errno;
       ::close(fd);
       ::unlink(tmp.c_str());
-      return Status::FromErrno("cannot write " + tmp, err);
+      return Status::FromErrno("could not write " + tmp, err);
     }
     p += n;
     left -= static_cast<size_t>(n);
@@ -64,7 +71,7 @@ Status WriteTextFile(const std::string& path, std::string_view contents) {
   if (::close(fd) != 0 || ::rename(tmp.c_str(), path.c_str()) != 0) {
     int err = errno;
     ::unlink(tmp.c_str());
-    return Status::FromErrno("cannot write " + path, err);
+    return Status::FromErrno("could not write " + path, err);
   }
   return Status::Ok();
 }

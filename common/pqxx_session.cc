@@ -259,7 +259,7 @@ Status Open(const std::string& conninfo, const std::string& application_name,
     return Status::Ok();
   } catch (const std::exception& e) {
     return Status::Unavailable(
-        "cannot connect to PostgreSQL: " +
+        "could not connect to PostgreSQL: " +
         RedactPasswords(CleanLibpqMessage(e.what()), conninfo));
   }
 }

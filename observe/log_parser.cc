@@ -229,7 +229,7 @@ class GzipDecoder : public StreamDecoder {
   explicit GzipDecoder(std::unique_ptr<RawInput> in)
       : StreamDecoder(std::move(in), "gzip") {
     // 15 + 16: a gzip header and trailer around deflate data.
-    if (inflateInit2(&z_, 15 + 16) != Z_OK) Fail("cannot be inflated");
+    if (inflateInit2(&z_, 15 + 16) != Z_OK) Fail("could not be inflated");
   }
   ~GzipDecoder() override { inflateEnd(&z_); }
 
@@ -287,7 +287,7 @@ class Bzip2Decoder : public StreamDecoder {
     if (started_) BZ2_bzDecompressEnd(&bz_);
     bz_ = bz_stream{};
     started_ = BZ2_bzDecompressInit(&bz_, 0, 0) == BZ_OK;
-    if (!started_) Fail("cannot be decompressed");
+    if (!started_) Fail("could not be decompressed");
   }
   bool MemberMagic(char first) const override { return first == 'B'; }
 
@@ -326,7 +326,8 @@ Status OpenDecoder(std::unique_ptr<RawInput> raw, const std::string& name,
     got += n;
   }
   if (!raw->status().ok()) {
-    return raw->status().WithContext("cannot read server log " + name);
+    return raw->status().WithContext("could not read server log \"" + name +
+                                     "\"");
   }
   head.resize(got);
   *compression = CompressionOf(head);
@@ -1020,7 +1021,7 @@ class Spool {
   Status Failed() const {
     int err = errno != 0 ? errno : EIO;
     return Status::FromErrno(
-        "cannot write the checkpoint messages to a temporary file in /tmp",
+        "could not write the checkpoint messages to a temporary file in /tmp",
         err);
   }
 
@@ -1211,8 +1212,8 @@ Status ParseInput(std::unique_ptr<RawInput> raw, const std::string& name,
   PGLAYOUT_RETURN_IF_ERROR(c->status);
   Status st = text.status();
   if (!st.ok()) {
-    return st.WithContext(fmt::format("cannot read server log {} (line {})",
-                                      name, in->summary.lines));
+    return st.WithContext(fmt::format(
+        "could not read server log \"{}\" (line {})", name, in->summary.lines));
   }
   in->end = c->spool->size();
   in->summary.format = FormatOf(*in);
@@ -1777,15 +1778,16 @@ Status Finish(ReadInputs* read, CheckpointLogReport* report) {
 Status CheckPath(const std::string& path) {
   struct stat st;
   if (::stat(path.c_str(), &st) != 0) {
-    if (errno == ENOENT) {
-      return Status::NotFound("cannot read server log " + path +
-                              ": no such file");
+    const int err = errno;
+    if (err == ENOENT) {
+      return Status::NotFound("could not read server log \"" + path +
+                              "\": " + std::strerror(ENOENT));
     }
-    return Status::FromErrno("cannot read server log " + path, errno);
+    return Status::FromErrno("could not read server log \"" + path + "\"", err);
   }
   if (S_ISDIR(st.st_mode)) {
-    return Status::InvalidInput("cannot read server log " + path +
-                                ": a directory, not a file");
+    return Status::InvalidInput("could not read server log \"" + path +
+                                "\": " + std::strerror(EISDIR));
   }
   return Status::Ok();
 }
@@ -1813,7 +1815,8 @@ Status ReadCheckpointLogs(const std::vector<std::string>& paths,
   for (size_t i = 0; i < paths.size(); ++i) {
     std::FILE* file = std::fopen(paths[i].c_str(), "rb");
     if (file == nullptr) {
-      return Status::FromErrno("cannot read server log " + paths[i], errno);
+      return Status::FromErrno("could not read server log \"" + paths[i] + "\"",
+                               errno);
     }
     ParseContext c = ContextFor(&read, i);
     PGLAYOUT_RETURN_IF_ERROR(

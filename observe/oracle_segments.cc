@@ -985,7 +985,7 @@ Status ImportSegmentsFile(const std::string& path,
                           Workload* workload, SegmentImportReport* report) {
   std::string text;
   Status st = ReadTextFile(path, &text);
-  if (!st.ok()) return st.WithContext("cannot read segment statistics");
+  if (!st.ok()) return st.WithContext("segment statistics");
   return ParseSegmentsCsv(text, path, options, workload, report);
 }
 

@@ -56,24 +56,28 @@ done
 # choice (CHOICES lists them) or value (anything else: completes file names).
 # A line "positional" when the command takes positional arguments.
 parse_options() {
+  # An option is "  -o, --output=FILE  ..." or "      --apply  ...": the
+  # value's placeholder after "=", its choices spelt "a|b|c" in lower case.
   awk '
-    /^(Options|Positionals):$/ { block = $0; next }
+    /^[A-Z][A-Za-z ]*:$/ { block = $0; next }
     block != "" && /^$/ { block = ""; next }
-    block == "Positionals:" && /^  [^ ]/ { positional = 1; next }
-    block == "Options:" && /^  -/ {
-      line = substr($0, 3)
+    block == "Arguments:" && /^  [^ ]/ { positional = 1; next }
+    block != "" && block != "Subcommands:" && /^(  |      )-/ {
+      line = $0; sub(/^ +/, "", line)
       gap = index(line, "  ")
       if (gap) line = substr(line, 1, gap - 1)
       gsub(/, -/, ",-", line)
-      n = split(line, tok, " ")
-      flags = tok[1]; gsub(/,/, " ", flags)
+      eq = index(line, "=")
+      flags = eq ? substr(line, 1, eq - 1) : line
+      value = eq ? substr(line, eq + 1) : ""
+      gsub(/,/, " ", flags)
       kind = "flag"; choices = ""
-      if (n > 1 && tok[2] != "REQUIRED" && tok[2] ~ /^[A-Z]+($|[:=])/) {
+      if (value != "") {
         kind = "value"
-        if (tok[2] ~ /^(INT|UINT|FLOAT|NUMBER)/) kind = "number"
-        if (match(line, /:\{[^}]*\}/)) {
+        if (value ~ /^(N|MBPS|IOPS|FRACTION|SHARE|PORT)$/) kind = "number"
+        if (value ~ /^[a-z_]+(\|[a-z_]+)+$/) {
           kind = "choice"
-          choices = substr(line, RSTART + 2, RLENGTH - 3); gsub(/,/, " ", choices)
+          choices = value; gsub(/\|/, " ", choices)
         }
       }
       printf "%s\t%s\t%s\n", flags, kind, choices

@@ -78,7 +78,7 @@ Status AllocateJobBuffers(const IoJob& job, uint64_t alignment,
   void* raw = nullptr;
   if (posix_memalign(&raw, std::max<size_t>(4096, alignment), bytes) != 0) {
     return Status::IoError(
-        fmt::format("cannot allocate {} bytes of I/O buffers", bytes));
+        fmt::format("could not allocate {} bytes of I/O buffers", bytes));
   }
   *buffers = JobBuffers(static_cast<unsigned char*>(raw), &std::free);
   if (job.kind == IoKind::kWrite) FillRandom(raw, bytes, job.seed);

@@ -85,7 +85,7 @@ Status InspectTarget(const std::string& path, TargetInfo* info) {
       return Status::InvalidInput(fmt::format("{}: no such directory", path));
     }
     return Status::InvalidInput(
-        fmt::format("{}: cannot inspect: {}", path, std::strerror(errno)));
+        fmt::format("{}: could not inspect: {}", path, std::strerror(errno)));
   }
   if (S_ISBLK(st.st_mode) || S_ISCHR(st.st_mode)) {
     return Status::InvalidInput(fmt::format(
@@ -148,8 +148,9 @@ Status ProbeFile::Create(const std::string& dir, uint64_t size,
     Unregister(slot);
     if (error == EINVAL) return NoDirectIo(dir);
     if (error == EACCES || error == EROFS || error == EPERM) {
-      return Status::InvalidInput(fmt::format(
-          "{}: cannot create the probe file: {}", dir, std::strerror(error)));
+      return Status::InvalidInput(
+          fmt::format("{}: could not create the probe file: {}", dir,
+                      std::strerror(error)));
     }
     return Status::FromErrno(fmt::format("creating {}", path), error);
   }

@@ -22,6 +22,17 @@ inline Completion RunPglayout(const std::vector<std::string>& args) {
   return RunToCompletion(command);
 }
 
+// The environment that makes the binary kill itself at |failpoint|
+// (migrator/executor.h names the points); a test that uses it fails on a
+// binary built without -DPGLAYOUT_FAILPOINTS=ON, which has none.
+inline std::vector<std::string> FailpointEnv(const std::string& failpoint) {
+#ifndef PGLAYOUT_BINARY_FAILPOINTS
+  ADD_FAILURE() << "this test kills pglayout at a failpoint: configure the "
+                   "build with -DPGLAYOUT_FAILPOINTS=ON";
+#endif
+  return {"PGLAYOUT_MIGRATE_FAILPOINT=" + failpoint};
+}
+
 // Writes |text| to |name| in the test's temporary directory; returns the
 // path.
 inline std::string WriteTempFile(const std::string& name,

@@ -94,7 +94,7 @@ TEST(BadInput, ARelativeVolumePathIsTheVolumesFilesError) {
   Completion run =
       Plan(volumes, WriteTempFile("relative_workload.toml", kWorkload));
   EXPECT_EQ(run.exit_code, 2) << run.output;
-  EXPECT_EQ(run.output, "error: " + volumes +
+  EXPECT_EQ(run.output, "pglayout: error: " + volumes +
                             ":10:8: [[volume]] 'data' key 'path': must be an "
                             "absolute path (got \"mnt/data\")\n");
 }
@@ -105,7 +105,7 @@ TEST(BadInput, ALongKeyIsRefusedQuicklyAndCut) {
       std::string(kVolumes) + std::string(1000 * 1000, 'k') + " = 1\n");
   Completion run = RunPglayout({"check", volumes});
   EXPECT_EQ(run.exit_code, 2) << run.output;
-  EXPECT_EQ(run.output, "error: " + volumes + ":15:1: unknown key '" +
+  EXPECT_EQ(run.output, "pglayout: error: " + volumes + ":15:1: unknown key '" +
                             std::string(64, 'k') +
                             "...' in [[volume]] 'data'\n");
 }

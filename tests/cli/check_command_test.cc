@@ -34,7 +34,7 @@ struct BadCase {
   const char* name;
   const char* from;
   const char* to;
-  const char* expected;  // the whole error line after "error: "
+  const char* expected;  // the whole error line after "pglayout: error: "
 };
 
 class CheckBadInput : public ::testing::TestWithParam<BadCase> {};
@@ -46,7 +46,7 @@ TEST_P(CheckBadInput, OneLineErrorNamingPositionAndKeyExitTwo) {
   std::string path = WriteTempFile(std::string(c.name) + ".toml", text);
   Completion run = RunPglayout({"check", path});
   EXPECT_EQ(run.exit_code, 2) << run.output;
-  EXPECT_EQ(run.output, "error: " + path + ":" + c.expected + "\n");
+  EXPECT_EQ(run.output, "pglayout: error: " + path + ":" + c.expected + "\n");
   EXPECT_EQ(CountLines(run.output), 1);
 }
 
@@ -73,7 +73,9 @@ INSTANTIATE_TEST_SUITE_P(
 TEST(CheckCommand, MissingFileIsBadInput) {
   Completion run = RunPglayout({"check", "/nonexistent/volumes.toml"});
   EXPECT_EQ(run.exit_code, 2);
-  EXPECT_EQ(run.output, "error: /nonexistent/volumes.toml: no such file\n");
+  EXPECT_EQ(run.output,
+            "pglayout: error: could not read \"/nonexistent/volumes.toml\": "
+            "No such file or directory\n");
 }
 
 TEST(CheckCommand, UsageErrorsExitTwo) {

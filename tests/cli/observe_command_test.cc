@@ -64,9 +64,10 @@ TEST(ObserveCommand, UnreadableLogNamesTheFile) {
   Completion run =
       RunPglayout({"observe", "--from-log", "/nonexistent/postgresql.log", "-o",
                    ::testing::TempDir() + "/w.toml"});
-  EXPECT_NE(run.exit_code, 0) << run.output;
+  EXPECT_EQ(run.exit_code, 2) << run.output;
   EXPECT_TRUE(Contains(run.output,
-                       "cannot read server log /nonexistent/postgresql.log"))
+                       "could not read server log "
+                       "\"/nonexistent/postgresql.log\": No such file"))
       << run.output;
 }
 
@@ -339,10 +340,11 @@ TEST(ObserveCommand, MissingLogNamesItAndChangesNothing) {
   Completion run = ObserveLogs(
       {SERVER_LOGS "rotated/postgresql.log", "/nonexistent/postgresql.log.1"},
       out);
-  EXPECT_EQ(run.exit_code, 1) << run.output;
+  EXPECT_EQ(run.exit_code, 2) << run.output;
   EXPECT_TRUE(Contains(run.output,
-                       "cannot read server log /nonexistent/postgresql.log.1: "
-                       "no such file"))
+                       "pglayout: error: could not read server log "
+                       "\"/nonexistent/postgresql.log.1\": No such file or "
+                       "directory\n"))
       << run.output;
   EXPECT_EQ(FileText(out), "# an earlier workload\n");
 }

@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "common/files.h"
 #include "common/model.h"
@@ -101,6 +102,83 @@ TEST_P(ObserveDeviceReadsTest, CountsTheDataDevicesReadsUnlessAskedNotTo) {
 }
 
 PGLAYOUT_INSTANTIATE_PG_VERSIONS(ObserveDeviceReadsTest);
+
+// PostgreSQL's connection options, as psql takes them: -d is a database
+// name, a connection string or a URI, and -h/-p/-U override what it says.
+class ObserveConnectionTest : public PgVersionTest {};
+
+bool Observes(const Workload& w, const std::string& relation) {
+  for (const Relation& r : w.relations) {
+    if (r.name == relation) return true;
+  }
+  return false;
+}
+
+TEST_P(ObserveConnectionTest, DbnameHostPortAndUsernameReachTheServer) {
+  PgCluster* pg;
+  PGLAYOUT_ASSERT_OK(SharedCluster(&pg));
+  std::unique_ptr<SqlSession> admin;
+  PGLAYOUT_ASSERT_OK(pg->Connect(&admin));
+  PGLAYOUT_ASSERT_OK(ExecuteSql(admin.get(),
+                                "DROP DATABASE IF EXISTS \"it's "
+                                "db\""));
+  PGLAYOUT_ASSERT_OK(ExecuteSql(admin.get(), "CREATE DATABASE \"it's db\""));
+  std::unique_ptr<SqlSession> db;
+  PGLAYOUT_ASSERT_OK(
+      OpenPgSession("host=127.0.0.1 port=" + std::to_string(pg->port()) +
+                        " user=postgres dbname='it\\'s db'",
+                    "test", &db));
+  PGLAYOUT_ASSERT_OK(
+      ExecuteSql(db.get(),
+                 "CREATE TABLE public.only_here AS SELECT g FROM "
+                 "pg_catalog.generate_series(1, 1000) g"));
+  const std::string port = std::to_string(pg->port());
+  const std::string out = ::testing::TempDir() + "/connection.toml";
+  const std::vector<std::string> timing = {"--duration", "1s", "--interval",
+                                           "500ms",      "-o", out};
+  auto observe = [&](std::vector<std::string> args) {
+    std::vector<std::string> all = {"observe"};
+    all.insert(all.end(), args.begin(), args.end());
+    all.insert(all.end(), timing.begin(), timing.end());
+    return RunPglayout(all);
+  };
+  // A connection string in -d.
+  Completion run = observe({"-d", pg->conninfo()});
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  Workload w;
+  PGLAYOUT_ASSERT_OK(ReadWorkloadFile(out, &w));
+  EXPECT_FALSE(Observes(w, "public.only_here"));
+
+  // A database name that needs quoting, and -h, -p, -U.
+  run = observe(
+      {"-d", "it's db", "-h", "127.0.0.1", "-p", port, "-U", "postgres"});
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  PGLAYOUT_ASSERT_OK(ReadWorkloadFile(out, &w));
+  EXPECT_TRUE(Observes(w, "public.only_here"));
+
+  // -p overrides the connection string's port, both ways; so does -d
+  // given as a URI.
+  run = observe({"--dbname=host=127.0.0.1 port=1 user=postgres dbname=postgres",
+                 "--port", port});
+  EXPECT_EQ(run.exit_code, 0) << run.output;
+  run = observe({"-d", pg->conninfo(), "-p", "1"});
+  EXPECT_EQ(run.exit_code, 1) << run.output;
+  EXPECT_NE(run.output.find("pglayout: error: "), std::string::npos)
+      << run.output;
+  run = observe(
+      {"-d", "postgresql://postgres@127.0.0.1:1/it%27s%20db", "-p", port});
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  PGLAYOUT_ASSERT_OK(ReadWorkloadFile(out, &w));
+  EXPECT_TRUE(Observes(w, "public.only_here"));
+
+  // The spelling before -d still works.
+  run = observe({"--dsn", pg->conninfo()});
+  EXPECT_EQ(run.exit_code, 0) << run.output;
+  db.reset();
+  PGLAYOUT_ASSERT_OK(ExecuteSql(admin.get(), "DROP DATABASE \"it's db\""));
+}
+
+PGLAYOUT_INSTANTIATE_PG_VERSIONS_FROM_12(ObserveConnectionTest);
 
 }  // namespace
 }  // namespace pglayout

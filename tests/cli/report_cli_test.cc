@@ -195,7 +195,9 @@ TEST(ReportCommand, MissingFileIsBadInputNamingIt) {
   Completion run = RunPglayout(
       {"report", "--volumes", "/nonexistent/volumes.toml", "-o", out});
   EXPECT_EQ(run.exit_code, 2);
-  EXPECT_EQ(run.output, "error: /nonexistent/volumes.toml: no such file\n");
+  EXPECT_EQ(run.output,
+            "pglayout: error: could not read \"/nonexistent/volumes.toml\": "
+            "No such file or directory\n");
   EXPECT_NE(access(out.c_str(), F_OK), 0) << "no page on failure";
 }
 
@@ -205,14 +207,15 @@ TEST(ReportCommand, BadFileNamesFileLineAndKey) {
   Completion run =
       RunPglayout({"report", "--workload", bad, "-o", TempPath("bad.html")});
   EXPECT_EQ(run.exit_code, 2);
-  EXPECT_TRUE(Contains(run.output, "error: " + bad + ":2:1:")) << run.output;
+  EXPECT_TRUE(Contains(run.output, "pglayout: error: " + bad + ":2:1:"))
+      << run.output;
   EXPECT_TRUE(Contains(run.output, "bytes_per_second")) << run.output;
 
   std::string json = TempPath("bad_plan.json");
   ASSERT_TRUE(WriteTextFile(json, "{\"plan\": [").ok());
   run = RunPglayout({"report", "--plan", json, "-o", TempPath("bad2.html")});
   EXPECT_EQ(run.exit_code, 2);
-  EXPECT_TRUE(Contains(run.output, "error: " + json + ": not JSON"))
+  EXPECT_TRUE(Contains(run.output, "pglayout: error: " + json + ": not JSON"))
       << run.output;
   unlink(bad.c_str());
   unlink(json.c_str());
@@ -234,10 +237,12 @@ TEST(ReportCommand, AfterHoldsTheForecastToTheObservedLoad) {
   run =
       RunPglayout({"report", "--plan", kPlan, "--after", kWorkload, "-o", out});
   EXPECT_EQ(run.exit_code, 2);
-  EXPECT_EQ(run.output, std::string("error: --after ") + kWorkload +
+  EXPECT_EQ(run.output, std::string("pglayout: error: --after ") + kWorkload +
                             " needs --volumes and --plan: the forecast to "
                             "compare with and the volumes to place the "
-                            "observed load on\n");
+                            "observed load on\npglayout: hint: Try "
+                            "\"pglayout report --help\" for more "
+                            "information.\n");
   EXPECT_NE(access(out.c_str(), F_OK), 0) << "no page on failure";
 }
 

@@ -29,6 +29,7 @@
 #include "testing/pg_test.h"
 #include "testing/subprocess.h"
 #include "tests/integration/structure_fingerprint.h"
+#include "tests/run_pglayout.h"
 
 namespace pglayout::migrator {
 namespace {
@@ -122,7 +123,7 @@ BinaryRun RunPglayout(const std::vector<std::string>& args,
   Command c;
   c.argv = {PGLAYOUT_BINARY};
   c.argv.insert(c.argv.end(), args.begin(), args.end());
-  if (!failpoint.empty()) c.env = {"PGLAYOUT_MIGRATE_FAILPOINT=" + failpoint};
+  if (!failpoint.empty()) c.env = FailpointEnv(failpoint);
   return RunToCompletion(c);
 }
 

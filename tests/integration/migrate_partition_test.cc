@@ -23,6 +23,7 @@
 #include "testing/pg_test.h"
 #include "testing/subprocess.h"
 #include "tests/integration/structure_fingerprint.h"
+#include "tests/run_pglayout.h"
 
 namespace pglayout::migrator {
 namespace {
@@ -364,7 +365,7 @@ TEST_P(PartitionMoveTest, AKilledMoveResumesAndAnAbortLeavesThePartition) {
               "--throttle",
               "off"};
     c.argv.insert(c.argv.end(), more.begin(), more.end());
-    if (!failpoint.empty()) c.env = {"PGLAYOUT_MIGRATE_FAILPOINT=" + failpoint};
+    if (!failpoint.empty()) c.env = FailpointEnv(failpoint);
     return RunToCompletion(c);
   };
   int n = 0;
