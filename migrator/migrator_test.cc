@@ -1019,6 +1019,11 @@ TEST(OnlineSql, CompositeKeysUseRowComparisonsAndArrays) {
                             "NOT NULL"),
             std::string::npos)
       << capture[0];
+  ASSERT_GE(capture.size(), 5u);
+  EXPECT_EQ(capture[4],
+            "REVOKE EXECUTE ON FUNCTION pglayout.capture_16384(), "
+            "pglayout.block_truncate_16384() FROM PUBLIC")
+      << "right after the functions, before the triggers use them";
 }
 
 TEST(OnlineSql, ShadowHasNoIndexUntilTheCopyEndsThenTheKeyFirst) {

@@ -473,6 +473,12 @@ std::vector<std::string> CaptureCreateSql(const TableFacts& t,
       fmt::format("CREATE FUNCTION {}() RETURNS trigger LANGUAGE plpgsql "
                   "SET search_path = pg_catalog, pg_temp AS {}",
                   names.truncate_function, QuoteLiteral(truncate_body)),
+      // A new function's EXECUTE is PUBLIC's: taken back in the same
+      // transaction, so that no other role can hang the capture function
+      // (SECURITY DEFINER: it writes the log as its owner) on a table of
+      // its own.
+      fmt::format("REVOKE EXECUTE ON FUNCTION {}(), {}() FROM PUBLIC",
+                  names.capture_function, names.truncate_function),
       fmt::format("CREATE TRIGGER pglayout_capture AFTER INSERT OR UPDATE OR "
                   "DELETE ON {} FOR EACH ROW EXECUTE FUNCTION {}()",
                   table, names.capture_function),

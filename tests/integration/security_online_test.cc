@@ -440,6 +440,69 @@ TEST_P(SecurityOnlineTest, TheFinalCheckNamesATriggerTheTableDidNotHave) {
   EXPECT_TRUE(NoEscalation(cluster, a.db));
 }
 
+// The capture functions a move makes in schema pglayout (the capture one
+// runs as the superuser who made it, SECURITY DEFINER) keep no EXECUTE for
+// PUBLIC: a role given USAGE on the schema (as a DBA might, to read the
+// journal) can neither call them nor hang them on a table of its own,
+// where the capture function would write its rows' keys into the move's
+// log as the superuser.
+TEST_P(SecurityOnlineTest, TheCaptureFunctionsAreTheRunningRolesOnly) {
+  PgCluster* cluster = nullptr;
+  PGLAYOUT_ASSERT_OK(SharedCluster(&cluster));
+  Attack a;
+  Prepare(cluster, "so_capture_exec", &a);
+  MakeTable(&a, "CREATE TABLE public.own (id int PRIMARY KEY, v int NOT NULL)",
+            kManyRows);
+  const std::string oid =
+      Value(a.super.get(), "SELECT 'public.t'::regclass::oid");
+  const std::string capture = "pglayout.capture_" + oid + "()";
+  const std::string truncate = "pglayout.block_truncate_" + oid + "()";
+  const std::string log = "pglayout.log_" + oid;
+  int tries = 0;
+  std::string logged_before, logged_after;
+  Status hang, call_capture, call_truncate;
+  migrator::MigrateOptions options = Options(a);
+  options.failpoint = [&](const std::string& name) {
+    if (name != "copy-batch:1:after-commit" || tries++ > 0) return;
+    for (const std::string& f : {capture, truncate}) {
+      EXPECT_EQ(Value(a.super.get(),
+                      "SELECT pg_catalog.has_function_privilege($1, $2, "
+                      "'EXECUTE')",
+                      {a.db.role, f}),
+                "f")
+          << f;
+    }
+    PGLAYOUT_EXPECT_OK(ExecuteSql(
+        a.super.get(), "GRANT USAGE ON SCHEMA pglayout TO " + a.db.role));
+    logged_before = Value(a.super.get(), "SELECT count(*) FROM " + log);
+    hang = ExecuteSql(a.attacker.get(),
+                      "CREATE TRIGGER spy AFTER INSERT ON public.own FOR EACH "
+                      "ROW EXECUTE FUNCTION " +
+                          capture);
+    PGLAYOUT_EXPECT_OK(ExecuteSql(a.attacker.get(),
+                                  "INSERT INTO public.own SELECT g, g FROM "
+                                  "pg_catalog.generate_series(1, 5) g"));
+    call_capture = ExecuteSql(a.attacker.get(), "SELECT " + capture);
+    call_truncate = ExecuteSql(a.attacker.get(), "SELECT " + truncate);
+    logged_after = Value(a.super.get(), "SELECT count(*) FROM " + log);
+    PGLAYOUT_EXPECT_OK(ExecuteSql(
+        a.super.get(), "REVOKE USAGE ON SCHEMA pglayout FROM " + a.db.role));
+  };
+  PGLAYOUT_EXPECT_OK(Migrate(MoveToml(a, "public.t"), options));
+  EXPECT_EQ(tries, 1);
+  for (const Status* st : {&hang, &call_capture, &call_truncate}) {
+    EXPECT_NE(st->message().find("permission denied for function"),
+              std::string::npos)
+        << st->ToString();
+  }
+  EXPECT_EQ(logged_after, logged_before)
+      << "the attacker's rows went into the move's log";
+  EXPECT_TRUE(NoEscalation(cluster, a.db));
+  EXPECT_EQ(
+      Value(a.super.get(), "SELECT count(*) || ' ' || sum(v) FROM public.t"),
+      kManyRowsSum);
+}
+
 PGLAYOUT_INSTANTIATE_PG_VERSIONS_FROM_12(SecurityOnlineTest);
 
 }  // namespace
