@@ -40,6 +40,11 @@ struct ColumnFacts {
   // The column's collation when it is not its type's default, quoted and
   // qualified (pg_catalog."C"); "" otherwise.
   std::string collation;
+  // The type's name from pg_type, quoted and schema-qualified, without the
+  // modifier: what a key's cast and the capture log's column are spelled
+  // with ("pg_catalog.int4", "pg_catalog.varchar", "public.mood"); a domain
+  // stays the domain.
+  std::string cast_type = "";
 };
 
 struct IndexFacts {

@@ -960,6 +960,8 @@ TableFacts Composite() {
                 ""},
                // A type without a hash function (json, point) has none.
                {"total", "numeric", false, 0, 's', -1, {}, "", "", ""}};
+  t.columns[0].cast_type = "pg_catalog.int8";
+  t.columns[1].cast_type = "pg_catalog.int4";
   t.row_key = {"order id", "line"};
   return t;
 }
@@ -970,8 +972,10 @@ TEST(OnlineSql, CompositeKeysUseRowComparisonsAndArrays) {
   target.tablespaces = {"a"};
   OnlineNames names = MakeOnlineNames(t, target);
   std::string copy = CopyBatchSql(t, names, 500, false);
-  EXPECT_NE(copy.find("WHERE (\"order id\", \"line\") > ($1::bigint, "
-                      "$2::integer) ORDER BY \"order id\", \"line\" LIMIT 500"),
+  // The key's types by their schema: "$1::bigint" would be looked up.
+  EXPECT_NE(copy.find("WHERE (\"order id\", \"line\") > ($1::pg_catalog.int8, "
+                      "$2::pg_catalog.int4) ORDER BY \"order id\", \"line\" "
+                      "LIMIT 500"),
             std::string::npos)
       << copy;
   EXPECT_NE(copy.find("OVERRIDING SYSTEM VALUE"), std::string::npos);
@@ -1003,12 +1007,23 @@ TEST(OnlineSql, CompositeKeysUseRowComparisonsAndArrays) {
       << legacy;
   ReplaySql r = MakeReplaySql(t, names);
   EXPECT_NE(r.remove.find("(\"order id\", \"line\") IN (SELECT * FROM ROWS "
-                          "FROM (pg_catalog.unnest($1::bigint[]), "
-                          "pg_catalog.unnest($2::integer[])))"),
+                          "FROM (pg_catalog.unnest($1::pg_catalog.int8[]), "
+                          "pg_catalog.unnest($2::pg_catalog.int4[])))"),
             std::string::npos)
       << r.remove;
   EXPECT_NE(names.QualifiedTable().find("\"My \"\"Items\"\"\""),
             std::string::npos);
+  std::vector<std::string> capture = CaptureCreateSql(t, names, 7, false);
+  ASSERT_FALSE(capture.empty());
+  EXPECT_NE(capture[0].find("k1 pg_catalog.int8 NOT NULL, k2 pg_catalog.int4 "
+                            "NOT NULL"),
+            std::string::npos)
+      << capture[0];
+  ASSERT_GE(capture.size(), 5u);
+  EXPECT_EQ(capture[4],
+            "REVOKE EXECUTE ON FUNCTION pglayout.capture_16384(), "
+            "pglayout.block_truncate_16384() FROM PUBLIC")
+      << "right after the functions, before the triggers use them";
 }
 
 TEST(OnlineSql, ShadowHasNoIndexUntilTheCopyEndsThenTheKeyFirst) {

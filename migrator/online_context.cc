@@ -17,15 +17,20 @@ constexpr double kRowsPerBlockGuess = 50;
 // One row about the shadow named $1 (quoted-qualified): its oid ("" when
 // there is none), what is wrong with it or its partitions ("" when
 // nothing), a hash of its CHECK constraints and defaults, and how many
-// partitions it has.
+// partitions it has. The name is resolved once (r) and every catalog read
+// by the index on the relation's oid, so that the check costs the same in
+// a database of 16 or of 16 000 tables (docs/security.md).
 constexpr char kShadowCheckSql[] =
-    "WITH s AS (SELECT c.oid, c.relkind, c.relowner, c.relrowsecurity, "
-    "c.relforcerowsecurity FROM pg_catalog.pg_class c WHERE c.oid = "
-    "pg_catalog.to_regclass($1) OR c.oid IN (SELECT i.inhrelid FROM "
-    "pg_catalog.pg_inherits i WHERE i.inhparent = pg_catalog.to_regclass($1))"
-    ") SELECT coalesce(pg_catalog.to_regclass($1)::pg_catalog.oid::"
-    "pg_catalog.text, ''), coalesce((SELECT pg_catalog.string_agg(x.p, '; ' "
-    "ORDER BY x.p) FROM ("
+    "WITH r AS MATERIALIZED (SELECT pg_catalog.to_regclass($1)::"
+    "pg_catalog.oid AS oid), s AS MATERIALIZED (SELECT c.oid, c.relkind, "
+    "c.relowner, c.relrowsecurity, c.relforcerowsecurity FROM "
+    "pg_catalog.pg_class c WHERE c.oid = (SELECT r.oid FROM r) UNION ALL "
+    "SELECT c.oid, c.relkind, c.relowner, c.relrowsecurity, "
+    "c.relforcerowsecurity FROM pg_catalog.pg_inherits i JOIN "
+    "pg_catalog.pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = "
+    "(SELECT r.oid FROM r)) "
+    "SELECT coalesce((SELECT r.oid::pg_catalog.text FROM r), ''), "
+    "coalesce((SELECT pg_catalog.string_agg(x.p, '; ' ORDER BY x.p) FROM ("
     "SELECT pg_catalog.format('%s is not a table (relkind %s)', "
     "s.oid::pg_catalog.regclass, s.relkind) AS p FROM s WHERE s.relkind NOT "
     "IN ('r', 'p') "
@@ -35,26 +40,26 @@ constexpr char kShadowCheckSql[] =
     "(SELECT FROM pg_catalog.pg_roles r WHERE r.oid = s.relowner AND "
     "r.rolsuper) "
     "UNION ALL SELECT pg_catalog.format('trigger %I on %s', t.tgname, "
-    "t.tgrelid::pg_catalog.regclass) FROM pg_catalog.pg_trigger t JOIN s ON "
-    "s.oid = t.tgrelid WHERE NOT t.tgisinternal "
+    "t.tgrelid::pg_catalog.regclass) FROM s JOIN pg_catalog.pg_trigger t ON "
+    "t.tgrelid = s.oid WHERE NOT t.tgisinternal "
     "UNION ALL SELECT pg_catalog.format('rule %I on %s', w.rulename, "
-    "w.ev_class::pg_catalog.regclass) FROM pg_catalog.pg_rewrite w JOIN s ON "
-    "s.oid = w.ev_class "
+    "w.ev_class::pg_catalog.regclass) FROM s JOIN pg_catalog.pg_rewrite w ON "
+    "w.ev_class = s.oid "
     "UNION ALL SELECT pg_catalog.format('policy %I on %s', y.polname, "
-    "y.polrelid::pg_catalog.regclass) FROM pg_catalog.pg_policy y JOIN s ON "
-    "s.oid = y.polrelid "
+    "y.polrelid::pg_catalog.regclass) FROM s JOIN pg_catalog.pg_policy y ON "
+    "y.polrelid = s.oid "
     "UNION ALL SELECT pg_catalog.format('row-level security on %s', "
     "s.oid::pg_catalog.regclass) FROM s WHERE s.relrowsecurity OR "
     "s.relforcerowsecurity) x), ''), "
     "pg_catalog.md5(coalesce((SELECT pg_catalog.string_agg(pg_catalog.format("
     "'%s:%s:%s', k.conrelid, k.conname, pg_catalog.pg_get_constraintdef("
-    "k.oid)), ',' ORDER BY k.conrelid, k.conname) FROM "
-    "pg_catalog.pg_constraint k JOIN s ON s.oid = k.conrelid WHERE "
+    "k.oid)), ',' ORDER BY k.conrelid, k.conname) FROM s JOIN "
+    "pg_catalog.pg_constraint k ON k.conrelid = s.oid WHERE "
     "k.contype = 'c'), '') || '|' || coalesce((SELECT "
     "pg_catalog.string_agg(pg_catalog.format('%s:%s:%s', d.adrelid, "
     "d.adnum, pg_catalog.pg_get_expr(d.adbin, d.adrelid)), ',' ORDER BY "
-    "d.adrelid, d.adnum) FROM pg_catalog.pg_attrdef d JOIN s ON s.oid = "
-    "d.adrelid), '')), (SELECT pg_catalog.count(*) FROM s) - 1";
+    "d.adrelid, d.adnum) FROM s JOIN pg_catalog.pg_attrdef d ON d.adrelid = "
+    "s.oid), '')), (SELECT pg_catalog.count(*) FROM s) - 1";
 
 // What is wrong with the shadow, from kShadowCheckSql's row and against
 // what this run saw first ("" when nothing); the first check of a run that

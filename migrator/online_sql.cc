@@ -15,9 +15,11 @@ namespace {
 
 constexpr size_t kMaxIdentifierBytes = 63;  // NAMEDATALEN - 1
 
+// The key column's type for a cast, schema-qualified (ColumnFacts::cast_type):
+// "$1::text" would resolve "text" through the search_path.
 std::string KeyType(const TableFacts& t, const std::string& column) {
   const ColumnFacts* c = t.FindColumn(column);
-  return c ? c->type : "text";
+  return c && !c->cast_type.empty() ? c->cast_type : "pg_catalog.text";
 }
 
 // The type of a log column holding key |column|, with the column's
@@ -26,7 +28,7 @@ std::string KeyType(const TableFacts& t, const std::string& column) {
 std::string LogKeyType(const TableFacts& t, const std::string& column) {
   const ColumnFacts* c = t.FindColumn(column);
   if (c == nullptr || c->collation.empty()) return KeyType(t, column);
-  return c->type + " COLLATE " + c->collation;
+  return KeyType(t, column) + " COLLATE " + c->collation;
 }
 
 // "(t."a", t."b")" or without an alias: "("a", "b")".
@@ -49,7 +51,7 @@ std::vector<std::string> KeyColumnsOf(const TableFacts& t,
   return out;
 }
 
-// "($1::integer, $2::text)" starting at parameter |first|.
+// "($1::pg_catalog.int4, $2::pg_catalog.text)" starting at parameter |first|.
 std::string ParamTuple(const TableFacts& t, int first) {
   std::vector<std::string> parts;
   for (size_t i = 0; i < t.row_key.size(); ++i) {
@@ -471,6 +473,12 @@ std::vector<std::string> CaptureCreateSql(const TableFacts& t,
       fmt::format("CREATE FUNCTION {}() RETURNS trigger LANGUAGE plpgsql "
                   "SET search_path = pg_catalog, pg_temp AS {}",
                   names.truncate_function, QuoteLiteral(truncate_body)),
+      // A new function's EXECUTE is PUBLIC's: taken back in the same
+      // transaction, so that no other role can hang the capture function
+      // (SECURITY DEFINER: it writes the log as its owner) on a table of
+      // its own.
+      fmt::format("REVOKE EXECUTE ON FUNCTION {}(), {}() FROM PUBLIC",
+                  names.capture_function, names.truncate_function),
       fmt::format("CREATE TRIGGER pglayout_capture AFTER INSERT OR UPDATE OR "
                   "DELETE ON {} FOR EACH ROW EXECUTE FUNCTION {}()",
                   table, names.capture_function),

@@ -266,7 +266,10 @@ Status ReadColumns(SqlSession* s, uint32_t oid, TableFacts* t) {
       "pg_catalog.quote_ident(co.collname) FROM pg_catalog.pg_collation co "
       "JOIN pg_catalog.pg_namespace n ON n.oid = co.collnamespace WHERE "
       "co.oid = a.attcollation AND co.oid <> (SELECT typcollation FROM "
-      "pg_catalog.pg_type WHERE oid = a.atttypid)), '') "
+      "pg_catalog.pg_type WHERE oid = a.atttypid)), ''), (SELECT "
+      "pg_catalog.format('%I.%I', tn.nspname, ty.typname) FROM "
+      "pg_catalog.pg_type ty JOIN pg_catalog.pg_namespace tn ON tn.oid = "
+      "ty.typnamespace WHERE ty.oid = a.atttypid) "
       "FROM pg_catalog.pg_attribute a WHERE a.attrelid = $1::pg_catalog.oid "
       "AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum",
       {std::to_string(oid)}, &r));
@@ -279,6 +282,7 @@ Status ReadColumns(SqlSession* s, uint32_t oid, TableFacts* t) {
     c.generated = FirstChar(row.Text(4));
     c.stat_target = static_cast<int>(row.Int(5));
     c.collation = row.Text(6);
+    c.cast_type = row.Text(7);
     t->columns.push_back(std::move(c));
   }));
   SqlResult hashes;

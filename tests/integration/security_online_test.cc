@@ -182,13 +182,20 @@ const Hidden kHidden[] = {
      "ALTER TABLE public.t ADD COLUMN g int GENERATED ALWAYS AS "
      "(public.wrap(v)) STORED",
      "generated column g"},
-    // Not evaluated when the copy gives every column; refused all the same.
+    // Not evaluated when the copy gives every column, nor a domain's CHECK
+    // for a value of the column's own type; refused all the same.
     {"default", "ALTER TABLE public.t ADD COLUMN d int DEFAULT public.wrap(1)",
      "default of column d"},
     {"domain",
      "CREATE DOMAIN public.dw AS int CHECK (public.wrap(VALUE) > 0); "
      "ALTER TABLE public.t ADD COLUMN w public.dw DEFAULT 1",
      "of domain public.dw (column w)"},
+    // The domain of the key: the cursor of a copy in key order casts the
+    // last key copied to it ($1::public.dk), which evaluates the CHECK.
+    {"domain_key",
+     "CREATE DOMAIN public.dk AS int CHECK (public.wrap(VALUE) > 0); "
+     "ALTER TABLE public.t ALTER COLUMN id TYPE public.dk",
+     "of domain public.dk (column id)"},
     // Through an operator whose function is the attacker's.
     {"operator",
      "CREATE FUNCTION public.gt(a int, b int) RETURNS bool LANGUAGE plpgsql "
@@ -212,10 +219,13 @@ TEST_P(SecurityOnlineTest, CodeOfTheOwnerIsRefusedBeforeAnythingChanges) {
     const std::string function = std::string(h.tag) == "operator"
                                      ? "public.gt(integer,integer)"
                                      : "public.wrap(integer)";
-    ExpectRefused(a, Migrate(MoveToml(a, "public.t"), Options(a)),
+    // In key order on every version: the cursor's casts.
+    migrator::MigrateOptions options = Options(a);
+    options.copy_by_blocks = false;
+    ExpectRefused(a, Migrate(MoveToml(a, "public.t"), options),
                   {"public.t", h.object, function, a.db.role, "online = false",
                    "ALTER FUNCTION"});
-    ExpectRefused(a, Migrate(HashToml(a, "public.t"), Options(a)),
+    ExpectRefused(a, Migrate(HashToml(a, "public.t"), options),
                   {h.object, function, "hash conversion"});
     EXPECT_TRUE(NoEscalation(cluster, a.db));
     // The offline move copies files and evaluates nothing: allowed.
@@ -261,6 +271,40 @@ TEST_P(SecurityOnlineTest, CodeOfTheOwnerRefusesAPartitionMove) {
   EXPECT_TRUE(NoEscalation(cluster, a.db));
 }
 
+// The attack on the shadow: the attacker's table of kManyRows rows (the
+// partition of public.pt that holds them for a partition move) with
+// public.fire(), a trigger function that calls the trap, and its
+// fingerprint before the run.
+void PrepareShadowAttack(PgCluster* cluster, const std::string& tag, Copy copy,
+                         Attack* a, std::vector<std::string>* before) {
+  Prepare(cluster, tag, a);
+  MakeTable(a,
+            "CREATE FUNCTION public.fire() RETURNS trigger LANGUAGE plpgsql "
+            "AS 'BEGIN PERFORM public.trap(); RETURN NEW; END'",
+            kManyRows, copy == Copy::kPartition);
+  PGLAYOUT_ASSERT_OK(TableFingerprint(a->super.get(), "public.t", before));
+}
+
+// After the run completed: every row, and the table's structure as it was
+// (a hash conversion makes it partitioned: no trigger on any part of it).
+void ExpectTableKept(const Attack& a, Copy copy,
+                     const std::vector<std::string>& before) {
+  EXPECT_EQ(
+      Value(a.super.get(), "SELECT count(*) || ' ' || sum(v) FROM public.t"),
+      kManyRowsSum);
+  if (copy == Copy::kHash) {
+    EXPECT_EQ(Value(a.super.get(),
+                    "SELECT count(*) FROM pg_catalog.pg_trigger WHERE "
+                    "tgrelid IN (SELECT relid FROM "
+                    "pg_catalog.pg_partition_tree('public.t'))"),
+              "0");
+    return;
+  }
+  std::vector<std::string> after;
+  PGLAYOUT_ASSERT_OK(TableFingerprint(a.super.get(), "public.t", &after));
+  EXPECT_EQ(FingerprintDiff(before, after), "");
+}
+
 // The shadow of a run in progress, as the attacker can name it.
 std::string Shadow(const Attack& a) {
   return "public.pglayout_new_" +
@@ -279,13 +323,11 @@ TEST_P(SecurityOnlineTest, ATriggerOnTheShadowCannotBeAdded) {
     SCOPED_TRACE(CopyName(copy));
     const bool hash = copy == Copy::kHash;
     Attack a;
-    Prepare(cluster, fmt::format("so_trig_{}", static_cast<int>(copy)), &a);
-    MakeTable(&a,
-              "CREATE FUNCTION public.fire() RETURNS trigger LANGUAGE plpgsql "
-              "AS 'BEGIN PERFORM public.trap(); RETURN NEW; END'",
-              kManyRows, copy == Copy::kPartition);
     std::vector<std::string> before;
-    PGLAYOUT_ASSERT_OK(TableFingerprint(a.super.get(), "public.t", &before));
+    PrepareShadowAttack(cluster,
+                        fmt::format("so_trig_{}", static_cast<int>(copy)), copy,
+                        &a, &before);
+    if (HasFatalFailure()) return;
     const std::string shadow = Shadow(a);
     int tries = 0;
     Status attempt;
@@ -306,21 +348,7 @@ TEST_P(SecurityOnlineTest, ATriggerOnTheShadowCannotBeAdded) {
     EXPECT_NE(attempt.message().find("permission denied"), std::string::npos)
         << attempt.message();
     EXPECT_TRUE(NoEscalation(cluster, a.db));
-    std::vector<std::string> after;
-    PGLAYOUT_ASSERT_OK(TableFingerprint(a.super.get(), "public.t", &after));
-    if (!hash) {
-      EXPECT_EQ(FingerprintDiff(before, after), "");
-    } else {
-      // The conversion makes the table partitioned; no trigger either way.
-      EXPECT_EQ(Value(a.super.get(),
-                      "SELECT count(*) FROM pg_catalog.pg_trigger WHERE "
-                      "tgrelid IN (SELECT relid FROM "
-                      "pg_catalog.pg_partition_tree('public.t'))"),
-                "0");
-    }
-    EXPECT_EQ(
-        Value(a.super.get(), "SELECT count(*) || ' ' || sum(v) FROM public.t"),
-        kManyRowsSum);
+    ExpectTableKept(a, copy, before);
   }
 }
 
@@ -336,13 +364,11 @@ TEST_P(SecurityOnlineTest, AShadowMadeAgainStopsTheRun) {
     SCOPED_TRACE(CopyName(copy));
     const bool hash = copy == Copy::kHash;
     Attack a;
-    Prepare(cluster, fmt::format("so_replace_{}", static_cast<int>(copy)), &a);
-    MakeTable(&a,
-              "CREATE FUNCTION public.fire() RETURNS trigger LANGUAGE plpgsql "
-              "AS 'BEGIN PERFORM public.trap(); RETURN NEW; END'",
-              kManyRows, copy == Copy::kPartition);
     std::vector<std::string> before;
-    PGLAYOUT_ASSERT_OK(TableFingerprint(a.super.get(), "public.t", &before));
+    PrepareShadowAttack(cluster,
+                        fmt::format("so_replace_{}", static_cast<int>(copy)),
+                        copy, &a, &before);
+    if (HasFatalFailure()) return;
     const std::string shadow = Shadow(a);
     const std::string plan =
         hash ? HashToml(a, "public.t") : MoveToml(a, "public.t");
@@ -381,14 +407,7 @@ TEST_P(SecurityOnlineTest, AShadowMadeAgainStopsTheRun) {
     PGLAYOUT_EXPECT_OK(Migrate(plan, abort));
     PGLAYOUT_EXPECT_OK(Migrate(plan, options));
     EXPECT_TRUE(NoEscalation(cluster, a.db));
-    EXPECT_EQ(
-        Value(a.super.get(), "SELECT count(*) || ' ' || sum(v) FROM public.t"),
-        kManyRowsSum);
-    std::vector<std::string> after;
-    PGLAYOUT_ASSERT_OK(TableFingerprint(a.super.get(), "public.t", &after));
-    if (!hash) {
-      EXPECT_EQ(FingerprintDiff(before, after), "");
-    }
+    ExpectTableKept(a, copy, before);
   }
 }
 
@@ -419,6 +438,69 @@ TEST_P(SecurityOnlineTest, TheFinalCheckNamesATriggerTheTableDidNotHave) {
   EXPECT_NE(st.message().find("CREATE TRIGGER evil"), std::string::npos)
       << st.message();
   EXPECT_TRUE(NoEscalation(cluster, a.db));
+}
+
+// The capture functions a move makes in schema pglayout (the capture one
+// runs as the superuser who made it, SECURITY DEFINER) keep no EXECUTE for
+// PUBLIC: a role given USAGE on the schema (as a DBA might, to read the
+// journal) can neither call them nor hang them on a table of its own,
+// where the capture function would write its rows' keys into the move's
+// log as the superuser.
+TEST_P(SecurityOnlineTest, TheCaptureFunctionsAreTheRunningRolesOnly) {
+  PgCluster* cluster = nullptr;
+  PGLAYOUT_ASSERT_OK(SharedCluster(&cluster));
+  Attack a;
+  Prepare(cluster, "so_capture_exec", &a);
+  MakeTable(&a, "CREATE TABLE public.own (id int PRIMARY KEY, v int NOT NULL)",
+            kManyRows);
+  const std::string oid =
+      Value(a.super.get(), "SELECT 'public.t'::regclass::oid");
+  const std::string capture = "pglayout.capture_" + oid + "()";
+  const std::string truncate = "pglayout.block_truncate_" + oid + "()";
+  const std::string log = "pglayout.log_" + oid;
+  int tries = 0;
+  std::string logged_before, logged_after;
+  Status hang, call_capture, call_truncate;
+  migrator::MigrateOptions options = Options(a);
+  options.failpoint = [&](const std::string& name) {
+    if (name != "copy-batch:1:after-commit" || tries++ > 0) return;
+    for (const std::string& f : {capture, truncate}) {
+      EXPECT_EQ(Value(a.super.get(),
+                      "SELECT pg_catalog.has_function_privilege($1, $2, "
+                      "'EXECUTE')",
+                      {a.db.role, f}),
+                "f")
+          << f;
+    }
+    PGLAYOUT_EXPECT_OK(ExecuteSql(
+        a.super.get(), "GRANT USAGE ON SCHEMA pglayout TO " + a.db.role));
+    logged_before = Value(a.super.get(), "SELECT count(*) FROM " + log);
+    hang = ExecuteSql(a.attacker.get(),
+                      "CREATE TRIGGER spy AFTER INSERT ON public.own FOR EACH "
+                      "ROW EXECUTE FUNCTION " +
+                          capture);
+    PGLAYOUT_EXPECT_OK(ExecuteSql(a.attacker.get(),
+                                  "INSERT INTO public.own SELECT g, g FROM "
+                                  "pg_catalog.generate_series(1, 5) g"));
+    call_capture = ExecuteSql(a.attacker.get(), "SELECT " + capture);
+    call_truncate = ExecuteSql(a.attacker.get(), "SELECT " + truncate);
+    logged_after = Value(a.super.get(), "SELECT count(*) FROM " + log);
+    PGLAYOUT_EXPECT_OK(ExecuteSql(
+        a.super.get(), "REVOKE USAGE ON SCHEMA pglayout FROM " + a.db.role));
+  };
+  PGLAYOUT_EXPECT_OK(Migrate(MoveToml(a, "public.t"), options));
+  EXPECT_EQ(tries, 1);
+  for (const Status* st : {&hang, &call_capture, &call_truncate}) {
+    EXPECT_NE(st->message().find("permission denied for function"),
+              std::string::npos)
+        << st->ToString();
+  }
+  EXPECT_EQ(logged_after, logged_before)
+      << "the attacker's rows went into the move's log";
+  EXPECT_TRUE(NoEscalation(cluster, a.db));
+  EXPECT_EQ(
+      Value(a.super.get(), "SELECT count(*) || ' ' || sum(v) FROM public.t"),
+      kManyRowsSum);
 }
 
 PGLAYOUT_INSTANTIATE_PG_VERSIONS_FROM_12(SecurityOnlineTest);

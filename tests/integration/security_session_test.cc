@@ -215,9 +215,39 @@ TEST_P(SecuritySessionTest, ABackslashInACommentStaysInTheComment) {
                      database + " RESET ALL"));
 }
 
+// public.tk, keyed by text, and public.ck, by (varchar(20), timestamptz),
+// owned by |owner|, and a plan that moves both online to tablespace
+// logged_keys_ts.
+std::string KeyedTables(const std::string& owner) {
+  return "CREATE TABLE public.tk (k text PRIMARY KEY, v int);"
+         "INSERT INTO public.tk SELECT 'k' || g, g FROM "
+         "pg_catalog.generate_series(1, 1000) g;"
+         "CREATE TABLE public.ck (a varchar(20), b timestamptz, v int, "
+         "PRIMARY KEY (a, b)); INSERT INTO public.ck SELECT 'a' || g % 7, "
+         "'2024-01-01'::timestamptz + g * interval '1 minute', g FROM "
+         "pg_catalog.generate_series(1, 1000) g;"
+         "ALTER TABLE public.tk OWNER TO " +
+         QuoteIdent(owner) + "; ALTER TABLE public.ck OWNER TO " +
+         QuoteIdent(owner);
+}
+
+std::string KeyedPlan(PgCluster* pg) {
+  std::string dir;
+  EXPECT_TRUE(pg->MakeDirectory("logged_keys_ts", &dir).ok());
+  std::string toml =
+      "[[tablespace]]\nname = \"logged_keys_ts\"\npath = \"" + dir + "\"\n";
+  for (const char* table : {"public.tk", "public.ck"}) {
+    toml += std::string("[[placement]]\nrelation = \"") + table +
+            "\"\nstrategy = \"move\"\ntablespaces = [\"logged_keys_ts\"]\n";
+  }
+  return toml;
+}
+
 // Every statement the server logged for pglayout's own sessions (observe,
 // migrate --apply of a move and a hash conversion, --status, report
-// --journal) calls functions and casts to types by their schema.
+// --journal, and a move in key order of tables keyed by text and by
+// varchar and timestamptz, in batches of 100 rows: the cursor's casts)
+// calls functions and casts to types by their schema.
 TEST_P(SecuritySessionTest, EveryStatementPglayoutSendsIsQualified) {
   std::unique_ptr<PgCluster> pg;
   PgClusterOptions options;
@@ -226,8 +256,14 @@ TEST_P(SecuritySessionTest, EveryStatementPglayoutSendsIsQualified) {
   PGLAYOUT_ASSERT_OK(StartCluster(options, &pg));
   AttackerDatabase db;
   PGLAYOUT_ASSERT_OK(MakeAttackerDatabase(pg.get(), "logged", &db));
-  PGLAYOUT_ASSERT_OK(Exec(db.superuser_conninfo, Tables(db.role)));
+  PGLAYOUT_ASSERT_OK(Exec(db.superuser_conninfo,
+                          Tables(db.role) + ";" + KeyedTables(db.role)));
   RunEveryCommand(pg.get(), "logged", db.superuser_conninfo);
+  Completion keyed = RunPglayout(
+      {"migrate", WriteTempFile("logged-keys-plan.toml", KeyedPlan(pg.get())),
+       "--dsn", db.superuser_conninfo, "--apply", "--throttle", "off",
+       "--no-checkpoint-guard", "--copy-order", "key", "--batch-rows", "100"});
+  EXPECT_EQ(keyed.exit_code, 0) << keyed.output;
   std::ifstream in(pg->log_path());
   std::stringstream log;
   log << in.rdbuf();
@@ -239,12 +275,13 @@ TEST_P(SecuritySessionTest, EveryStatementPglayoutSendsIsQualified) {
   }
   std::set<std::string> commands;
   std::set<std::string> offending;
-  size_t scanned = 0;
+  size_t scanned = 0, cursors = 0;
   for (const LoggedStatement& s : statements) {
     const std::string& app = app_of[s.pid];
     if (app.rfind("pglayout", 0) != 0 || app == "pglayout-test") continue;
     commands.insert(app.substr(0, app.find('/')));
     ++scanned;
+    if (s.sql.find(") > ($1::") != std::string::npos) ++cursors;
     std::vector<std::string> names = UnqualifiedNames(s.sql);
     if (names.empty()) continue;
     std::string found;
@@ -252,6 +289,7 @@ TEST_P(SecuritySessionTest, EveryStatementPglayoutSendsIsQualified) {
     offending.insert(found + " in: " + s.sql.substr(0, 300));
   }
   EXPECT_GT(scanned, 100u);
+  EXPECT_GE(cursors, 18u) << "the keyed tables' batches after the first";
   EXPECT_EQ(commands,
             std::set<std::string>(
                 {"pglayout observe", "pglayout report", "pglayout-migrate"}));
