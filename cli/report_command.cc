@@ -10,7 +10,7 @@
 
 #include "cli/command.h"
 #include "common/files.h"
-#include "common/sql.h"
+#include "pg/sql.h"
 #include "planner/plan_builder.h"
 #include "report/inputs.h"
 #include "report/journal_sql.h"

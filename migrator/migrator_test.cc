@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <set>
 
-#include "common/fake_sql_session.h"
 #include "common/units.h"
 #include "migrator/executor.h"
 #include "migrator/guard_restore.h"
@@ -14,6 +13,7 @@
 #include "migrator/preflight.h"
 #include "migrator/sql_util.h"
 #include "migrator/steps.h"
+#include "testing/fake_sql_session.h"
 
 namespace pglayout::migrator {
 namespace {

@@ -8,9 +8,9 @@
 #include <map>
 
 #include "common/files.h"
-#include "common/sql.h"
 #include "observe/observe_diagnosis.h"
 #include "observe/observe_pg.h"
+#include "pg/sql.h"
 
 namespace pglayout {
 namespace {

@@ -5,14 +5,14 @@
 // reads return those defaults, and status() names the query, the row, the
 // column and the text. Read every cell of a row, then check status() once.
 
-#ifndef PGLAYOUT_COMMON_SQL_ROW_H_
-#define PGLAYOUT_COMMON_SQL_ROW_H_
+#ifndef PGLAYOUT_PG_SQL_ROW_H_
+#define PGLAYOUT_PG_SQL_ROW_H_
 
 #include <cstddef>
 #include <cstdint>
 #include <string>
 
-#include "common/sql.h"
+#include "pg/sql.h"
 
 namespace pglayout {
 
@@ -55,4 +55,4 @@ Status ReadRows(const SqlResult& result, const std::string& what, Read read) {
 
 }  // namespace pglayout
 
-#endif  // PGLAYOUT_COMMON_SQL_ROW_H_
+#endif  // PGLAYOUT_PG_SQL_ROW_H_

@@ -5,15 +5,15 @@
 // policy, row security or grant that another role could have put there.
 // The migrator and the report both call CheckJournalSchema first.
 
-#ifndef PGLAYOUT_COMMON_JOURNAL_SCHEMA_H_
-#define PGLAYOUT_COMMON_JOURNAL_SCHEMA_H_
+#ifndef PGLAYOUT_PG_JOURNAL_SCHEMA_H_
+#define PGLAYOUT_PG_JOURNAL_SCHEMA_H_
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
-#include "common/sql.h"
 #include "common/status.h"
+#include "pg/sql.h"
 
 namespace pglayout {
 
@@ -53,4 +53,4 @@ Status JudgeJournalSchema(const std::vector<JournalSchemaObject>& objects,
 
 }  // namespace pglayout
 
-#endif  // PGLAYOUT_COMMON_JOURNAL_SCHEMA_H_
+#endif  // PGLAYOUT_PG_JOURNAL_SCHEMA_H_

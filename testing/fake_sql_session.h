@@ -2,13 +2,13 @@
 // from rules matched by substring, so the executor's transaction and retry
 // logic, and the readers of result rows, are tested without a server.
 
-#ifndef PGLAYOUT_COMMON_FAKE_SQL_SESSION_H_
-#define PGLAYOUT_COMMON_FAKE_SQL_SESSION_H_
+#ifndef PGLAYOUT_TESTING_FAKE_SQL_SESSION_H_
+#define PGLAYOUT_TESTING_FAKE_SQL_SESSION_H_
 
 #include <string>
 #include <vector>
 
-#include "common/sql.h"
+#include "pg/sql.h"
 
 namespace pglayout {
 
@@ -70,4 +70,4 @@ class FakeSqlSession : public SqlSession {
 
 }  // namespace pglayout
 
-#endif  // PGLAYOUT_COMMON_FAKE_SQL_SESSION_H_
+#endif  // PGLAYOUT_TESTING_FAKE_SQL_SESSION_H_

@@ -5,8 +5,8 @@
 // with the masked text, and the connection still uses the parsed copy.
 // Why: docs/security.md#files-for-people-and-secrets.
 
-#ifndef PGLAYOUT_COMMON_CONNINFO_MASK_H_
-#define PGLAYOUT_COMMON_CONNINFO_MASK_H_
+#ifndef PGLAYOUT_PG_CONNINFO_MASK_H_
+#define PGLAYOUT_PG_CONNINFO_MASK_H_
 
 #include <string>
 #include <string_view>
@@ -39,4 +39,4 @@ void MaskPasswordsInArgv(int argc, char** argv);
 
 }  // namespace pglayout
 
-#endif  // PGLAYOUT_COMMON_CONNINFO_MASK_H_
+#endif  // PGLAYOUT_PG_CONNINFO_MASK_H_

@@ -2,10 +2,10 @@
 // so that the two read a fact the same way. Each runs one query through
 // |session| and returns its error as is (callers add their own context); a
 // cell that is not of the expected type is an error naming the query, the
-// row and the column (common/sql_row.h).
+// row and the column (pg/sql_row.h).
 
-#ifndef PGLAYOUT_COMMON_PG_CATALOG_READ_H_
-#define PGLAYOUT_COMMON_PG_CATALOG_READ_H_
+#ifndef PGLAYOUT_PG_PG_CATALOG_READ_H_
+#define PGLAYOUT_PG_PG_CATALOG_READ_H_
 
 #include <cstdint>
 #include <map>
@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "common/model.h"
-#include "common/sql.h"
 #include "common/status.h"
+#include "pg/sql.h"
 
 namespace pglayout {
 
@@ -57,4 +57,4 @@ Status ReadCheckpointStatistics(SqlSession* session, bool in_recovery,
 
 }  // namespace pglayout
 
-#endif  // PGLAYOUT_COMMON_PG_CATALOG_READ_H_
+#endif  // PGLAYOUT_PG_PG_CATALOG_READ_H_

@@ -7,8 +7,8 @@
 //
 // Values travel as text in PostgreSQL's text format; NULL is std::nullopt.
 
-#ifndef PGLAYOUT_COMMON_SQL_H_
-#define PGLAYOUT_COMMON_SQL_H_
+#ifndef PGLAYOUT_PG_SQL_H_
+#define PGLAYOUT_PG_SQL_H_
 
 #include <cstdint>
 #include <memory>
@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "common/quote.h"
 #include "common/status.h"
 
 namespace pglayout {
@@ -64,7 +65,7 @@ inline constexpr char kSessionSearchPath[] = "pg_catalog, pg_temp";
 // setting of the server changes what pglayout's SQL means or when it is
 // cancelled. |application_name| tags the backend so that a later run can
 // find it in pg_stat_activity. Connection errors name host and port, never
-// the password (RedactPasswords, common/conninfo_mask.h). Once the connection
+// the password (RedactPasswords, pg/conninfo_mask.h). Once the connection
 // is lost, every later statement fails with Unavailable giving the server's
 // reason.
 Status OpenPgSession(const std::string& conninfo,
@@ -97,32 +98,8 @@ std::string TextArrayLiteral(const std::vector<std::string>& values);
 // ({a,"b c",NULL}); NULL elements become std::nullopt.
 std::vector<SqlValue> ParseArrayLiteral(const std::string& text);
 
-// "My Table" -> "\"My Table\"": a quoted identifier, always.
-std::string QuoteIdent(const std::string& name);
-// For messages: |name| as a person would type it, quoted only when it is
-// not a plain lowercase identifier ([a-z_][a-z0-9_$]*), so that a name such
-// as `,")` cannot be misread: "id", "Order", ","")".
-std::string DisplayIdent(const std::string& name);
-// Each name through DisplayIdent, joined by ", ".
-std::string DisplayIdentList(const std::vector<std::string>& names);
-// Relation names in pglayout's files are written as PostgreSQL prints a
-// regclass: public.orders, public."My Table", "Sales"."Q1.data". Unquoted
-// parts fold to lower case, quoted parts keep case and "" stands for ".
-// Splits such a name into schema ("" when absent) and relation. Returns
-// InvalidInput for an empty part, an unclosed quote or more than two parts.
-Status SplitQualifiedName(const std::string& text, std::string* schema,
-                          std::string* name);
-// The quoted SQL spelling of such a name: "public"."My Table". Input that
-// does not parse is quoted whole, so it can never inject SQL.
-std::string QuoteQualified(const std::string& qualified_name);
-// 'it''s': a quoted literal, for the rare statements that take no
-// parameters (CREATE TABLESPACE ... LOCATION). As libpq's PQescapeLiteral:
-// a value with a backslash is written E'...' with backslashes doubled too,
-// so the literal means the same whatever standard_conforming_strings is.
-std::string QuoteLiteral(const std::string& value);
-
 // The server's cumulative checkpoint counts on a primary: timed and
-// requested of ReadCheckpointStatistics (common/pg_catalog_read.h), whose
+// requested of ReadCheckpointStatistics (pg/pg_catalog_read.h), whose
 // comment says where they come from.
 struct CheckpointCounts {
   int64_t timed = 0;
@@ -157,4 +134,4 @@ Status CheckpointStatsResetSince(SqlSession* session, const std::string& since,
 
 }  // namespace pglayout
 
-#endif  // PGLAYOUT_COMMON_SQL_H_
+#endif  // PGLAYOUT_PG_SQL_H_
