@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+#include <vector>
+
 namespace pglayout {
 namespace {
 
@@ -47,6 +50,17 @@ TEST(CheckpointsBetween, AResetMakesTheCountsUnknownNeverNegative) {
   EXPECT_FALSE(past_reset.known);
   EXPECT_EQ(CountText(past_reset, past_reset.timed),
             "unknown (statistics were reset by a server restart)");
+}
+
+TEST(TextArrayLiteral, RoundTripsThroughParseArrayLiteral) {
+  std::vector<std::string> values = {"a\"b", "c,d", "x\\y", ""};
+  auto parsed = ParseArrayLiteral(TextArrayLiteral(values));
+  ASSERT_EQ(parsed.size(), values.size());
+  for (size_t i = 0; i < values.size(); ++i) EXPECT_EQ(*parsed[i], values[i]);
+  auto with_null = ParseArrayLiteral("{1,NULL,\"NULL\"}");
+  ASSERT_EQ(with_null.size(), 3u);
+  EXPECT_FALSE(with_null[1].has_value());
+  EXPECT_EQ(*with_null[2], "NULL");
 }
 
 }  // namespace
