@@ -6,9 +6,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <set>
 #include <string>
 #include <vector>
 
+#include "common/quote.h"
 #include "common/units.h"
 #include "migrator/sql_util.h"
 #include "migrator/test_facts.h"
@@ -339,6 +341,131 @@ TEST(OnlineSql, TruncatesNamesWithoutSplittingCharacters) {
   std::string cut = TruncatedName(utf8, "_p1");
   EXPECT_LE(cut.size(), 63u);
   EXPECT_EQ(cut, std::string(59, 'x') + "_p1");
+}
+
+// ------------------------------------------- the builders, hostile names
+
+// Every statement the online SQL builders make for |t| going to |target|.
+std::vector<std::string> AllOnlineSql(const TableFacts& t,
+                                      const OnlineTarget& target,
+                                      int server_version) {
+  OnlineNames names = MakeOnlineNames(t, target);
+  std::vector<std::string> all;
+  auto add = [&all](const std::vector<std::string>& more) {
+    all.insert(all.end(), more.begin(), more.end());
+  };
+  add(ShadowCreateSql(t, target, names, server_version));
+  add(CaptureCreateSql(t, names, 7, false));
+  add(CaptureCreateSql(t, names, 7, true));
+  add({CopyBatchSql(t, names, 100, true), CopyBatchSql(t, names, 100, false),
+       CopyTidRangeSql(t, names, true), CopyTidRangeSql(t, names, false)});
+  for (const ShadowIndex& index : ShadowIndexSql(t, target, names)) {
+    add(index.sql);
+  }
+  for (const AttachPrep& prep : AttachPrepSql(t, names)) {
+    add({prep.add, prep.validate});
+  }
+  ReplaySql replay = MakeReplaySql(t, names);
+  add({replay.take, replay.remove, replay.insert});
+  for (VerifyScope scope :
+       {VerifyScope::kAll, VerifyScope::kBlockRange, VerifyScope::kLoggedKeys,
+        VerifyScope::kKeyArrays}) {
+    add({VerifySumSql(t, names, "ONLY " + names.QualifiedTable(), scope),
+         VerifySumSql(t, names, names.QualifiedShadow(), scope, true)});
+  }
+  add({DifferingKeysSql(t, names, 10), SwapLockSql(t, names)});
+  add(SwapSql(t, target, names, SwapInputs()));
+  add(PostSwapSql(t, names, {}));
+  add(CaptureDropSql(names, true));
+  add(CaptureDropSql(names, false));
+  return all;
+}
+
+TEST(OnlineSql, EveryBuilderQuotesHostileNames) {
+  for (const std::string& name : fixtures::HostileNames()) {
+    SCOPED_TRACE(name);
+    TableFacts t = fixtures::HostileTable(name);
+    t.comment = "it's \\ a comment\nwith Zq in it";
+    OnlineTarget move;
+    move.tablespaces = {fixtures::Prefixed("T", name)};
+    OnlineTarget hash;
+    hash.partitioned = true;
+    hash.partitions = 3;
+    hash.tablespaces = {fixtures::Prefixed("T", name), "pg_default"};
+    hash.key = {t.columns[0].name};
+    for (int version : {120000, 150000, 180000}) {
+      SCOPED_TRACE(version);
+      EXPECT_EQ(fixtures::HostileNameProblems(AllOnlineSql(t, move, version)),
+                "");
+      EXPECT_EQ(fixtures::HostileNameProblems(AllOnlineSql(t, hash, version)),
+                "");
+    }
+    // The partition of a hostile parent, with a DEFAULT partition beside it.
+    TableFacts part = t;
+    part.is_partition = true;
+    part.partition_parent =
+        QuoteIdent(t.schema) + "." + QuoteIdent(fixtures::Prefixed("R", name));
+    part.partition_bound = "FOR VALUES FROM (1) TO (9)";
+    part.partition_constraint = "(" + QuoteIdent(t.columns[0].name) + " >= 1)";
+    part.default_partition =
+        QuoteIdent(t.schema) + "." + QuoteIdent(fixtures::Prefixed("D", name));
+    EXPECT_EQ(fixtures::HostileNameProblems(AllOnlineSql(part, move, 150000)),
+              "");
+  }
+}
+
+// A 63-byte table name: every name derived from it is cut to 63 bytes, a
+// multibyte character is never split, and the partitions stay distinct.
+TEST(OnlineNames, DerivedNamesOfALongNameStayDistinctWithin63Bytes) {
+  for (const std::string& name : fixtures::HostileNames()) {
+    SCOPED_TRACE(name);
+    TableFacts t = fixtures::HostileTable(name);
+    OnlineTarget hash;
+    hash.partitioned = true;
+    hash.partitions = 12;
+    hash.tablespaces = {"a"};
+    hash.key = {t.columns[0].name};
+    OnlineNames names = MakeOnlineNames(t, hash);
+    std::set<std::string> distinct;
+    for (const std::string& n : PartitionRelationNames(t, hash)) {
+      EXPECT_LE(n.size(), 63u) << n;
+      EXPECT_NE(static_cast<unsigned char>(n.back()) & 0xC0, 0xC0) << n;
+      EXPECT_TRUE(distinct.insert(n).second) << "twice: " << n;
+    }
+    EXPECT_EQ(distinct.size(), 12u * (1 + t.indexes.size()));
+    EXPECT_EQ(names.partitions[11].substr(names.partitions[11].size() - 4),
+              "_p11");
+  }
+}
+
+// The swap for hostile names, in its order: capture triggers dropped, the
+// old table renamed and moved away before the shadow takes its name, and
+// the table's comment carried over as a literal.
+TEST(OnlineSql, TheSwapRenamesInOrderAndCarriesTheCommentAsALiteral) {
+  TableFacts t = fixtures::HostileTable("Zq\"uote");
+  t.comment = "it's";
+  OnlineTarget move;
+  move.tablespaces = {"a"};
+  OnlineNames names = MakeOnlineNames(t, move);
+  std::vector<std::string> swap = SwapSql(t, move, names, SwapInputs());
+  const std::string table = "\"SZq\"\"uote\".\"Zq\"\"uote\"";
+  auto at = [&](const std::string& sql) {
+    auto it = std::find(swap.begin(), swap.end(), sql);
+    EXPECT_NE(it, swap.end()) << sql << "\n" << Join(swap, "\n");
+    return it - swap.begin();
+  };
+  auto drop = at("DROP TRIGGER pglayout_capture ON " + table);
+  auto retire = at("ALTER TABLE " + table + " RENAME TO \"old_16384\"");
+  auto away =
+      at("ALTER TABLE \"SZq\"\"uote\".\"old_16384\" SET SCHEMA pglayout");
+  auto rename =
+      at("ALTER TABLE \"SZq\"\"uote\".\"pglayout_new_16384\" RENAME "
+         "TO \"Zq\"\"uote\"");
+  auto comment = at("COMMENT ON TABLE " + table + " IS 'it''s'");
+  EXPECT_LT(drop, retire);
+  EXPECT_LT(retire, away);
+  EXPECT_LT(away, rename);
+  EXPECT_LT(rename, comment);
 }
 
 }  // namespace

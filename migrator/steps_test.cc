@@ -5,10 +5,12 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "common/quote.h"
 #include "common/units.h"
 #include "migrator/sql_util.h"
 #include "migrator/test_facts.h"
@@ -192,6 +194,156 @@ TEST(Guard, ReadsPgSettingsUnits) {
   EXPECT_EQ(SettingBytes("1024", "MB"), kGiB);
   EXPECT_EQ(SettingBytes("2048", "8kB"), 16 * kMiB);
   EXPECT_EQ(SettingBytes("", "MB"), 0u);
+}
+
+// ------------------------------------------- each step kind's SQL, hostile
+// names: the statements, their order, and every name quoted.
+
+// One plan with a step of every kind, every name made from |name|: a new
+// tablespace T<name> (with an option), an offline move of table <name>, an
+// online rebuild of index I<name> (14+), an online move of table M<name>,
+// a setting whose value holds a quote and a backslash; the guard raises
+// for the copies.
+struct HostilePlan {
+  explicit HostilePlan(const std::string& name)
+      : ts(fixtures::Prefixed("T", name)) {
+    plan.tablespaces = {
+        {ts, "/vol/it's\\" + name, "d1", {{"random_page_cost", "1.1"}}}};
+    TableFacts offline = fixtures::HostileTable(name);
+    TableFacts online = fixtures::HostileTable(fixtures::Prefixed("M", name));
+    online.oid = 16390;
+    TableFacts index = fixtures::HostileTable(name);
+    index.kind = 'i';
+    index.name = fixtures::Prefixed("I", name);
+    index.oid = 16395;
+    index.indexes.clear();
+    index.columns.clear();
+    tables = {{"offline", offline}, {"index", index}, {"online", online}};
+    for (const auto& [relation, t] : tables) {
+      Placement p;
+      p.relation = relation;
+      p.strategy = Strategy::kMove;
+      p.tablespaces = {ts};
+      p.online = relation != "offline";
+      plan.placements.push_back(p);
+    }
+    plan.settings = {{"search_path", "a'b\\c", "", ""}};
+    server.settings["max_wal_size"] = "64";  // MB: the copies raise it
+  }
+  std::vector<Step> Build() const {
+    return BuildSteps(plan, server, tables, StepOptions());
+  }
+  std::string ts;
+  Plan plan;
+  ServerFacts server = Server(140000);
+  std::map<std::string, TableFacts> tables;
+};
+
+const Step& StepOf(const std::vector<Step>& steps, StepKind kind) {
+  for (const Step& s : steps) {
+    if (s.kind == kind) return s;
+  }
+  ADD_FAILURE() << "no step " << StepKindName(kind);
+  return steps.front();
+}
+
+TEST(BuildSteps, EveryKindInOrderWithEveryNameQuoted) {
+  for (const std::string& name : fixtures::HostileNames()) {
+    SCOPED_TRACE(name);
+    HostilePlan hp(name);
+    std::vector<Step> steps = hp.Build();
+    std::vector<StepKind> kinds;
+    for (const Step& s : steps) {
+      kinds.push_back(s.kind);
+      EXPECT_EQ(fixtures::HostileNameProblems(s.sql), "") << s.key;
+    }
+    EXPECT_EQ(kinds, (std::vector<StepKind>{
+                         StepKind::kCreateTablespace,
+                         StepKind::kTablespaceOptions, StepKind::kGuardRaise,
+                         StepKind::kMoveOffline, StepKind::kMoveIndexOnline,
+                         StepKind::kOnlineCopy, StepKind::kGuardRestore,
+                         StepKind::kPlanSettings, StepKind::kVerify}));
+    const std::string ts = QuoteIdent(hp.ts);
+    const TableFacts& t = hp.tables.at("offline");
+    const std::string table = QuoteIdent(t.schema) + "." + QuoteIdent(t.name);
+    EXPECT_EQ(
+        StepOf(steps, StepKind::kCreateTablespace).sql,
+        (std::vector<std::string>{"CREATE TABLESPACE " + ts + " LOCATION " +
+                                  QuoteLiteral("/vol/it's\\" + name)}));
+    EXPECT_EQ(
+        StepOf(steps, StepKind::kTablespaceOptions).sql,
+        (std::vector<std::string>{"ALTER TABLESPACE " + ts +
+                                  " SET (\"random_page_cost\" = '1.1')"}));
+    EXPECT_EQ(
+        StepOf(steps, StepKind::kMoveOffline).sql,
+        (std::vector<std::string>{
+            "ALTER TABLE " + table + " SET TABLESPACE " + ts,
+            "ALTER INDEX " + QuoteIdent(t.schema) + "." +
+                QuoteIdent(t.indexes[0].name) + " SET TABLESPACE " + ts,
+            "ALTER INDEX " + QuoteIdent(t.schema) + "." +
+                QuoteIdent(t.indexes[1].name) + " SET TABLESPACE " + ts}));
+    const TableFacts& index = hp.tables.at("index");
+    EXPECT_EQ(StepOf(steps, StepKind::kMoveIndexOnline).sql,
+              (std::vector<std::string>{
+                  "REINDEX (TABLESPACE " + ts + ") INDEX CONCURRENTLY " +
+                  QuoteIdent(index.schema) + "." + QuoteIdent(index.name)}));
+    EXPECT_EQ(StepOf(steps, StepKind::kPlanSettings).sql,
+              (std::vector<std::string>{
+                  "ALTER SYSTEM SET \"search_path\" =  E'a''b\\\\c'",
+                  "SELECT pg_catalog.pg_reload_conf()"}));
+  }
+}
+
+// The same by hand for one name, so that a broken QuoteIdent cannot pass
+// it: the double quote doubled, the backslash and newline kept inside.
+TEST(BuildSteps, QuotesAreDoubledNotDropped) {
+  HostilePlan hp("Zq\"uo\\te\nX");
+  std::vector<Step> steps = hp.Build();
+  EXPECT_EQ(StepOf(steps, StepKind::kMoveOffline).sql[0],
+            "ALTER TABLE \"SZq\"\"uo\\te\nX\".\"Zq\"\"uo\\te\nX\" SET "
+            "TABLESPACE \"TZq\"\"uo\\te\nX\"");
+  EXPECT_EQ(StepOf(steps, StepKind::kCreateTablespace).sql[0],
+            "CREATE TABLESPACE \"TZq\"\"uo\\te\nX\" LOCATION  "
+            "E'/vol/it''s\\\\Zq\"uo\\\\te\nX'");
+}
+
+// The online copy's statements in the order a run executes them: shadow,
+// capture, copy, indexes, replay, verification, the swap's lock, the swap,
+// then ANALYZE and the capture's removal.
+TEST(BuildSteps, AnOnlineCopyListsItsPhasesInRunOrder) {
+  for (const std::string& name : fixtures::HostileNames()) {
+    SCOPED_TRACE(name);
+    HostilePlan hp(name);
+    const Step copy = StepOf(hp.Build(), StepKind::kOnlineCopy);
+    const TableFacts& t = hp.tables.at("online");
+    const std::string table = QuoteIdent(t.schema) + "." + QuoteIdent(t.name);
+    const std::string shadow = QuoteIdent(t.schema) + ".\"pglayout_new_16390\"";
+    auto first = [&](const std::string& part) {
+      for (size_t i = 0; i < copy.sql.size(); ++i) {
+        if (copy.sql[i].find(part) != std::string::npos) return i;
+      }
+      ADD_FAILURE() << "no statement with " << part;
+      return copy.sql.size();
+    };
+    std::vector<size_t> order = {
+        first("CREATE TABLE " + shadow),
+        first("CREATE TRIGGER pglayout_capture"),
+        first("-- 2."),
+        first("INSERT INTO " + shadow),
+        first("-- 3."),
+        first("-- 4."),
+        first("DELETE FROM pglayout.log_16390"),
+        first("-- 5."),
+        first("-- 6."),
+        first("LOCK TABLE " + table),
+        first("ALTER TABLE " + table + " RENAME TO \"old_16390\""),
+        first("-- 7."),
+        first("ANALYZE " + table),
+        first("DROP TABLE IF EXISTS pglayout.log_16390")};
+    for (size_t i = 1; i < order.size(); ++i) {
+      EXPECT_LT(order[i - 1], order[i]) << i;
+    }
+  }
 }
 
 }  // namespace

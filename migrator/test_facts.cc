@@ -1,5 +1,8 @@
 #include "migrator/test_facts.h"
 
+#include <cctype>
+
+#include "common/quote.h"
 #include "common/units.h"
 
 namespace pglayout::migrator::fixtures {
@@ -116,6 +119,110 @@ Plan MovePlan() {
   p.placements[0].tablespaces = {"a"};
   p.settings.clear();
   return p;
+}
+
+std::vector<std::string> HostileNames() {
+  std::string accented = "Zq";
+  for (int i = 0; i < 30; ++i) accented += "\xc3\xa9";  // e acute
+  accented += "x";
+  return {
+      "Zq\"uote", "Zq\\back", "Zq\nnew", "ZqMixed", "Zq" + std::string(61, 'L'),
+      accented};
+}
+
+std::string Prefixed(const std::string& prefix, const std::string& name) {
+  std::string out = prefix + name;
+  if (out.size() > 63) out.resize(63);
+  // Never end inside a UTF-8 character.
+  while (!out.empty() &&
+         (static_cast<unsigned char>(out.back()) & 0xC0) == 0x80) {
+    out.pop_back();
+  }
+  if (!out.empty() && (static_cast<unsigned char>(out.back()) & 0xC0) == 0xC0) {
+    out.pop_back();
+  }
+  return out;
+}
+
+TableFacts HostileTable(const std::string& name) {
+  TableFacts t = Orders();
+  t.schema = Prefixed("S", name);
+  t.name = name;
+  t.owner = Prefixed("O", name);
+  const std::string key = Prefixed("K", name);
+  const std::string other = Prefixed("C", name);
+  t.columns[0].name = key;
+  t.columns[1].name = other;
+  t.columns.pop_back();
+  t.indexes[0].name = t.indexes[0].constraint = Prefixed("P", name);
+  t.indexes[0].columns = {key};
+  t.indexes[0].using_clause = "USING btree (" + QuoteIdent(key) + ")";
+  t.indexes[1].name = Prefixed("I", name);
+  t.indexes[1].columns = {other};
+  t.indexes[1].using_clause = "USING btree (" + QuoteIdent(other) + ")";
+  t.row_key = {key};
+  t.row_key_index = t.indexes[0].name;
+  return t;
+}
+
+SqlWords SplitSqlWords(const std::string& sql) {
+  SqlWords words;
+  size_t i = 0;
+  auto quoted = [&](char quote, bool backslashes, std::string* into) {
+    for (++i; i < sql.size(); ++i) {
+      if (backslashes && sql[i] == '\\' && i + 1 < sql.size()) {
+        into->push_back(sql[++i]);
+      } else if (sql[i] != quote) {
+        into->push_back(sql[i]);
+      } else if (i + 1 < sql.size() && sql[i + 1] == quote) {
+        into->push_back(quote);
+        ++i;
+      } else {
+        ++i;
+        return;
+      }
+    }
+  };
+  while (i < sql.size()) {
+    const char c = sql[i];
+    if (c == '"') {
+      words.identifiers.emplace_back();
+      quoted('"', false, &words.identifiers.back());
+      words.outside += " \"\" ";
+    } else if (c == '\'') {
+      const bool escape =
+          !words.outside.empty() &&
+          (words.outside.back() == 'E' || words.outside.back() == 'e');
+      std::string literal;
+      quoted('\'', escape, &literal);
+      words.outside += " '' ";
+    } else if (c == '-' && i + 1 < sql.size() && sql[i + 1] == '-') {
+      while (i < sql.size() && sql[i] != '\n') ++i;
+    } else {
+      words.outside += c;
+      ++i;
+    }
+  }
+  return words;
+}
+
+std::string HostileNameProblems(const std::vector<std::string>& sql) {
+  std::string problems;
+  for (const std::string& statement : sql) {
+    SqlWords words = SplitSqlWords(statement);
+    std::string lower = words.outside;
+    for (char& c : lower) c = static_cast<char>(std::tolower(c));
+    if (lower.find("zq") != std::string::npos) {
+      problems += "a name outside quotes in: " + statement + "\n";
+    }
+    for (const std::string& id : words.identifiers) {
+      if (id.size() > 63) {
+        problems +=
+            "identifier over 63 bytes (" + id + ") in: " + statement + "\n";
+      }
+    }
+  }
+  return problems;
 }
 
 }  // namespace pglayout::migrator::fixtures
