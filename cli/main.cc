@@ -20,8 +20,8 @@
 #include "cli/command.h"
 #include "cli/help_format.h"
 #include "cli/terminal_progress.h"
-#include "common/conninfo_mask.h"
 #include "common/text.h"
+#include "pg/conninfo_mask.h"
 #include "pglayout_commit.h"  // PGLAYOUT_COMMIT, written at build time
 
 namespace pglayout::cli {

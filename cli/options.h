@@ -8,7 +8,7 @@
 #include <CLI/CLI.hpp>
 #include <string>
 
-#include "common/conninfo.h"
+#include "pg/conninfo.h"
 
 namespace pglayout::cli {
 

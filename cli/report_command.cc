@@ -12,7 +12,7 @@
 #include "cli/help_format.h"
 #include "cli/options.h"
 #include "common/files.h"
-#include "common/sql.h"
+#include "pg/sql.h"
 #include "planner/plan_builder.h"
 #include "report/inputs.h"
 #include "report/journal_sql.h"

@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "common/sql.h"
+#include "common/quote.h"
 
 namespace pglayout {
 namespace {

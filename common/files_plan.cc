@@ -9,7 +9,7 @@
 
 #include "common/files.h"
 #include "common/plan_setting_names.h"
-#include "common/sql.h"
+#include "common/quote.h"
 #include "common/toml_reader.h"
 #include "common/toml_writer.h"
 

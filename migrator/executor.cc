@@ -5,9 +5,9 @@
 #include <algorithm>
 #include <random>
 
-#include "common/sql_row.h"
 #include "migrator/server_facts.h"
 #include "migrator/sql_util.h"
+#include "pg/sql_row.h"
 
 namespace pglayout::migrator {
 

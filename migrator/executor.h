@@ -11,11 +11,11 @@
 #include <vector>
 
 #include "common/progress.h"
-#include "common/sql.h"
 #include "migrator/journal.h"
 #include "migrator/migrate_options.h"
 #include "migrator/migrate_report.h"
 #include "migrator/throttle.h"
+#include "pg/sql.h"
 
 namespace pglayout::migrator {
 

@@ -245,7 +245,7 @@ struct TableFacts {
 };
 
 // A tablespace and its directory, as observe reads it too
-// (common/pg_catalog_read.h).
+// (pg/pg_catalog_read.h).
 using TablespaceFacts = TablespaceInfo;
 
 struct ReplicationSlotFacts {

@@ -5,8 +5,8 @@
 #include <vector>
 
 #include "common/ddl.h"
-#include "common/sql_row.h"
 #include "migrator/sql_util.h"
+#include "pg/sql_row.h"
 
 namespace pglayout::migrator {
 namespace {

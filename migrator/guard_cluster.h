@@ -15,9 +15,9 @@
 #include <optional>
 #include <string>
 
-#include "common/sql.h"
 #include "common/status.h"
 #include "migrator/executor.h"
+#include "pg/sql.h"
 
 namespace pglayout::migrator {
 

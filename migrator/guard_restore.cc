@@ -6,12 +6,12 @@
 #include <random>
 
 #include "common/ddl.h"
-#include "common/sql_row.h"
 #include "common/units.h"
 #include "migrator/guard_cluster.h"
 #include "migrator/guard_wait.h"
 #include "migrator/server_facts.h"
 #include "migrator/sql_util.h"
+#include "pg/sql_row.h"
 
 namespace pglayout::migrator {
 namespace {

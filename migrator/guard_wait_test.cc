@@ -6,19 +6,10 @@
 
 #include "common/units.h"
 #include "migrator/guard_restore.h"
+#include "testing/fake_clock.h"
 
 namespace pglayout::migrator {
 namespace {
-
-// Time passes only when slept on.
-class FakeClock : public Clock {
- public:
-  double Now() override { return now_; }
-  void Sleep(double seconds) override { now_ += seconds; }
-
- private:
-  double now_ = 1000;
-};
 
 // A server whose WAL grows at |rate| bytes per second of the fake clock,
 // with a checkpoint (redo moved to the LSN of that moment) at each time in
@@ -78,7 +69,7 @@ GuardWaitResult Wait(FakeServer* server, const GuardWaitLimits& limits,
 }
 
 TEST(GuardWait, AWorkloadThatAloneOutgrowsTheOriginalEndsItInFiveSeconds) {
-  FakeClock clock;
+  FakeClock clock(1000);
   FakeServer server = Server(&clock, 2.0, 800.0);
   int waits = 0;
   GuardWaitResult r = Wait(&server, Limits(), &waits);
@@ -96,7 +87,7 @@ TEST(GuardWait, AWorkloadThatAloneOutgrowsTheOriginalEndsItInFiveSeconds) {
 }
 
 TEST(GuardWait, WaitsForTheNextTimedCheckpointWhenThatMakesRoom) {
-  FakeClock clock;
+  FakeClock clock(1000);
   FakeServer server = Server(&clock, 0.5, 800.0);
   server.checkpoints = {200};  // the timed one, due in 200 s
   int waits = 0;
@@ -108,7 +99,7 @@ TEST(GuardWait, WaitsForTheNextTimedCheckpointWhenThatMakesRoom) {
 }
 
 TEST(GuardWait, TheBoundEndsAWaitThatNoCheckpointEnds) {
-  FakeClock clock;
+  FakeClock clock(1000);
   FakeServer server = Server(&clock, 0.5, 800.0);
   GuardWaitLimits limits = Limits();
   limits.max_wait_s = 30;
@@ -129,7 +120,7 @@ TEST(GuardWait, TheBoundEndsAWaitThatNoCheckpointEnds) {
 }
 
 TEST(GuardWait, RoomAtOnceSaysNothing) {
-  FakeClock clock;
+  FakeClock clock(1000);
   FakeServer server = Server(&clock, 0.1, 10.0);
   int waits = 0;
   GuardWaitResult r = Wait(&server, Limits(), &waits);
@@ -145,7 +136,7 @@ TEST(GuardWait, ByDefaultARunLooksForFiveSecondsThenDefers) {
   RestorePolicy policy = PolicyFor(-1, false, 3600, 0.9);
   EXPECT_TRUE(policy.defer);
   EXPECT_DOUBLE_EQ(policy.max_wait_s, kForegroundRateSeconds);
-  FakeClock clock;
+  FakeClock clock(1000);
   // 0.1 MiB/s: 360 MiB per one-hour cycle, under the 485 MiB of room.
   FakeServer server = Server(&clock, 0.1, 800.0);
   server.checkpoints = {3500};  // the timed one, due in an hour

@@ -2,9 +2,9 @@
 
 #include <fmt/format.h>
 
-#include "common/journal_schema.h"
-#include "common/sql_row.h"
 #include "migrator/sql_util.h"
+#include "pg/journal_schema.h"
+#include "pg/sql_row.h"
 
 namespace pglayout::migrator {
 namespace {

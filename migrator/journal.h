@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "common/sql.h"
 #include "common/status.h"
+#include "pg/sql.h"
 
 namespace pglayout::migrator {
 
@@ -65,7 +65,7 @@ class Journal {
   Status Exists(bool* exists);
   // Creates the schema (for the running role, nothing granted to others)
   // and tables if missing (idempotent); refuses, before any statement on
-  // it, a schema CheckJournalSchema (common/journal_schema.h) cannot trust.
+  // it, a schema CheckJournalSchema (pg/journal_schema.h) cannot trust.
   Status EnsureSchema();
 
   // The running run, if any (run_id = 0 when none).

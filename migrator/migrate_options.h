@@ -11,9 +11,9 @@
 #include <string>
 
 #include "common/clock.h"
-#include "common/sql.h"
 #include "common/status.h"
 #include "migrator/throttle.h"
+#include "pg/sql.h"
 
 namespace pglayout::migrator {
 

@@ -4,7 +4,6 @@
 #include <memory>
 #include <string>
 
-#include "common/journal_schema.h"
 #include "migrator/apply.h"
 #include "migrator/executor.h"
 #include "migrator/guard_restore.h"
@@ -13,6 +12,7 @@
 #include "migrator/run_modes.h"
 #include "migrator/server_facts.h"
 #include "migrator/settings_steps.h"
+#include "pg/journal_schema.h"
 
 namespace pglayout::migrator {
 namespace {

@@ -4,8 +4,8 @@
 
 #include <algorithm>
 
-#include "common/sql_row.h"
 #include "migrator/sql_util.h"
+#include "pg/sql_row.h"
 
 namespace pglayout::migrator {
 namespace {

@@ -6,11 +6,11 @@
 #include <string>
 #include <vector>
 
-#include "common/sql_row.h"
 #include "common/units.h"
 #include "migrator/copy_progress.h"
 #include "migrator/online_detail.h"
 #include "migrator/sql_util.h"
+#include "pg/sql_row.h"
 
 namespace pglayout::migrator {
 namespace {

@@ -7,8 +7,8 @@
 #include <regex>
 
 #include "common/ddl.h"
-#include "common/sql.h"
 #include "migrator/sql_util.h"
+#include "pg/sql.h"
 
 namespace pglayout::migrator {
 namespace {

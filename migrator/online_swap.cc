@@ -7,12 +7,12 @@
 #include <string>
 #include <vector>
 
-#include "common/sql_row.h"
 #include "common/units.h"
 #include "migrator/online_detail.h"
 #include "migrator/online_replay.h"
 #include "migrator/server_facts.h"
 #include "migrator/sql_util.h"
+#include "pg/sql_row.h"
 
 namespace pglayout::migrator {
 namespace {

@@ -11,11 +11,11 @@
 #include <string>
 #include <vector>
 
-#include "common/sql.h"
 #include "migrator/facts.h"
 #include "migrator/online_context.h"
 #include "migrator/online_pace.h"
 #include "migrator/online_verify.h"
+#include "pg/sql.h"
 
 namespace pglayout::migrator {
 

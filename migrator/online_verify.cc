@@ -6,8 +6,8 @@
 #include <memory>
 #include <thread>
 
-#include "common/sql_row.h"
 #include "migrator/sql_util.h"
+#include "pg/sql_row.h"
 
 namespace pglayout::migrator {
 namespace {

@@ -11,13 +11,13 @@
 #include <vector>
 
 #include "common/model.h"
-#include "common/sql.h"
 #include "common/status.h"
 #include "migrator/executor.h"
 #include "migrator/facts.h"
 #include "migrator/journal.h"
 #include "migrator/prepare.h"
 #include "migrator/steps.h"
+#include "pg/sql.h"
 
 namespace pglayout::migrator {
 

@@ -6,11 +6,11 @@
 #include <algorithm>
 #include <set>
 
-#include "common/sql.h"
 #include "migrator/online_sql.h"
 #include "migrator/preflight_checks.h"
 #include "migrator/sql_util.h"
 #include "migrator/steps.h"
+#include "pg/sql.h"
 
 namespace pglayout::migrator {
 namespace {

@@ -5,10 +5,10 @@
 #include <algorithm>
 #include <set>
 
-#include "common/pg_catalog_read.h"
-#include "common/sql_row.h"
 #include "common/units.h"
 #include "migrator/sql_util.h"
+#include "pg/pg_catalog_read.h"
+#include "pg/sql_row.h"
 
 namespace pglayout::migrator {
 namespace {

@@ -11,9 +11,9 @@
 #include <vector>
 
 #include "common/model.h"
-#include "common/sql.h"
 #include "common/status.h"
 #include "migrator/facts.h"
+#include "pg/sql.h"
 
 namespace pglayout::migrator {
 

@@ -6,8 +6,8 @@
 
 #include <gtest/gtest.h>
 
-#include "common/fake_sql_session.h"
 #include "migrator/journal.h"
+#include "testing/fake_sql_session.h"
 
 namespace pglayout::migrator {
 namespace {

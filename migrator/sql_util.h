@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "common/sql.h"
+#include "pg/sql.h"
 
 namespace pglayout::migrator {
 

@@ -5,9 +5,9 @@
 #include <algorithm>
 
 #include "common/ddl.h"
-#include "common/sql.h"
 #include "common/units.h"
 #include "migrator/sql_util.h"
+#include "pg/sql.h"
 
 namespace pglayout::migrator {
 namespace {

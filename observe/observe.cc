@@ -7,10 +7,10 @@
 #include <set>
 #include <unordered_map>
 
-#include "common/sql.h"
 #include "common/units.h"
 #include "observe/data_locations.h"
 #include "observe/device_reads.h"
+#include "pg/sql.h"
 
 namespace pglayout {
 namespace {

@@ -6,8 +6,8 @@
 #include <nlohmann/json.hpp>
 #include <unordered_map>
 
-#include "common/pg_catalog_read.h"
-#include "common/sql_row.h"
+#include "pg/pg_catalog_read.h"
+#include "pg/sql_row.h"
 
 namespace pglayout {
 namespace {
@@ -505,7 +505,7 @@ Status OpenPgStatsSource(SqlSession* session,
         version >= 100000 ? version % 10000 : (version / 100) % 100));
   }
   // A monitor must never write, wait on a lock for long, or run forever.
-  // On top of OpenPgSession's hardening (common/sql.h).
+  // On top of OpenPgSession's hardening (pg/sql.h).
   PGLAYOUT_RETURN_IF_ERROR(ExecuteSql(
       session,
       "SELECT pg_catalog.set_config('default_transaction_read_only', 'on', "

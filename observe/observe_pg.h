@@ -18,9 +18,9 @@
 #include <memory>
 #include <string>
 
-#include "common/sql.h"
 #include "common/status.h"
 #include "observe/observe.h"
+#include "pg/sql.h"
 
 namespace pglayout {
 

@@ -8,25 +8,14 @@
 #include <map>
 
 #include "common/files.h"
-#include "common/sql.h"
 #include "observe/observe_diagnosis.h"
 #include "observe/observe_pg.h"
+#include "pg/sql.h"
+#include "testing/fake_clock.h"
+#include "testing/fake_sql_session.h"
 
 namespace pglayout {
 namespace {
-
-// Time passes only when the loop sleeps.
-class FakeClock : public Clock {
- public:
-  double Now() override { return now; }
-  void Sleep(double seconds) override { now += std::max(seconds, 0.0); }
-  void SleepUntil(double deadline, const std::atomic<bool>*) override {
-    sleeps.push_back(deadline);
-    now = std::max(now, deadline);
-  }
-  double now = 100;
-  std::vector<double> sleeps;
-};
 
 class RecordingProgress : public ProgressSink {
  public:
@@ -269,62 +258,25 @@ TEST(Diagnosis, WalPressureNeedsACompletionTargetItCanRead) {
 
 // ------------------------------------------------ the PostgreSQL source --
 
-// Answers statements by the longest key the SQL contains.
-class FakeSession : public SqlSession {
- public:
-  explicit FakeSession(int version) : version_(version) {}
+// A server at db.example, as bob.
+FakeSqlSession BobsServer(int version) {
+  FakeSqlSession session(version);
+  session.description = "db.example:5433/app as bob";
+  return session;
+}
 
-  Status Execute(const std::string& sql, const std::vector<SqlValue>&,
-                 SqlResult* result) override {
-    statements.push_back(sql);
-    last_sqlstate_.clear();
-    for (const auto& [key, sqlstate] : failures) {
-      if (sql.find(key) == std::string::npos) continue;
-      last_sqlstate_ = sqlstate;
-      return Status::SqlError("permission denied for " + key);
-    }
-    *result = SqlResult();
-    size_t best = 0;
-    for (const auto& [key, rows] : answers) {
-      if (sql.find(key) != std::string::npos && key.size() > best) {
-        result->rows = rows;
-        best = key.size();
-      }
-    }
-    return Status::Ok();
-  }
-  std::string last_sqlstate() const override { return last_sqlstate_; }
-  int server_version() const override { return version_; }
-  std::string Describe() const override { return "db.example:5433/app as bob"; }
-
-  bool Ran(const std::string& part) const {
-    for (const std::string& s : statements) {
-      if (s.find(part) != std::string::npos) return true;
-    }
-    return false;
-  }
-
-  std::vector<std::string> statements;
-  std::map<std::string, std::vector<std::vector<SqlValue>>> answers;
-  std::map<std::string, std::string> failures;  // SQL part -> SQLSTATE
-
- private:
-  int version_;
-  std::string last_sqlstate_;
-};
-
-void AnswerSample(FakeSession* s) {
-  s->answers["extract(epoch FROM pg_catalog.clock_timestamp())"] = {
-      {"1700000000.5", "123456", "42", "7"}};
-  s->answers["pg_is_in_recovery()"] = {{"f"}};
-  s->answers["FROM pg_catalog.pg_stat_checkpointer"] = {
-      {"3", "1", "10.5", "2.5", "100", "2024-01-01"}};
-  s->answers["FROM pg_catalog.pg_stat_bgwriter"] = {
-      {"4", "2", "11", "3", "200", "2024-01-02"}};
+void AnswerSample(FakeSqlSession* s) {
+  s->Answer("extract(epoch FROM pg_catalog.clock_timestamp())",
+            {{"1700000000.5", "123456", "42", "7"}});
+  s->Answer("pg_is_in_recovery()", {{"f"}});
+  s->Answer("FROM pg_catalog.pg_stat_checkpointer",
+            {{"3", "1", "10.5", "2.5", "100", "2024-01-01"}});
+  s->Answer("FROM pg_catalog.pg_stat_bgwriter",
+            {{"4", "2", "11", "3", "200", "2024-01-02"}});
 }
 
 TEST(PgStatsSource, RefusesServersOlderThan12) {
-  FakeSession session(110005);
+  FakeSqlSession session = BobsServer(110005);
   std::unique_ptr<StatsSource> source;
   Status st = OpenPgStatsSource(&session, &source);
   EXPECT_EQ(st.code(), Status::Code::kAborted);
@@ -336,7 +288,7 @@ TEST(PgStatsSource, RefusesServersOlderThan12) {
 }
 
 TEST(PgStatsSource, SessionIsReadOnlyAndSamplesAreReadOnlyTransactions) {
-  FakeSession session(150004);
+  FakeSqlSession session = BobsServer(150004);
   AnswerSample(&session);
   std::unique_ptr<StatsSource> source;
   ASSERT_TRUE(OpenPgStatsSource(&session, &source).ok());
@@ -367,7 +319,7 @@ TEST(PgStatsSource, UsesTheViewsOfEachVersion) {
   for (Case c :
        {Case{120010, false, false, false}, Case{160002, false, true, true},
         Case{170000, true, true, true}, Case{180001, true, true, true}}) {
-    FakeSession session(c.version);
+    FakeSqlSession session = BobsServer(c.version);
     AnswerSample(&session);
     std::unique_ptr<StatsSource> source;
     ASSERT_TRUE(OpenPgStatsSource(&session, &source).ok());
@@ -385,9 +337,9 @@ TEST(PgStatsSource, UsesTheViewsOfEachVersion) {
 }
 
 TEST(PgStatsSource, MissingPrivilegeNamesTheRoleToGrant) {
-  FakeSession session(160000);
+  FakeSqlSession session = BobsServer(160000);
   AnswerSample(&session);
-  session.failures["FROM pg_catalog.pg_stat_io"] = "42501";
+  session.Fail("FROM pg_catalog.pg_stat_io", "42501");
   std::unique_ptr<StatsSource> source;
   ASSERT_TRUE(OpenPgStatsSource(&session, &source).ok());
   Sample sample;
@@ -402,9 +354,9 @@ TEST(PgStatsSource, MissingPrivilegeNamesTheRoleToGrant) {
 }
 
 TEST(PgStatsSource, ALockTimeoutSkipsTheSample) {
-  FakeSession session(150000);
+  FakeSqlSession session = BobsServer(150000);
   AnswerSample(&session);
-  session.failures["pg_relation_size"] = "55P03";
+  session.Fail("pg_relation_size", "55P03");
   std::unique_ptr<StatsSource> source;
   ASSERT_TRUE(OpenPgStatsSource(&session, &source).ok());
   Sample sample;
@@ -415,9 +367,9 @@ TEST(PgStatsSource, ALockTimeoutSkipsTheSample) {
 }
 
 TEST(PgStatsSource, StandbysUseTheReplayPosition) {
-  FakeSession session(150000);
+  FakeSqlSession session = BobsServer(150000);
   AnswerSample(&session);
-  session.answers["pg_is_in_recovery()"] = {{"t"}};
+  session.Answer("pg_is_in_recovery()", {{"t"}});
   std::unique_ptr<StatsSource> source;
   ASSERT_TRUE(OpenPgStatsSource(&session, &source).ok());
   ServerInfo info;
@@ -434,11 +386,11 @@ TEST(PgStatsSource, StandbysUseTheReplayPosition) {
 
 // From 17 a standby's checkpoints are restartpoints, counted apart.
 TEST(PgStatsSource, Pg17StandbysCountRestartpoints) {
-  FakeSession session(180000);
+  FakeSqlSession session = BobsServer(180000);
   AnswerSample(&session);
-  session.answers["pg_is_in_recovery()"] = {{"t"}};
-  session.answers["restartpoints_timed, restartpoints_req"] = {
-      {"6", "2", "1", "1", "50", "2024-01-03"}};
+  session.Answer("pg_is_in_recovery()", {{"t"}});
+  session.Answer("restartpoints_timed, restartpoints_req",
+                 {{"6", "2", "1", "1", "50", "2024-01-03"}});
   std::unique_ptr<StatsSource> source;
   ASSERT_TRUE(OpenPgStatsSource(&session, &source).ok());
   ServerInfo info;

@@ -10,7 +10,7 @@
 #include <functional>
 #include <set>
 
-#include "common/sql.h"
+#include "common/quote.h"
 #include "common/units.h"
 #include "planner/demand.h"
 #include "planner/pools.h"

@@ -4,7 +4,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "common/sql.h"
+#include "common/quote.h"
 #include "common/toml_writer.h"
 #include "common/units.h"
 #include "planner/citus_plan.h"

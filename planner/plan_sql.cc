@@ -4,7 +4,7 @@
 #include <fmt/ranges.h>
 
 #include "common/ddl.h"
-#include "common/sql.h"
+#include "common/quote.h"
 #include "planner/file_text.h"
 #include "planner/stripe_script.h"
 

@@ -7,8 +7,8 @@
 #include <sstream>
 #include <vector>
 
-#include "common/journal_schema.h"
-#include "common/sql_row.h"
+#include "pg/journal_schema.h"
+#include "pg/sql_row.h"
 
 namespace pglayout::report {
 

@@ -10,7 +10,7 @@
 
 #include <memory>
 
-#include "common/sql.h"
+#include "pg/sql.h"
 #include "report/journal.h"
 
 namespace pglayout::report {

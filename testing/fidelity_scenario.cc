@@ -17,9 +17,9 @@
 
 #include "common/files.h"
 #include "common/model.h"
-#include "common/sql.h"
-#include "common/sql_row.h"
 #include "common/units.h"
+#include "pg/sql.h"
+#include "pg/sql_row.h"
 #include "testing/pgbench_summary.h"
 #include "testing/volume_lab.h"
 

@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "common/sql_row.h"
+#include "pg/sql_row.h"
 
 namespace pglayout {
 

@@ -21,8 +21,8 @@
 #include <vector>
 
 #include "common/model.h"
-#include "common/sql.h"
 #include "common/status.h"
+#include "pg/sql.h"
 
 namespace pglayout {
 

@@ -16,8 +16,8 @@
 #include <string>
 #include <vector>
 
-#include "common/sql.h"
 #include "common/status.h"
+#include "pg/sql.h"
 
 namespace pglayout {
 

@@ -23,7 +23,7 @@
 #include <utility>
 #include <vector>
 
-#include "common/sql.h"
+#include "pg/sql.h"
 #include "testing/pg_test.h"
 
 namespace pglayout {

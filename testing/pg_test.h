@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "common/sql.h"
 #include "common/status.h"
+#include "pg/sql.h"
 #include "testing/pg_cluster.h"
 
 namespace pglayout {

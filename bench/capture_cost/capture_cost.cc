@@ -18,10 +18,10 @@
 
 #include "common/clock.h"
 #include "common/median.h"
-#include "common/sql.h"
 #include "common/status.h"
 #include "migrator/online_sql.h"
 #include "migrator/server_facts.h"
+#include "pg/sql.h"
 #include "testing/pg_cluster.h"
 #include "testing/pgbench_summary.h"
 

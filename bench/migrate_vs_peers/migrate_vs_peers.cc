@@ -27,8 +27,8 @@
 
 #include "common/files.h"
 #include "common/model.h"
-#include "common/sql.h"
 #include "common/status.h"
+#include "pg/sql.h"
 #include "testing/pg_cluster.h"
 
 namespace pglayout {

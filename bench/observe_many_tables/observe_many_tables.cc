@@ -19,9 +19,9 @@
 
 #include "common/median.h"
 #include "common/progress.h"
-#include "common/sql.h"
 #include "observe/observe.h"
 #include "observe/observe_pg.h"
+#include "pg/sql.h"
 #include "testing/pg_cluster.h"
 
 namespace pglayout {

@@ -12,7 +12,7 @@
 
 #include "common/files.h"
 #include "common/model.h"
-#include "common/sql.h"
+#include "pg/sql.h"
 #include "testing/pg_test.h"
 #include "tests/run_pglayout.h"
 

@@ -5,7 +5,7 @@
 
 #include <memory>
 
-#include "common/sql.h"
+#include "pg/sql.h"
 #include "testing/pg_test.h"
 
 namespace pglayout {

@@ -17,8 +17,8 @@
 #include <vector>
 
 #include "common/files.h"
-#include "common/sql.h"
 #include "migrator/migrator.h"
+#include "pg/sql.h"
 #include "testing/pg_test.h"
 #include "testing/subprocess.h"
 #include "tests/integration/structure_fingerprint.h"

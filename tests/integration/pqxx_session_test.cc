@@ -7,7 +7,7 @@
 #include <chrono>
 #include <thread>
 
-#include "common/sql.h"
+#include "pg/sql.h"
 #include "testing/pg_test.h"
 
 namespace pglayout {

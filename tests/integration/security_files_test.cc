@@ -20,7 +20,7 @@
 
 #include "common/files.h"
 #include "common/model.h"
-#include "common/sql.h"
+#include "pg/sql.h"
 #include "testing/pg_cluster.h"
 #include "testing/pg_test.h"
 #include "testing/subprocess.h"

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "common/sql.h"
+#include "pg/sql.h"
 #include "testing/pg_test.h"
 #include "tests/integration/attacker.h"
 #include "tests/run_pglayout.h"

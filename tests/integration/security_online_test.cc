@@ -16,8 +16,8 @@
 #include <vector>
 
 #include "common/files.h"
-#include "common/sql.h"
 #include "migrator/migrator.h"
+#include "pg/sql.h"
 #include "testing/pg_test.h"
 #include "tests/integration/attacker.h"
 #include "tests/integration/structure_fingerprint.h"

@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "common/sql.h"
+#include "pg/sql.h"
 #include "testing/pg_test.h"
 #include "testing/sql_qualification.h"
 #include "tests/integration/attacker.h"

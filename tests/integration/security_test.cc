@@ -8,7 +8,7 @@
 
 #include <memory>
 
-#include "common/sql.h"
+#include "pg/sql.h"
 #include "testing/pg_test.h"
 #include "tests/integration/attacker.h"
 

@@ -1,4 +1,4 @@
-#include "common/conninfo.h"
+#include "pg/conninfo.h"
 
 #include <gtest/gtest.h>
 

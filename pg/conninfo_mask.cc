@@ -1,4 +1,4 @@
-#include "common/conninfo_mask.h"
+#include "pg/conninfo_mask.h"
 
 #include <algorithm>
 #include <cctype>

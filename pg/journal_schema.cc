@@ -1,4 +1,4 @@
-#include "common/journal_schema.h"
+#include "pg/journal_schema.h"
 
 #include <fmt/format.h>
 
@@ -6,7 +6,7 @@
 #include <cctype>
 #include <set>
 
-#include "common/sql_row.h"
+#include "pg/sql_row.h"
 
 namespace pglayout {
 namespace {

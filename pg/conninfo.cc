@@ -1,4 +1,4 @@
-#include "common/conninfo.h"
+#include "pg/conninfo.h"
 
 #include <libpq-fe.h>
 
@@ -6,7 +6,7 @@
 #include <utility>
 #include <vector>
 
-#include "common/conninfo_mask.h"
+#include "pg/conninfo_mask.h"
 
 namespace pglayout {
 namespace {

@@ -1,8 +1,8 @@
-#include "common/pg_catalog_read.h"
+#include "pg/pg_catalog_read.h"
 
 #include <gtest/gtest.h>
 
-#include "common/fake_sql_session.h"
+#include "testing/fake_sql_session.h"
 
 namespace pglayout {
 namespace {

@@ -1,4 +1,4 @@
-#include "common/journal_schema.h"
+#include "pg/journal_schema.h"
 
 #include <gtest/gtest.h>
 

@@ -12,8 +12,8 @@
 #include <pqxx/pqxx>
 #include <string>
 
-#include "common/conninfo_mask.h"
-#include "common/sql.h"
+#include "pg/conninfo_mask.h"
+#include "pg/sql.h"
 
 namespace pglayout {
 namespace {

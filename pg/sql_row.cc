@@ -1,4 +1,4 @@
-#include "common/sql_row.h"
+#include "pg/sql_row.h"
 
 #include <fmt/format.h>
 

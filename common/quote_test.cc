@@ -1,4 +1,4 @@
-#include "common/sql.h"
+#include "common/quote.h"
 
 #include <gtest/gtest.h>
 
@@ -35,30 +35,6 @@ TEST(QuoteLiteral, ABackslashMakesAnEscapeStringWithBackslashesDoubled) {
   EXPECT_EQ(QuoteLiteral("\\"), " E'\\\\'");
   EXPECT_EQ(QuoteLiteral(""), "''");
   EXPECT_EQ(QuoteLiteral("no backslash"), "'no backslash'");
-}
-
-TEST(SessionHardeningSql, SetsEverySettingOfTheVersionInOneStatement) {
-  const std::string v12 = SessionHardeningSql(120000);
-  for (const char* expected :
-       {"pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', false)",
-        "pg_catalog.set_config('standard_conforming_strings', 'on', false)",
-        "pg_catalog.set_config('row_security', 'off', false)",
-        "pg_catalog.set_config('statement_timeout', '0', false)",
-        "pg_catalog.set_config('lock_timeout', '0', false)",
-        "pg_catalog.set_config('idle_in_transaction_session_timeout', '0', "
-        "false)",
-        "pg_catalog.set_config('client_encoding', 'UTF8', false)",
-        "pg_catalog.set_config('application_name', $1, false)"}) {
-    EXPECT_NE(v12.find(expected), std::string::npos) << expected;
-  }
-  EXPECT_EQ(v12.find(';'), std::string::npos) << v12;
-  EXPECT_EQ(v12.find("idle_session_timeout"), std::string::npos);
-  EXPECT_EQ(v12.find("transaction_timeout',"), std::string::npos);
-  const std::string v14 = SessionHardeningSql(140000);
-  EXPECT_NE(v14.find("'idle_session_timeout', '0'"), std::string::npos);
-  EXPECT_EQ(v14.find("'transaction_timeout'"), std::string::npos);
-  EXPECT_NE(SessionHardeningSql(170000).find("'transaction_timeout', '0'"),
-            std::string::npos);
 }
 
 TEST(SplitQualifiedName, FollowsRegclassSpelling) {
@@ -99,25 +75,6 @@ namespace {
 
 // After a server crash the statistics start over: a count that went down
 // is unknown, never negative; so is one that went up again past a reset.
-TEST(CheckpointsBetween, AResetMakesTheCountsUnknownNeverNegative) {
-  CheckpointDelta ok = CheckpointsBetween({10, 4}, {12, 4}, "");
-  EXPECT_TRUE(ok.known);
-  EXPECT_EQ(ok.timed, 2);
-  EXPECT_EQ(ok.requested, 0);
-  EXPECT_EQ(CountText(ok, ok.timed), "2");
-  CheckpointDelta down = CheckpointsBetween({10, 4}, {1, 0}, "");
-  EXPECT_FALSE(down.known);
-  EXPECT_EQ(down.timed, 0);
-  EXPECT_EQ(down.requested, 0);
-  EXPECT_EQ(CountText(down, down.requested), "unknown (statistics were reset)");
-  CheckpointDelta one_down = CheckpointsBetween({10, 4}, {11, 0}, "");
-  EXPECT_FALSE(one_down.known);
-  CheckpointDelta past_reset = CheckpointsBetween(
-      {1, 1}, {12, 9}, "statistics were reset by a server restart");
-  EXPECT_FALSE(past_reset.known);
-  EXPECT_EQ(CountText(past_reset, past_reset.timed),
-            "unknown (statistics were reset by a server restart)");
-}
 
 }  // namespace
 }  // namespace pglayout

@@ -1,6 +1,6 @@
-#include "common/pg_catalog_read.h"
+#include "pg/pg_catalog_read.h"
 
-#include "common/sql_row.h"
+#include "pg/sql_row.h"
 
 namespace pglayout {
 
