@@ -166,7 +166,7 @@ void CheckReplication(const Placement& p, const TableFacts& t, Findings* f) {
 }
 
 // What the swap re-creates on the new table: its own capture trigger,
-// incoming foreign keys, grants, a self-reference, row security.
+// incoming foreign keys, grants, row security.
 void CheckSwap(const Placement& p, const TableFacts& t,
                const ServerFacts& server, Findings* f) {
   const std::string& o = p.relation;
@@ -194,9 +194,6 @@ void CheckSwap(const Placement& p, const TableFacts& t,
                              "{} TO {} first",
                              role, DisplayIdent(t.schema), QuoteIdent(t.schema),
                              role));
-  }
-  if (t.self_referencing_fk) {
-    f->Refuse(o, "has a foreign key to itself, which the swap cannot re-point");
   }
   if (t.row_security && !server.superuser) {
     f->Refuse(o,
