@@ -46,6 +46,13 @@ void ReadFacts(KeyReader* k, Relation* r) {
   k->StringList("triggers", &r->triggers);
   k->StringList("identity_columns", &r->identity_columns);
   k->StringList("publications", &r->publications);
+  k->Bool("rule_facts", &r->rule_facts);
+  k->StringListList("key_constraints", &r->key_constraints);
+  k->StringList("no_inherit_checks", &r->no_inherit_checks);
+  k->StringList("before_row_triggers", &r->before_row_triggers);
+  k->StringList("transition_row_triggers", &r->transition_row_triggers);
+  k->StringListList("referenced_by_partitioned", &r->referenced_by_partitioned);
+  k->StringList("row_key", &r->row_key);
   k->String("replica_identity", &r->replica_identity);
   k->String("persistence", &r->persistence);
   k->Bool("row_security", &r->row_security);
@@ -269,6 +276,20 @@ void WriteFacts(const Relation& r, TomlWriter* w) {
   w->StringListIfSet("triggers", r.triggers);
   w->StringListIfSet("identity_columns", r.identity_columns);
   w->StringListIfSet("publications", r.publications);
+  if (r.rule_facts) {
+    w->Bool("rule_facts", true);
+    if (!r.key_constraints.empty()) {
+      w->StringListList("key_constraints", r.key_constraints);
+    }
+    w->StringListIfSet("no_inherit_checks", r.no_inherit_checks);
+    w->StringListIfSet("before_row_triggers", r.before_row_triggers);
+    w->StringListIfSet("transition_row_triggers", r.transition_row_triggers);
+    if (!r.referenced_by_partitioned.empty()) {
+      w->StringListList("referenced_by_partitioned",
+                        r.referenced_by_partitioned);
+    }
+    w->StringListIfSet("row_key", r.row_key);
+  }
   w->StringIfSet("replica_identity", r.replica_identity);
   w->StringIfSet("persistence", r.persistence);
   if (r.row_security) w->Bool("row_security", true);

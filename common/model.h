@@ -278,6 +278,22 @@ struct Relation {
   std::vector<std::string> triggers;
   std::vector<std::string> identity_columns;
   std::vector<std::string> publications;
+  // The facts of the shared hash and online-copy rule (common/hash_rule.h)
+  // beyond the above; |rule_facts| says observe recorded them (older
+  // workload files do not, and the plan says so).
+  bool rule_facts = false;
+  // Each primary key, unique index and exclusion constraint: its kind
+  // ("primary", "unique", "exclusion", with "_expressions" when it
+  // indexes an expression), its index's name, then its plain key columns.
+  std::vector<std::vector<std::string>> key_constraints;
+  std::vector<std::string> no_inherit_checks;        // CHECK ... NO INHERIT
+  std::vector<std::string> before_row_triggers;      // BEFORE ... FOR EACH ROW
+  std::vector<std::string> transition_row_triggers;  // row, REFERENCING
+  // Foreign keys of partitioned tables to it: {constraint, table quoted}.
+  std::vector<std::vector<std::string>> referenced_by_partitioned;
+  // The online copy's row key: the primary key, else the first valid,
+  // non-partial unique index over NOT NULL plain columns; empty = none.
+  std::vector<std::string> row_key;
   std::string replica_identity;  // "default", "full", "index", "nothing"
   std::string persistence;       // "permanent", "unlogged", "temporary"
   bool row_security = false;

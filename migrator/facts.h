@@ -178,6 +178,8 @@ struct TableFacts {
   // else a unique, non-partial, valid index over NOT NULL plain columns.
   std::vector<std::string> row_key;
   std::string row_key_index;  // the index providing row_key, "" if none
+  // Its own foreign keys, one to itself among them, and those of other
+  // tables that reference it (a self-reference is in fks_out only).
   std::vector<ForeignKeyFacts> fks_out;
   std::vector<ForeignKeyFacts> fks_in;
   std::vector<CheckFacts> not_valid_checks;
@@ -188,7 +190,6 @@ struct TableFacts {
   // The valid ones with their definitions ("CHECK ((v > 0)) NO INHERIT"):
   // LIKE copies them inheritable on PostgreSQL 12.
   std::vector<CheckFacts> valid_no_inherit_checks;
-  bool self_referencing_fk = false;
   std::vector<TriggerFacts> triggers;  // user triggers only
   // User triggers under a name an online copy gives its own
   // (kOwnTriggerNames): "pglayout_capture".

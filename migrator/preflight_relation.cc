@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <set>
 
+#include "common/hash_rule.h"
 #include "migrator/online_sql.h"
 #include "migrator/preflight_checks.h"
 #include "migrator/sql_util.h"
@@ -14,6 +15,45 @@
 
 namespace pglayout::migrator {
 namespace {
+
+bool Has(const std::string& definition, const char* word) {
+  return definition.find(word) != std::string::npos;
+}
+
+// The live catalog's facts in the shape the shared rule judges
+// (common/hash_rule.h), the same the planner builds from workload.toml.
+HashRuleFacts RuleFacts(const TableFacts& t, const ServerFacts& server) {
+  HashRuleFacts f;
+  f.server_version_num = server.version_num;
+  for (const IndexFacts& i : t.indexes) {
+    if (!i.unique && i.constraint_type != 'x') continue;
+    KeyConstraintFact k;
+    k.kind = i.primary                  ? KeyConstraintFact::Kind::kPrimaryKey
+             : i.constraint_type == 'x' ? KeyConstraintFact::Kind::kExclusion
+                                        : KeyConstraintFact::Kind::kUnique;
+    k.name = i.name;
+    k.columns = i.columns;
+    k.has_expressions = i.has_expressions;
+    f.keys.push_back(std::move(k));
+  }
+  for (const ForeignKeyFacts& fk : t.fks_out) {
+    f.fks_out.push_back({fk.name, fk.table});
+  }
+  for (const ForeignKeyFacts& fk : t.fks_in) {
+    if (fk.from_partitioned) {
+      f.fks_in_from_partitioned.push_back({fk.name, fk.table});
+    }
+  }
+  f.no_inherit_checks = t.no_inherit_checks;
+  for (const TriggerFacts& tr : t.triggers) {
+    f.triggers.push_back({tr.name, Has(tr.definition, " FOR EACH ROW "),
+                          Has(tr.definition, " BEFORE "),
+                          Has(tr.definition, " REFERENCING ")});
+  }
+  f.publications = t.publications;
+  f.row_key = t.row_key;
+  return f;
+}
 
 // An online move of a partition detaches it and attaches its copy
 // (docs/online-migration.md#moving-a-partition).
@@ -90,12 +130,6 @@ void CheckTableKind(const Placement& p, const TableFacts& t,
 // A row key the copy and the replay can identify rows by.
 void CheckRowKey(const Placement& p, const TableFacts& t, Findings* f) {
   const std::string& o = p.relation;
-  if (t.row_key.empty()) {
-    f->Refuse(o,
-              "has no primary key and no unique index over NOT NULL "
-              "columns (non-partial, no expressions): rows cannot be "
-              "identified for the online copy");
-  }
   for (const std::string& k : t.row_key) {
     const ColumnFacts* c = t.FindColumn(k);
     if (c && c->generated) {
@@ -145,10 +179,6 @@ void CheckDependents(const Placement& p, const TableFacts& t, Findings* f) {
 // Logical replication, which follows the table by its oid.
 void CheckReplication(const Placement& p, const TableFacts& t, Findings* f) {
   const std::string& o = p.relation;
-  for (const std::string& pub : t.publications) {
-    f->Refuse(o, "is published by publication " + DisplayIdent(pub) +
-                     ": a rename swap would break its subscribers");
-  }
   // The subscription's table list holds the table's oid: its apply worker
   // would find the new table by name, see no subscription state for it,
   // and skip every later change without an error.
@@ -166,7 +196,7 @@ void CheckReplication(const Placement& p, const TableFacts& t, Findings* f) {
 }
 
 // What the swap re-creates on the new table: its own capture trigger,
-// incoming foreign keys, grants, a self-reference, row security.
+// incoming foreign keys, grants, row security.
 void CheckSwap(const Placement& p, const TableFacts& t,
                const ServerFacts& server, Findings* f) {
   const std::string& o = p.relation;
@@ -176,16 +206,6 @@ void CheckSwap(const Placement& p, const TableFacts& t,
                              "(ALTER TRIGGER {} ON {} RENAME TO ...)",
                              name, name, o));
   }
-  if (server.version_num < 180000) {
-    for (const ForeignKeyFacts& fk : t.fks_in) {
-      if (!fk.from_partitioned) continue;
-      f->Refuse(o, fmt::format("foreign key {} of partitioned table {} "
-                               "references it: the swap re-adds it NOT VALID, "
-                               "which a partitioned table accepts from "
-                               "PostgreSQL 18",
-                               DisplayIdent(fk.name), fk.table));
-    }
-  }
   for (const std::string& role : std::set<std::string>(
            t.grantors_without_usage.begin(), t.grantors_without_usage.end())) {
     f->Refuse(o, fmt::format("role {} granted privileges on it but has no "
@@ -194,9 +214,6 @@ void CheckSwap(const Placement& p, const TableFacts& t,
                              "{} TO {} first",
                              role, DisplayIdent(t.schema), QuoteIdent(t.schema),
                              role));
-  }
-  if (t.self_referencing_fk) {
-    f->Refuse(o, "has a foreign key to itself, which the swap cannot re-point");
   }
   if (t.row_security && !server.superuser) {
     f->Refuse(o,
@@ -234,6 +251,11 @@ void CheckUntrustedCode(const Placement& p, const TableFacts& t, Findings* f) {
 void CheckOnlineCopy(const Placement& p, const TableFacts& t,
                      const ServerFacts& server, Findings* f) {
   CheckTableKind(p, t, server, f);
+  // A row key, no publication, no partitioned referencer before 18: the
+  // rule the planner applies too.
+  for (const std::string& reason : CheckOnlineSwap(RuleFacts(t, server))) {
+    f->Refuse(p.relation, reason);
+  }
   CheckRowKey(p, t, f);
   CheckDependents(p, t, f);
   CheckReplication(p, t, f);
@@ -320,56 +342,10 @@ void CheckHashPartition(const Placement& p, const TableFacts& t,
                        " is a generated column");
     }
   }
-  for (const IndexFacts& i : t.indexes) {
-    if (!i.unique && i.constraint_type != 'x') continue;
-    std::vector<std::string> missing;
-    for (const std::string& k : p.key) {
-      if (std::find(i.columns.begin(), i.columns.end(), k) == i.columns.end()) {
-        missing.push_back(k);
-      }
-    }
-    const char* what = i.primary ? "primary key" : "unique index";
-    if (i.constraint_type == 'x') what = "exclusion constraint";
-    if (!missing.empty() || i.has_expressions) {
-      f->Refuse(o, fmt::format(
-                       "{} {} ({}) does not contain the partition key "
-                       "column(s) {}: PostgreSQL requires every unique "
-                       "constraint of a partitioned table to include "
-                       "the key",
-                       what, DisplayIdent(i.name), DisplayIdentList(i.columns),
-                       DisplayIdentList(missing.empty() ? p.key : missing)));
-    }
-    if (i.constraint_type == 'x' && server.version_num < 170000) {
-      f->Refuse(o, "exclusion constraint " + DisplayIdent(i.name) +
-                       " cannot exist on a partitioned table before "
-                       "PostgreSQL 17");
-    }
-  }
-  if (server.version_num < 180000) {
-    for (const ForeignKeyFacts& fk : t.fks_out) {
-      f->Refuse(o, fmt::format("foreign key {} references {}: adding it to a "
-                               "partitioned table without a long lock needs "
-                               "NOT VALID, which PostgreSQL supports from 18",
-                               DisplayIdent(fk.name), fk.table));
-    }
-  }
-  for (const std::string& c : t.no_inherit_checks) {
-    f->Refuse(o, "CHECK constraint " + DisplayIdent(c) +
-                     " is NO INHERIT, which a partitioned table cannot have");
-  }
-  for (const TriggerFacts& tr : t.triggers) {
-    if (tr.definition.find(" REFERENCING ") != std::string::npos &&
-        tr.definition.find(" FOR EACH ROW ") != std::string::npos) {
-      f->Refuse(o, "row trigger " + DisplayIdent(tr.name) +
-                       " has transition tables, which a partitioned table's "
-                       "row triggers cannot have");
-    }
-    if (tr.definition.find(" BEFORE ") != std::string::npos &&
-        tr.definition.find(" FOR EACH ROW ") != std::string::npos &&
-        server.version_num < 130000) {
-      f->Refuse(o, "BEFORE ROW trigger " + DisplayIdent(tr.name) +
-                       " is not supported on partitioned tables before 13");
-    }
+  // The rule the planner applies too (common/hash_rule.h).
+  for (const std::string& reason :
+       CheckHashConversion(RuleFacts(t, server), p.key)) {
+    f->Refuse(o, reason);
   }
 }
 

@@ -459,12 +459,14 @@ Status ReadForeignKeys(SqlSession* s, uint32_t oid, TableFacts* t) {
                  {std::to_string(oid)}, &r));
   PGLAYOUT_RETURN_IF_ERROR(ReadRows(r, "foreign keys", [&](SqlRowReader& row) {
     bool out = row.Bool(1), in = row.Bool(2);
-    if (out && in) t->self_referencing_fk = true;
     bool valid = row.Bool(6);
     std::string definition = WithoutNotValid(row.Text(5));
     if (out)
       t->fks_out.push_back({row.Text(0), row.Text(4), definition, valid});
-    if (in) {
+    // A foreign key to the table itself is one of its own (fks_out): the
+    // swap drops it with the old table's keys and adds it to the new one,
+    // whose definition names the table, so it references the new table.
+    if (in && !out) {
       t->fks_in.push_back(
           {row.Text(0), row.Text(3), definition, valid, row.Bool(7)});
     }

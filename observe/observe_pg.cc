@@ -231,6 +231,46 @@ SELECT pg_catalog.json_build_object(
    FROM pg_catalog.pg_publication_tables pt JOIN rel ON rel.relname = pt.tablename
    JOIN pg_catalog.pg_namespace n ON n.oid = rel.relnamespace
      AND n.nspname = pt.schemaname),
+ 'key_constraints', (SELECT pg_catalog.json_agg(pg_catalog.to_json(
+     ARRAY[CASE WHEN i.indisprimary THEN 'primary'
+                WHEN x.conname IS NOT NULL THEN 'exclusion' ELSE 'unique' END ||
+           CASE WHEN i.indexprs IS NOT NULL THEN '_expressions' ELSE '' END,
+           ic.relname::pg_catalog.text] ||
+     ARRAY(SELECT a.attname::pg_catalog.text
+       FROM pg_catalog.unnest(i.indkey) WITH ORDINALITY k(attnum, ord)
+       JOIN pg_catalog.pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum
+       WHERE k.ord <= i.indnkeyatts ORDER BY k.ord)) ORDER BY i.indexrelid)
+   FROM pg_catalog.pg_index i JOIN pg_catalog.pg_class ic ON ic.oid = i.indexrelid
+   LEFT JOIN pg_catalog.pg_constraint x ON x.conindid = i.indexrelid
+     AND x.conrelid = i.indrelid AND x.contype = 'x'
+   WHERE i.indrelid = $1::pg_catalog.oid AND (i.indisunique OR x.conname IS NOT NULL)),
+ 'no_inherit_checks', (SELECT pg_catalog.json_agg(conname ORDER BY conname)
+   FROM pg_catalog.pg_constraint WHERE conrelid = $1::pg_catalog.oid AND contype = 'c'
+     AND connoinherit),
+ 'before_row_triggers', (SELECT pg_catalog.json_agg(tgname ORDER BY tgname)
+   FROM pg_catalog.pg_trigger WHERE tgrelid = $1::pg_catalog.oid AND NOT tgisinternal
+     AND (tgtype & 1) <> 0 AND (tgtype & 2) <> 0),
+ 'transition_row_triggers', (SELECT pg_catalog.json_agg(tgname ORDER BY tgname)
+   FROM pg_catalog.pg_trigger WHERE tgrelid = $1::pg_catalog.oid AND NOT tgisinternal
+     AND (tgtype & 1) <> 0 AND (tgoldtable IS NOT NULL OR tgnewtable IS NOT NULL)),
+ 'referenced_by_partitioned', (SELECT pg_catalog.json_agg(pg_catalog.json_build_array(
+     con.conname, pg_catalog.format('%I.%I', sn.nspname, s.relname))
+     ORDER BY s.relname, con.conname)
+   FROM pg_catalog.pg_constraint con JOIN pg_catalog.pg_class s ON s.oid = con.conrelid
+   JOIN pg_catalog.pg_namespace sn ON sn.oid = s.relnamespace
+   WHERE con.confrelid = $1::pg_catalog.oid AND con.contype = 'f'
+     AND con.conparentid = 0 AND s.relkind = 'p'),
+ 'row_key', (SELECT pg_catalog.to_json(ARRAY(SELECT a.attname::pg_catalog.text
+     FROM pg_catalog.unnest(i.indkey) WITH ORDINALITY k(attnum, ord)
+     JOIN pg_catalog.pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum
+     WHERE k.ord <= i.indnkeyatts ORDER BY k.ord))
+   FROM pg_catalog.pg_index i
+   WHERE i.indrelid = $1::pg_catalog.oid AND i.indisvalid AND (i.indisprimary OR
+     (i.indisunique AND i.indpred IS NULL AND i.indexprs IS NULL
+      AND NOT EXISTS (SELECT FROM pg_catalog.unnest(i.indkey) WITH ORDINALITY c(attnum, ord)
+        JOIN pg_catalog.pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = c.attnum
+        WHERE c.ord <= i.indnkeyatts AND NOT a.attnotnull)))
+   ORDER BY i.indisprimary DESC, i.indexrelid LIMIT 1),
  'replica_identity', (SELECT relreplident FROM rel),
  'persistence', (SELECT relpersistence FROM rel),
  'row_security', (SELECT relrowsecurity FROM rel),
@@ -350,6 +390,20 @@ class PgStatsSource : public StatsSource {
     relation->triggers = JsonStrings(j["triggers"]);
     relation->identity_columns = JsonStrings(j["identity_columns"]);
     relation->publications = JsonStrings(j["publications"]);
+    relation->rule_facts = true;
+    relation->key_constraints.clear();
+    relation->referenced_by_partitioned.clear();
+    for (const auto& key : j["key_constraints"]) {
+      relation->key_constraints.push_back(JsonStrings(key));
+    }
+    for (const auto& fk : j["referenced_by_partitioned"]) {
+      relation->referenced_by_partitioned.push_back(JsonStrings(fk));
+    }
+    relation->no_inherit_checks = JsonStrings(j["no_inherit_checks"]);
+    relation->before_row_triggers = JsonStrings(j["before_row_triggers"]);
+    relation->transition_row_triggers =
+        JsonStrings(j["transition_row_triggers"]);
+    relation->row_key = JsonStrings(j["row_key"]);
     if (j["replica_identity"].is_string()) {
       relation->replica_identity =
           ReplicaIdentityName(j["replica_identity"].get<std::string>());

@@ -402,9 +402,14 @@ Status CheckRelationText(const Relation& r) {
   bool lists = AllUtf8(r.primary_key) && AllUtf8(r.foreign_keys_out) &&
                AllUtf8(r.foreign_keys_in) && AllUtf8(r.dependent_views) &&
                AllUtf8(r.triggers) && AllUtf8(r.identity_columns) &&
-               AllUtf8(r.publications);
-  for (const std::vector<std::string>& key : r.unique_keys) {
-    lists = lists && AllUtf8(key);
+               AllUtf8(r.publications) && AllUtf8(r.no_inherit_checks) &&
+               AllUtf8(r.before_row_triggers) &&
+               AllUtf8(r.transition_row_triggers) && AllUtf8(r.row_key);
+  for (const auto* keys :
+       {&r.unique_keys, &r.key_constraints, &r.referenced_by_partitioned}) {
+    for (const std::vector<std::string>& key : *keys) {
+      lists = lists && AllUtf8(key);
+    }
   }
   if (!lists) {
     return NotUtf8("a column, key, view or trigger name of relation", r.name);

@@ -134,10 +134,10 @@ TEST(CitusDistribution, KeysThatCannotFollowAreNamedWithTheSharedRule) {
   ASSERT_EQ(d.not_following.size(), 1u);
   EXPECT_EQ(d.not_following[0],
             "public.orders: cannot be distributed by customer_id to follow "
-            "public.customers (foreign key orders_customer_fkey): unique key "
-            "(id) does not contain key column 'customer_id': a partitioned "
-            "table can only enforce uniqueness that includes the partition "
-            "key");
+            "public.customers (foreign key orders_customer_fkey): primary "
+            "key (id) does not contain the partition key column(s) "
+            "customer_id: PostgreSQL requires every unique constraint of a "
+            "partitioned table to include the key");
   EXPECT_TRUE(HasDroppedKey(d, "public.orders", "orders_customer_fkey",
                             "pairs their distribution columns"));
   // order_items follows the new orders group: its key (customer_id,
@@ -249,8 +249,8 @@ TEST(CitusDistribution, LocalTablesAndCautions) {
   EXPECT_EQ(Get(d, "public.daily").role, CitusRole::kLocal);
   EXPECT_EQ(Get(d, "public.jobs").role, CitusRole::kLocal);
   EXPECT_NE(Get(d, "public.jobs")
-                .why.find("unique key (name) does not "
-                          "contain key column 'id'"),
+                .why.find("unique index (name) does not contain the "
+                          "partition key column(s) id"),
             std::string::npos);
   const CitusTable& tasks = Get(d, "public.tasks");
   EXPECT_EQ(tasks.role, CitusRole::kDistributed);

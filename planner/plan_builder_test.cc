@@ -455,7 +455,8 @@ primary_key = ["aid"]
       {"public.sessions",
        "unlogged (its online copy would not survive a crash)"},
       {"public.events_2026_01",
-       "a partition (the online copy swaps whole tables)"}};
+       "a partition of a table workload.toml does not name (written by an "
+       "older pglayout observe)"}};
   for (const auto& [name, why] : offline) {
     const Placement* p = FindPlacement(out.plan, name);
     ASSERT_NE(p, nullptr) << name;

@@ -7,6 +7,7 @@
 
 #include "planner/demand.h"
 #include "planner/recommend.h"
+#include "planner/remedy.h"
 #include "planner/verdicts.h"
 
 namespace pglayout::planner {
@@ -27,10 +28,35 @@ bool HasRowKey(const TableDemand& d) {
   return !facts_known || !r.primary_key.empty() || !r.unique_keys.empty();
 }
 
+// Why the partition |r| cannot be detached, copied and attached again
+// (docs/online-migration.md#moving-a-partition), or "".
+std::string PartitionReason(const Relation& r, const Workload& w) {
+  if (r.partition_of.empty()) {
+    return "a partition of a table workload.toml does not name (written by "
+           "an older pglayout observe)";
+  }
+  const Relation* root = w.Find(r.partition_of);
+  if (root != nullptr && !root->foreign_keys_in.empty()) {
+    return fmt::format(
+        "foreign key {} references its parent {}: DETACH PARTITION refuses "
+        "while rows of that table reference this partition's rows",
+        root->foreign_keys_in.front(), root->name);
+  }
+  if (!r.identity_columns.empty()) {
+    return fmt::format(
+        "column {} is an identity column, which a partition shares with its "
+        "parent and its copy cannot",
+        r.identity_columns.front());
+  }
+  return "";
+}
+
 // Why |d| can only move offline, or "" when the online copy can take it.
-// From the workload's facts; migrate's preflight checks the catalog again
+// From the workload's facts, by the rule the preflight applies
+// (common/hash_rule.h); migrate's preflight checks the catalog again
 // before changing anything.
-std::string OfflineReason(const TableDemand& d, const Workload& w) {
+std::string OfflineReason(const TableDemand& d, const Workload& w,
+                          int version) {
   if (!HasRowKey(d)) return "no primary key or unique key";
   if (d.facts == nullptr) return "";
   const Relation& r = *d.facts;
@@ -40,7 +66,15 @@ std::string OfflineReason(const TableDemand& d, const Workload& w) {
   if (r.persistence == "unlogged") {
     return "unlogged (its online copy would not survive a crash)";
   }
-  if (r.partitioned) return "a partition (the online copy swaps whole tables)";
+  if (r.partitioned && r.kind != RelationKind::kPartitioned) {
+    const std::string why = PartitionReason(r, w);
+    if (!why.empty()) return why;
+  }
+  if (!r.persistence.empty() || !r.replica_identity.empty()) {
+    const std::vector<std::string> swap =
+        CheckOnlineSwap(RuleFacts(r, version));
+    if (!swap.empty()) return swap.front();
+  }
   const std::string view = DependentMatview(r, w);
   return view.empty() ? "" : MatviewReason(view);
 }
@@ -154,7 +188,7 @@ void PlaceEach(const PlanInputs& in, const Layout& layout,
                     unknown ? "created on" : "from " + d.current_volume + " to",
                     bin_name, d.read_iops, d.checkpoint_write_iops,
                     Percent(load), HumanSize(static_cast<double>(d.bytes)));
-    const std::string offline = OfflineReason(d, in.workload);
+    const std::string offline = OfflineReason(d, in.workload, in.version);
     if (p.online && !offline.empty()) {
       // migrate would refuse the online copy. The locking ALTER ... SET
       // TABLESPACE remains.

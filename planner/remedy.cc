@@ -8,37 +8,90 @@
 namespace pglayout::planner {
 namespace {
 
-bool Contains(const std::vector<std::string>& columns,
-              const std::string& column) {
-  return std::find(columns.begin(), columns.end(), column) != columns.end();
-}
-
 std::string Columns(const std::vector<std::string>& columns) {
   return fmt::format("({})", fmt::join(columns, ", "));
 }
 
-// Unique constraints (the primary key among them) that lack a key column.
-void CheckUniqueKeys(const Relation& t, PartitionCheck* c) {
-  std::vector<std::vector<std::string>> keys = t.unique_keys;
-  if (!t.primary_key.empty()) keys.insert(keys.begin(), t.primary_key);
-  for (const auto& unique : keys) {
-    for (const std::string& column : c->key) {
-      if (Contains(unique, column)) continue;
-      c->blockers.push_back(fmt::format(
-          "unique key {} does not contain key column '{}': a partitioned "
-          "table can only enforce uniqueness that includes the partition key",
-          Columns(unique), column));
-      break;
-    }
-  }
+// "name (cols) -> table (cols)", or "name -> table" from older files.
+ForeignKeyFact ParseForeignKey(const std::string& text) {
+  ForeignKeyFact fk;
+  const size_t arrow = text.find(" -> ");
+  if (arrow == std::string::npos) return {text, ""};
+  fk.name = text.substr(0, arrow);
+  const size_t columns = fk.name.rfind(" (");
+  if (columns != std::string::npos) fk.name.resize(columns);
+  fk.table = text.substr(arrow + 4);
+  const size_t to_columns = fk.table.rfind(" (");
+  if (to_columns != std::string::npos) fk.table.resize(to_columns);
+  return fk;
 }
 
-void CheckNoKey(PartitionCheck* c) {
-  if (c->key.empty()) {
-    c->blockers.push_back(
-        "no primary key: give the hash key with --key TABLE=COLUMN[,...]");
+KeyConstraintFact KeyConstraint(const std::vector<std::string>& entry) {
+  KeyConstraintFact k;
+  std::string kind = entry[0];
+  constexpr std::string_view kExpressions = "_expressions";
+  if (kind.ends_with(kExpressions)) {
+    k.has_expressions = true;
+    kind.resize(kind.size() - kExpressions.size());
   }
+  k.kind = kind == "primary"     ? KeyConstraintFact::Kind::kPrimaryKey
+           : kind == "exclusion" ? KeyConstraintFact::Kind::kExclusion
+                                 : KeyConstraintFact::Kind::kUnique;
+  k.name = entry[1];
+  k.columns.assign(entry.begin() + 2, entry.end());
+  return k;
 }
+
+// The keys of a file without key_constraints: its primary and unique
+// keys, unnamed.
+void KeysOfOlderFile(const Relation& t, HashRuleFacts* f) {
+  if (!t.primary_key.empty()) {
+    f->keys.push_back(
+        {KeyConstraintFact::Kind::kPrimaryKey, "", t.primary_key, false});
+  }
+  for (const auto& unique : t.unique_keys) {
+    f->keys.push_back({KeyConstraintFact::Kind::kUnique, "", unique, false});
+  }
+  f->unknown = {"index names and exclusion constraints", "NO INHERIT checks",
+                "row trigger kinds", "foreign keys of partitioned tables to it",
+                "row key over NOT NULL columns"};
+  f->row_key = !t.primary_key.empty()   ? t.primary_key
+               : !t.unique_keys.empty() ? t.unique_keys.front()
+                                        : std::vector<std::string>{};
+}
+
+}  // namespace
+
+HashRuleFacts RuleFacts(const Relation& t, int server_version_num) {
+  HashRuleFacts f;
+  f.server_version_num =
+      server_version_num > 0 ? server_version_num : kAssumedServerVersion;
+  if (!t.rule_facts) {
+    KeysOfOlderFile(t, &f);
+  } else {
+    for (const auto& entry : t.key_constraints) {
+      if (entry.size() >= 2) f.keys.push_back(KeyConstraint(entry));
+    }
+    f.row_key = t.row_key;
+  }
+  for (const std::string& fk : t.foreign_keys_out) {
+    f.fks_out.push_back(ParseForeignKey(fk));
+  }
+  for (const auto& fk : t.referenced_by_partitioned) {
+    if (fk.size() == 2) f.fks_in_from_partitioned.push_back({fk[0], fk[1]});
+  }
+  f.no_inherit_checks = t.no_inherit_checks;
+  for (const std::string& name : t.before_row_triggers) {
+    f.triggers.push_back({name, true, true, false});
+  }
+  for (const std::string& name : t.transition_row_triggers) {
+    f.triggers.push_back({name, true, false, true});
+  }
+  f.publications = t.publications;
+  return f;
+}
+
+namespace {
 
 void CheckTableKind(const Relation& t, int version, PartitionCheck* c) {
   if (version < 110000) {
@@ -49,14 +102,6 @@ void CheckTableKind(const Relation& t, int version, PartitionCheck* c) {
         "already partitioned (or a partition); re-partitioning is not "
         "supported");
   }
-  if (!t.foreign_keys_out.empty() && version < 180000) {
-    // Adding them would hold a long lock on the new parent and the
-    // referenced tables while every row is checked; migrate refuses.
-    c->blockers.push_back(fmt::format(
-        "outgoing foreign key(s) {}: a partitioned table takes them without "
-        "a long lock only as NOT VALID, which PostgreSQL supports from 18",
-        Columns(t.foreign_keys_out)));
-  }
   if (t.kind == RelationKind::kMaterializedView) {
     c->blockers.push_back("a materialized view cannot be partitioned");
   }
@@ -66,18 +111,6 @@ void CheckTableKind(const Relation& t, int version, PartitionCheck* c) {
     c->blockers.push_back(
         "unlogged: the online conversion's copy would not survive a crash "
         "(and PostgreSQL 18 does not allow unlogged partitioned tables)");
-  }
-  if (!t.identity_columns.empty() && version < 170000) {
-    c->blockers.push_back(fmt::format(
-        "identity column(s) {}: partitioned tables support identity columns "
-        "from PostgreSQL 17 (convert to a sequence default first)",
-        Columns(t.identity_columns)));
-  }
-  if (!t.publications.empty()) {
-    c->blockers.push_back(fmt::format(
-        "in publication(s) {}: subscribers would receive changes under "
-        "partition names; migrate refuses this by default",
-        Columns(t.publications)));
   }
 }
 
@@ -99,7 +132,7 @@ void AddCautions(const Relation& t, int version, PartitionCheck* c) {
         "ROW trigger cannot move a row to another partition",
         Columns(t.triggers)));
   }
-  if (!t.identity_columns.empty() && version >= 170000) {
+  if (!t.identity_columns.empty()) {
     c->cautions.push_back(
         "identity columns: the copy uses OVERRIDING SYSTEM "
         "VALUE and the sequence is set at the swap");
@@ -126,12 +159,19 @@ PartitionCheck CheckHashPartitioning(const Relation& table,
                                      int server_version_num) {
   PartitionCheck c;
   c.key = key.empty() ? table.primary_key : key;
-  const int version =
-      server_version_num > 0 ? server_version_num : kAssumedServerVersion;
-  CheckNoKey(&c);
-  CheckTableKind(table, version, &c);
-  if (!c.key.empty()) CheckUniqueKeys(table, &c);
-  AddCautions(table, version, &c);
+  const HashRuleFacts facts = RuleFacts(table, server_version_num);
+  CheckTableKind(table, facts.server_version_num, &c);
+  for (std::string& reason : CheckHashConversion(facts, c.key)) {
+    c.blockers.push_back(std::move(reason));
+  }
+  for (std::string& reason : CheckOnlineSwap(facts)) {
+    c.blockers.push_back(std::move(reason));
+  }
+  if (!facts.unknown.empty()) {
+    c.cautions.push_back(UnknownFactsReason(facts.unknown) +
+                         "; migrate's preflight checks the live catalog");
+  }
+  AddCautions(table, facts.server_version_num, &c);
   return c;
 }
 
@@ -139,8 +179,7 @@ PartitionCheck CheckHashKey(const Relation& table,
                             const std::vector<std::string>& key) {
   PartitionCheck c;
   c.key = key.empty() ? table.primary_key : key;
-  CheckNoKey(&c);
-  if (!c.key.empty()) CheckUniqueKeys(table, &c);
+  c.blockers = ::pglayout::CheckHashKey(RuleFacts(table, 0), c.key);
   return c;
 }
 

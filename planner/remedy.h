@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "common/hash_rule.h"
 #include "common/model.h"
 
 namespace pglayout::planner {
@@ -30,22 +31,21 @@ struct PartitionCheck {
   bool feasible() const { return blockers.empty(); }
 };
 
+// The facts of |table| for the rule both the planner and migrate's
+// preflight apply (common/hash_rule.h); a file written before observe
+// recorded them gives the keys it has, unnamed, and lists the rest as
+// unknown. |server_version_num| 0: kAssumedServerVersion.
+HashRuleFacts RuleFacts(const Relation& table, int server_version_num);
+
 // Judges hash partitioning of |table| on |key| (empty: the primary key) for
-// a server of |server_version_num|. Rules (PostgreSQL 11-18 documentation;
-// docs/online-migration.md#hash-partitioning, #generated-and-identity-columns,
-// #outgoing-foreign-keys, #publications-and-subscriptions):
-//  - a key is needed: the primary key, or one given by the user;
-//  - every unique constraint, the primary key included, must contain all
-//    key columns (a partitioned table enforces uniqueness per partition);
+// a server of |server_version_num|: the shared rule's CheckHashConversion
+// and CheckOnlineSwap (the same reasons as the preflight's), and
 //  - not already partitioned, not a materialized view, not temporary or
 //    unlogged (migrate's online copy would not survive a crash);
-//  - identity columns on partitioned tables need PostgreSQL 17;
-//  - outgoing foreign keys need PostgreSQL 18 (NOT VALID on a partitioned
-//    table; before it, adding them locks while every row is checked);
-//  - members of publications are refused (subscribers would see partition
-//    names; migrate refuses them by default);
-//  - incoming foreign keys, triggers, row security, views and replica
-//    identity are cautions: migrate re-creates them at the swap.
+//  - facts an older workload.toml lacks are named in a caution;
+//  - incoming foreign keys, triggers, identity columns, row security,
+//    views and replica identity are cautions: migrate re-creates them at
+//    the swap.
 PartitionCheck CheckHashPartitioning(const Relation& table,
                                      const std::vector<std::string>& key,
                                      int server_version_num);

@@ -2328,6 +2328,141 @@ TEST_P(MigrateTest, AFrozenClientDoesNotKeepTheSwapLock) {
             "1000 f_ts");
 }
 
+// The same writes to posts and its twin posts_v: replies (to an old post
+// and to each other), edits, a re-parenting and deletes of leaves.
+// |round| keeps the ids of each call apart.
+void WriteToPostsAndTwin(SqlSession* s, int round) {
+  const int base = 6000 + 100 * round;
+  for (const char* table : {"posts", "posts_v"}) {
+    Exec(s, fmt::format("INSERT INTO {0} VALUES ({1}, 4000, 'reply');"
+                        "INSERT INTO {0} VALUES ({2}, {1}, 'reply to reply');"
+                        "UPDATE {0} SET v = 'edited {3}' WHERE id BETWEEN 100 "
+                        "AND 120;"
+                        "UPDATE {0} SET parent_id = 3 WHERE id = 4001;"
+                        "DELETE FROM {0} WHERE id BETWEEN {4} AND {5}",
+                        table, base + 1, base + 2, round, 4900 + 10 * round,
+                        4909 + 10 * round));
+  }
+}
+
+// What posts' foreign keys are: name, to itself?, validated.
+constexpr char kSelfKeysSql[] =
+    "SELECT string_agg(conname || ':' || (confrelid = 'posts'::regclass) || "
+    "':' || convalidated, ' ' ORDER BY conname) FROM pg_constraint WHERE "
+    "conrelid = 'posts'::regclass AND contype = 'f' AND conparentid = 0";
+
+// A table with a foreign key to itself (a thread of posts) moves online and,
+// from PostgreSQL 18, converts to hash partitions: the swap re-adds the key
+// on the new table, referencing the new table, NOT VALID, and validates it
+// after (a key that was NOT VALID stays so). Writes during the copy reach
+// it as they reach an untouched twin; the structure fingerprint stays.
+// Before 18 the conversion is refused before any change (an outgoing key
+// on a partitioned table NOT VALID), and the table stays as it was.
+TEST_P(MigrateTest, ATableReferencingItselfMovesAndConvertsOnline) {
+  PgCluster* pg;
+  std::unique_ptr<SqlSession> s, side;
+  PGLAYOUT_ASSERT_OK(FreshDatabase("selfref", &pg, &s));
+  PGLAYOUT_ASSERT_OK(Open(pg, "selfref", &side));
+  Exec(s.get(),
+       "CREATE TABLE posts (id int PRIMARY KEY, parent_id int CONSTRAINT "
+       "posts_parent REFERENCES posts ON DELETE CASCADE, v text, "
+       "quoted int);"
+       "INSERT INTO posts SELECT g, NULLIF(g / 2, 0), md5(g::text), NULL "
+       "FROM generate_series(1, 5000) g;"
+       "INSERT INTO posts VALUES (5001, 1, 'quotes a lost post', 999999);"
+       "ALTER TABLE posts ADD CONSTRAINT posts_quoted FOREIGN KEY (quoted) "
+       "REFERENCES posts NOT VALID;"
+       "CREATE TABLE posts_v AS TABLE posts; ANALYZE posts");
+  // Its structure; the rows change under the writes and are compared with
+  // the twin's.
+  auto structure = [&](std::vector<std::string>* lines) {
+    PGLAYOUT_ASSERT_OK(TableFingerprint(s.get(), "public.posts", lines));
+    std::erase_if(*lines, [](const std::string& line) {
+      return line.starts_with("rows |");
+    });
+  };
+  std::vector<std::string> before;
+  structure(&before);
+  ASSERT_GT(before.size(), 5u);
+  MigrateOptions options;
+  options.checkpoint_guard = false;
+  options.throttle = ThrottleMode::kOff;
+  options.batch_rows = 1000;
+  int round = 0;
+  options.failpoint = [&](const std::string& name) {
+    if (name == "copy-batch:2:after-commit")
+      WriteToPostsAndTwin(side.get(), ++round);
+  };
+  auto expect_carried = [&](const std::string& what) {
+    EXPECT_EQ(Diff(s.get(), "posts", "posts_v"), "0") << what;
+    std::vector<std::string> after;
+    structure(&after);
+    EXPECT_EQ(FingerprintDiff(before, after), "") << what;
+    EXPECT_EQ(Value(s.get(), kSelfKeysSql),
+              "posts_parent:true:true posts_quoted:true:false")
+        << what;
+    EXPECT_EQ(SqlState(s.get(), "INSERT INTO posts VALUES (-1, -2, 'x')"),
+              "23503")
+        << what;
+  };
+
+  const std::string move = MovePlan(pg, "posts");
+  MigrateReport report;
+  PGLAYOUT_ASSERT_OK(
+      MigratePlan(move, Conninfo(pg, "selfref"), true, &report, options));
+  EXPECT_EQ(round, 1);
+  expect_carried("the move");
+  EXPECT_EQ(Value(s.get(),
+                  "SELECT t.spcname FROM pg_class c JOIN pg_tablespace t ON "
+                  "t.oid = c.reltablespace WHERE c.oid = 'posts'::regclass"),
+            "posts_ts");
+  // The old copy kept no key: deleting in it deletes nothing else.
+  std::string old = "pglayout.old_" + Value(s.get(),
+                                            "SELECT oid FROM pg_class WHERE "
+                                            "relname ~ '^old_' AND "
+                                            "relnamespace = 'pglayout'::"
+                                            "regnamespace LIMIT 1");
+  EXPECT_EQ(Value(s.get(),
+                  "SELECT count(*) FROM pg_constraint WHERE conrelid "
+                  "= '" +
+                      old + "'::regclass AND contype = 'f'"),
+            "0");
+
+  const std::string hash =
+      move.substr(0, move.find("[[placement]]")) +
+      "[[placement]]\nrelation = \"public.posts\"\nstrategy = "
+      "\"hash_partition\"\ntablespaces = [\"posts_ts\", \"pg_default\"]\n"
+      "partitions = 3\nkey = [\"id\"]\n";
+  report = MigrateReport();
+  Status st =
+      MigratePlan(hash, Conninfo(pg, "selfref"), true, &report, options);
+  if (version() != PgVersion::k18) {
+    EXPECT_NE(st.message().find("public.posts: foreign key posts_parent "
+                                "references public.posts: adding it to a "
+                                "partitioned table without a long lock needs "
+                                "NOT VALID, which PostgreSQL supports from 18"),
+              std::string::npos)
+        << st.message();
+    EXPECT_EQ(Value(s.get(),
+                    "SELECT relkind FROM pg_class WHERE oid = "
+                    "'posts'::regclass"),
+              "r");
+    return;
+  }
+  PGLAYOUT_ASSERT_OK(st);
+  EXPECT_EQ(round, 2);
+  expect_carried("the hash conversion");
+  EXPECT_EQ(Value(s.get(),
+                  "SELECT relkind || (SELECT count(*) FROM pg_inherits WHERE "
+                  "inhparent = c.oid) FROM pg_class c WHERE c.oid = "
+                  "'posts'::regclass"),
+            "p3");
+  // The cascade follows the key across partitions.
+  Exec(s.get(), "DELETE FROM posts WHERE id = 2");
+  EXPECT_EQ(Value(s.get(), "SELECT count(*) FROM posts WHERE id IN (4, 5, 8)"),
+            "0");
+}
+
 TEST_P(MigrateTest, SwapCarriesForeignKeysPoliciesTriggersAndMovesIndexes) {
   PgCluster* pg;
   std::unique_ptr<SqlSession> s, side;

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "common/files.h"
-#include "common/sql.h"
+#include "pg/sql.h"
 #include "migrator/migrator.h"
 #include "testing/pg_test.h"
 

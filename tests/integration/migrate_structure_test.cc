@@ -304,6 +304,17 @@ std::vector<SuiteTable> AcceptedTables() {
            fill("k_child", 100, "g, 1 + g % 50, NULL::int, NULL::int") +
            "COMMENT ON CONSTRAINT k_child_parent ON k_child IS 'fk note';",
        "id", 12, 18},
+      // Foreign keys to itself: re-pointed at the new table by the swap,
+      // the NOT VALID one with its orphan left NOT VALID. Converted from
+      // 18, where a partitioned table takes a foreign key NOT VALID.
+      {"public.k_self",
+       "CREATE TABLE k_self (id int PRIMARY KEY, up int CONSTRAINT k_self_up "
+       "REFERENCES k_self ON DELETE CASCADE, alt int);" +
+           fill("k_self", 60, "g, NULLIF(g / 2, 0), g") +
+           "INSERT INTO k_self VALUES (1000, 1, 99999);"
+           "ALTER TABLE k_self ADD CONSTRAINT k_self_alt FOREIGN KEY (alt) "
+           "REFERENCES k_self NOT VALID;",
+       "id", 12, 18},
       {"public.k_referenced",
        "CREATE TABLE k_referenced (id int PRIMARY KEY, code text UNIQUE NOT "
        "NULL);" +
@@ -661,10 +672,13 @@ std::vector<Refused> RefusedTables() {
        "move",
        "trigger t_from on table public.r_trigger_from_other refers to it by "
        "oid"},
-      {"public.r_self_fk",
-       "CREATE TABLE r_self_fk (id int PRIMARY KEY, up int REFERENCES "
-       "r_self_fk);",
-       "move", "has a foreign key to itself"},
+      {"public.r_hash_self_fk",
+       "CREATE TABLE r_hash_self_fk (id int PRIMARY KEY, up int REFERENCES "
+       "r_hash_self_fk);",
+       "hash_partition",
+       "foreign key r_hash_self_fk_up_fkey references public.r_hash_self_fk: "
+       "adding it to a partitioned table without a long lock needs NOT VALID",
+       12, 17},
       {"public.r_published",
        "CREATE TABLE r_published (id int PRIMARY KEY);"
        "CREATE PUBLICATION r_pub FOR TABLE r_published;",

@@ -1,0 +1,135 @@
+#include "common/hash_rule.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "common/quote.h"
+
+namespace pglayout {
+namespace {
+
+const char* KindName(KeyConstraintFact::Kind kind) {
+  switch (kind) {
+    case KeyConstraintFact::Kind::kPrimaryKey:
+      return "primary key";
+    case KeyConstraintFact::Kind::kExclusion:
+      return "exclusion constraint";
+    case KeyConstraintFact::Kind::kUnique:
+      break;
+  }
+  return "unique index";
+}
+
+void CheckKeyContains(const KeyConstraintFact& k,
+                      const std::vector<std::string>& key,
+                      std::vector<std::string>* out) {
+  std::vector<std::string> missing;
+  for (const std::string& column : key) {
+    if (std::find(k.columns.begin(), k.columns.end(), column) ==
+        k.columns.end()) {
+      missing.push_back(column);
+    }
+  }
+  if (missing.empty() && !k.has_expressions) return;
+  out->push_back(fmt::format(
+      "{}{} ({}) does not contain the partition key column(s) {}: "
+      "PostgreSQL requires every unique constraint of a partitioned table "
+      "to include the key",
+      KindName(k.kind), k.name.empty() ? "" : " " + DisplayIdent(k.name),
+      DisplayIdentList(k.columns),
+      DisplayIdentList(missing.empty() ? key : missing)));
+}
+
+void CheckTriggers(const HashRuleFacts& f, std::vector<std::string>* out) {
+  for (const TriggerFact& t : f.triggers) {
+    if (t.row && t.transition_tables) {
+      out->push_back("row trigger " + DisplayIdent(t.name) +
+                     " has transition tables, which a partitioned table's "
+                     "row triggers cannot have");
+    }
+    if (t.row && t.before && f.server_version_num < 130000) {
+      out->push_back("BEFORE ROW trigger " + DisplayIdent(t.name) +
+                     " is not supported on partitioned tables before 13");
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> CheckHashKey(const HashRuleFacts& f,
+                                      const std::vector<std::string>& key) {
+  std::vector<std::string> out;
+  if (key.empty()) {
+    out.push_back(
+        "no primary key: give the hash key with --key TABLE=COLUMN[,...]");
+    return out;
+  }
+  for (const KeyConstraintFact& k : f.keys) CheckKeyContains(k, key, &out);
+  return out;
+}
+
+std::vector<std::string> CheckHashConversion(
+    const HashRuleFacts& f, const std::vector<std::string>& key) {
+  std::vector<std::string> out = CheckHashKey(f, key);
+  for (const KeyConstraintFact& k : f.keys) {
+    if (k.kind == KeyConstraintFact::Kind::kExclusion &&
+        f.server_version_num < 170000) {
+      out.push_back("exclusion constraint " + DisplayIdent(k.name) +
+                    " cannot exist on a partitioned table before "
+                    "PostgreSQL 17");
+    }
+  }
+  if (f.server_version_num < 180000) {
+    for (const ForeignKeyFact& fk : f.fks_out) {
+      out.push_back(fmt::format(
+          "foreign key {} references {}: adding it to a partitioned table "
+          "without a long lock needs NOT VALID, which PostgreSQL supports "
+          "from 18",
+          DisplayIdent(fk.name), fk.table));
+    }
+  }
+  for (const std::string& c : f.no_inherit_checks) {
+    out.push_back("CHECK constraint " + DisplayIdent(c) +
+                  " is NO INHERIT, which a partitioned table cannot have");
+  }
+  CheckTriggers(f, &out);
+  return out;
+}
+
+std::vector<std::string> CheckOnlineSwap(const HashRuleFacts& f) {
+  std::vector<std::string> out;
+  if (f.row_key.empty()) {
+    out.push_back(
+        "has no primary key and no unique index over NOT NULL columns "
+        "(non-partial, no expressions): rows cannot be identified for the "
+        "online copy");
+  }
+  for (const std::string& pub : f.publications) {
+    out.push_back("is published by publication " + DisplayIdent(pub) +
+                  ": a rename swap would break its subscribers");
+  }
+  if (f.server_version_num < 180000) {
+    for (const ForeignKeyFact& fk : f.fks_in_from_partitioned) {
+      out.push_back(fmt::format(
+          "foreign key {} of partitioned table {} references it: the swap "
+          "re-adds it NOT VALID, which a partitioned table accepts from "
+          "PostgreSQL 18",
+          DisplayIdent(fk.name), fk.table));
+    }
+  }
+  return out;
+}
+
+std::string UnknownFactsReason(const std::vector<std::string>& unknown) {
+  std::string list;
+  for (const std::string& u : unknown) {
+    if (!list.empty()) list += ", ";
+    list += u;
+  }
+  return "workload.toml does not record its " + list +
+         " (written by an older pglayout observe): run observe again to "
+         "judge it";
+}
+
+}  // namespace pglayout
