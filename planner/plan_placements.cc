@@ -40,7 +40,12 @@ std::string OfflineReason(const TableDemand& d, const Workload& w) {
   if (r.persistence == "unlogged") {
     return "unlogged (its online copy would not survive a crash)";
   }
-  if (r.partitioned) return "a partition (the online copy swaps whole tables)";
+  // A leaf partition moves online (detached, copied, attached again); a
+  // partitioned table, or a partition of an older file, does not.
+  const bool leaf = !r.partition_of.empty() && r.partition_of != r.name;
+  if (r.partitioned && !leaf) {
+    return "a partition (the online copy swaps whole tables)";
+  }
   const std::string view = DependentMatview(r, w);
   return view.empty() ? "" : MatviewReason(view);
 }
