@@ -476,14 +476,17 @@ class Builder {
   }
 
   // Tables distributed by a column of the same name (Citus co-locates by
-  // the column's type; the workload records names, not types) join one
-  // group, unless they are three orders of magnitude apart in size with no
-  // foreign key between them (said in |not_following_|).
+  // the column's type; the workload records names, not types), other than
+  // "id", join one group, unless they are three orders of magnitude apart in
+  // size with no foreign key between them (said in |not_following_|).
   void SameKeyEdges(const std::vector<std::string>& dist,
                     std::vector<std::pair<int, int>>* same) {
     std::map<std::string, int> first;  // column -> first table with it
     for (size_t i = 0; i < dist.size(); ++i) {
       const Node& n = nodes_.at(dist[i]);
+      // "id" is each table's own surrogate key: the same name says nothing
+      // about a join.
+      if (n.t.column == "id") continue;
       auto [it, fresh] = first.emplace(n.t.column, static_cast<int>(i));
       if (fresh) continue;
       // A foreign key still decides: one between it and an earlier table of

@@ -253,15 +253,17 @@ class RemedySearch {
   }
 
   // The counts to try, in order: from what the table needs at the target
-  // up to one per device (a few past the least, then all n), then past n
-  // up to kMaxPartitions (multiples of n when the volumes are alike).
-  std::vector<int> Counts(int k_min, int n) const {
+  // up to one per device (a few past the least, then all n), then, when
+  // |signed_n| is positive, past n up to kMaxPartitions (multiples of n
+  // when the volumes are alike).
+  std::vector<int> Counts(int k_min, int signed_n) const {
+    const int n = std::abs(signed_n);
     std::vector<int> counts;
     for (int k = k_min; k <= n; ++k) {
       if (k <= k_min + kExtraPartitions || k == n) counts.push_back(k);
     }
     const bool alike = AlikeBins();
-    for (int k = n + 1; k <= kMaxPartitions; ++k) {
+    for (int k = n + 1; signed_n > 0 && k <= kMaxPartitions; ++k) {
       if (!alike || k % n == 0) counts.push_back(k);
     }
     return counts;
@@ -306,7 +308,9 @@ class RemedySearch {
                    2, n);
     std::map<int, double> peak;
     int chosen = -1, best = -1;
-    for (int k : Counts(k_min, n)) {
+    // Past one per device only for a table too hot for any one volume: to
+    // balance, one partition per device is as far as a schema change goes.
+    for (int k : Counts(k_min, h->must ? n : -n)) {
       parts_[t] = k;
       if (!Lay().ok()) continue;
       peak[k] = layout_.result.max_utilization;
@@ -340,8 +344,8 @@ class RemedySearch {
     }
     h->room_to_grow = false;
     const TableDemand& d = in_.tables[t];
-    if (d.bytes_needed > d.bytes && 2 * chosen <= kMaxPartitions &&
-        peak[chosen] <= goal + 1e-9) {
+    if (h->must && d.bytes_needed > d.bytes && 2 * chosen <= kMaxPartitions &&
+        peak[chosen] <= std::min(goal, opt_.target_utilization) + 1e-9) {
       // Growth projected: twice the count, if it does as well, lets the
       // next doubling be absorbed by moving whole partitions.
       const int twice = 2 * chosen;
@@ -352,7 +356,8 @@ class RemedySearch {
           h->counts.push_back({twice, peak[twice]});
         }
       }
-      if (peak.count(twice) && peak[twice] <= goal + 1e-9) {
+      if (peak.count(twice) &&
+          peak[twice] <= std::min(goal, opt_.target_utilization) + 1e-9) {
         chosen = twice;
         h->room_to_grow = true;
       }
