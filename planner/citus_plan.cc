@@ -8,7 +8,9 @@
 #include <boost/graph/connected_components.hpp>
 #include <cmath>
 #include <functional>
+#include <map>
 #include <set>
+#include <utility>
 
 #include "common/quote.h"
 #include "common/units.h"
@@ -20,6 +22,10 @@
 namespace pglayout::planner {
 namespace {
 
+// Tables with a key name in common but sizes this far apart (three orders
+// of magnitude) are not co-located without a foreign key: nothing says they
+// are joined, and the small one would follow the big one's shard moves.
+constexpr double kApartInSize = 1000;
 constexpr uint64_t kMaxShardBytes = 50ull << 30;
 
 // --------------------------------------------------- foreign key parsing --
@@ -469,7 +475,51 @@ class Builder {
     return false;
   }
 
-  // Co-location groups: connected components over the aligned keys.
+  // Tables distributed by a column of the same name (Citus co-locates by
+  // the column's type; the workload records names, not types), other than
+  // "id", join one group, unless they are three orders of magnitude apart in
+  // size with no foreign key between them (said in |not_following_|).
+  void SameKeyEdges(const std::vector<std::string>& dist,
+                    std::vector<std::pair<int, int>>* same) {
+    std::map<std::string, int> first;  // column -> first table with it
+    for (size_t i = 0; i < dist.size(); ++i) {
+      const Node& n = nodes_.at(dist[i]);
+      // "id" is each table's own surrogate key: the same name says nothing
+      // about a join.
+      if (n.t.column == "id") continue;
+      auto [it, fresh] = first.emplace(n.t.column, static_cast<int>(i));
+      if (fresh) continue;
+      // A foreign key still decides: one between it and an earlier table of
+      // the same key name that does not pair the columns says they are
+      // joined by something else.
+      bool keyed = false;
+      for (size_t j = 0; j < i; ++j) {
+        const Node& o = nodes_.at(dist[j]);
+        if (o.t.column == n.t.column &&
+            (Refers(n, dist[j]) || Refers(o, dist[i]))) {
+          keyed = true;
+        }
+      }
+      if (keyed) continue;
+      const Node& a = nodes_.at(dist[it->second]);
+      const double x = static_cast<double>(std::max<uint64_t>(a.t.bytes, 1));
+      const double y = static_cast<double>(std::max<uint64_t>(n.t.bytes, 1));
+      if (std::max(x, y) >= kApartInSize * std::min(x, y)) {
+        apart_.push_back({it->second, static_cast<int>(i)});
+        continue;
+      }
+      same->push_back({it->second, static_cast<int>(i)});
+    }
+  }
+
+  // Whether |n| has a foreign key to |table|.
+  static bool Refers(const Node& n, const std::string& table) {
+    return std::any_of(n.fks.begin(), n.fks.end(),
+                       [&](const ForeignKey& fk) { return fk.table == table; });
+  }
+
+  // Co-location groups: connected components over the aligned keys and
+  // the shared key names.
   void Groups(Distribution* out) {
     std::vector<std::string> dist;  // in creation order
     std::map<std::string, int> index;
@@ -492,8 +542,29 @@ class Builder {
         }
       }
     }
+    std::vector<std::pair<int, int>> same;
+    SameKeyEdges(dist, &same);
+    // A shared name is evidence only where no foreign key joins them yet.
+    std::vector<int> by_keys(dist.size());
+    if (!dist.empty()) boost::connected_components(g, by_keys.data());
+    std::erase_if(same, [&](const std::pair<int, int>& e) {
+      return by_keys[e.first] == by_keys[e.second];
+    });
+    for (const auto& [a, b] : same) boost::add_edge(a, b, g);
     std::vector<int> component(dist.size());
     if (!dist.empty()) boost::connected_components(g, component.data());
+    for (const auto& [a, b] : apart_) {
+      if (component[a] == component[b]) continue;
+      const Node& x = nodes_.at(dist[a]);
+      const Node& y = nodes_.at(dist[b]);
+      not_following_.push_back(fmt::format(
+          "{}: distributed by {} like {}, but their sizes ({}, {}) are "
+          "orders of magnitude apart and no foreign key joins them: a group "
+          "of its own (co-locate them by hand if they are joined)",
+          dist[b], DisplayIdent(y.t.column), dist[a],
+          HumanSize(static_cast<double>(y.t.bytes)),
+          HumanSize(static_cast<double>(x.t.bytes))));
+    }
     std::map<int, int> group_of_component;  // by first appearance
     for (size_t i = 0; i < dist.size(); ++i) {
       auto [it, fresh] = group_of_component.emplace(
@@ -510,7 +581,16 @@ class Builder {
       group.bytes_needed += n.t.bytes_needed;
     }
     for (const ColocationGroup::Edge& e : edges) {
-      out->groups[nodes_.at(e.from).t.group].edges.push_back(e);
+      ColocationGroup& group = out->groups[nodes_.at(e.from).t.group];
+      group.edges.push_back(e);
+      group.evidence.push_back(
+          fmt::format("foreign key {} ({} -> {})", e.constraint, e.from, e.to));
+    }
+    for (const auto& [a, b] : same) {
+      out->groups[nodes_.at(dist[a]).t.group].evidence.push_back(fmt::format(
+          "{} and {} are both distributed by {} (the same key name; "
+          "Citus checks that the types match)",
+          dist[a], dist[b], DisplayIdent(nodes_.at(dist[a]).t.column)));
     }
     for (ColocationGroup& group : out->groups) {
       std::vector<std::string> columns;
@@ -655,6 +735,9 @@ class Builder {
   std::vector<std::string> order_;
   std::set<std::pair<std::string, std::string>> cycle_keys_;
   std::vector<std::string> not_following_;
+  // Pairs (indices into the distributed tables) with a key name in common
+  // but sizes kApartInSize or more apart.
+  std::vector<std::pair<int, int>> apart_;
 };
 
 // ----------------------------------------------------------------- sizing --
@@ -933,7 +1016,10 @@ double HostToday(const VolumeSet& volumes, const Workload& workload) {
 bool SingleHostFallsShort(const PlanOutcome& outcome,
                           const PlanOptions& options, std::string* why) {
   std::vector<std::string> reasons;
-  if (AboveTarget(outcome.max_utilization, options.target_utilization)) {
+  // Above the target while a perfect spread on this host is within it: the
+  // layout falls short (too few partitions), not the host.
+  if (AboveTarget(outcome.max_utilization, options.target_utilization) &&
+      AboveTarget(outcome.bound.max_utilization, options.target_utilization)) {
     reasons.push_back(fmt::format(
         "the busiest data volume of the single-host plan would be at {}, "
         "over the {} target",

@@ -85,6 +85,9 @@ struct ColocationGroup {
     std::string constraint;
   };
   std::vector<Edge> edges;
+  // Why its tables are one group, one line each: "foreign key c (a -> b)",
+  // or "a and b are both distributed by order_id" (the same key name).
+  std::vector<std::string> evidence;
 };
 
 struct Distribution {

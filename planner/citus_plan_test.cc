@@ -506,3 +506,91 @@ TEST(CitusOutputs, TomlJsonAndTextCarryTheDistribution) {
 
 }  // namespace
 }  // namespace pglayout::planner
+
+namespace pglayout::planner {
+namespace {
+
+// The sales schema: orders and order_lines both keyed by order_id, no
+// foreign key in the workload. Distributed by the same key name, they are
+// one group (orders, created first, its anchor), and the group says why.
+TEST(CitusColocation, TheSameKeyNameMakesOneGroup) {
+  Relation orders =
+      Table("sales.orders", 200 * kGiB, {"order_id"}, 3000, 800, 400);
+  Relation lines = Table("sales.order_lines", 400 * kGiB,
+                         {"order_id", "line_no"}, 5000, 1500, 900);
+  Relation events =
+      Table("sales.events", 300 * kGiB, {"event_id"}, 2000, 900, 300);
+  const Distribution d = Distribute(Of({orders, lines, events}));
+  ASSERT_EQ(d.groups.size(), 2u);
+  // The first created (order_lines, the larger) is the group's anchor.
+  const ColocationGroup& g = d.groups[Get(d, "sales.orders").group];
+  EXPECT_EQ(g.anchor, "sales.order_lines");
+  EXPECT_EQ(g.tables,
+            (std::vector<std::string>{"sales.order_lines", "sales.orders"}));
+  EXPECT_EQ(Get(d, "sales.order_lines").colocate_with, "none");
+  EXPECT_EQ(Get(d, "sales.orders").colocate_with, "sales.order_lines");
+  EXPECT_EQ(Get(d, "sales.events").colocate_with, "none");
+  ASSERT_EQ(g.evidence.size(), 1u);
+  EXPECT_EQ(g.evidence[0],
+            "sales.order_lines and sales.orders are both distributed by "
+            "order_id (the same key name; Citus checks that the types match)");
+  CitusPlan plan;
+  plan.distribution = d;
+  plan.workers = 3;
+  plan.shard_count = 48;
+  plan.worker_forecast.resize(3);
+  const std::string sql = CitusSql(plan);
+  EXPECT_NE(sql.find("SELECT create_distributed_table('\"sales\".\"orders\"', "
+                     "'order_id', colocate_with => "
+                     "'\"sales\".\"order_lines\"');"),
+            std::string::npos)
+      << sql;
+  EXPECT_NE(sql.find("--   by sales.order_lines and sales.orders are both"),
+            std::string::npos)
+      << sql;
+}
+
+// A foreign key still decides: the child follows its parent's column even
+// where another table shares a key name with it.
+TEST(CitusColocation, AForeignKeyStillDecides) {
+  Relation customers = Table("s.customers", 20 * kGiB, {"id"});
+  Relation orders = Table("s.orders", 200 * kGiB, {"customer_id", "id"});
+  orders.foreign_keys_out = {
+      "orders_customer_fkey (customer_id) -> s.customers (id)"};
+  Relation notes = Table("s.notes", 30 * kGiB, {"customer_id", "n"});
+  const Distribution d = Distribute(Of({customers, orders, notes}));
+  ASSERT_EQ(d.groups.size(), 1u) << d.groups.size();
+  const ColocationGroup& g = d.groups[0];
+  EXPECT_EQ(g.anchor, "s.customers");
+  EXPECT_EQ(Get(d, "s.orders").column, "customer_id");
+  EXPECT_EQ(Get(d, "s.notes").colocate_with, "s.customers");
+  ASSERT_EQ(g.evidence.size(), 2u);
+  EXPECT_EQ(g.evidence[0],
+            "foreign key orders_customer_fkey (s.orders -> s.customers)");
+  EXPECT_NE(g.evidence[1].find("are both distributed by customer_id"),
+            std::string::npos)
+      << g.evidence[1];
+}
+
+// Sizes three orders of magnitude apart and nothing that joins them: not
+// co-located, and the plan says so. And "id", each table's own surrogate
+// key, is no evidence at all.
+TEST(CitusColocation, SizesFarApartWithoutAKeyStayApart) {
+  Relation big = Table("s.big", 2000 * kGiB, {"tenant_id"}, 3000, 800, 400);
+  Relation tiny = Table("s.tiny", kGiB, {"tenant_id"}, 3000, 800, 400);
+  const Distribution d = Distribute(Of({big, tiny}));
+  EXPECT_EQ(d.groups.size(), 2u);
+  const Distribution ids =
+      Distribute(Of({Table("s.x", 20 * kGiB, {"id"}, 3000, 800, 400),
+                     Table("s.y", 20 * kGiB, {"id"}, 3000, 800, 400)}));
+  EXPECT_EQ(ids.groups.size(), 2u);
+  ASSERT_EQ(d.not_following.size(), 1u);
+  EXPECT_NE(
+      d.not_following[0].find("s.tiny: distributed by tenant_id like s.big, "
+                              "but their sizes"),
+      std::string::npos)
+      << d.not_following[0];
+}
+
+}  // namespace
+}  // namespace pglayout::planner

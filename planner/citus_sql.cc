@@ -119,6 +119,7 @@ void SqlTables(const CitusPlan& plan, std::string* sql) {
         *sql +=
             Comment(fmt::format("co-location group {} ({}): {}", t.group + 1,
                                 g.column_note, fmt::join(g.tables, ", ")));
+        for (const std::string& e : g.evidence) *sql += Comment("  by " + e);
         last_group = t.group;
       }
       *sql += Comment(fmt::format("{} by {}: copies {} into {} shards; {}",
@@ -235,6 +236,7 @@ std::string CitusToml(const CitusPlan& plan) {
     w.String("anchor", g.anchor);
     w.String("columns", g.column_note);
     w.StringList("tables", g.tables);
+    w.StringListIfSet("evidence", g.evidence);
     w.Size("bytes_needed", g.bytes_needed);
   }
   for (const CitusTable& t : plan.distribution.tables) {
@@ -274,7 +276,8 @@ Json CitusJson(const CitusPlan& plan) {
                       {"columns", g.column_note},
                       {"tables", g.tables},
                       {"bytes_needed", g.bytes_needed},
-                      {"edges", edges}});
+                      {"edges", edges},
+                      {"evidence", g.evidence}});
   }
   for (const CitusTable& t : plan.distribution.tables) {
     Json j = {{"name", t.table},
@@ -336,6 +339,7 @@ std::string RenderCitusText(const CitusPlan& plan) {
       out += fmt::format("    {} {}.{}  {}\n", name == g.anchor ? "*" : "-",
                          name, DisplayIdent(t->column), t->why);
     }
+    for (const std::string& e : g.evidence) out += "    by " + e + "\n";
   }
   for (const CitusTable& t : d.tables) {
     if (t.role == CitusRole::kDistributed) continue;

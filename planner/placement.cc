@@ -15,12 +15,20 @@ constexpr double kEpsilon = 1e-12;
 
 class Placer {
  public:
-  Placer(const std::vector<PlaceItem>& items, const std::vector<PlaceBin>& bins)
-      : items_(items), bins_(bins) {
+  Placer(const std::vector<PlaceItem>& items, const std::vector<PlaceBin>& bins,
+         double target)
+      : items_(items), bins_(bins), calm_below_(target - kNearTarget) {
     load_.resize(items.size() * bins.size());
     for (size_t i = 0; i < items.size(); ++i) {
       for (size_t b = 0; b < bins.size(); ++b) {
         load_[i * bins.size() + b] = Load(items[i], bins[b]);
+      }
+    }
+    std::vector<int> pools;
+    for (const PlaceBin& b : bins) {
+      if (b.pool < 0 || std::count(pools.begin(), pools.end(), b.pool) == 0) {
+        ++devices_;
+        if (b.pool >= 0) pools.push_back(b.pool);
       }
     }
     bin_of_.assign(items.size(), -1);
@@ -109,10 +117,13 @@ class Placer {
     return bytes_[bin] + items_[item].bytes <= limit;
   }
 
-  // Another partition of the same table already sits on |bin|'s device.
+  // Another partition of the same table already sits on |bin|'s device,
+  // when the table has no more partitions than there are devices (two on
+  // one device would spread nothing). With more partitions than devices,
+  // a device takes as many as its capacity carries.
   bool SiblingOn(int item, int bin) const {
     const PlaceItem& it = items_[item];
-    if (it.parts <= 1) return false;
+    if (it.parts <= 1 || it.parts > devices_) return false;
     auto found = parts_on_.find(it.table);
     if (found == parts_on_.end()) return false;
     for (int b : found->second) {
@@ -221,9 +232,15 @@ class Placer {
   }
 
   // Moves items back where they are now when that does not raise the worst
-  // utilisation: biggest first, because their copies cost the most.
+  // utilisation (or, while every volume stays calm, raises it by less than
+  // kWorthMove): biggest first, because their copies cost the most.
   void Restore() {
-    const double ceiling = MaxUtilization() + kEpsilon;
+    const double peak = MaxUtilization();
+    const double ceiling =
+        peak + kEpsilon +
+        (peak <= calm_below_ ? std::max(0.0, std::min(kWorthMove - kEpsilon,
+                                                      calm_below_ - peak))
+                             : 0.0);
     std::vector<int> order(items_.size());
     std::iota(order.begin(), order.end(), 0);
     std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
@@ -242,7 +259,9 @@ class Placer {
     }
   }
 
-  // One improving move off the busiest bin; false when there is none.
+  // One improving move off the busiest bin; false when there is none. While
+  // the busiest is calm (kNearTarget or more under the target), an item
+  // that is home moves only for a gain of kWorthMove.
   bool ImproveOnce() {
     int worst = 0;
     for (int b = 1; b < static_cast<int>(bins_.size()); ++b) {
@@ -257,14 +276,18 @@ class Placer {
     const double worst_u = u[worst];
     int best_item = -1, best_bin = -1;
     double best_peak = worst_u - kMinImprovement;
+    const bool calm = worst_u <= calm_below_;
     for (int from = 0; from < static_cast<int>(bins_.size()); ++from) {
       if (!SamePool(from, worst)) continue;
       for (int i : members_[from]) {
         if (L(i, from) < kMinImprovement) continue;
         const double left = worst_u - L(i, from);  // no peak is lower
         if (left >= best_peak + kEpsilon) continue;
+        const bool home = items_[i].current == from;
+        const double most = calm && home ? worst_u - kWorthMove : best_peak;
         for (int b = 0; b < static_cast<int>(bins_.size()); ++b) {
           const double peak = std::max(left, u[b] + L(i, b));
+          if (peak > most + kEpsilon) continue;
           if (!(peak < best_peak - kEpsilon ||
                 (peak < best_peak + kEpsilon && best_item >= 0 &&
                  i < best_item))) {
@@ -293,6 +316,8 @@ class Placer {
 
   const std::vector<PlaceItem>& items_;
   const std::vector<PlaceBin>& bins_;
+  double calm_below_;         // the busiest at or below: no move for little
+  int devices_ = 0;           // distinct devices under the bins
   std::vector<double> load_;  // items x bins
   std::vector<int> bin_of_;
   std::vector<std::vector<int>> members_;  // items on each bin
@@ -320,7 +345,7 @@ Status PlaceItems(const std::vector<PlaceItem>& items,
   // worst utilisation) the one that copies fewer bytes, else the lower
   // worst utilisation.
   PlaceResult scratch, home;
-  Placer from_scratch(items, bins), from_home(items, bins);
+  Placer from_scratch(items, bins, target), from_home(items, bins, target);
   Status st = from_scratch.RunFromScratch(&scratch);
   if (!st.ok()) {
     *result = scratch;

@@ -1,8 +1,9 @@
 // The placement optimiser: which volume each table group (or each hash
 // partition of one) goes to. It minimises the worst utilisation, then the
 // bytes to copy, then the mean read latency, within each volume's usable
-// bytes and with a table's partitions on distinct devices; volumes of one
-// pool are judged by their device's utilisation. Deterministic.
+// bytes and with a table's partitions on distinct devices (several to a
+// device only when it has more partitions than there are devices); volumes
+// of one pool are judged by their device's utilisation. Deterministic.
 // The method and why: docs/planning.md#placement.
 
 #ifndef PGLAYOUT_PLANNER_PLACEMENT_H_
@@ -51,6 +52,12 @@ struct PlaceResult {
   double max_utilization = 0;
   int unplaced_item = -1;  // on failure: the item that found no room
 };
+
+// No move that buys nothing (docs/planning.md#moves-worth-making): while
+// the busiest volume is kNearTarget or more under the target, an item stays
+// where it is unless moving it lowers the busiest volume by kWorthMove.
+inline constexpr double kNearTarget = 0.10;
+inline constexpr double kWorthMove = 0.10;
 
 // Places |items| on |bins|; |target| is the utilisation below which fewer
 // copied bytes matter more than a lower peak. Returns InvalidInput when an item

@@ -106,7 +106,9 @@ TEST(OracleToCloudExample, HotTableIsHashPartitionedOverTheFiveNewVolumes) {
   const Placement* a = FindPlacement(plan, "public.a");
   ASSERT_NE(a, nullptr);
   EXPECT_EQ(a->strategy, Strategy::kHashPartition);
-  EXPECT_EQ(a->partitions, 5);
+  // The fewest within 5 points of the bound: 9 over the five new volumes
+  // (docs/planning.md#partition-counts).
+  EXPECT_EQ(a->partitions, 9);
   EXPECT_EQ(a->key, std::vector<std::string>{"id"});
   std::set<std::string> volumes;
   for (const std::string& ts : a->tablespaces) {

@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "planner/demand.h"
+#include "planner/placement.h"
 #include "planner/verdicts.h"
 
 namespace pglayout::planner {
@@ -186,7 +187,8 @@ void AddFitVerdicts(const PlanInputs& in, const WalPlacement& wal,
         "capable here; there are {} data volumes), or splitting what stays "
         "too hot{}",
         needed, best->model->name(), layout.bins.size(),
-        a.figures.max_utilization > 1
+        a.figures.max_utilization > 1 &&
+                AboveTarget(a.figures.bound.max_utilization, target)
             ? "; beyond what one host can take, distribute the hot tables "
               "over several hosts with Citus (hash-distributed tables)"
             : "");
@@ -207,6 +209,24 @@ void AddFitVerdicts(const PlanInputs& in, const WalPlacement& wal,
   for (std::string& note : DeviceReadNotes(in.workload)) {
     v->push_back(std::move(note));
   }
+}
+
+// Why the plan moves nothing, when every volume is calm and nothing moves
+// (docs/planning.md#moves-worth-making); "" otherwise.
+std::string NoMoveVerdict(const PlanInputs& in, const AssembledPlan& a) {
+  const double target = in.options.target_utilization;
+  for (const Placement& p : a.plan.placements) {
+    if (p.strategy != Strategy::kStay) return "";
+  }
+  if (a.figures.max_utilization > target - kNearTarget) return "";
+  return fmt::format(
+      "moves: none: the busiest data volume is at {}, {} points or more "
+      "under the {} target, and no move would lower it by {} points; a move "
+      "costs a copy of the table, a lock at the swap and the WAL it writes, "
+      "and buys nothing here",
+      Percent(a.figures.max_utilization),
+      static_cast<int>(std::lround(kNearTarget * 100)), Percent(target),
+      static_cast<int>(std::lround(kWorthMove * 100)));
 }
 
 }  // namespace
@@ -234,6 +254,9 @@ std::vector<std::string> PlanVerdicts(const PlanInputs& in,
         RemedyFigures(c.stripe, target)));
   }
   AddFitVerdicts(in, wal, layout, assembled, &v);
+  if (std::string calm = NoMoveVerdict(in, assembled); !calm.empty()) {
+    v.push_back(std::move(calm));
+  }
   const LayoutFigures& f = assembled.figures;
   v.push_back(fmt::format(
       "bound: the worst data volume is at {} (a perfect spread of every "

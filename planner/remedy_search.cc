@@ -5,7 +5,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
+#include "planner/forecast.h"
 #include "planner/verdicts.h"
 
 namespace pglayout::planner {
@@ -21,8 +23,16 @@ constexpr double kWorthwhile = 1e-3;
 // Partition counts whose worst utilisation is this close count as equal.
 constexpr double kSpreadTolerance = 0.03;
 constexpr int kMaxRemedies = 16;
-// Partition counts tried beyond the least that carries a table.
+// Partition counts tried beyond the least that carries a table, up to one
+// per device.
 constexpr int kExtraPartitions = 6;
+// The most partitions of one table (each is a relation with its indexes;
+// Citus's default is 32 shards): past one per device, counts up to this
+// are tried, several partitions to a device.
+constexpr int kMaxPartitions = 64;
+// A count is good enough when the plan's worst volume with it is within
+// this of the bound (a perfect spread of every byte), or at the target.
+constexpr double kBoundTolerance = 0.05;
 
 // Every stripe width up to this is tried; past it, widths an eighth apart
 // (and all of the group): each try is a full layout, and trying every width
@@ -227,63 +237,136 @@ class RemedySearch {
     return Status::Ok();
   }
 
-  // Hash partitioning of |t| over k of the data volumes, k from what the
-  // table needs at the target up to one partition per data volume. The
-  // lowest worst utilisation wins; among the k that meet the target within
-  // kSpreadTolerance of the best, the largest: the number of hash
+  // Whether every data bin has the same model: counts past one per device
+  // are then multiples of the devices (each takes as many).
+  bool AlikeBins() const {
+    for (const PlaceBin& b : layout_.bins) {
+      const DeviceModel& m = *b.model;
+      const DeviceModel& o = *layout_.bins[0].model;
+      if (m.read_capacity() != o.read_capacity() ||
+          m.write_capacity() != o.write_capacity() ||
+          m.capacity_bytes() != o.capacity_bytes() || b.pool >= 0) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  // The counts to try, in order: from what the table needs at the target
+  // up to one per device (a few past the least, then all n), then, when
+  // |signed_n| is positive, past n up to kMaxPartitions (multiples of n
+  // when the volumes are alike).
+  std::vector<int> Counts(int k_min, int signed_n) const {
+    const int n = std::abs(signed_n);
+    std::vector<int> counts;
+    for (int k = k_min; k <= n; ++k) {
+      if (k <= k_min + kExtraPartitions || k == n) counts.push_back(k);
+    }
+    const bool alike = AlikeBins();
+    for (int k = n + 1; signed_n > 0 && k <= kMaxPartitions; ++k) {
+      if (!alike || k % n == 0) counts.push_back(k);
+    }
+    return counts;
+  }
+
+  // The worst volume a count must reach to be good enough: within
+  // kBoundTolerance of the bound, and no higher than the target while the
+  // bound is within it (docs/planning.md#partition-counts).
+  double Goal(double bound) const {
+    const double target = opt_.target_utilization;
+    const double near = bound + kBoundTolerance;
+    return bound <= target ? std::min(near, target) : near;
+  }
+
+  // Hash partitioning of |t|: the fewest partitions (of Counts) whose plan
+  // reaches Goal; when none does, the lowest worst utilisation, the fewest
+  // on ties. Then, up to one per device, the widest count that still meets
+  // the target within kSpreadTolerance of the chosen one: the number of hash
   // partitions is fixed once created (changing it rewrites the table), so
   // spreading over every volume that carries it well is cheap insurance for
-  // growth, as ASM spreads over every disk of a group. Leaves the plan
-  // without a remedy for |t|.
-  Status EvaluatePartition(int t, const HotRelation& h, double before,
+  // growth, as ASM spreads over every disk of a group. Each count tried is
+  // kept in |h|. Leaves the plan without a remedy for |t|.
+  Status EvaluatePartition(int t, HotRelation* h, double before,
                            RemedyForecast* f) {
     f->remedy = "hash_partition";
-    // One partition per device at most: two on one device spread nothing.
+    h->counts.clear();
+    // One partition per device at least: two on one device spread nothing.
     const int n = layout_.DataDevices();
-    if (!h.partition.feasible()) {
-      f->blocker = h.partition.blockers[0];
+    if (!h->partition.feasible()) {
+      f->blocker = h->partition.blockers[0];
       return Status::Ok();
     }
     if (n < 2) {
       f->blocker = "there are fewer than two data volumes on distinct devices";
       return Status::Ok();
     }
+    h->bound = FiguresOf(in_, layout_).bound.max_utilization;
+    const double goal = Goal(h->bound);
     const int k_min =
         std::clamp(static_cast<int>(std::ceil(BestSingle(in_, layout_, t) /
                                               opt_.target_utilization)),
                    2, n);
-    std::vector<double> peak(n + 1, 1e300);
-    double best = 1e300;
-    for (int k = k_min; k <= n; ++k) {
-      // Beyond a few more than needed, only one per volume is worth a try.
-      if (k > k_min + kExtraPartitions && k < n) continue;
+    std::map<int, double> peak;
+    int chosen = -1, best = -1;
+    // Past one per device only for a table too hot for any one volume: to
+    // balance, one partition per device is as far as a schema change goes.
+    for (int k : Counts(k_min, h->must ? n : -n)) {
       parts_[t] = k;
       if (!Lay().ok()) continue;
       peak[k] = layout_.result.max_utilization;
-      best = std::min(best, peak[k]);
+      h->counts.push_back({k, peak[k]});
+      if (best < 0 || peak[k] < peak[best] - kWorthwhile) best = k;
+      if (peak[k] <= goal + 1e-9) {
+        chosen = k;
+        break;
+      }
     }
-    int chosen = -1;
-    for (int k = k_min; k <= n; ++k) {
-      if (chosen < 0 && peak[k] < best + kWorthwhile) chosen = k;
-    }
+    if (chosen < 0) chosen = best;
     if (chosen < 0) {
       f->blocker = "its partitions find no room on distinct volumes";
       parts_[t] = 1;
       return Lay();
     }
     const int widest = std::min({n, k_min + kExtraPartitions, 2 * k_min});
-    for (int k = chosen; k <= widest; ++k) {
-      if (best <= opt_.target_utilization &&
-          peak[k] <= opt_.target_utilization &&
-          peak[k] <= best + kSpreadTolerance) {
-        chosen = std::max(chosen, k);
+    const double chosen_peak = peak[chosen];
+    for (int k = chosen + 1; k <= widest; ++k) {
+      if (chosen_peak > opt_.target_utilization) break;
+      if (peak.count(k) == 0) {
+        parts_[t] = k;
+        if (!Lay().ok()) continue;
+        peak[k] = layout_.result.max_utilization;
+        h->counts.push_back({k, peak[k]});
+      }
+      const double u = peak[k];
+      if (u <= opt_.target_utilization && u <= chosen_peak + kSpreadTolerance) {
+        chosen = k;
+      }
+    }
+    h->room_to_grow = false;
+    const TableDemand& d = in_.tables[t];
+    if (h->must && d.bytes_needed > d.bytes && 2 * chosen <= kMaxPartitions &&
+        peak[chosen] <= std::min(goal, opt_.target_utilization) + 1e-9) {
+      // Growth projected: twice the count, if it does as well, lets the
+      // next doubling be absorbed by moving whole partitions.
+      const int twice = 2 * chosen;
+      if (peak.count(twice) == 0) {
+        parts_[t] = twice;
+        if (Lay().ok()) {
+          peak[twice] = layout_.result.max_utilization;
+          h->counts.push_back({twice, peak[twice]});
+        }
+      }
+      if (peak.count(twice) &&
+          peak[twice] <= std::min(goal, opt_.target_utilization) + 1e-9) {
+        chosen = twice;
+        h->room_to_grow = true;
       }
     }
     parts_[t] = chosen;
     PGLAYOUT_RETURN_IF_ERROR(Lay());
     f->possible = true;
     f->width = chosen;
-    Measure(h.must, before, f);
+    Measure(h->must, before, f);
     parts_[t] = 1;
     return Lay();
   }
@@ -355,7 +438,7 @@ class RemedySearch {
       h->stripe_members = stripe.members;
       return Lay();
     }
-    PGLAYOUT_RETURN_IF_ERROR(EvaluatePartition(t, *h, before, &partition));
+    PGLAYOUT_RETURN_IF_ERROR(EvaluatePartition(t, h, before, &partition));
     if (partition.possible && partition.helps) {
       parts_[t] = partition.width;
       h->chosen = "hash_partition";
@@ -399,6 +482,63 @@ class RemedySearch {
   Layout layout_;  // of parts_ and stripe_
 };
 
+// "2 on v1, 2 on v2, 3 on v3": where the partitions of |table| are in
+// |layout|, and on how many volumes (|volumes|).
+std::string PartitionsPerVolume(const PlanInputs& in, const Layout& layout,
+                                const std::optional<StripeState>& stripe,
+                                const std::string& table, int* volumes) {
+  std::map<int, int> per_bin;
+  for (size_t i = 0; i < layout.items.size(); ++i) {
+    const PlaceItem& item = layout.items[i];
+    if (item.parts > 1 && in.tables[item.table].table == table) {
+      ++per_bin[layout.result.bin_of[i]];
+    }
+  }
+  std::vector<std::string> parts;
+  for (const auto& [bin, count] : per_bin) {
+    parts.push_back(
+        fmt::format("{} on {}", count, BinName(in, layout, stripe, bin)));
+  }
+  *volumes = static_cast<int>(per_bin.size());
+  return fmt::format("{}", fmt::join(parts, ", "));
+}
+
+// Why this partition count: the rule, and the plan's worst volume at each
+// count tried ("3 -> 75%, 4 -> 72%, 5 -> 61%"), the middle of a long list
+// left out.
+std::string CountReason(const HotRelation& h, double target) {
+  std::vector<std::string> curve;
+  const size_t n = h.counts.size();
+  for (size_t i = 0; i < n; ++i) {
+    if (n > 10 && i == 4) curve.push_back("...");
+    if (n > 10 && i >= 4 && i + 4 < n) continue;
+    curve.push_back(fmt::format("{} -> {}", h.counts[i].partitions,
+                                Percent(h.counts[i].worst_utilization)));
+  }
+  return fmt::format(
+      "{} partitions: the fewest whose plan keeps the worst volume within {} "
+      "points of a perfect spread ({}){}, else the lowest; the worst volume "
+      "at each count tried: {}",
+      h.partitions, static_cast<int>(std::lround(kBoundTolerance * 100)),
+      Percent(h.bound),
+      h.bound <= target
+          ? fmt::format(" and at most the {} target", Percent(target))
+          : "",
+      fmt::join(curve, ", "));
+}
+
+// With growth projected and twice the count chosen: what a doubling takes.
+std::string GrowthReason(const HotRelation& h, int volumes) {
+  if (!h.room_to_grow) return "";
+  return fmt::format(
+      "; room to grow: the data grows over the horizon, so {} partitions "
+      "(twice the count the spread needs): when it doubles, {} more volumes "
+      "like "
+      "these take half of each volume's partitions, moved whole and online, "
+      "with no conversion again",
+      h.partitions, volumes);
+}
+
 // The hot relation's trade-off in one sentence, from the complete plan.
 std::string Explain(const PlanInputs& in, const Layout& layout,
                     const std::optional<StripeState>& stripe,
@@ -412,10 +552,16 @@ std::string Explain(const PlanInputs& in, const Layout& layout,
              : "it keeps the busiest volume above the target";
   std::string what;
   if (h.chosen == "hash_partition") {
+    int volumes = 0;
+    const std::string where =
+        PartitionsPerVolume(in, layout, stripe, h.table, &volumes);
     what = fmt::format(
-        "{} hash partitions on ({}) spread it over {} volumes, online, and "
-        "only this table changes",
-        h.partitions, fmt::join(h.partition.key, ", "), h.partitions);
+               "{} hash partitions on ({}) spread it over {} volumes ({}), "
+               "each with "
+               "its indexes, online, and only this table changes; {}",
+               h.partitions, fmt::join(h.partition.key, ", "), volumes, where,
+               CountReason(h, target)) +
+           GrowthReason(h, volumes);
   } else if (h.chosen == "stripe") {
     const double u = layout.result.utilization[layout.BinOfStripe()];
     what = fmt::format(

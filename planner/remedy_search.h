@@ -58,6 +58,13 @@ RemedyChoice ChooseRemedy(const RemedyForecast& partition,
                           const RemedyForecast& stripe,
                           const std::string& prefer, bool live, double target);
 
+// One partition count the search laid out, and the plan's worst volume
+// with it.
+struct CountForecast {
+  int partitions = 0;
+  double worst_utilization = 0;
+};
+
 // One relation that needed more than one volume, and what the plan did.
 struct HotRelation {
   std::string table;
@@ -65,7 +72,14 @@ struct HotRelation {
   bool must = false;                   // too hot for any one volume
   PartitionCheck partition;            // feasibility of hash partitioning
   int partitions = 0;                  // chosen k, 0 when not partitioned
-  std::string stripe;                  // stripe name when striped instead
+  // The counts tried for it, in order, and the perfect spread's worst
+  // volume they were judged against (docs/planning.md#partition-counts).
+  std::vector<CountForecast> counts;
+  double bound = 0;
+  // Growth projected: twice the fewest count that does, so that the next
+  // doubling is absorbed by moving whole partitions.
+  bool room_to_grow = false;
+  std::string stripe;  // stripe name when striped instead
   std::vector<std::string> stripe_members;
   std::string stripe_blocker;     // why a stripe was not possible
   std::string partition_blocker;  // why partitioning was not, when "none"

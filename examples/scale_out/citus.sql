@@ -1,6 +1,6 @@
 -- pglayout: a Citus distribution plan (docs/citus.md). Review it, then run it on the
 -- coordinator: psql -v ON_ERROR_STOP=1 -f citus.sql
--- Why: one host falls short: the busiest data volume of the single-host plan would be at 177%, over the 70% target; over the target: instance at 202% (2019 MB/s needed, the instance allows 1000)
+-- Why: one host falls short: the busiest data volume of the single-host plan would be at 167%, over the 70% target; over the target: instance at 202% (2019 MB/s needed, the instance allows 1000)
 -- 3 workers, 48 shards per distributed table (16 per worker x 3 workers: a multiple of the workers, so the shards spread evenly; 16 per worker lets the cluster double twice and keep at least two per worker (citus_rebalance_start moves whole shards), and at least 32, Citus's default).
 
 -- 1. The extension. Every node (coordinator and workers) needs
@@ -27,6 +27,7 @@ SELECT create_reference_table('"public"."products"');
 --    into the shards on the workers; create_distributed_table_concurrently does it
 --    without blocking writes (needs a replica identity; not in a transaction).
 -- co-location group 1 (id / a_id): public.a, public.b
+--   by foreign key b_a_id_fkey (public.b -> public.a)
 -- public.a by id: copies 205 GiB into 48 shards; distributed by id, a column every unique key contains
 SELECT create_distributed_table('"public"."a"', 'id', colocate_with => 'none', shard_count => 48);
 -- public.b by a_id: copies 135 GiB into 48 shards; follows public.a through its foreign key b_a_id_fkey: distributed by a_id, co-located with it

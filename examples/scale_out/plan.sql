@@ -38,59 +38,80 @@ CREATE TABLESPACE "pglayout_sdh" LOCATION '/mnt/sdh';
 -- I/O costs and concurrency of volume sdh
 ALTER TABLESPACE "pglayout_sdh" SET ("effective_io_concurrency" = '24', "maintenance_io_concurrency" = '24', "random_page_cost" = '1.1', "seq_page_cost" = '1');
 
--- public.b: from sdb to sdd: 800 read + 5778 write IOPS, 27% of it, 135 GiB
--- [online] ALTER TABLE "public"."b" SET TABLESPACE "pglayout_sdd";
+-- public.audit_log: from sdb to sde: 100 read + 333 write IOPS, 2% of it, 25 GiB
+-- [online] ALTER TABLE "public"."audit_log" SET TABLESPACE "pglayout_sde";
 
--- index public.b_pkey follows its table (built on the online copy)
--- [online] ALTER INDEX "public"."b_pkey" SET TABLESPACE "pglayout_sdd";
+-- public.products: from sdb to sdd: 800 read + 56 write IOPS, 4% of it, 5 GiB
+-- [online] ALTER TABLE "public"."products" SET TABLESPACE "pglayout_sdd";
 
--- public.c: from sdb to sde: 800 read + 5778 write IOPS, 27% of it, 124 GiB
--- [online] ALTER TABLE "public"."c" SET TABLESPACE "pglayout_sde";
-
--- index public.c_pkey follows its table (built on the online copy)
--- [online] ALTER INDEX "public"."c_pkey" SET TABLESPACE "pglayout_sde";
-
--- public.customers: from sdb to sdf: 2500 read + 556 write IOPS, 13% of it, 40 GiB
--- [online] ALTER TABLE "public"."customers" SET TABLESPACE "pglayout_sdf";
-
--- public.a: 6 hash partitions on (id), built online by migrate; <oid> is the table's oid, known at run time (`pglayout migrate plan.toml` prints the exact SQL)
+-- public.a: 11 hash partitions on (id), built online by migrate; <oid> is the table's oid, known at run time (`pglayout migrate plan.toml` prints the exact SQL)
 -- [online] CREATE TABLE "public"."pglayout_new_<oid>" (LIKE "public"."a" INCLUDING ALL) PARTITION BY HASH ("id");
 
 -- partition 0 and its indexes on pglayout_sdd
 -- [online] SET default_tablespace = 'pglayout_sdd';
 
--- remainder 0 of 6
--- [online] CREATE TABLE "public"."a_p0" PARTITION OF "public"."pglayout_new_<oid>" FOR VALUES WITH (MODULUS 6, REMAINDER 0) TABLESPACE "pglayout_sdd";
+-- remainder 0 of 11
+-- [online] CREATE TABLE "public"."a_p0" PARTITION OF "public"."pglayout_new_<oid>" FOR VALUES WITH (MODULUS 11, REMAINDER 0) TABLESPACE "pglayout_sdd";
 
 -- partition 1 and its indexes on pglayout_sde
 -- [online] SET default_tablespace = 'pglayout_sde';
 
--- remainder 1 of 6
--- [online] CREATE TABLE "public"."a_p1" PARTITION OF "public"."pglayout_new_<oid>" FOR VALUES WITH (MODULUS 6, REMAINDER 1) TABLESPACE "pglayout_sde";
+-- remainder 1 of 11
+-- [online] CREATE TABLE "public"."a_p1" PARTITION OF "public"."pglayout_new_<oid>" FOR VALUES WITH (MODULUS 11, REMAINDER 1) TABLESPACE "pglayout_sde";
 
 -- partition 2 and its indexes on pglayout_sdf
 -- [online] SET default_tablespace = 'pglayout_sdf';
 
--- remainder 2 of 6
--- [online] CREATE TABLE "public"."a_p2" PARTITION OF "public"."pglayout_new_<oid>" FOR VALUES WITH (MODULUS 6, REMAINDER 2) TABLESPACE "pglayout_sdf";
+-- remainder 2 of 11
+-- [online] CREATE TABLE "public"."a_p2" PARTITION OF "public"."pglayout_new_<oid>" FOR VALUES WITH (MODULUS 11, REMAINDER 2) TABLESPACE "pglayout_sdf";
 
 -- partition 3 and its indexes on pglayout_sdg
 -- [online] SET default_tablespace = 'pglayout_sdg';
 
--- remainder 3 of 6
--- [online] CREATE TABLE "public"."a_p3" PARTITION OF "public"."pglayout_new_<oid>" FOR VALUES WITH (MODULUS 6, REMAINDER 3) TABLESPACE "pglayout_sdg";
+-- remainder 3 of 11
+-- [online] CREATE TABLE "public"."a_p3" PARTITION OF "public"."pglayout_new_<oid>" FOR VALUES WITH (MODULUS 11, REMAINDER 3) TABLESPACE "pglayout_sdg";
 
 -- partition 4 and its indexes on pglayout_sdh
 -- [online] SET default_tablespace = 'pglayout_sdh';
 
--- remainder 4 of 6
--- [online] CREATE TABLE "public"."a_p4" PARTITION OF "public"."pglayout_new_<oid>" FOR VALUES WITH (MODULUS 6, REMAINDER 4) TABLESPACE "pglayout_sdh";
+-- remainder 4 of 11
+-- [online] CREATE TABLE "public"."a_p4" PARTITION OF "public"."pglayout_new_<oid>" FOR VALUES WITH (MODULUS 11, REMAINDER 4) TABLESPACE "pglayout_sdh";
 
--- partition 5 and its indexes on pg_default
+-- partition 5 and its indexes on pglayout_sdd
+-- [online] SET default_tablespace = 'pglayout_sdd';
+
+-- remainder 5 of 11
+-- [online] CREATE TABLE "public"."a_p5" PARTITION OF "public"."pglayout_new_<oid>" FOR VALUES WITH (MODULUS 11, REMAINDER 5) TABLESPACE "pglayout_sdd";
+
+-- partition 6 and its indexes on pglayout_sde
+-- [online] SET default_tablespace = 'pglayout_sde';
+
+-- remainder 6 of 11
+-- [online] CREATE TABLE "public"."a_p6" PARTITION OF "public"."pglayout_new_<oid>" FOR VALUES WITH (MODULUS 11, REMAINDER 6) TABLESPACE "pglayout_sde";
+
+-- partition 7 and its indexes on pglayout_sdf
+-- [online] SET default_tablespace = 'pglayout_sdf';
+
+-- remainder 7 of 11
+-- [online] CREATE TABLE "public"."a_p7" PARTITION OF "public"."pglayout_new_<oid>" FOR VALUES WITH (MODULUS 11, REMAINDER 7) TABLESPACE "pglayout_sdf";
+
+-- partition 8 and its indexes on pglayout_sdg
+-- [online] SET default_tablespace = 'pglayout_sdg';
+
+-- remainder 8 of 11
+-- [online] CREATE TABLE "public"."a_p8" PARTITION OF "public"."pglayout_new_<oid>" FOR VALUES WITH (MODULUS 11, REMAINDER 8) TABLESPACE "pglayout_sdg";
+
+-- partition 9 and its indexes on pglayout_sdh
+-- [online] SET default_tablespace = 'pglayout_sdh';
+
+-- remainder 9 of 11
+-- [online] CREATE TABLE "public"."a_p9" PARTITION OF "public"."pglayout_new_<oid>" FOR VALUES WITH (MODULUS 11, REMAINDER 9) TABLESPACE "pglayout_sdh";
+
+-- partition 10 and its indexes on pg_default
 -- [online] SET default_tablespace = '';
 
--- remainder 5 of 6
--- [online] CREATE TABLE "public"."a_p5" PARTITION OF "public"."pglayout_new_<oid>" FOR VALUES WITH (MODULUS 6, REMAINDER 5) TABLESPACE "pg_default";
+-- remainder 10 of 11
+-- [online] CREATE TABLE "public"."a_p10" PARTITION OF "public"."pglayout_new_<oid>" FOR VALUES WITH (MODULUS 11, REMAINDER 10) TABLESPACE "pg_default";
 
 -- back to the database's default
 -- [online] RESET default_tablespace;

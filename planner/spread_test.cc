@@ -1,0 +1,241 @@
+// Partition counts in proportion to capacity, and no moves that buy
+// nothing (docs/planning.md#partition-counts, #moves-worth-making).
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <random>
+#include <string>
+
+#include "common/files.h"
+#include "planner/citus_plan.h"
+#include "planner/plan_builder.h"
+#include "planner/plan_sql.h"
+
+namespace pglayout::planner {
+namespace {
+
+std::string Volume(const std::string& name, int iops, int sync_us = 900) {
+  return fmt::format(
+      "[[volume]]\nname = \"{0}\"\npath = \"/mnt/{0}\"\ncapacity = "
+      "\"500GB\"\nread_iops = {1}\nwrite_iops = {1}\n"
+      "sync_write_latency_us = {2}\n",
+      name, iops, sync_us);
+}
+
+std::string Relation(const std::string& name, int read_iops,
+                     const std::string& size = "30GB") {
+  return fmt::format(
+      "[[relation]]\nname = \"{}\"\nsize = \"{}\"\nread_iops = {}\n"
+      "primary_key = [\"id\"]\npersistence = \"permanent\"\n",
+      name, size, read_iops);
+}
+
+constexpr char kHeader[] = R"(
+[observation]
+duration = "1h"
+source = "live"
+[settings]
+data_directory = "/mnt/base/pgdata"
+server_version_num = "180000"
+[wal]
+bytes_per_second = 1000000
+commits_per_second = 100
+)";
+
+PlanOutcome Plan(const std::string& volumes, const std::string& workload,
+                 const std::string& prefer = "auto") {
+  VolumeSet v;
+  Workload w;
+  Status st = ParseVolumes(volumes, "v.toml", &v);
+  EXPECT_TRUE(st.ok()) << st.ToString();
+  st = ParseWorkload(workload, "w.toml", &w);
+  EXPECT_TRUE(st.ok()) << st.ToString();
+  PlanOptions options;
+  options.prefer = prefer;
+  PlanOutcome out;
+  st = BuildPlan(v, w, options, &out);
+  EXPECT_TRUE(st.ok()) << st.ToString();
+  return out;
+}
+
+const Placement* Find(const pglayout::Plan& plan, const std::string& rel) {
+  for (const Placement& p : plan.placements) {
+    if (p.relation == rel) return &p;
+  }
+  return nullptr;
+}
+
+std::string Verdicts(const PlanOutcome& out) {
+  return fmt::format("{}", fmt::join(out.plan.verdicts, "\n"));
+}
+
+// The issue's unequal volumes: shop.events (9,000 read IOPS) on spare
+// volumes of 4,000, 4,000 and 6,000 IOPS. One partition per volume left v1
+// and v2 at 75%, above the target; the count from capacity puts two on v3
+// and keeps every volume within it, with the curve in the reason.
+TEST(PartitionCount, UnequalVolumesStayWithinTheTarget) {
+  const std::string volumes = Volume("base", 3000) + Volume("wal", 3000, 300) +
+                              Volume("v1", 4000) + Volume("v2", 4000) +
+                              Volume("v3", 6000);
+  const std::string workload = std::string(kHeader) +
+                               Relation("shop.events", 9000) +
+                               Relation("shop.orders", 500, "10GB");
+  const PlanOutcome out = Plan(volumes, workload, "stripe");
+  const Placement* events = Find(out.plan, "shop.events");
+  ASSERT_NE(events, nullptr) << Verdicts(out);
+  ASSERT_EQ(events->strategy, Strategy::kHashPartition) << Verdicts(out);
+  EXPECT_GT(events->partitions, 3);
+  ASSERT_EQ(events->tablespaces.size(),
+            static_cast<size_t>(events->partitions));
+  // Several partitions on one tablespace: v3 carries more than one.
+  EXPECT_GE(std::count(events->tablespaces.begin(), events->tablespaces.end(),
+                       "pglayout_v3"),
+            2)
+      << fmt::format("{}", fmt::join(events->tablespaces, ", "));
+  for (const ForecastEntry& f : out.plan.forecast) {
+    EXPECT_LE(f.utilization_after, 0.7 + 1e-9) << f.volume;
+  }
+  EXPECT_NE(events->reason.find("the worst volume at each count tried: 3 -> "),
+            std::string::npos)
+      << events->reason;
+  EXPECT_NE(events->reason.find("2 on v3"), std::string::npos)
+      << events->reason;
+  // plan.sql creates each partition on its tablespace, its indexes with it.
+  std::vector<SqlStep> steps;
+  ASSERT_TRUE(PlanSqlSteps(out.plan, out.sql_objects, &steps).ok());
+  int on_v3 = 0;
+  for (const SqlStep& s : steps) {
+    if (s.sql.find("PARTITION OF") != std::string::npos &&
+        s.sql.ends_with("TABLESPACE \"pglayout_v3\"")) {
+      ++on_v3;
+    }
+  }
+  EXPECT_GE(on_v3, 2);
+}
+
+// Random sets of spare volumes, one hot table, the bound at or below the
+// target: every volume within the target when the bound is 5 points or more
+// below it, else within 5 points of the bound.
+TEST(PartitionCount, RandomVolumesComeWithinTheBound) {
+  std::mt19937 rng(37);
+  std::uniform_int_distribution<int> spares(2, 5), iops(10, 80), share(30, 100);
+  int checked = 0, tight = 0;
+  for (int round = 0; round < 60; ++round) {
+    const int n = spares(rng);
+    std::string volumes = Volume("base", 3000) + Volume("wal", 3000, 300);
+    int capacity = 3000;
+    for (int i = 0; i < n; ++i) {
+      const int c = iops(rng) * 100;
+      capacity += c;
+      volumes += Volume(fmt::format("v{}", i + 1), c);
+    }
+    const int hot = static_cast<int>(0.7 * capacity * share(rng) / 100);
+    const std::string workload =
+        std::string(kHeader) + Relation("shop.events", hot);
+    const PlanOutcome out = Plan(volumes, workload);
+    const double bound = out.bound.max_utilization;
+    if (bound > 0.7) continue;
+    ++checked;
+    const std::string what =
+        fmt::format("{} read IOPS on\n{}\n{}", hot, volumes, Verdicts(out));
+    if (bound <= 0.7 - 0.05) {
+      EXPECT_LE(out.max_utilization, 0.7 + 1e-9) << what;
+    } else {
+      ++tight;
+      EXPECT_LE(out.max_utilization, bound + 0.05 + 1e-9) << what;
+    }
+  }
+  EXPECT_GE(checked, 40);
+  EXPECT_GE(tight, 3);
+}
+
+// Every volume well under the target: nothing moves, and the plan says why.
+TEST(NoMoveThatBuysNothing, CalmVolumesKeepEveryTableWhereItIs) {
+  const std::string volumes = Volume("base", 3000) + Volume("wal", 3000, 300) +
+                              Volume("v1", 3000) + Volume("v2", 3000);
+  const std::string workload =
+      std::string(kHeader) + Relation("public.a", 300, "10GB") +
+      Relation("public.b", 200, "10GB") + Relation("public.c", 100, "10GB");
+  const PlanOutcome out = Plan(volumes, workload);
+  for (const Placement& p : out.plan.placements) {
+    EXPECT_EQ(p.strategy, Strategy::kStay) << p.relation << ": " << p.reason;
+  }
+  EXPECT_EQ(out.moves, 0);
+  EXPECT_NE(Verdicts(out).find("moves: none: the busiest data volume is at "
+                               "20%, 10 points or more under the 70% target"),
+            std::string::npos)
+      << Verdicts(out);
+}
+
+// Near the target, moving still pays: the busiest volume (66%) gives a
+// table away.
+TEST(NoMoveThatBuysNothing, NearTheTargetATableMoves) {
+  const std::string volumes = Volume("base", 3000) + Volume("wal", 3000, 300) +
+                              Volume("v1", 3000) + Volume("v2", 3000);
+  const std::string workload =
+      std::string(kHeader) + Relation("public.a", 1000, "10GB") +
+      Relation("public.b", 600, "10GB") + Relation("public.c", 400, "10GB");
+  const PlanOutcome out = Plan(volumes, workload);
+  EXPECT_EQ(Verdicts(out).find("moves: none"), std::string::npos);
+  EXPECT_LT(out.max_utilization, 0.4);
+}
+
+// The issue's growth: shop.events already in 3 hash partitions of 4,000
+// read IOPS each, on v1, v2, v3, and two new empty volumes v4, v5. Each
+// partition that moves moves whole (online, the partition move), none is
+// converted again, and Citus is not advised while a perfect spread over
+// this host is within the target. (Meeting the target takes more
+// partitions: re-partitioning, which migrate does not do yet.)
+TEST(Growth, WholePartitionsMoveOnlineToTheNewVolumes) {
+  const std::string volumes = Volume("base", 3000) + Volume("wal", 3000, 300) +
+                              Volume("v1", 4000) + Volume("v2", 4000) +
+                              Volume("v3", 6000) + Volume("v4", 4000) +
+                              Volume("v5", 4000);
+  std::string workload = std::string(kHeader) + R"(
+[[tablespace]]
+name = "ts_v1"
+location = "/mnt/v1/ts"
+[[tablespace]]
+name = "ts_v2"
+location = "/mnt/v2/ts"
+[[tablespace]]
+name = "ts_v3"
+location = "/mnt/v3/ts"
+[[relation]]
+name = "shop.events"
+kind = "partitioned"
+primary_key = ["id"]
+persistence = "permanent"
+)";
+  for (int p = 0; p < 3; ++p) {
+    workload += fmt::format(
+        "[[relation]]\nname = \"shop.events_p{0}\"\nsize = \"10GB\"\n"
+        "read_iops = 4000\nprimary_key = [\"id\"]\npersistence = "
+        "\"permanent\"\npartition_of = \"shop.events\"\ntablespace = "
+        "\"ts_v{1}\"\n",
+        p, p + 1);
+  }
+  const PlanOutcome out = Plan(volumes, workload);
+  EXPECT_LE(out.bound.max_utilization, 0.7);
+  std::map<std::string, int> on;
+  for (int p = 0; p < 3; ++p) {
+    const std::string name = fmt::format("shop.events_p{}", p);
+    const Placement* pl = Find(out.plan, name);
+    ASSERT_NE(pl, nullptr) << name << "\n" << Verdicts(out);
+    EXPECT_NE(pl->strategy, Strategy::kHashPartition) << name;
+    if (pl->strategy == Strategy::kMove) {
+      EXPECT_TRUE(pl->online) << name << ": " << pl->reason;
+      EXPECT_EQ(pl->reason.find("offline"), std::string::npos) << pl->reason;
+    }
+  }
+  std::string why;
+  EXPECT_FALSE(SingleHostFallsShort(out, PlanOptions{}, &why)) << why;
+  EXPECT_EQ(Verdicts(out).find("Citus"), std::string::npos) << Verdicts(out);
+}
+
+}  // namespace
+}  // namespace pglayout::planner
