@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "common/pg_catalog_read.h"
+#include "common/text.h"
 
 namespace pglayout {
 
@@ -141,7 +142,8 @@ std::string DisplayIdent(const std::string& name) {
   for (size_t i = 0; i < name.size() && !quote; ++i) {
     quote = !plain(name[i], i == 0);
   }
-  return quote ? QuoteIdent(name) : name;
+  // Quoting keeps a newline or an ESC: escaped too (common/text.h).
+  return DisplayName(quote ? QuoteIdent(name) : name);
 }
 
 std::string DisplayIdentList(const std::vector<std::string>& names) {
