@@ -6,6 +6,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "common/text.h"
+
 namespace pglayout::cli {
 namespace {
 
@@ -32,7 +34,9 @@ std::string FormatProgressLine(const ProgressUpdate& u) {
   if (!u.detail.empty()) line += ", " + u.detail;
   line += ", " + Seconds(u.elapsed_s);
   if (u.eta_s >= 0) line += ", ETA " + Seconds(u.eta_s);
-  return line;
+  // Names (a table's, a file's) come from the database or the user: one
+  // line, nothing that moves the cursor or reorders the text.
+  return DisplayName(line);
 }
 
 TerminalProgress::TerminalProgress(bool interactive)
@@ -67,7 +71,7 @@ void TerminalProgress::Update(const ProgressUpdate& update) {
 void TerminalProgress::Finish(const std::string& task,
                               const std::string& summary) {
   ClearLine();
-  spdlog::info("{}: {}", task, summary);
+  spdlog::info("{}: {}", DisplayName(task), DisplayName(summary));
 }
 
 }  // namespace pglayout::cli

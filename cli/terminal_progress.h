@@ -29,7 +29,9 @@ class TerminalProgress : public ProgressSink {
   std::chrono::steady_clock::time_point last_print_{};
 };
 
-// "[#####-----] 52% probe data1: randread qd=32, 48,210 IOPS, 12s, ETA 11s"
+// "[#####-----] 52% probe data1: randread qd=32, 48,210 IOPS, 12s, ETA 11s",
+// one line: control and bidirectional characters in it (a table's name)
+// escaped as \u001B, bytes that are not UTF-8 as \xE9 (common/text.h).
 std::string FormatProgressLine(const ProgressUpdate& update);
 
 }  // namespace pglayout::cli

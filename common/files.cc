@@ -50,6 +50,25 @@ Status ReadTextFile(const std::string& path, std::string* contents) {
   return Status::Ok();
 }
 
+Status ReadInputFile(const std::string& path, std::string* contents) {
+  const auto too_large = [&](uint64_t bytes) {
+    return Status::InvalidInput(
+        fmt::format("{}: {} bytes, more than the {} MiB an input file may have",
+                    path, bytes, kMaxInputFileBytes >> 20));
+  };
+  struct stat st;
+  if (::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
+      static_cast<uint64_t>(st.st_size) > kMaxInputFileBytes) {
+    return too_large(static_cast<uint64_t>(st.st_size));
+  }
+  std::string text;
+  PGLAYOUT_RETURN_IF_ERROR(ReadTextFile(path, &text));
+  // A pipe or a file that grew meanwhile.
+  if (text.size() > kMaxInputFileBytes) return too_large(text.size());
+  *contents = std::move(text);
+  return Status::Ok();
+}
+
 Status WriteTextFile(const std::string& path, std::string_view contents) {
   const std::string tmp = path + ".tmp";
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -136,19 +155,19 @@ Status ParsePipelineFile(std::string_view text, const std::string& source_name,
 
 Status ReadVolumesFile(const std::string& path, VolumeSet* out) {
   std::string text;
-  PGLAYOUT_RETURN_IF_ERROR(ReadTextFile(path, &text));
+  PGLAYOUT_RETURN_IF_ERROR(ReadInputFile(path, &text));
   return ParseVolumes(text, path, out);
 }
 
 Status ReadWorkloadFile(const std::string& path, Workload* out) {
   std::string text;
-  PGLAYOUT_RETURN_IF_ERROR(ReadTextFile(path, &text));
+  PGLAYOUT_RETURN_IF_ERROR(ReadInputFile(path, &text));
   return ParseWorkload(text, path, out);
 }
 
 Status ReadPlanFile(const std::string& path, Plan* out) {
   std::string text;
-  PGLAYOUT_RETURN_IF_ERROR(ReadTextFile(path, &text));
+  PGLAYOUT_RETURN_IF_ERROR(ReadInputFile(path, &text));
   return ParsePlan(text, path, out);
 }
 

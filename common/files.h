@@ -26,6 +26,10 @@ const char* FileKindName(FileKind kind);  // "volumes", "workload", "plan"
 
 // Reads a whole file; NotFound / IoError name the path.
 Status ReadTextFile(const std::string& path, std::string* contents);
+// ReadTextFile for an input file of the pipeline (TOML, plan.json): one
+// larger than kMaxInputFileBytes (common/input_limits.h) is InvalidInput
+// naming the path, refused before it is read.
+Status ReadInputFile(const std::string& path, std::string* contents);
 // Writes |contents| to |path| atomically (temporary file + rename), so a
 // reader never sees half a file.
 Status WriteTextFile(const std::string& path, std::string_view contents);

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "common/files.h"
@@ -32,6 +34,33 @@ std::string VolumesError(const std::string& text) {
   Status st = ParseVolumes(text, "volumes.toml", &v);
   EXPECT_TRUE(st.IsInvalidInput()) << st.ToString();
   return st.message();
+}
+
+// A string value longer than 1 MiB (common/input_limits.h) is refused at
+// its key, and the message does not repeat it.
+TEST(BoundedStrings, AHugeStringIsRefused) {
+  std::string message = VolumesError(
+      With(kVolume, "name = \"d1\"",
+           "name = \"d1\"\nkind = \"" + std::string(2 << 20, 'x') + "\""));
+  EXPECT_EQ(message,
+            "volumes.toml:3:8: [[volume]] 'd1' key 'kind': is 2097152 bytes "
+            "long; a string may have at most 1048576 (1 MiB)");
+}
+
+// A file larger than 256 MiB is refused before it is read (a sparse file:
+// nothing is written).
+TEST(BoundedFiles, AHugeFileIsRefusedUnread) {
+  const std::string path = ::testing::TempDir() + "/huge-volumes.toml";
+  std::filesystem::remove(path);
+  { std::ofstream(path) << kVolume; }
+  std::filesystem::resize_file(path, uint64_t{300} << 20);
+  VolumeSet v;
+  Status st = ReadVolumesFile(path, &v);
+  std::filesystem::remove(path);
+  EXPECT_TRUE(st.IsInvalidInput());
+  EXPECT_EQ(st.message(), path +
+                              ": 314572800 bytes, more than the 256 MiB an "
+                              "input file may have");
 }
 
 TEST(BoundedNumbers, ASubnormalIsRefused) {

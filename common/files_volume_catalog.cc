@@ -302,7 +302,7 @@ Status ParseCatalog(std::string_view text, const std::string& source_name,
 
 Status ReadCatalogFile(const std::string& path, Catalog* out) {
   std::string text;
-  PGLAYOUT_RETURN_IF_ERROR(ReadTextFile(path, &text));
+  PGLAYOUT_RETURN_IF_ERROR(ReadInputFile(path, &text));
   return ParseCatalog(text, path, out);
 }
 

@@ -1,5 +1,7 @@
 #include "common/quote.h"
 
+#include "common/text.h"
+
 namespace pglayout {
 
 std::string QuoteIdent(const std::string& name) {
@@ -21,7 +23,8 @@ std::string DisplayIdent(const std::string& name) {
   for (size_t i = 0; i < name.size() && !quote; ++i) {
     quote = !plain(name[i], i == 0);
   }
-  return quote ? QuoteIdent(name) : name;
+  // Quoting keeps a newline or an ESC: escaped too (common/text.h).
+  return DisplayName(quote ? QuoteIdent(name) : name);
 }
 
 std::string DisplayIdentList(const std::vector<std::string>& names) {

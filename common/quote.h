@@ -17,7 +17,8 @@ namespace pglayout {
 std::string QuoteIdent(const std::string& name);
 // For messages: |name| as a person would type it, quoted only when it is
 // not a plain lowercase identifier ([a-z_][a-z0-9_$]*), so that a name such
-// as `,")` cannot be misread: "id", "Order", ","")".
+// as `,")` cannot be misread: "id", "Order", ","")"; control characters
+// escaped (DisplayName), so that a message stays one line.
 std::string DisplayIdent(const std::string& name);
 // Each name through DisplayIdent, joined by ", ".
 std::string DisplayIdentList(const std::vector<std::string>& names);

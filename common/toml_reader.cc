@@ -60,6 +60,10 @@ void KeyReader::String(std::string_view key, std::string* out, Need need) {
   const toml::node* node = Find(key, need);
   if (node == nullptr) return;
   if (auto v = node->value<std::string>(); v && node->is_string()) {
+    if (std::string problem = StringProblem(v->size()); !problem.empty()) {
+      FailAt(node->source(), key, problem);
+      return;
+    }
     *out = *v;
   } else {
     FailAt(node->source(), key, "expected a string in double quotes");
@@ -115,18 +119,8 @@ void KeyReader::Duration(std::string_view key, double* out, Need need) {
 void KeyReader::BoundedNumber(const toml::node& node, std::string_view key,
                               double min, double max, double* out) {
   double v = node.value<double>().value_or(0);
-  if (!std::isfinite(v)) {
-    FailAt(node.source(), key, "must be a finite number");
-  } else if (std::fpclassify(v) == FP_SUBNORMAL) {
-    FailAt(node.source(), key,
-           fmt::format("{} is too small to be a figure (write 0 for none)", v));
-  } else if (v < min) {
-    FailAt(node.source(), key,
-           min == 0 ? fmt::format("must not be negative (got {})", v)
-                    : fmt::format("must be at least {} (got {})", min, v));
-  } else if (v > max) {
-    FailAt(node.source(), key,
-           fmt::format("must be at most {:g} (got {})", max, v));
+  if (std::string problem = FigureProblem(v, min, max); !problem.empty()) {
+    FailAt(node.source(), key, problem);
   } else {
     *out = v;
   }

@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/input_limits.h"
 #include "common/model.h"
 #include "common/status.h"
 
@@ -35,13 +36,8 @@ Status PlanFromToml(const toml::table& root, const std::string& source_name,
 // "file:line:col" of a node or key.
 std::string Position(const std::string& file, const toml::source_region& where);
 
-// The ranges every field of the files is read within unless its reader
-// states a narrower one (common/model.h says so at its top): no measured or
-// declared figure comes near them, and the planner and the report can add,
-// multiply and divide numbers in them without overflow.
-inline constexpr double kMaxFigure = 1e15;
-inline constexpr uint64_t kMaxSize = uint64_t{1} << 60;  // 1 EiB
-inline constexpr double kMaxDuration = 1e10;             // ~317 years
+// The ranges every field is read within unless its reader states a
+// narrower one: common/input_limits.h (kMaxFigure, kMaxSize, kMaxDuration).
 // Keys at least this long get no "did you mean" (the edit distance is
 // quadratic) and are cut to it in messages.
 inline constexpr size_t kMaxKeyShown = 64;

@@ -158,6 +158,16 @@ Status RecordStepFailure(Executor* ex, const Step& s, int no,
         "pglayout migrate --apply with the same plan resumes it",
         failure.message(), ex->run_id(), s.key));
   }
+  // A cancelled statement (pg_cancel_backend, a statement_timeout) rolled
+  // its transaction back the same way.
+  if (IsCancelled(failure) &&
+      failure.message().find("resume") == std::string::npos) {
+    return Status::Aborted(fmt::format(
+        "{}. Run {} stopped at step {}: a statement was cancelled; nothing "
+        "half-done stays behind: pglayout migrate --apply with the same plan "
+        "resumes it",
+        failure.message(), ex->run_id(), s.key));
+  }
   return failure;
 }
 

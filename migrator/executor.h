@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "common/progress.h"
+#include "common/text.h"
 #include "migrator/journal.h"
 #include "migrator/migrate_options.h"
 #include "migrator/migrate_report.h"
@@ -101,9 +102,11 @@ class Executor {
   void Failpoint(const std::string& name) const {
     if (options_.failpoint) options_.failpoint(name);
   }
+  // One line of the report: names in |text| with newlines or control
+  // characters are escaped (DisplayName), so that a line never splits.
   void Line(const std::string& text) {
-    report_->lines.push_back(text);
-    if (options_.on_line) options_.on_line(text);
+    report_->lines.push_back(DisplayName(text));
+    if (options_.on_line) options_.on_line(report_->lines.back());
   }
 
  private:

@@ -109,6 +109,12 @@ Status CheckShadow(const OnlineContext& c, ShadowLock lock) {
                                        lock == ShadowLock::kAccessShare
                                            ? "ACCESS SHARE"
                                            : "SHARE ROW EXCLUSIVE"));
+    // A cancelled wait or a lost connection is the run's, not the
+    // shadow's: the run stops, resumable (RecordStepFailure says so).
+    if (!st.ok() &&
+        (IsCancelled(st) || st.code() == Status::Code::kUnavailable)) {
+      return st;
+    }
     if (!st.ok()) {
       return Status::Aborted(fmt::format(
           "{}: the shadow {} could not be locked ({}); nothing was swapped. "

@@ -10,6 +10,7 @@
 #include <functional>
 #include <string>
 
+#include "common/text.h"
 #include "migrator/executor.h"
 #include "migrator/facts.h"
 #include "migrator/online_sql.h"
@@ -35,7 +36,9 @@ struct OnlineContext {
   mutable ShadowSeen shadow_seen;
 
   const std::string& key() const { return step.key; }
-  const std::string& relation() const { return step.placement->relation; }
+  // The relation's name for messages: one line, control characters
+  // escaped (DisplayName); never for SQL.
+  std::string relation() const { return DisplayName(step.placement->relation); }
   bool Adaptive() const {
     return ex->options().throttle == ThrottleMode::kAdaptive;
   }

@@ -35,6 +35,19 @@ struct SideSum {
   }
 };
 
+// Whether |st| (SQLSTATE |sqlstate|) is the statement's own failure, such
+// as a type's hash function raising on a value, rather than the run's: a
+// cancel or a statement_timeout (class 57), the connection (08), resources
+// (53, 58), a lock or the transaction's state (55, 25, 40) end the
+// verification instead of switching it to text forms.
+bool StatementFailed(const Status& st, const std::string& sqlstate) {
+  if (st.code() != Status::Code::kSqlError) return false;
+  for (const char* run : {"57", "08", "53", "58", "55", "25", "40"}) {
+    if (sqlstate.starts_with(run)) return false;
+  }
+  return true;
+}
+
 // Hashes each column's value unless a row of the source shows that a
 // type's hash function fails (then every column hashes its text form).
 // An empty table has nothing to verify either way.
@@ -42,10 +55,10 @@ Status ChooseHashForm(const OnlineContext& c, bool* text_form) {
   *text_form = false;
   std::string one_row =
       fmt::format("(SELECT * FROM ONLY {} LIMIT 1)", c.names.QualifiedTable());
-  if (c.ex->Exec(VerifySumSql(c.table, c.names, one_row, VerifyScope::kAll))
-          .ok()) {
-    return Status::Ok();
-  }
+  Status st =
+      c.ex->Exec(VerifySumSql(c.table, c.names, one_row, VerifyScope::kAll));
+  if (st.ok()) return Status::Ok();
+  if (!StatementFailed(st, c.ex->session()->last_sqlstate())) return st;
   *text_form = true;
   return c.ex->Exec(
       VerifySumSql(c.table, c.names, one_row, VerifyScope::kAll, true));
@@ -251,7 +264,8 @@ Status OnlineVerifier::VerifyKeys(const std::vector<SqlValue>& keys,
         VerifySumSql(c_.table, c_.names, relations[i], VerifyScope::kKeyArrays,
                      *text_form_),
         keys, &r);
-    if (!st.ok() && !*text_form_ && st.code() == Status::Code::kSqlError) {
+    if (!st.ok() && !*text_form_ &&
+        StatementFailed(st, c_.ex->session()->last_sqlstate())) {
       // A type's hash function failed on a value the sample row lacked:
       // hash text forms instead, in a fresh attempt.
       text_form_ = true;

@@ -4,6 +4,7 @@
 
 #include <utility>
 
+#include "common/text.h"
 #include "migrator/online.h"
 #include "migrator/online_sql.h"
 #include "migrator/online_swap.h"
@@ -189,7 +190,7 @@ Status VerifyRun(Executor* ex, const Plan& plan, const RunFacts& facts,
   }
   if (!problems.empty()) {
     std::string text = "final check failed:";
-    for (const std::string& p : problems) text += "\n  " + p;
+    for (const std::string& p : problems) text += "\n  " + DisplayName(p);
     return Status::Internal(text);
   }
   ex->Line(

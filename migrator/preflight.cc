@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "common/text.h"
 #include "migrator/preflight_checks.h"
 
 namespace pglayout::migrator {
@@ -189,8 +190,8 @@ std::vector<Finding> CheckSettings(const std::vector<SettingChange>& settings,
 }
 
 std::string Finding::ToString() const {
-  return (severity == Severity::kWarning ? "warning: " : "") + object + ": " +
-         reason;
+  return (severity == Severity::kWarning ? "warning: " : "") +
+         DisplayName(object) + ": " + DisplayName(reason);
 }
 
 std::vector<Finding> RunPreflight(const PreflightInput& in) {

@@ -26,7 +26,9 @@ struct Finding {
   std::string object;  // "server", "tablespace fast1", "public.orders"
   std::string reason;
 
-  std::string ToString() const;  // "public.orders: has no primary key ..."
+  // "public.orders: has no primary key ...", one line: control characters
+  // in names escaped (DisplayName).
+  std::string ToString() const;
 };
 
 struct PreflightInput {

@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/text.h"
 #include "migrator/online.h"
 
 namespace pglayout::migrator {
@@ -99,7 +100,7 @@ Status FinalizeRuns(const RunRecord& active, Executor* ex,
   std::string text =
       fmt::format("{} of {} old copies could not be dropped (the others were):",
                   kept.size(), copies.size());
-  for (const std::string& k : kept) text += "\n  " + k;
+  for (const std::string& k : kept) text += "\n  " + DisplayName(k);
   return Status::Aborted(text);
 }
 

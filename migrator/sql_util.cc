@@ -30,4 +30,9 @@ std::string QuoteIdentList(const std::vector<std::string>& names) {
   return JoinComma(quoted);
 }
 
+bool IsCancelled(const Status& st) {
+  return st.code() == Status::Code::kSqlError &&
+         st.message().find("(SQLSTATE 57014)") != std::string::npos;
+}
+
 }  // namespace pglayout::migrator

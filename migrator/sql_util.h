@@ -24,6 +24,10 @@ std::string JoinComma(const std::vector<std::string>& items);
 // Each name through QuoteIdent, joined by ", ".
 std::string QuoteIdentList(const std::vector<std::string>& names);
 
+// Whether |st| is a statement the server cancelled (SQLSTATE 57014:
+// pg_cancel_backend or a statement_timeout), as SqlSession messages say.
+bool IsCancelled(const Status& st);
+
 }  // namespace pglayout::migrator
 
 #endif  // PGLAYOUT_MIGRATOR_SQL_UTIL_H_

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "common/ddl.h"
+#include "common/text.h"
 #include "common/units.h"
 #include "migrator/sql_util.h"
 #include "pg/sql.h"
@@ -476,6 +477,10 @@ std::vector<Step> BuildSteps(const Plan& plan, const ServerFacts& server,
       "table is in its planned tablespace; no leftover triggers, "
       "invalid indexes or unrestored settings";
   steps.push_back(std::move(verify));
+  // Names in titles come from the plan and the catalogs: one line each,
+  // control characters escaped (a title reaches messages, the journal and
+  // the terminal).
+  for (Step& s : steps) s.title = DisplayName(s.title);
   return steps;
 }
 

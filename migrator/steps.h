@@ -45,7 +45,7 @@ std::string PlacementStepKey(const Placement& p);
 struct Step {
   std::string key;
   StepKind kind = StepKind::kVerify;
-  std::string title;             // one line for people
+  std::string title;  // one line for people, names escaped (DisplayName)
   std::vector<std::string> sql;  // the statements, in order
   std::string note;              // lock estimate, what is skipped and why
   bool outside_transaction = false;

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 
 #include "common/files.h"
 #include "common/json.h"
@@ -560,6 +561,88 @@ TEST(PlanJson, ErrorsNameTheFileAndTheKey) {
       "{\"placements\": [{\"relation\": \"a.b\", \"strategy\": \"shard\"}]}",
       "plan.json", &plan);
   EXPECT_TRUE(Contains(st.message(), "strategy 'shard'")) << st.message();
+}
+
+// plan.json is read within the limits of every input file (common/
+// input_limits.h): each bad value is InvalidInput naming the file and
+// where the value is, and nothing crashes, hangs or takes the memory.
+TEST(PlanJson, RefusesValuesBeyondTheInputLimits) {
+  struct Case {
+    std::string json, expected;
+  };
+  const std::vector<Case> cases = {
+      {R"({"forecast": [{"volume": "a", "utilization_after": 1e300}]})",
+       "plan.json: forecast[0].utilization_after: must be at most 1e+15"},
+      {R"({"forecast": [{"volume": "a", "read_latency_us_after": 1e-320}]})",
+       "plan.json: forecast[0].read_latency_us_after: 1e-320 is too small"},
+      {R"({"analysis": {"x": [-1e300]}})",
+       "plan.json: analysis.x[0]: must be at most 1e+15"},
+      {R"({"forecast": [{"utilization_after": 1e400}]})",
+       "plan.json: a number is out of range"},
+      {R"({"forecast": [{"utilization_after": NaN}]})", "plan.json: not JSON"},
+      {R"({"forecast": [{"utilization_after": "NaN"}]})",
+       "key 'utilization_after': expected a number, got string"},
+      {R"({"forecast": [{"utilization_after": -2}]})",
+       "key 'utilization_after': must not be negative"},
+      {R"({"placements": [{"relation": "a.b", "partitions": 1.5}]})",
+       "key 'partitions': expected a whole number from 0 to 1048576, got 1.5"},
+      {R"({"placements": [{"relation": "a.b", "partitions": 99999999999}]})",
+       "key 'partitions': expected a whole number"},
+      {R"({"stripes": [{"name": "s", "chunk": -1}]})",
+       "key 'chunk': expected a whole number of bytes"},
+      {R"({"citus": {"coordinator": {"bytes": 18446744073709551615}}})",
+       "plan.json: citus.coordinator.bytes: must be at most 2^60"},
+      {R"({"placements": [{"relation": ["a"]}]})", "key 'relation'"},
+      {R"({"placements": {"relation": "a"}})", "plan.json: "},
+      {R"({"plan": {"warnings": "one"}})", "key 'warnings'"},
+      {"{\"plan\": {\"prefer\": \"\xE9\"}}", "plan.json: not JSON"},
+      {std::string(100, '[') + std::string(100, ']'), "plan.json: "},
+      {"{\"a\": " + std::string(100000, '[') + std::string(100000, ']') + "}",
+       "plan.json: arrays and objects nest deeper than 32 levels"},
+      {R"({"placements": [{"relation": "a\u001b[31m\nb", "strategy": "x"}]})",
+       "placement 'a\\u001B[31m\\u000Ab': strategy 'x'"},
+  };
+  for (const Case& c : cases) {
+    Plan plan;
+    Status st = ParsePlanJson(c.json, "plan.json", &plan);
+    EXPECT_TRUE(st.IsInvalidInput()) << c.json.substr(0, 200);
+    EXPECT_TRUE(Contains(st.message(), c.expected))
+        << c.json.substr(0, 200) << "\n"
+        << st.message().substr(0, 400);
+    EXPECT_LT(st.message().size(), 1000u);
+  }
+}
+
+// A 100 MB string is refused by its length, named by where it is, and the
+// message does not repeat it.
+TEST(PlanJson, RefusesAHugeString) {
+  std::string json = R"({"placements": [{"relation": "a.b", "reason": ")" +
+                     std::string(100'000'000, 'x') + R"("}]})";
+  Plan plan;
+  Status st = ParsePlanJson(json, "plan.json", &plan);
+  EXPECT_TRUE(st.IsInvalidInput());
+  EXPECT_TRUE(Contains(st.message(),
+                       "plan.json: placements[0].reason: is 100000000 bytes "
+                       "long; a string may have at most 1048576"))
+      << st.message().substr(0, 400);
+  EXPECT_LT(st.message().size(), 1000u);
+}
+
+// A file larger than the cap is refused before it is read (a sparse file
+// here: nothing is written).
+TEST(PlanJson, RefusesAFileLargerThanTheCap) {
+  const std::string path = ::testing::TempDir() + "/huge-plan.json";
+  std::filesystem::remove(path);
+  { std::ofstream(path) << "{}"; }
+  std::filesystem::resize_file(path, (uint64_t{256} << 20) + 1);
+  Plan plan;
+  Status st = ReadPlanAnyFormat(path, &plan);
+  std::filesystem::remove(path);
+  EXPECT_TRUE(st.IsInvalidInput());
+  EXPECT_TRUE(Contains(st.message(),
+                       path + ": 268435457 bytes, more than the 256 MiB an "
+                              "input file may have"))
+      << st.message();
 }
 
 TEST(PlanJson, ChosenByExtension) {

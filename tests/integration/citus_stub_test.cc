@@ -12,7 +12,7 @@
 #include <string>
 
 #include "common/model.h"
-#include "common/sql.h"
+#include "pg/sql.h"
 #include "planner/citus_plan.h"
 #include "testing/pg_cluster.h"
 #include "testing/pg_test.h"

@@ -192,6 +192,94 @@ class TwinWriter {
   std::thread thread_;
 };
 
+// A cancel that lands on a statement of the migrator's main session in the
+// phase of the failpoint, whatever the timing: from Start() (in the
+// failpoint) a session of the test holds ACCESS EXCLUSIVE on t and its
+// shadow (queued behind the migrator's open transaction, if any), so the
+// main session's next statement that needs either waits for the lock; the
+// canceller cancels that wait (one it blocks, which cannot end before the
+// cancel lands, unlike a wait for the writer's short transactions), then
+// releases the lock. Stop() ends it if
+// the run ended first (a swap that gave up waiting).
+class Canceller {
+ public:
+  Canceller(PgCluster* pg, std::string db) : pg_(pg), db_(std::move(db)) {}
+  ~Canceller() { Stop(); }
+
+  void Start() {
+    PGLAYOUT_ASSERT_OK(Open(pg_, db_, &holder_));
+    PGLAYOUT_ASSERT_OK(Open(pg_, db_, &watcher_));
+    const std::string pid = Value(holder_.get(), "SELECT pg_backend_pid()");
+    const std::string shadow =
+        Value(holder_.get(), "SELECT 'pglayout_new_' || 't'::regclass::oid");
+    Exec(holder_.get(), "BEGIN");
+    thread_ = std::thread([this, shadow, pid]() { Run(shadow, pid); });
+    // The lock is held or queued before the migrator goes on: any request
+    // of it for t or the shadow from now on waits behind it.
+    for (int i = 0; i < 6000 && !locked_; ++i) {
+      if (Value(watcher_.get(),
+                "SELECT count(*) FROM pg_locks WHERE pid = " + pid +
+                    " AND locktype = 'relation' AND "
+                    "mode = 'AccessExclusiveLock'") != "0") {
+        return;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    ASSERT_TRUE(locked_) << "the canceller's lock was never requested";
+  }
+
+  void Stop() {
+    stop_ = true;
+    if (thread_.joinable()) thread_.join();
+  }
+  bool cancelled() const { return cancelled_; }
+
+ private:
+  void Run(const std::string& shadow, const std::string& holder_pid) {
+    Status st = ExecuteSql(
+        holder_.get(), "LOCK TABLE t, " + shadow + " IN ACCESS EXCLUSIVE MODE");
+    locked_ = true;
+    std::unique_ptr<SqlSession> s;
+    if (!st.ok() || !Open(pg_, db_, &s).ok()) return;
+    const std::string waiting =
+        "FROM pg_stat_activity WHERE application_name LIKE "
+        "'pglayout-migrate/run%/main' AND state = 'active' AND " +
+        holder_pid + " = ANY (pg_blocking_pids(pid))";
+    SqlResult r;
+    while (!stop_ && !cancelled_) {
+      if (s->Execute(
+               "SELECT pg_cancel_backend(pid), pid, query_start " + waiting, {},
+               &r)
+              .ok() &&
+          !r.rows.empty() && r.rows[0][0] == "t") {
+        cancelled_ = true;
+      } else {
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      }
+    }
+    // The lock goes once the cancelled statement has ended (not a later
+    // one that waits for it again: the run may still need t).
+    for (int i = 0; cancelled_ && i < 3000; ++i) {
+      SqlResult same;
+      if (!s->Execute("SELECT FROM pg_stat_activity WHERE pid = $1::int AND "
+                      "state = 'active' AND query_start = $2::timestamptz",
+                      {r.rows[0][1], r.rows[0][2]}, &same)
+               .ok() ||
+          same.rows.empty()) {
+        break;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    (void)ExecuteSql(holder_.get(), "ROLLBACK");
+  }
+
+  PgCluster* pg_;
+  std::string db_;
+  std::unique_ptr<SqlSession> holder_, watcher_;
+  std::atomic<bool> stop_{false}, locked_{false}, cancelled_{false};
+  std::thread thread_;
+};
+
 class MigrateFaultsTest : public PgVersionTest {
  protected:
   // A private server (it is crashed) with a small max_wal_size, so that
@@ -241,12 +329,10 @@ class MigrateFaultsTest : public PgVersionTest {
   }
 
   // The fault, from the failpoint: the server killed, or the main session
-  // terminated; a cancel needs a statement running, so a thread cancels
-  // the main session's next statement.
-  void Inject(Fault fault, std::thread* canceller) {
-    const char* main_session =
-        "SELECT {}(pid) FROM pg_stat_activity WHERE application_name LIKE "
-        "'pglayout-migrate/run%/main'{}";
+  // terminated; a cancel needs a statement running (one that has just
+  // ended ignores it), so the canceller makes the next statement that
+  // needs t or its shadow wait for its lock, and cancels that.
+  void Inject(Fault fault, Canceller* canceller) {
     switch (fault) {
       case Fault::kCrash:
         PGLAYOUT_EXPECT_OK(pg_->Restart(StopMode::kImmediate));
@@ -254,30 +340,18 @@ class MigrateFaultsTest : public PgVersionTest {
       case Fault::kTerminate: {
         std::unique_ptr<SqlSession> s;
         PGLAYOUT_ASSERT_OK(pg_->Connect(&s));
-        Exec(s.get(), fmt::format(fmt::runtime(main_session),
-                                  "pg_terminate_backend", ""));
+        Exec(s.get(),
+             "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE "
+             "application_name LIKE 'pglayout-migrate/run%/main'");
         return;
       }
       case Fault::kCancel:
-        *canceller = std::thread([this, main_session]() {
-          std::unique_ptr<SqlSession> s;
-          if (!pg_->Connect(&s).ok()) return;
-          const std::string sql =
-              fmt::format(fmt::runtime(main_session), "pg_cancel_backend",
-                          " AND state = 'active'");
-          // Until one statement of the main session has been cancelled
-          // (bounded: a run that ends first leaves nothing to cancel).
-          for (int i = 0; i < 20000; ++i) {
-            SqlResult r;
-            if (!s->Execute(sql, {}, &r).ok() || !r.rows.empty()) return;
-          }
-        });
+        canceller->Start();
         return;
     }
   }
 
-  // *stopped: the fault stopped the run (a cancel retried by the run does
-  // not).
+  // *stopped: the fault stopped the run (every one must).
   void RunCase(const FaultCase& c, int number, bool* stopped) {
     SCOPED_TRACE(CaseName(c));
     const std::string db = fmt::format("f{}", number);
@@ -293,7 +367,7 @@ class MigrateFaultsTest : public PgVersionTest {
     }
     TwinWriter writer(pg_.get(), db);
     MigrateOptions faulty = options_;
-    std::thread canceller;
+    Canceller canceller(pg_.get(), db);
     bool injected = false;
     faulty.failpoint = [&](const std::string& name) {
       if (injected || !AtPhase(c.phase, name)) return;
@@ -302,39 +376,39 @@ class MigrateFaultsTest : public PgVersionTest {
     };
     MigrateReport first;
     Status st = Migrate(plan, conninfo, faulty, MigrateMode::kRun, &first);
-    if (canceller.joinable()) canceller.join();
+    canceller.Stop();
     old.reset();  // ends the old transaction (a crash ended it already)
     ASSERT_TRUE(injected) << Lines(first);
     EXPECT_FALSE(HasNegativeCount(first)) << Lines(first);
     *stopped = !st.ok();
-    if (!st.ok()) {
-      // The truth after the fault: the raise, its run, the way back (a
-      // cancel may land after the restore: then nothing is pending).
-      std::unique_ptr<SqlSession> look;
-      PGLAYOUT_ASSERT_OK(Open(pg_.get(), db, &look));
-      const bool raised = Value(look.get(),
-                                "SELECT string_agg(state, ',') FROM "
-                                "pglayout.setting") != "restored";
+    // Every fault stops the run, and the run says it resumes (a cancel
+    // included: it lands on a statement the run cannot do without).
+    ASSERT_FALSE(st.ok()) << Lines(first);
+    EXPECT_NE(st.message().find("resume"), std::string::npos) << st.message();
+    if (c.fault == Fault::kCancel && c.phase != Phase::kSwapWait) {
+      // (The swap's wait may give up before it needs the lock.)
+      EXPECT_TRUE(canceller.cancelled());
+      EXPECT_NE(st.message().find("a statement was cancelled"),
+                std::string::npos)
+          << st.message();
+    }
+    {
+      // The truth after the fault: the raise, its run, the way back.
       MigrateReport status;
       PGLAYOUT_ASSERT_OK(
           Migrate(plan, conninfo, options_, MigrateMode::kStatus, &status));
       EXPECT_FALSE(HasNegativeCount(status)) << Lines(status);
-      if (raised) {
-        EXPECT_TRUE(HasLine(status,
-                            "max_wal_size raised to 36MB by run 1, "
-                            "which stopped at "))
-            << Lines(status);
-        EXPECT_TRUE(HasLine(status,
-                            "restores max_wal_size to 32MB at its end, "
-                            "`pglayout migrate --abort` restores it now"))
-            << Lines(status);
-        EXPECT_FALSE(HasLine(status, "no restore is pending")) << Lines(status);
-        ASSERT_EQ(status.settings.size(), 1u) << Lines(status);
-        EXPECT_EQ(status.settings[0].original, "32MB");
-      } else {
-        EXPECT_EQ(c.fault, Fault::kCancel);
-        EXPECT_TRUE(HasLine(status, "no restore is pending")) << Lines(status);
-      }
+      EXPECT_TRUE(HasLine(status,
+                          "max_wal_size raised to 36MB by run 1, "
+                          "which stopped at "))
+          << Lines(status);
+      EXPECT_TRUE(HasLine(status,
+                          "restores max_wal_size to 32MB at its end, "
+                          "`pglayout migrate --abort` restores it now"))
+          << Lines(status);
+      EXPECT_FALSE(HasLine(status, "no restore is pending")) << Lines(status);
+      ASSERT_EQ(status.settings.size(), 1u) << Lines(status);
+      EXPECT_EQ(status.settings[0].original, "32MB");
       MigrateReport end;
       PGLAYOUT_ASSERT_OK(
           Migrate(plan, conninfo, options_,
@@ -348,10 +422,6 @@ class MigrateFaultsTest : public PgVersionTest {
                             "were reset by a server restart)"))
             << Lines(end);
       }
-    } else {
-      // A cancelled statement retried by the run itself: it went on.
-      EXPECT_EQ(c.fault, Fault::kCancel) << st.ToString();
-      EXPECT_TRUE(HasLine(first, "run 1 done")) << Lines(first);
     }
     writer.Stop();
     EXPECT_GT(writer.commits(), 0);

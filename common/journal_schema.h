@@ -1,3 +1,0 @@
-// Moved to pg/journal_schema.h (issue 36). This forwarding header lets branches
-// made before the move build until they are merged; remove it then.
-#include "pg/journal_schema.h"
