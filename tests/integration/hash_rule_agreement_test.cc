@@ -12,10 +12,10 @@
 #include <vector>
 
 #include "common/files.h"
-#include "pg/sql.h"
 #include "migrator/preflight_checks.h"
 #include "migrator/server_facts.h"
 #include "observe/observe_pg.h"
+#include "pg/sql.h"
 #include "planner/remedy.h"
 #include "testing/pg_test.h"
 

@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "common/files.h"
-#include "pg/sql.h"
 #include "migrator/migrator.h"
+#include "pg/sql.h"
 #include "testing/pg_test.h"
 
 namespace pglayout {
