@@ -3,8 +3,6 @@
 #include <libpq-fe.h>
 
 #include <string_view>
-#include <utility>
-#include <vector>
 
 #include "pg/conninfo_mask.h"
 
@@ -29,9 +27,9 @@ bool IsConnectionString(std::string_view dbname) {
          dbname.rfind("postgres://", 0) == 0;
 }
 
-using Pairs = std::vector<std::pair<std::string, std::string>>;
+}  // namespace
 
-Status ParseConnectionString(const std::string& text, Pairs* pairs) {
+Status ParseConninfo(const std::string& text, ConninfoPairs* pairs) {
   char* error = nullptr;
   PQconninfoOption* options = PQconninfoParse(text.c_str(), &error);
   if (options == nullptr) {
@@ -40,9 +38,10 @@ Status ParseConnectionString(const std::string& text, Pairs* pairs) {
     while (!why.empty() && (why.back() == '\n' || why.back() == ' ')) {
       why.pop_back();
     }
-    return Status::InvalidInput("--dbname: invalid connection string: " +
+    return Status::InvalidInput("invalid connection string: " +
                                 RedactPasswords(why, text));
   }
+  pairs->clear();
   for (PQconninfoOption* o = options; o->keyword != nullptr; ++o) {
     if (o->val != nullptr) pairs->emplace_back(o->keyword, o->val);
   }
@@ -50,7 +49,17 @@ Status ParseConnectionString(const std::string& text, Pairs* pairs) {
   return Status::Ok();
 }
 
-void Set(Pairs* pairs, const std::string& keyword, const std::string& value) {
+std::string JoinConninfo(const ConninfoPairs& pairs) {
+  std::string out;
+  for (const auto& [keyword, value] : pairs) {
+    if (!out.empty()) out += ' ';
+    out += keyword + "=" + Quoted(value);
+  }
+  return out;
+}
+
+void SetConninfo(ConninfoPairs* pairs, const std::string& keyword,
+                 const std::string& value) {
   if (value.empty()) return;
   for (auto& [k, v] : *pairs) {
     if (k == keyword) {
@@ -61,24 +70,19 @@ void Set(Pairs* pairs, const std::string& keyword, const std::string& value) {
   pairs->emplace_back(keyword, value);
 }
 
-}  // namespace
-
 Status ComposeConninfo(const ConnectionOptions& options,
                        std::string* conninfo) {
-  Pairs pairs;
+  ConninfoPairs pairs;
   if (IsConnectionString(options.dbname)) {
-    PGLAYOUT_RETURN_IF_ERROR(ParseConnectionString(options.dbname, &pairs));
+    Status st = ParseConninfo(options.dbname, &pairs);
+    if (!st.ok()) return st.WithContext("--dbname");
   } else {
-    Set(&pairs, "dbname", options.dbname);
+    SetConninfo(&pairs, "dbname", options.dbname);
   }
-  Set(&pairs, "host", options.host);
-  Set(&pairs, "port", options.port);
-  Set(&pairs, "user", options.username);
-  conninfo->clear();
-  for (const auto& [keyword, value] : pairs) {
-    if (!conninfo->empty()) *conninfo += ' ';
-    *conninfo += keyword + "=" + Quoted(value);
-  }
+  SetConninfo(&pairs, "host", options.host);
+  SetConninfo(&pairs, "port", options.port);
+  SetConninfo(&pairs, "user", options.username);
+  *conninfo = JoinConninfo(pairs);
   return Status::Ok();
 }
 

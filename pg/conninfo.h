@@ -1,13 +1,16 @@
-// The connection string of a command, composed as psql composes its own:
+// Connection strings, parsed and written by libpq's own rules. A command's
 // -d/--dbname is a database name, a keyword=value connection string or a
-// URI; -h/--host, -p/--port and -U/--username, when given, override what
-// it says (or add to it). Unset parts come from the PG* environment, as
-// libpq reads it.
+// URI, with psql's option names; unlike psql (where the string's own
+// values win), -h/--host, -p/--port and -U/--username, when given,
+// override what it says (or add to it). Unset parts come from the PG*
+// environment, as libpq reads it.
 
-#ifndef PGLAYOUT_COMMON_CONNINFO_H_
-#define PGLAYOUT_COMMON_CONNINFO_H_
+#ifndef PGLAYOUT_PG_CONNINFO_H_
+#define PGLAYOUT_PG_CONNINFO_H_
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "common/status.h"
 
@@ -26,6 +29,20 @@ struct ConnectionOptions {
 // any password redacted, when --dbname does not parse.
 Status ComposeConninfo(const ConnectionOptions& options, std::string* conninfo);
 
+// keyword -> value, in the order libpq lists its keywords.
+using ConninfoPairs = std::vector<std::pair<std::string, std::string>>;
+
+// The keywords |text| (keywords or a URI) sets, as PQconninfoParse reads
+// them; InvalidInput "invalid connection string: ..." with any password
+// redacted when it does not parse.
+Status ParseConninfo(const std::string& text, ConninfoPairs* pairs);
+// |pairs| as one keyword string, each value quoted ("dbname='my db'").
+std::string JoinConninfo(const ConninfoPairs& pairs);
+// Sets |keyword| to |value| (replacing or appending); nothing if |value| is
+// empty.
+void SetConninfo(ConninfoPairs* pairs, const std::string& keyword,
+                 const std::string& value);
+
 }  // namespace pglayout
 
-#endif  // PGLAYOUT_COMMON_CONNINFO_H_
+#endif  // PGLAYOUT_PG_CONNINFO_H_

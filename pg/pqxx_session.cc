@@ -12,6 +12,7 @@
 #include <pqxx/pqxx>
 #include <string>
 
+#include "pg/conninfo.h"
 #include "pg/conninfo_mask.h"
 #include "pg/sql.h"
 
@@ -194,46 +195,24 @@ class PqxxSession : public SqlSession {
   std::string lost_sqlstate_;
 };
 
-// One keyword=value pair of a connection string, the value quoted.
-std::string ConninfoPair(const char* keyword, const std::string& value) {
-  std::string out = std::string(keyword) + "='";
-  for (char c : value) {
-    if (c == '\'' || c == '\\') out += '\\';
-    out += c;
-  }
-  return out + "' ";
-}
-
 // |conninfo| (keywords or a URI) rewritten as keywords, with the timeouts
 // every version has turned off in the startup packet's options: a
 // database's or role's statement_timeout of 1ms would otherwise cancel the
 // hardening statement itself. Startup options rank above database and role
 // settings. The caller's own options (or PGOPTIONS) come first and stay.
 Status StartupConninfo(const std::string& conninfo, std::string* out) {
-  char* error = nullptr;
-  PQconninfoOption* options = PQconninfoParse(conninfo.c_str(), &error);
-  if (options == nullptr) {
-    std::string msg = error ? CleanLibpqMessage(error) : "out of memory";
-    PQfreemem(error);
-    return Status::InvalidInput("invalid connection string: " +
-                                RedactPasswords(msg, conninfo));
-  }
+  ConninfoPairs pairs;
+  PGLAYOUT_RETURN_IF_ERROR(ParseConninfo(conninfo, &pairs));
   const char* env_options = std::getenv("PGOPTIONS");
   std::string startup = env_options ? env_options : "";
-  out->clear();
-  for (PQconninfoOption* o = options; o->keyword != nullptr; ++o) {
-    if (o->val == nullptr) continue;
-    if (std::string(o->keyword) == "options") {
-      startup = o->val;
-    } else {
-      *out += ConninfoPair(o->keyword, o->val);
-    }
+  for (const auto& [keyword, value] : pairs) {
+    if (keyword == "options") startup = value;
   }
-  PQconninfoFree(options);
-  startup +=
-      " -c statement_timeout=0 -c lock_timeout=0"
-      " -c idle_in_transaction_session_timeout=0";
-  *out += ConninfoPair("options", startup);
+  SetConninfo(&pairs, "options",
+              startup +
+                  " -c statement_timeout=0 -c lock_timeout=0"
+                  " -c idle_in_transaction_session_timeout=0");
+  *out = JoinConninfo(pairs);
   return Status::Ok();
 }
 
