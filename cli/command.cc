@@ -1,8 +1,7 @@
 #include "cli/command.h"
 
 #include <algorithm>
-#include <mutex>
-#include <set>
+#include <utility>
 
 namespace pglayout::cli {
 namespace {
@@ -12,31 +11,30 @@ std::vector<CommandInfo>& Registry() {
   return registry;
 }
 
-// The messages of the usage errors made so far: a command returns one
-// Status, main tells a usage error by its message.
-std::set<std::string>& UsageMessages() {
-  static std::set<std::string> messages;
-  return messages;
+std::string& RunningCommand() {
+  static std::string command = "pglayout";
+  return command;
 }
-std::mutex usage_mutex;
 
 }  // namespace
 
-Status UsageError(std::string message) {
-  std::lock_guard<std::mutex> lock(usage_mutex);
-  UsageMessages().insert(message);
-  return Status::InvalidInput(std::move(message));
+std::string HelpHint(const std::string& command) {
+  return "Try \"" + command + " --help\" for more information.";
 }
 
-bool IsUsageError(const Status& status) {
-  std::lock_guard<std::mutex> lock(usage_mutex);
-  return status.IsInvalidInput() && UsageMessages().count(status.message());
+void SetRunningCommand(std::string command) {
+  RunningCommand() = std::move(command);
+}
+
+Status UsageError(std::string message) {
+  return Status::InvalidInput(std::move(message))
+      .WithHint(HelpHint(RunningCommand()));
 }
 
 Status AsBadInput(const Status& status) {
   if (status.code() == Status::Code::kNotFound ||
       status.code() == Status::Code::kIoError) {
-    return Status::InvalidInput(status.message());
+    return Status::InvalidInput(status.message()).WithHint(status.hint());
   }
   return status;
 }

@@ -45,14 +45,17 @@ class Command {
 };
 
 // A bad option value or a bad combination of options: InvalidInput
-// (exit 2), and main prints, after the message, the hint to read the
-// command's --help (IsUsageError).
+// (exit 2) whose hint is to read the running command's --help
+// ("Try \"pglayout migrate --help\" for more information.").
 Status UsageError(std::string message);
-bool IsUsageError(const Status& status);
+// That hint for |command| ("pglayout migrate").
+std::string HelpHint(const std::string& command);
+// Names the command main runs, once, before its Run: UsageError's hint.
+void SetRunningCommand(std::string command);
 
 // A file the user named that is missing or unreadable is bad input like
 // one that does not parse: exit 2 (NotFound and IoError become
-// InvalidInput, with the same message).
+// InvalidInput, with the same message and hint).
 Status AsBadInput(const Status& status);
 
 struct CommandInfo {

@@ -116,10 +116,6 @@ void PrintError(const std::string& message, const std::string& hint) {
   std::fputs(TerminalText(out).c_str(), stderr);
 }
 
-std::string HelpHint(const std::string& command) {
-  return "Try \"" + command + " --help\" for more information.";
-}
-
 // CLI11's messages as pglayout words its own: "The following argument was
 // not expected: x" -> "the following argument was not expected: x".
 std::string ParseErrorText(const CLI::ParseError& e) {
@@ -188,11 +184,9 @@ int Run(int argc, char** argv) {
       global, global.quiet ? static_cast<ProgressSink*>(&silent) : &terminal};
   for (auto& [sub, command] : commands) {
     if (!sub->parsed()) continue;
+    SetRunningCommand(CommandPath(sub));
     Status status = command->Run(context);
-    if (!status.ok()) {
-      PrintError(status.message(),
-                 IsUsageError(status) ? HelpHint(CommandPath(sub)) : "");
-    }
+    if (!status.ok()) PrintError(status.message(), status.hint());
     return ExitCodeFor(status);
   }
   return kExitBadInput;

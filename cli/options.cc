@@ -13,13 +13,14 @@ void AddConnectionOptions(CLI::App* app, const std::string& what,
       ->type_name("CONNSTR")
       ->group(kGroupConnection);
   app->add_option("-h,--host", out->host,
-                  "Database server host or socket directory")
+                  "Host or socket directory, if -d names none")
       ->type_name("HOSTNAME")
       ->group(kGroupConnection);
-  app->add_option("-p,--port", out->port, "Database server port")
+  app->add_option("-p,--port", out->port, "Server port, if -d names none")
       ->type_name("PORT")
       ->group(kGroupConnection);
-  app->add_option("-U,--username", out->username, "Connect as this role")
+  app->add_option("-U,--username", out->username,
+                  "Connect as this role, if -d names none")
       ->type_name("NAME")
       ->group(kGroupConnection);
   // Scripts written before -d keep working; --help no longer shows it.

@@ -15,7 +15,8 @@ namespace pglayout::cli {
 // Adds -d/--dbname=CONNSTR (|what| describes it), -h/--host,
 // -p/--port and -U/--username to the Connection options group, and the
 // hidden |alias| ("--dsn", "--journal": the spelling before), which sets
-// --dbname too. Compose the conninfo with ComposeConninfo.
+// --dbname too. Compose the conninfo with ComposeConninfo: as in psql, a
+// connection string's values win over -h/-p/-U.
 void AddConnectionOptions(CLI::App* app, const std::string& what,
                           const std::string& alias, ConnectionOptions* out);
 

@@ -69,6 +69,10 @@ TEST(ConnectionOptions, DbnameAndTheOldSpellingSetTheSameField) {
     EXPECT_EQ(c.host, "db2");
     EXPECT_EQ(c.port, "5433");
     EXPECT_EQ(c.username, "dba");
+    // As in psql, the string's host wins over -h; -p and -U fill in.
+    std::string conninfo;
+    ASSERT_TRUE(ComposeConninfo(c, &conninfo).ok());
+    EXPECT_EQ(conninfo, "host='db1' port='5433' user='dba'") << name;
   }
 }
 

@@ -17,7 +17,16 @@ Status Status::WithContext(std::string_view prefix) const {
   std::string msg(prefix);
   msg += ": ";
   msg += message_;
-  return Status(code_, std::move(msg));
+  Status out(code_, std::move(msg));
+  out.hint_ = hint_;
+  return out;
+}
+
+Status Status::WithHint(std::string hint) const {
+  if (ok()) return *this;
+  Status out = *this;
+  out.hint_ = std::move(hint);
+  return out;
 }
 
 std::string Status::ToString() const { return ok() ? "OK" : message_; }

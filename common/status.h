@@ -6,7 +6,9 @@
 // once, in the adapter that calls them, and never cross a library API.
 //
 // The code decides the process exit code in the CLI: kInvalidInput is a bad
-// usage or a bad input file (exit 2); every other failure exits 1.
+// usage or a bad input file (exit 2); every other failure exits 1. A failure
+// may carry a hint, the next step for the person reading it, set where the
+// error is made and printed by the CLI as "pglayout: hint: ...".
 
 #ifndef PGLAYOUT_COMMON_STATUS_H_
 #define PGLAYOUT_COMMON_STATUS_H_
@@ -61,9 +63,15 @@ class [[nodiscard]] Status {
   Code code() const { return code_; }
   bool IsInvalidInput() const { return code_ == Code::kInvalidInput; }
   const std::string& message() const { return message_; }
+  // "" when there is none. Written as PostgreSQL writes its HINT lines: a
+  // whole sentence ("Run \"pglayout probe\" first.").
+  const std::string& hint() const { return hint_; }
 
-  // Returns a Status with the same code and "prefix: message".
+  // Returns a Status with the same code and hint and "prefix: message".
   Status WithContext(std::string_view prefix) const;
+  // Returns this Status with |hint| as its hint; an OK Status stays OK and
+  // has none.
+  Status WithHint(std::string hint) const;
 
   // "OK", or "<message>" for failures (the code is not repeated: messages
   // are written for people).
@@ -75,6 +83,7 @@ class [[nodiscard]] Status {
 
   Code code_ = Code::kOk;
   std::string message_;
+  std::string hint_;
 };
 
 // Returns from the enclosing function when |expr| yields a failed Status.

@@ -1806,7 +1806,7 @@ ParseContext ContextFor(ReadInputs* read, size_t i) {
 
 Status ReadCheckpointLogs(const std::vector<std::string>& paths,
                           CheckpointLogReport* report) {
-  if (paths.empty()) return Status::InvalidInput("no log file given");
+  if (paths.empty()) return Status::Internal("no log file given");
   for (const std::string& path : paths) {
     PGLAYOUT_RETURN_IF_ERROR(CheckPath(path));
   }
@@ -1827,7 +1827,7 @@ Status ReadCheckpointLogs(const std::vector<std::string>& paths,
 
 Status ParseCheckpointLogs(const std::vector<NamedLog>& logs,
                            CheckpointLogReport* report) {
-  if (logs.empty()) return Status::InvalidInput("no log given");
+  if (logs.empty()) return Status::Internal("no log given");
   ReadInputs read;
   PGLAYOUT_RETURN_IF_ERROR(Start(logs.size(), &read));
   for (size_t i = 0; i < logs.size(); ++i) {

@@ -27,6 +27,19 @@ bool IsConnectionString(std::string_view dbname) {
          dbname.rfind("postgres://", 0) == 0;
 }
 
+// Sets |keyword| to |value| even when empty: libpq lets every value an
+// expanded dbname holds replace the one before it.
+void Replace(ConninfoPairs* pairs, const std::string& keyword,
+             const std::string& value) {
+  for (auto& [k, v] : *pairs) {
+    if (k == keyword) {
+      v = value;
+      return;
+    }
+  }
+  pairs->emplace_back(keyword, value);
+}
+
 }  // namespace
 
 Status ParseConninfo(const std::string& text, ConninfoPairs* pairs) {
@@ -60,28 +73,24 @@ std::string JoinConninfo(const ConninfoPairs& pairs) {
 
 void SetConninfo(ConninfoPairs* pairs, const std::string& keyword,
                  const std::string& value) {
-  if (value.empty()) return;
-  for (auto& [k, v] : *pairs) {
-    if (k == keyword) {
-      v = value;
-      return;
-    }
-  }
-  pairs->emplace_back(keyword, value);
+  if (!value.empty()) Replace(pairs, keyword, value);
 }
 
 Status ComposeConninfo(const ConnectionOptions& options,
                        std::string* conninfo) {
+  // psql's order: host, port and user, then dbname expanded over them.
   ConninfoPairs pairs;
-  if (IsConnectionString(options.dbname)) {
-    Status st = ParseConninfo(options.dbname, &pairs);
-    if (!st.ok()) return st.WithContext("--dbname");
-  } else {
-    SetConninfo(&pairs, "dbname", options.dbname);
-  }
   SetConninfo(&pairs, "host", options.host);
   SetConninfo(&pairs, "port", options.port);
   SetConninfo(&pairs, "user", options.username);
+  if (IsConnectionString(options.dbname)) {
+    ConninfoPairs named;
+    Status st = ParseConninfo(options.dbname, &named);
+    if (!st.ok()) return st.WithContext("--dbname");
+    for (const auto& [keyword, value] : named) Replace(&pairs, keyword, value);
+  } else {
+    SetConninfo(&pairs, "dbname", options.dbname);
+  }
   *conninfo = JoinConninfo(pairs);
   return Status::Ok();
 }

@@ -1,9 +1,10 @@
 // Connection strings, parsed and written by libpq's own rules. A command's
 // -d/--dbname is a database name, a keyword=value connection string or a
-// URI, with psql's option names; unlike psql (where the string's own
-// values win), -h/--host, -p/--port and -U/--username, when given,
-// override what it says (or add to it). Unset parts come from the PG*
-// environment, as libpq reads it.
+// URI, with psql's option names. As in psql, which passes host, port and
+// user before an expanded dbname to PQconnectdbParams, what a connection
+// string or URI in -d says wins over -h/--host, -p/--port and
+// -U/--username; those fill in only what it leaves out. Unset parts come
+// from the PG* environment, as libpq reads it.
 
 #ifndef PGLAYOUT_PG_CONNINFO_H_
 #define PGLAYOUT_PG_CONNINFO_H_
@@ -24,9 +25,10 @@ struct ConnectionOptions {
 };
 
 // The keyword=value connection string for |options|, each value quoted as
-// libpq reads it ("dbname='my db' host='db1'"); "" when nothing is given
-// (the PG* environment then decides). InvalidInput naming --dbname, with
-// any password redacted, when --dbname does not parse.
+// libpq reads it ("host='db1' dbname='my db'"), -d's values over
+// -h/-p/-U; "" when nothing is given (the PG* environment then decides).
+// InvalidInput naming --dbname, with any password redacted, when --dbname does
+// not parse.
 Status ComposeConninfo(const ConnectionOptions& options, std::string* conninfo);
 
 // keyword -> value, in the order libpq lists its keywords.

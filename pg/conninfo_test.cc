@@ -22,19 +22,29 @@ TEST(ComposeConninfo, ADatabaseNameIsQuoted) {
 
 TEST(ComposeConninfo, HostPortAndUserAreAdded) {
   EXPECT_EQ(Compose({"app", "db1", "5433", "dba"}),
-            "dbname='app' host='db1' port='5433' user='dba'");
+            "host='db1' port='5433' user='dba' dbname='app'");
   EXPECT_EQ(Compose({"", "/run/postgresql", "", ""}), "host='/run/postgresql'");
 }
 
-TEST(ComposeConninfo, TheyOverrideAConnectionString) {
-  EXPECT_EQ(Compose({"host=db1 port=5432 dbname=app", "", "5433", "dba"}),
-            "dbname='app' host='db1' port='5433' user='dba'");
+// As in psql: what the connection string says wins, -h/-p/-U fill in
+// what it leaves out.
+TEST(ComposeConninfo, AConnectionStringWinsOverHostPortAndUser) {
+  EXPECT_EQ(Compose({"host=db1 port=5432 dbname=app", "db2", "5433", "dba"}),
+            "host='db1' port='5432' user='dba' dbname='app'");
 }
 
-TEST(ComposeConninfo, AUriBecomesKeywords) {
+TEST(ComposeConninfo, AUriWinsToo) {
   EXPECT_EQ(
       Compose({"postgresql://u@db1:5432/app?sslmode=disable", "db2", "", ""}),
-      "user='u' dbname='app' host='db2' port='5432' sslmode='disable'");
+      "host='db1' user='u' dbname='app' port='5432' sslmode='disable'");
+  EXPECT_EQ(Compose({"postgresql://db1/app", "", "5433", "dba"}),
+            "port='5433' user='dba' dbname='app' host='db1'");
+}
+
+// libpq lets an empty value in the string replace an option's too.
+TEST(ComposeConninfo, AnEmptyValueInTheStringStillWins) {
+  EXPECT_EQ(Compose({"host='' dbname=app", "db2", "", ""}),
+            "host='' dbname='app'");
 }
 
 TEST(ComposeConninfo, AMalformedStringNamesTheOptionAndHidesThePassword) {

@@ -28,7 +28,7 @@ Status IoEngine::RunTogether(const std::vector<IoJob>& jobs,
                              const std::vector<IntervalObserver>& observers,
                              std::vector<JobResult>* results) {
   if (observers.size() != jobs.size()) {
-    return Status::InvalidInput("RunTogether needs one observer per job");
+    return Status::Internal("RunTogether needs one observer per job");
   }
   results->assign(jobs.size(), JobResult());
   std::vector<Status> statuses(jobs.size());

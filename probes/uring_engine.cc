@@ -33,16 +33,20 @@ constexpr double kDrainGraceSeconds = 30;
 
 Status UringError(const char* what, int negative_errno) {
   int error = -negative_errno;
-  const char* hint = "";
+  Status st = Status::Unavailable(
+      fmt::format("io_uring {}: {}", what, std::strerror(error)));
   if (error == ENOSYS) {
-    hint = " (the kernel has no io_uring or a seccomp profile blocks it)";
-  } else if (error == EPERM) {
-    hint = " (kernel.io_uring_disabled or a seccomp profile forbids it)";
-  } else if (error == ENOMEM) {
-    hint = " (RLIMIT_MEMLOCK too low for the ring; see ulimit -l)";
+    return st.WithHint(
+        "The kernel has no io_uring, or a seccomp profile blocks it.");
   }
-  return Status::Unavailable(
-      fmt::format("io_uring {}: {}{}", what, std::strerror(error), hint));
+  if (error == EPERM) {
+    return st.WithHint(
+        "kernel.io_uring_disabled or a seccomp profile forbids it.");
+  }
+  if (error == ENOMEM) {
+    return st.WithHint("RLIMIT_MEMLOCK is too low for the ring (ulimit -l).");
+  }
+  return st;
 }
 
 // Sets up a ring, asking for the single-issuer / deferred task-run mode

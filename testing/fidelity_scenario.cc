@@ -68,13 +68,13 @@ std::vector<LabVolumeSpec> LabVolumes(const FidelitySpec& spec) {
 Status MakeVolumeDirectory(const LabVolume& volume, std::string* path) {
   *path = volume.mount_dir + "/pg";
   if (mkdir(path->c_str(), 0700) != 0 && errno != EEXIST) {
-    return Status::FromErrno("mkdir " + *path, errno);
+    return Status::FromErrno("could not create directory " + *path, errno);
   }
   ServerAccount account;
   PGLAYOUT_RETURN_IF_ERROR(GetServerAccount(&account));
   if (account.switch_user &&
       chown(path->c_str(), account.uid, account.gid) != 0) {
-    return Status::FromErrno("chown " + *path, errno);
+    return Status::FromErrno("could not give " + *path + " to postgres", errno);
   }
   return Status::Ok();
 }
@@ -633,7 +633,7 @@ double ReadWeightedLatencyUs(const std::vector<double>& reads,
 Status RunFidelityScenario(const FidelitySpec& spec, FidelityResult* result,
                            const Say& say) {
   if (spec.pglayout.empty() || spec.out_dir.empty()) {
-    return Status::InvalidInput(
+    return Status::Internal(
         "the fidelity scenario needs pglayout and "
         "out_dir");
   }

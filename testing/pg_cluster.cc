@@ -94,7 +94,7 @@ Status ChownToServerAccount(const std::string& path) {
   ServerAccount account;
   PGLAYOUT_RETURN_IF_ERROR(GetServerAccount(&account));
   if (account.switch_user && chown(path.c_str(), account.uid, account.gid)) {
-    return Status::FromErrno("chown " + path + " to postgres", errno);
+    return Status::FromErrno("could not give " + path + " to postgres", errno);
   }
   return Status::Ok();
 }
@@ -103,7 +103,7 @@ Status ChownToServerAccount(const std::string& path) {
 // server binds it; StartServer retries with a new port when that happens.
 Status PickFreePort(int* port) {
   int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return Status::FromErrno("socket", errno);
+  if (fd < 0) return Status::FromErrno("could not create a socket", errno);
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
@@ -112,7 +112,8 @@ Status PickFreePort(int* port) {
   if (rc == 0) rc = getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
   int err = errno;
   close(fd);
-  if (rc != 0) return Status::FromErrno("bind 127.0.0.1:0", err);
+  if (rc != 0)
+    return Status::FromErrno("could not bind a socket to 127.0.0.1:0", err);
   *port = ntohs(addr.sin_port);
   return Status::Ok();
 }
@@ -130,11 +131,11 @@ bool IsSettingName(const std::string& name) {
 Status ValidateSettings(const PgClusterOptions& options) {
   for (const auto& [name, value] : options.settings) {
     if (!IsSettingName(name)) {
-      return Status::InvalidInput("bad server setting name '" + name + "'");
+      return Status::Internal("bad server setting name '" + name + "'");
     }
     for (char c : value) {
       if (iscntrl(static_cast<unsigned char>(c))) {
-        return Status::InvalidInput("control character in setting " + name);
+        return Status::Internal("control character in setting " + name);
       }
     }
   }
@@ -202,13 +203,12 @@ std::vector<std::string> ClientEnv(int port) {
 Status CheckRelativeName(const std::string& name) {
   fs::path path(name);
   if (name.empty() || path.is_absolute()) {
-    return Status::InvalidInput("directory name must be relative: '" + name +
-                                "'");
+    return Status::Internal("directory name must be relative: '" + name + "'");
   }
   for (const fs::path& part : path) {
     if (part == "..") {
-      return Status::InvalidInput("directory name must not contain '..': '" +
-                                  name + "'");
+      return Status::Internal("directory name must not contain '..': '" + name +
+                              "'");
     }
   }
   return Status::Ok();
@@ -245,7 +245,8 @@ bool IsCopiedEmpty(const std::string& relative_dir) {
 
 Status ChownTo(const ServerAccount& account, const fs::path& path) {
   if (account.switch_user && lchown(path.c_str(), account.uid, account.gid)) {
-    return Status::FromErrno("chown " + path.string() + " to postgres", errno);
+    return Status::FromErrno("could not give " + path.string() + " to postgres",
+                             errno);
   }
   return Status::Ok();
 }
@@ -258,7 +259,8 @@ Status ChownTo(const ServerAccount& account, const fs::path& path) {
 // pg_wal.
 Status MakeServerDirectory(const ServerAccount& account, const fs::path& dir) {
   if (mkdir(dir.c_str(), 0700) != 0) {
-    return Status::FromErrno("mkdir " + dir.string(), errno);
+    return Status::FromErrno("could not create directory " + dir.string(),
+                             errno);
   }
   return ChownTo(account, dir);
 }
@@ -298,8 +300,8 @@ Status CopyTree(const fs::path& from, const fs::path& to,
   }
   // A directory that vanished (a temporary one) is copied as empty.
   if (ec && ec != std::errc::no_such_file_or_directory) {
-    return Status::IoError("copying " + from.string() + " to " + to.string() +
-                           ": " + ec.message());
+    return Status::IoError("could not copy " + from.string() + " to " +
+                           to.string() + ": " + ec.message());
   }
   return Status::Ok();
 }
@@ -324,16 +326,16 @@ Status CheckCanReplicate(SqlSession* primary, int port) {
                        {}, &r));
   std::string where = "primary on port " + std::to_string(port) + ": ";
   if (r.rows.at(0)[0].value_or("") == "minimal") {
-    return Status::InvalidInput(where +
-                                "wal_level = minimal cannot feed a standby; "
-                                "use replica (the default)");
+    return Status::Internal(where +
+                            "wal_level = minimal cannot feed a standby; "
+                            "use replica (the default)");
   }
   if (r.rows[0][1].value_or("0") == "0") {
-    return Status::InvalidInput(where +
-                                "max_wal_senders = 0 cannot feed a standby");
+    return Status::Internal(where +
+                            "max_wal_senders = 0 cannot feed a standby");
   }
   if (r.rows[0][2]) {
-    return Status::InvalidInput(
+    return Status::Internal(
         where + "has tablespaces (" + *r.rows[0][2] +
         "): a standby on the same host would share their directories");
   }
@@ -406,7 +408,7 @@ Status FindPgBinDir(PgVersion version, std::string* bin_dir) {
   PGLAYOUT_RETURN_IF_ERROR(GetServerAccount(&account));
   std::string closed = account.switch_user ? FirstClosedDirectory(dir) : "";
   if (!closed.empty()) {
-    return Status::InvalidInput(
+    return Status::Unavailable(
         "the postgres user cannot reach " + dir + ": " + closed +
         " is closed to other users; run scripts/setup, which keeps the "
         "binaries in /var/cache/pglayout for such checkouts");
@@ -452,9 +454,9 @@ Status PgCluster::Start(PgVersion version, const PgClusterOptions& options,
 Status PgCluster::StartStandby(const PgCluster& primary,
                                std::unique_ptr<PgCluster>* standby) {
   if (primary.is_standby()) {
-    return Status::InvalidInput("the cluster on port " +
-                                std::to_string(primary.port_) +
-                                " is a standby itself");
+    return Status::Internal("the cluster on port " +
+                            std::to_string(primary.port_) +
+                            " is a standby itself");
   }
   std::unique_ptr<SqlSession> session;
   PGLAYOUT_RETURN_IF_ERROR(primary.Connect(&session));
@@ -510,7 +512,8 @@ Status PgCluster::CreateRoot(const std::string& role) {
   log_path_ = root_dir_ + "/server.log";
   PGLAYOUT_RETURN_IF_ERROR(ChownToServerAccount(root_dir_));
   if (mkdir(socket_dir_.c_str(), 0700) != 0) {
-    return Status::FromErrno("mkdir " + socket_dir_, errno);
+    return Status::FromErrno("could not create directory " + socket_dir_,
+                             errno);
   }
   return ChownToServerAccount(socket_dir_);
 }
@@ -538,13 +541,15 @@ Status PgCluster::InitDb() {
   command.env = {"HOME=" + root_dir_};
   std::string output;
   Status s = RunCommand(command, root_dir_ + "/initdb.log", &output);
-  if (!s.ok()) return s.WithContext("initdb failed");
+  if (!s.ok()) return s.WithContext("could not run initdb");
   // Everything the harness sets lives in its own file, rewritten before
   // each start; postgresql.conf itself only includes it.
   std::ofstream conf(data_dir_ + "/postgresql.conf", std::ios::app);
   conf << "\ninclude '" << kHarnessConf << "'\n";
   conf.close();
-  if (!conf) return Status::IoError("cannot append to postgresql.conf");
+  if (!conf)
+    return Status::IoError("could not append to " + data_dir_ +
+                           "/postgresql.conf");
   return Status::Ok();
 }
 
@@ -561,7 +566,7 @@ Status PgCluster::WriteConfig() {
       << "port = " << port_ << "\n"
       << "unix_socket_directories = " << QuoteConfValue(socket_dir_) << "\n";
   out.close();
-  if (!out) return Status::IoError("cannot write " + path);
+  if (!out) return Status::IoError("could not write " + path);
   conninfo_ = "host=127.0.0.1 port=" + std::to_string(port_) +
               " dbname=postgres user=postgres";
   return ChownToServerAccount(path);
@@ -587,8 +592,8 @@ Status PgCluster::StartServer() {
     }
     if (postmaster_pid_ > 0) StopServerHard();
   }
-  return last.WithContext(std::to_string(kStartAttempts) +
-                          " attempts to find a free port failed");
+  return last.WithContext("could not find a free port in " +
+                          std::to_string(kStartAttempts) + " attempts");
 }
 
 Status PgCluster::StartServerOnce() {
@@ -596,7 +601,8 @@ Status PgCluster::StartServerOnce() {
   Status s = PgCtl({"start", "-w", "-t", std::to_string(kPgCtlWaitSeconds),
                     "-D", data_dir_, "-l", log_path_},
                    &output);
-  if (!s.ok()) return ServerError("pg_ctl start failed", s);
+  if (!s.ok())
+    return ServerError("could not start the server (pg_ctl start)", s);
   postmaster_pid_ = ReadPostmasterPid(data_dir_);
   if (postmaster_pid_ <= 0) {
     return ServerError("server started without a PID file",
@@ -620,10 +626,10 @@ Status PgCluster::WaitForConnection() {
   int major = session->server_version() / 10000;
   if (major != PgVersionMajor(version_)) {
     std::string expected = std::to_string(PgVersionMajor(version_));
-    return Status::InvalidInput("the server started from " + bin_dir_ +
-                                " is PostgreSQL " + std::to_string(major) +
-                                ", expected " + expected +
-                                " (check PGLAYOUT_PG" + expected + "_BINDIR)");
+    return Status::Unavailable("the server started from " + bin_dir_ +
+                               " is PostgreSQL " + std::to_string(major) +
+                               ", expected " + expected +
+                               " (check PGLAYOUT_PG" + expected + "_BINDIR)");
   }
   return Status::Ok();
 }
@@ -663,7 +669,7 @@ Status PgCluster::StopServer(StopMode mode) {
   std::string output;
   Status s = PgCtl({"stop", "-w", "-t", "60", "-D", data_dir_, "-m", mode_name},
                    &output);
-  if (!s.ok()) return ServerError("pg_ctl stop failed", s);
+  if (!s.ok()) return ServerError("could not stop the server (pg_ctl stop)", s);
   if (postmaster_pid_ > 0) WaitUntilGone(postmaster_pid_, 10000);
   postmaster_pid_ = -1;
   return Status::Ok();
@@ -754,8 +760,8 @@ Status PgCluster::WaitForStreaming() {
 
 Status PgCluster::WaitForReplay() {
   if (!is_standby()) {
-    return Status::InvalidInput("WaitForReplay: the cluster on port " +
-                                std::to_string(port_) + " is not a standby");
+    return Status::Internal("WaitForReplay: the cluster on port " +
+                            std::to_string(port_) + " is not a standby");
   }
   std::unique_ptr<SqlSession> primary, standby;
   PGLAYOUT_RETURN_IF_ERROR(ConnectPrimary(&primary));
@@ -813,7 +819,7 @@ void PgCluster::DropSlot() {
       &dropped);
   if (!s.ok() || !dropped) {
     fprintf(stderr,
-            "pglayout test harness: cannot drop replication slot %s on the "
+            "pglayout test harness: could not drop replication slot %s on the "
             "primary: %s\n",
             slot_name_.c_str(),
             s.ok() ? "it stays active" : s.ToString().c_str());
@@ -829,7 +835,8 @@ Status PgCluster::MakeDirectory(const std::string& name, std::string* path) {
     if (part.empty() || part == ".") continue;
     current /= part;
     if (mkdir(current.c_str(), 0700) != 0 && errno != EEXIST) {
-      return Status::FromErrno("mkdir " + current.string(), errno);
+      return Status::FromErrno("could not create directory " + current.string(),
+                               errno);
     }
     PGLAYOUT_RETURN_IF_ERROR(ChownToServerAccount(current.string()));
   }
@@ -839,7 +846,7 @@ Status PgCluster::MakeDirectory(const std::string& name, std::string* path) {
 
 Status PgCluster::RunClient(const std::vector<std::string>& argv,
                             std::string* output) {
-  if (argv.empty()) return Status::InvalidInput("RunClient: empty argv");
+  if (argv.empty()) return Status::Internal("RunClient: empty argv");
   Command command;
   command.argv = argv;
   command.argv[0] = ResolveClient(argv[0]);
@@ -852,7 +859,7 @@ Status PgCluster::RunClient(const std::vector<std::string>& argv,
 
 Status PgCluster::StartClient(const std::vector<std::string>& argv,
                               std::unique_ptr<BackgroundClient>* client) {
-  if (argv.empty()) return Status::InvalidInput("StartClient: empty argv");
+  if (argv.empty()) return Status::Internal("StartClient: empty argv");
   Command command;
   command.argv = argv;
   command.argv[0] = ResolveClient(argv[0]);
@@ -883,7 +890,7 @@ void PgCluster::Destroy() {
     if (dir.empty()) continue;
     fs::remove_all(dir, ec);
     if (ec) {
-      fprintf(stderr, "pglayout test harness: cannot remove %s: %s\n",
+      fprintf(stderr, "pglayout test harness: could not remove %s: %s\n",
               dir.c_str(), ec.message().c_str());
     }
   }

@@ -152,12 +152,15 @@ Status OpenSpawnFds(const Command& command, const std::string& output_path,
   } else {
     fds->in = OpenOrDevNull("", O_RDONLY);
     fds->own_in = true;
-    if (fds->in < 0) return Status::FromErrno("open /dev/null", errno);
+    if (fds->in < 0)
+      return Status::FromErrno("could not open /dev/null", errno);
   }
   fds->out = OpenOrDevNull(output_path, O_WRONLY | O_CREAT | O_APPEND);
-  if (fds->out < 0) return Status::FromErrno("open " + output_path, errno);
+  if (fds->out < 0)
+    return Status::FromErrno("could not open " + output_path, errno);
   int pipe_fds[2];
-  if (pipe2(pipe_fds, O_CLOEXEC) != 0) return Status::FromErrno("pipe2", errno);
+  if (pipe2(pipe_fds, O_CLOEXEC) != 0)
+    return Status::FromErrno("could not create a pipe", errno);
   fds->err_read = pipe_fds[0];
   fds->err_write = pipe_fds[1];
   return Status::Ok();
@@ -179,11 +182,11 @@ Status CheckExec(const Command& command, SpawnFds* fds, pid_t pid) {
   if (failure.stage >= 0 &&
       static_cast<size_t>(failure.stage) < command.cgroup_procs_files.size()) {
     return Status::FromErrno(
-        "cannot start " + program + ": writing its PID to " +
+        "could not start " + program + ": writing its PID to " +
             command.cgroup_procs_files[static_cast<size_t>(failure.stage)],
         failure.error);
   }
-  return Status::FromErrno("cannot start " + program, failure.error);
+  return Status::FromErrno("could not start " + program, failure.error);
 }
 
 }  // namespace
@@ -248,7 +251,7 @@ Status SpawnCommand(const Command& command, const std::string& output_path,
   }
 
   pid_t child = fork();
-  if (child < 0) return Status::FromErrno("fork", errno);
+  if (child < 0) return Status::FromErrno("could not fork", errno);
   if (child == 0) ExecChild(setup);
   PGLAYOUT_RETURN_IF_ERROR(CheckExec(command, &fds, child));
   *pid = child;
@@ -258,7 +261,8 @@ Status SpawnCommand(const Command& command, const std::string& output_path,
 Status SpawnWatchdog(const std::vector<std::string>& argv, pid_t* pid,
                      int* write_fd) {
   int fds[2];
-  if (pipe2(fds, O_CLOEXEC) != 0) return Status::FromErrno("pipe2", errno);
+  if (pipe2(fds, O_CLOEXEC) != 0)
+    return Status::FromErrno("could not create a pipe", errno);
   Command command;
   command.argv = argv;
   command.detach = true;
@@ -277,7 +281,8 @@ Status SpawnWatchdog(const std::vector<std::string>& argv, pid_t* pid,
 Status WaitForChild(pid_t pid, int* wait_status) {
   while (waitpid(pid, wait_status, 0) < 0) {
     if (errno != EINTR) {
-      return Status::FromErrno("waitpid " + std::to_string(pid), errno);
+      return Status::FromErrno(
+          "could not wait for process " + std::to_string(pid), errno);
     }
   }
   return Status::Ok();
@@ -369,7 +374,7 @@ std::string TailOfFile(const std::string& path, int lines) {
 Status MakeTempDirectory(const std::string& pattern, std::string* dir) {
   std::string name = pattern;
   if (mkdtemp(name.data()) == nullptr) {
-    return Status::FromErrno("mkdtemp " + name, errno);
+    return Status::FromErrno("could not create directory " + name, errno);
   }
   std::error_code ec;
   std::filesystem::path canonical = std::filesystem::canonical(name, ec);

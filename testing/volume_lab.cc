@@ -301,12 +301,13 @@ bool FileListsWord(const std::string& path, const std::string& word) {
 
 Status WriteCgroupFile(const std::string& path, const std::string& text) {
   int fd = open(path.c_str(), O_WRONLY | O_CLOEXEC);
-  if (fd < 0) return Status::FromErrno("open " + path, errno);
+  if (fd < 0) return Status::FromErrno("could not open " + path, errno);
   ssize_t n = write(fd, text.data(), text.size());
   int err = errno;
   close(fd);
   if (n < 0) {
-    return Status::FromErrno("writing '" + Trim(text) + "' to " + path, err);
+    return Status::FromErrno("could not write '" + Trim(text) + "' to " + path,
+                             err);
   }
   return Status::Ok();
 }
@@ -554,7 +555,8 @@ Status VolumeLab::MakeDirectory() {
   for (const LabVolumeSpec& v : spec_.volumes) needed += v.size;
   struct statvfs fs_stats;
   if (statvfs(base.c_str(), &fs_stats) != 0) {
-    return Status::FromErrno("statvfs " + base, errno);
+    return Status::FromErrno("could not stat the file system of " + base,
+                             errno);
   }
   uint64_t available =
       static_cast<uint64_t>(fs_stats.f_bavail) * fs_stats.f_frsize;
@@ -569,7 +571,7 @@ Status VolumeLab::MakeDirectory() {
   // Enterable (not listable) by the server account, whose data directory,
   // WAL and tablespaces may live on the lab's volumes.
   if (chmod(dir_.c_str(), 0711) != 0) {
-    return Status::FromErrno("chmod " + dir_, errno);
+    return Status::FromErrno("could not change the mode of " + dir_, errno);
   }
   if (HasWhitespace(dir_)) {
     // Cleaned up by TearDown like any other failure midway.
@@ -598,13 +600,14 @@ Status VolumeLab::AppendToManifest(const std::string& line) {
     return Status::Internal("manifest line with a line break: " + line);
   }
   int fd = open(manifest_path_.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
-  if (fd < 0) return Status::FromErrno("open " + manifest_path_, errno);
+  if (fd < 0)
+    return Status::FromErrno("could not open " + manifest_path_, errno);
   std::string text = line + "\n";
   ssize_t n = write(fd, text.data(), text.size());
   int err = errno;
   close(fd);
   if (n != static_cast<ssize_t>(text.size())) {
-    return Status::FromErrno("appending to " + manifest_path_,
+    return Status::FromErrno("could not append to " + manifest_path_,
                              n < 0 ? err : EIO);
   }
   return Status::Ok();
@@ -651,7 +654,8 @@ Status VolumeLab::MakeCgroup(const std::string& parent_dir,
                                "manifest cannot carry");
   }
   if (access(parent_dir.c_str(), W_OK) != 0) {
-    return Status::FromErrno("cannot create a cgroup in " + parent_dir, errno);
+    return Status::FromErrno("could not create a cgroup in " + parent_dir,
+                             errno);
   }
   PGLAYOUT_RETURN_IF_ERROR(AppendToManifest("cgroup " + cgroup->dir + " " +
                                             cgroup->return_procs_file));
@@ -660,7 +664,7 @@ Status VolumeLab::MakeCgroup(const std::string& parent_dir,
     // Whatever is there is not the lab's: the watchdog must leave it alone.
     Status forget = AppendToManifest("forget " + cgroup->dir);
     (void)forget;
-    return Status::FromErrno("mkdir " + cgroup->dir, err);
+    return Status::FromErrno("could not create directory " + cgroup->dir, err);
   }
   cgroups_.push_back(*cgroup);
   return Status::Ok();
@@ -674,13 +678,15 @@ Status VolumeLab::MakeVolume(const LabVolumeSpec& spec) {
   PGLAYOUT_RETURN_IF_ERROR(AppendToManifest("file " + v.backing_file));
   int fd = open(v.backing_file.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC,
                 0600);
-  if (fd < 0) return Status::FromErrno("create " + v.backing_file, errno);
+  if (fd < 0)
+    return Status::FromErrno("could not create " + v.backing_file, errno);
   backing_files_.push_back(v.backing_file);
   // Sparse: blocks are allocated as the filesystem on it writes them.
   int rc = ftruncate(fd, static_cast<off_t>(spec.size));
   int err = errno;
   close(fd);
-  if (rc != 0) return Status::FromErrno("ftruncate " + v.backing_file, err);
+  if (rc != 0)
+    return Status::FromErrno("could not size " + v.backing_file, err);
 
   PGLAYOUT_RETURN_IF_ERROR(Attach(&v));
   PGLAYOUT_RETURN_IF_ERROR(
@@ -689,7 +695,8 @@ Status VolumeLab::MakeVolume(const LabVolumeSpec& spec) {
               nullptr));
   PGLAYOUT_RETURN_IF_ERROR(AppendToManifest("mount " + v.mount_dir));
   if (mkdir(v.mount_dir.c_str(), 0755) != 0) {
-    return Status::FromErrno("mkdir " + v.mount_dir, errno);
+    return Status::FromErrno("could not create directory " + v.mount_dir,
+                             errno);
   }
   mount_dirs_.push_back(v.mount_dir);
   if (mount(v.loop_device.c_str(), v.mount_dir.c_str(), "ext4", 0, nullptr) !=
@@ -855,8 +862,8 @@ Status VolumeLab::Stripe(const std::string& name,
                              " does not hold the lab's own filesystem");
     }
     if (umount2(v->mount_dir.c_str(), 0) != 0) {
-      return Status::FromErrno("umount " + v->mount_dir + " (stripe member)",
-                               errno);
+      return Status::FromErrno(
+          "could not unmount " + v->mount_dir + " (stripe member)", errno);
     }
     v->stripe = name;
     argv.push_back(v->loop_device);
@@ -877,12 +884,15 @@ Status VolumeLab::Stripe(const std::string& name,
   PGLAYOUT_RETURN_IF_ERROR(AppendToManifest("mount " + mount_dir));
   std::error_code ec;
   fs::create_directories(mount_dir, ec);
-  if (ec) return Status::IoError("mkdir " + mount_dir + ": " + ec.message());
+  if (ec)
+    return Status::IoError("could not create directory " + mount_dir + ": " +
+                           ec.message());
   mount_dirs_.push_back(mount_dir);
   if (mount(stripe.loop_device.c_str(), mount_dir.c_str(), "btrfs", 0,
             device_options.c_str()) != 0) {
-    return Status::FromErrno("mount " + stripe.loop_device + " (btrfs, " +
-                                 device_options + ") on " + mount_dir,
+    return Status::FromErrno("could not mount " + stripe.loop_device +
+                                 " (btrfs, " + device_options + ") on " +
+                                 mount_dir,
                              errno);
   }
   volumes_.push_back(stripe);
@@ -928,7 +938,7 @@ Status VolumeLab::DropPageCache(int* files) const {
         v.mount_dir, fs::directory_options::skip_permission_denied, ec);
     if (ec) {
       return Status::IoError(
-          fmt::format("listing {}: {}", v.mount_dir, ec.message()));
+          fmt::format("could not list {}: {}", v.mount_dir, ec.message()));
     }
     for (; it != fs::recursive_directory_iterator(); it.increment(ec)) {
       if (ec) break;
@@ -938,8 +948,9 @@ Status VolumeLab::DropPageCache(int* files) const {
       const int err = ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
       ::close(fd);
       if (err != 0) {
-        return Status::IoError(fmt::format("posix_fadvise DONTNEED {}: {}",
-                                           it->path().string(), strerror(err)));
+        return Status::IoError(
+            fmt::format("could not drop {} from the page cache: {}",
+                        it->path().string(), strerror(err)));
       }
       ++*files;
     }
@@ -968,7 +979,8 @@ Status VolumeLab::TearDown() {
   if (problems.empty()) {
     std::error_code ec;
     fs::remove_all(dir_, ec);
-    if (ec) problems.push_back("cannot remove " + dir_ + ": " + ec.message());
+    if (ec)
+      problems.push_back("could not remove " + dir_ + ": " + ec.message());
   }
   std::string dir = dir_;
   // On success the watchdog is told to exit; otherwise it gets its turn at
@@ -981,7 +993,7 @@ Status VolumeLab::TearDown() {
   cgroups_.clear();
   io_cgroup_ = memory_cgroup_ = -1;
   if (problems.empty()) return Status::Ok();
-  return Status::IoError("tearing down the volume lab " + dir + ": " +
+  return Status::IoError("could not tear down the volume lab " + dir + ": " +
                          Join(problems, "; ") +
                          " (its watchdog has retried from the manifest)");
 }
@@ -1024,7 +1036,8 @@ void VolumeLab::Unmount(std::vector<std::string>* problems) {
         },
         kBusyWaitMs);
     if (err != 0 && err != EBUSY) {
-      problems->push_back(Status::FromErrno("umount " + dir, err).message());
+      problems->push_back(
+          Status::FromErrno("could not unmount " + dir, err).message());
       continue;
     }
     if (err == EBUSY) {
@@ -1032,7 +1045,8 @@ void VolumeLab::Unmount(std::vector<std::string>* problems) {
       // the kernel lets go of the device when the last file closes.
       if (umount2(dir.c_str(), MNT_DETACH) != 0) {
         problems->push_back(
-            Status::FromErrno("umount -l " + dir, errno).message());
+            Status::FromErrno("could not lazily unmount " + dir, errno)
+                .message());
       } else {
         fprintf(stderr,
                 "pglayout volume lab: %s was busy for %d s; detached lazily\n",
@@ -1070,7 +1084,9 @@ void VolumeLab::RemoveCgroups(std::vector<std::string>* problems) {
         },
         kBusyWaitMs);
     if (err != 0) {
-      problems->push_back(Status::FromErrno("rmdir " + c.dir, err).message());
+      problems->push_back(
+          Status::FromErrno("could not remove directory " + c.dir, err)
+              .message());
     }
   }
 }

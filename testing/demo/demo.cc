@@ -93,7 +93,9 @@ Status PrepareOutDir(const std::string& dir) {
   }
   fs::remove_all(dir, ec);
   fs::create_directories(dir, ec);
-  if (ec) return Status::IoError(dir + ": " + ec.message());
+  if (ec)
+    return Status::IoError("could not create directory " + dir + ": " +
+                           ec.message());
   return WriteTextFile((fs::path(dir) / kMarker).string(),
                        "made by pglayout-demo; emptied by its next run\n");
 }

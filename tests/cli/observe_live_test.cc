@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdio>
 #include <memory>
+#include <regex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -104,7 +105,7 @@ TEST_P(ObserveDeviceReadsTest, CountsTheDataDevicesReadsUnlessAskedNotTo) {
 PGLAYOUT_INSTANTIATE_PG_VERSIONS(ObserveDeviceReadsTest);
 
 // PostgreSQL's connection options, as psql takes them: -d is a database
-// name, a connection string or a URI, and -h/-p/-U override what it says.
+// name, a connection string or a URI, whose values win over -h/-p/-U.
 class ObserveConnectionTest : public PgVersionTest {};
 
 bool Observes(const Workload& w, const std::string& relation) {
@@ -156,17 +157,38 @@ TEST_P(ObserveConnectionTest, DbnameHostPortAndUsernameReachTheServer) {
   PGLAYOUT_ASSERT_OK(ReadWorkloadFile(out, &w));
   EXPECT_TRUE(Observes(w, "public.only_here"));
 
-  // -p overrides the connection string's port, both ways; so does -d
-  // given as a URI.
-  run = observe({"--dbname=host=127.0.0.1 port=1 user=postgres dbname=postgres",
-                 "--port", port});
+  // As in psql, a connection string's or URI's port wins over -p, which
+  // fills in only a port the string leaves out: psql and pglayout go to
+  // the same server, or fail on the same port.
+  const std::string wrong = "1";
+  const std::string names_right = pg->conninfo();
+  const std::string names_wrong =
+      "host=127.0.0.1 port=" + wrong + " user=postgres dbname=postgres";
+  std::string psql_out;
+  PGLAYOUT_ASSERT_OK(pg->RunClient(
+      {"psql", "-X", "-At", "-d", names_right, "-p", wrong, "-c", "SHOW port"},
+      &psql_out));
+  EXPECT_NE(psql_out.find(port), std::string::npos) << psql_out;
+  run = observe({"-d", names_right, "-p", wrong});
   EXPECT_EQ(run.exit_code, 0) << run.output;
-  run = observe({"-d", pg->conninfo(), "-p", "1"});
+
+  EXPECT_FALSE(pg->RunClient({"psql", "-X", "-At", "-d", names_wrong, "-p",
+                              port, "-c", "SHOW port"},
+                             &psql_out)
+                   .ok())
+      << psql_out;
+  run = observe({"--dbname=" + names_wrong, "--port", port});
   EXPECT_EQ(run.exit_code, 1) << run.output;
-  EXPECT_NE(run.output.find("pglayout: error: "), std::string::npos)
+  EXPECT_TRUE(std::regex_search(
+      run.output, std::regex("pglayout: error: .*port " + wrong + "[^0-9]")))
       << run.output;
-  run = observe(
-      {"-d", "postgresql://postgres@127.0.0.1:1/it%27s%20db", "-p", port});
+
+  run = observe({"-d",
+                 "postgresql://postgres@127.0.0.1:" + wrong + "/it%27s%20db",
+                 "-p", port});
+  EXPECT_EQ(run.exit_code, 1) << run.output;
+  run = observe({"-d", "postgresql://postgres@127.0.0.1/it%27s%20db", "-p",
+                 port, "-U", "nobody"});
   ASSERT_EQ(run.exit_code, 0) << run.output;
   PGLAYOUT_ASSERT_OK(ReadWorkloadFile(out, &w));
   EXPECT_TRUE(Observes(w, "public.only_here"));
