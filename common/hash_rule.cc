@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <string_view>
 
 #include "common/quote.h"
 
@@ -119,6 +120,35 @@ std::vector<std::string> CheckOnlineSwap(const HashRuleFacts& f) {
     }
   }
   return out;
+}
+
+std::vector<std::string> KeyConstraintEntry(const KeyConstraintFact& key) {
+  const char* kind =
+      key.kind == KeyConstraintFact::Kind::kPrimaryKey  ? "primary"
+      : key.kind == KeyConstraintFact::Kind::kExclusion ? "exclusion"
+                                                        : "unique";
+  std::vector<std::string> entry = {
+      std::string(kind) + (key.has_expressions ? "_expressions" : ""),
+      key.name};
+  entry.insert(entry.end(), key.columns.begin(), key.columns.end());
+  return entry;
+}
+
+KeyConstraintFact KeyConstraintFromEntry(
+    const std::vector<std::string>& entry) {
+  KeyConstraintFact k;
+  std::string kind = entry[0];
+  constexpr std::string_view kExpressions = "_expressions";
+  if (kind.ends_with(kExpressions)) {
+    k.has_expressions = true;
+    kind.resize(kind.size() - kExpressions.size());
+  }
+  k.kind = kind == "primary"     ? KeyConstraintFact::Kind::kPrimaryKey
+           : kind == "exclusion" ? KeyConstraintFact::Kind::kExclusion
+                                 : KeyConstraintFact::Kind::kUnique;
+  k.name = entry[1];
+  k.columns.assign(entry.begin() + 2, entry.end());
+  return k;
 }
 
 std::string UnknownFactsReason(const std::vector<std::string>& unknown) {

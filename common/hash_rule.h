@@ -21,6 +21,13 @@ struct KeyConstraintFact {
   bool has_expressions = false;
 };
 
+// How workload.toml (and pg/table_facts_read.cc's query) spell a key:
+// its kind ("primary", "unique", "exclusion", with "_expressions" when it
+// indexes an expression), its index's name, then its plain key columns.
+// The parse needs at least the kind and the name.
+std::vector<std::string> KeyConstraintEntry(const KeyConstraintFact& key);
+KeyConstraintFact KeyConstraintFromEntry(const std::vector<std::string>& entry);
+
 struct ForeignKeyFact {
   std::string name;
   std::string table;  // the table at its other end, quoted-qualified

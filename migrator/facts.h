@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "common/model.h"
+#include "common/relation_traits.h"
 
 namespace pglayout::migrator {
 
@@ -91,6 +92,11 @@ struct TriggerFacts {
   std::string name;
   std::string definition;  // pg_get_triggerdef()
   char enabled = 'O';      // tgenabled: O, D, R, A
+  // FOR EACH ROW, BEFORE, REFERENCING NEW/OLD TABLE: what the hash rule
+  // judges, as pg/table_facts_read.h reads it.
+  bool row = false;
+  bool before = false;
+  bool transition_tables = false;
 };
 
 struct ViewFacts {
@@ -126,8 +132,8 @@ struct TableFacts {
   uint32_t oid = 0;
   std::string schema;
   std::string name;
-  char kind = 'r';         // relkind: r, p, i, m, v, f, S, t
-  char persistence = 'p';  // p, u, t
+  char kind = 'r';  // relkind: r, p, i, m, v, f, S, t
+  Persistence persistence = Persistence::kPermanent;
   bool is_partition = false;
   bool has_inheritance = false;  // an inheritance parent or child
   // A partition (is_partition): its parent (quoted-qualified), its bound
@@ -167,7 +173,7 @@ struct TableFacts {
   double reltuples = 0;
   bool row_security = false;
   bool force_row_security = false;
-  char replica_identity = 'd';
+  ReplicaIdentity replica_identity = ReplicaIdentity::kDefault;
   std::vector<std::string> reloptions;        // "fillfactor=90"
   std::vector<std::string> toast_reloptions;  // "autovacuum_enabled=off"
   std::string comment;                        // "" = none
@@ -203,28 +209,15 @@ struct TableFacts {
   // by a role other than the owner) that make the old table's privileges
   // on a new one, "{table}" standing for the table.
   std::vector<std::string> grants;
-  // Roles that granted a privilege on it but have no USAGE on its schema:
-  // they could not grant it again on the new table (quoted).
-  std::vector<std::string> grantors_without_usage;
   // COMMENT ON INDEX / CONSTRAINT / TRIGGER / POLICY statements for what the
   // swap makes anew, "{table}" standing for the table.
   std::vector<std::string> object_comments;
-  std::vector<ViewFacts> views;  // views reading the table
-  std::vector<std::string> dependent_matviews;
-  std::vector<std::string> rules;          // rule names (not _RETURN)
-  std::vector<std::string> rowtype_users;  // "table.column" or function
-  // Other objects bound to it by oid that a swap would leave on the old
-  // copy: "policy readable on table documents", "rule r on table t".
-  std::vector<std::string> bound_dependents;
-  std::vector<std::string> publications;   // FOR TABLE and FOR ALL TABLES
-  std::vector<std::string> subscriptions;  // applying logical replication to it
+  std::vector<ViewFacts> views;                 // views reading the table
   std::vector<std::string> owned_sequences;     // serial: "schema.seq|column"
   std::vector<std::string> identity_sequences;  // "column|schema.seq"
   // Column -> its identity sequence's type ("integer"): LIKE ... INCLUDING
   // IDENTITY makes every copied identity sequence a bigint one.
   std::map<std::string, std::string> identity_sequence_types;
-  // Prepared transactions holding a lock on it (gids as quoted literals).
-  std::vector<std::string> prepared_xacts;
   // A hash of what the shadow took over when it was made: columns (type,
   // NOT NULL, default, identity, generated, collation, storage,
   // compression), indexes, constraints, owner, persistence and storage
@@ -233,13 +226,38 @@ struct TableFacts {
   // triggers, comments, views) is read afresh at the swap.
   std::string structure_hash;
 
-  // Code of other roles: every function that is not a superuser's which
-  // copying the table's rows into a new table would evaluate (through its
-  // CHECK constraints, defaults and generated columns, the constraints of
-  // its columns' domains, its index expressions and predicates, its
-  // ancestors' partition keys, its columns' hash functions), directly or
-  // through an operator.
-  std::vector<UntrustedCodeFacts> untrusted_code;
+  // What depends on the table and stops a swap (the preflight refuses an
+  // online copy over each): a swap would leave it on the old copy, break
+  // it, or wait for it forever.
+  struct Dependents {
+    std::vector<std::string> matviews;
+    std::vector<std::string> rules;          // rule names (not _RETURN)
+    std::vector<std::string> rowtype_users;  // "table.column" or function
+    // Other objects bound to it by oid that a swap would leave on the old
+    // copy: "policy readable on table documents", "rule r on table t".
+    std::vector<std::string> bound;
+    std::vector<std::string> publications;   // FOR TABLE and FOR ALL TABLES
+    std::vector<std::string> subscriptions;  // applying logical replication
+    // Prepared transactions holding a lock on it (gids as quoted literals).
+    std::vector<std::string> prepared_xacts;
+  };
+  Dependents dependents;
+
+  // What copying it would run or need under pglayout's privileges
+  // (docs/security.md#code-of-other-roles).
+  struct Security {
+    // Code of other roles: every function that is not a superuser's which
+    // copying the table's rows into a new table would evaluate (through
+    // its CHECK constraints, defaults and generated columns, the
+    // constraints of its columns' domains, its index expressions and
+    // predicates, its ancestors' partition keys, its columns' hash
+    // functions), directly or through an operator.
+    std::vector<UntrustedCodeFacts> untrusted_code;
+    // Roles that granted a privilege on it but have no USAGE on its
+    // schema: they could not grant it again on the new table (quoted).
+    std::vector<std::string> grantors_without_usage;
+  };
+  Security security;
 
   uint64_t total_size() const { return heap_size + toast_size + index_size; }
   const ColumnFacts* FindColumn(const std::string& column) const;

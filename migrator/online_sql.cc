@@ -940,9 +940,10 @@ void AppendCarryOver(const TableFacts& t, const OnlineNames& names,
     out->push_back(fmt::format("CREATE POLICY {} ON {} {}", QuoteIdent(p.name),
                                table, p.definition));
   }
-  const char* identity = t.replica_identity == 'f'   ? "FULL"
-                         : t.replica_identity == 'n' ? "NOTHING"
-                                                     : nullptr;
+  const char* identity = t.replica_identity == ReplicaIdentity::kFull ? "FULL"
+                         : t.replica_identity == ReplicaIdentity::kNothing
+                             ? "NOTHING"
+                             : nullptr;
   for (size_t r = 0; identity && r <= names.partitions.size(); ++r) {
     out->push_back(fmt::format(
         "ALTER TABLE {} REPLICA IDENTITY {}",

@@ -16,10 +16,6 @@
 namespace pglayout::migrator {
 namespace {
 
-bool Has(const std::string& definition, const char* word) {
-  return definition.find(word) != std::string::npos;
-}
-
 // The live catalog's facts in the shape the shared rule judges
 // (common/hash_rule.h), the same the planner builds from workload.toml.
 HashRuleFacts RuleFacts(const TableFacts& t, const ServerFacts& server) {
@@ -46,11 +42,9 @@ HashRuleFacts RuleFacts(const TableFacts& t, const ServerFacts& server) {
   }
   f.no_inherit_checks = t.no_inherit_checks;
   for (const TriggerFacts& tr : t.triggers) {
-    f.triggers.push_back({tr.name, Has(tr.definition, " FOR EACH ROW "),
-                          Has(tr.definition, " BEFORE "),
-                          Has(tr.definition, " REFERENCING ")});
+    f.triggers.push_back({tr.name, tr.row, tr.before, tr.transition_tables});
   }
-  f.publications = t.publications;
+  f.publications = t.dependents.publications;
   f.row_key = t.row_key;
   return f;
 }
@@ -105,7 +99,7 @@ void CheckTableKind(const Placement& p, const TableFacts& t,
                     const ServerFacts& server, Findings* f) {
   const std::string& o = p.relation;
   if (t.kind != 'r') f->Refuse(o, "is not an ordinary table");
-  if (t.persistence != 'p') {
+  if (t.persistence != Persistence::kPermanent) {
     f->Refuse(o,
               "is unlogged or temporary: its copy would not survive a crash");
   }
@@ -153,17 +147,17 @@ void CheckDependents(const Placement& p, const TableFacts& t, Findings* f) {
                        " is invalid; drop or REINDEX it first");
     }
   }
-  for (const std::string& m : t.dependent_matviews) {
+  for (const std::string& m : t.dependents.matviews) {
     f->Refuse(o, "materialized view " + m +
                      " depends on it and would keep reading the old copy");
   }
-  for (const std::string& r : t.rules)
+  for (const std::string& r : t.dependents.rules)
     f->Refuse(o, "has rule " + DisplayIdent(r));
-  for (const std::string& u : t.rowtype_users) {
+  for (const std::string& u : t.dependents.rowtype_users) {
     f->Refuse(o, u + " refers to it by oid (its row type or a BEGIN ATOMIC "
                      "body) and would keep pointing at the old copy");
   }
-  for (const std::string& d : t.bound_dependents) {
+  for (const std::string& d : t.dependents.bound) {
     f->Refuse(o, d +
                      " refers to it by oid and would keep reading the old "
                      "copy after the swap; " +
@@ -182,7 +176,7 @@ void CheckReplication(const Placement& p, const TableFacts& t, Findings* f) {
   // The subscription's table list holds the table's oid: its apply worker
   // would find the new table by name, see no subscription state for it,
   // and skip every later change without an error.
-  for (const std::string& sub : t.subscriptions) {
+  for (const std::string& sub : t.dependents.subscriptions) {
     f->Refuse(o, "receives logical replication from subscription " +
                      DisplayIdent(sub) +
                      ": after a rename swap it would silently stop applying "
@@ -206,8 +200,9 @@ void CheckSwap(const Placement& p, const TableFacts& t,
                              "(ALTER TRIGGER {} ON {} RENAME TO ...)",
                              name, name, o));
   }
-  for (const std::string& role : std::set<std::string>(
-           t.grantors_without_usage.begin(), t.grantors_without_usage.end())) {
+  for (const std::string& role :
+       std::set<std::string>(t.security.grantors_without_usage.begin(),
+                             t.security.grantors_without_usage.end())) {
     f->Refuse(o, fmt::format("role {} granted privileges on it but has no "
                              "USAGE on schema {}, so it cannot grant them "
                              "again on the new table; GRANT USAGE ON SCHEMA "
@@ -230,7 +225,7 @@ void CheckUntrustedCode(const Placement& p, const TableFacts& t, Findings* f) {
   const char* what = !move                         ? "the hash conversion"
                      : !t.partition_parent.empty() ? "the partition move"
                                                    : "the online move";
-  for (const UntrustedCodeFacts& code : t.untrusted_code) {
+  for (const UntrustedCodeFacts& code : t.security.untrusted_code) {
     f->Refuse(
         p.relation,
         fmt::format("{} calls function {}, owned by role {}, which is not a "
@@ -355,7 +350,7 @@ std::vector<Finding> CheckRelation(const Placement& p, const TableFacts& t,
                                    const ServerFacts& server,
                                    double offline_rate_mbps) {
   Findings f;
-  for (const std::string& gid : t.prepared_xacts) {
+  for (const std::string& gid : t.dependents.prepared_xacts) {
     f.Refuse(p.relation,
              "prepared transaction " + gid +
                  " holds a lock on it and would block the move until it is "

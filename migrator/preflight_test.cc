@@ -125,7 +125,7 @@ TEST(Preflight, RefusesATableWithoutPrimaryKey) {
 
 TEST(Preflight, RefusesATableLockedByAPreparedTransaction) {
   PreflightCase c;
-  c.tables["public.orders"].prepared_xacts = {"'tx 1'"};
+  c.tables["public.orders"].dependents.prepared_xacts = {"'tx 1'"};
   EXPECT_NE(c.Refusals().find("public.orders: prepared transaction 'tx 1' "
                               "holds a lock on it"),
             std::string::npos)
@@ -137,7 +137,7 @@ TEST(Preflight, RefusesATableLockedByAPreparedTransaction) {
 // offline move evaluates nothing and goes ahead.
 TEST(Preflight, RefusesCodeOfAnotherRoleNamingTheWayOut) {
   PreflightCase c;
-  c.tables["public.orders"].untrusted_code = {
+  c.tables["public.orders"].security.untrusted_code = {
       {"constraint orders_c", "public.wrap(integer)", "app"}};
   std::string r = c.Refusals();
   EXPECT_NE(r.find("public.orders: constraint orders_c calls function "
@@ -358,7 +358,7 @@ TEST(Preflight, CountsTheIndexBuildsSortFilesInTheTempTablespace) {
 
 TEST(Preflight, RefusesPublicationsAndOutgoingForeignKeysBefore18) {
   PreflightCase c;
-  c.tables["public.orders"].publications = {"all_tables"};
+  c.tables["public.orders"].dependents.publications = {"all_tables"};
   c.tables["public.orders"].fks_out = {
       {"orders_customer_fkey", "public.customers", "FOREIGN KEY ..."}};
   std::string r = c.Refusals();
@@ -368,7 +368,7 @@ TEST(Preflight, RefusesPublicationsAndOutgoingForeignKeysBefore18) {
                    "public.customers"),
             std::string::npos);
   c.server.version_num = 180000;
-  c.tables["public.orders"].publications.clear();
+  c.tables["public.orders"].dependents.publications.clear();
   EXPECT_EQ(c.Refusals(), "");
 }
 
@@ -389,26 +389,26 @@ TEST(Preflight, NewTablespacesWaitForTheStandbysDirectories) {
 
 TEST(Preflight, RefusesAnOnlineCopyOfASubscribedTable) {
   PreflightCase c;
-  c.tables["public.orders"].subscriptions = {"from_oltp"};
+  c.tables["public.orders"].dependents.subscriptions = {"from_oltp"};
   EXPECT_NE(c.Refusals().find("public.orders: receives logical replication "
                               "from subscription from_oltp: after a rename "
                               "swap it would silently stop applying changes"),
             std::string::npos)
       << c.Refusals();
-  c.tables["public.orders"].subscriptions.clear();
+  c.tables["public.orders"].dependents.subscriptions.clear();
   EXPECT_EQ(c.Refusals(), "");
 }
 
 TEST(Preflight, RefusesObjectsOfOtherTablesBoundToTheTable) {
   PreflightCase c;
-  c.tables["public.orders"].bound_dependents = {
+  c.tables["public.orders"].dependents.bound = {
       "policy readable on table documents"};
   EXPECT_NE(c.Refusals().find("public.orders: policy readable on table "
                               "documents refers to it by oid and would keep "
                               "reading the old copy after the swap"),
             std::string::npos)
       << c.Refusals();
-  c.tables["public.orders"].bound_dependents.clear();
+  c.tables["public.orders"].dependents.bound.clear();
   EXPECT_EQ(c.Refusals(), "");
 }
 
@@ -448,7 +448,8 @@ TEST(Preflight, RefusesWhatAPartitionedTableCannotHave) {
                  "CREATE TRIGGER audit AFTER INSERT ON public.orders "
                  "REFERENCING NEW TABLE AS added FOR EACH ROW EXECUTE "
                  "FUNCTION f()",
-                 'O'}};
+                 'O', /*row=*/true, /*before=*/false,
+                 /*transition_tables=*/true}};
   t.fks_in = {{"sales_order_fkey", "public.sales", "FOREIGN KEY ...", true,
                /*from_partitioned=*/true}};
   c.server.version_num = 170000;

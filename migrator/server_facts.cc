@@ -9,6 +9,7 @@
 #include "migrator/sql_util.h"
 #include "pg/pg_catalog_read.h"
 #include "pg/sql_row.h"
+#include "pg/table_facts_read.h"
 
 namespace pglayout::migrator {
 namespace {
@@ -188,7 +189,7 @@ Status ReadTableRow(SqlSession* s, uint32_t oid, TableFacts* t) {
   t->schema = row.Text(1);
   t->name = row.Text(2);
   t->kind = FirstChar(row.Text(3));
-  t->persistence = FirstChar(row.Text(4));
+  t->persistence = PersistenceFromCode(FirstChar(row.Text(4)));
   t->is_partition = row.Bool(5);
   t->has_inheritance = row.Bool(6);
   t->typed = row.Bool(7);
@@ -203,7 +204,7 @@ Status ReadTableRow(SqlSession* s, uint32_t oid, TableFacts* t) {
   t->reltuples = row.Double(16);
   t->row_security = row.Bool(17);
   t->force_row_security = row.Bool(18);
-  t->replica_identity = FirstChar(row.Text(19));
+  t->replica_identity = ReplicaIdentityFromCode(FirstChar(row.Text(19)));
   t->comment = row.Text(20);
   t->owner_privileges = row.Bool(21);
   return row.status();
@@ -484,11 +485,29 @@ Status ReadForeignKeys(SqlSession* s, uint32_t oid, TableFacts* t) {
     if (!validated) {
       t->not_valid_checks.push_back({name, WithoutNotValid(definition)});
     }
-    if (no_inherit) t->no_inherit_checks.push_back(name);
     if (validated && no_inherit) {
       t->valid_no_inherit_checks.push_back({name, definition});
     }
   });
+}
+
+// What the hash rule judges beyond the keys and foreign keys, through the
+// reader observe uses too (pg/table_facts_read.h): the NO INHERIT checks,
+// the kinds of the triggers, the publications.
+Status ReadRuleFacts(SqlSession* s, uint32_t oid, TableFacts* t) {
+  TableRuleFacts read;
+  PGLAYOUT_RETURN_IF_ERROR(ReadTableRuleFacts(s, oid, &read));
+  t->no_inherit_checks = read.keys.no_inherit_checks;
+  t->dependents.publications = read.dependents.publications;
+  for (TriggerFacts& trigger : t->triggers) {
+    for (const TriggerFact& kind : read.dependents.triggers) {
+      if (kind.name != trigger.name) continue;
+      trigger.row = kind.row;
+      trigger.before = kind.before;
+      trigger.transition_tables = kind.transition_tables;
+    }
+  }
+  return Status::Ok();
 }
 
 // A partition's copies of its parent's row triggers: PostgreSQL makes them
@@ -682,7 +701,7 @@ Status ReadGrants(SqlSession* s, uint32_t oid, const std::string& object,
     if (!g.by_owner) {
       t->grants.push_back("SET LOCAL ROLE " + g.grantor);
       if (!g.grantor_sees_schema) {
-        t->grantors_without_usage.push_back(g.grantor);
+        t->security.grantors_without_usage.push_back(g.grantor);
       }
     }
     t->grants.push_back(fmt::format(
@@ -771,7 +790,7 @@ Status ReadBoundDependents(SqlSession* s, uint32_t oid, TableFacts* t) {
       "$1::pg_catalog.oid AND NOT "
       "tg.tgisinternal ORDER BY 1",
       {std::to_string(oid)}, &r));
-  return ReadTexts(r, "pg_depend (objects bound by oid)", &t->bound_dependents);
+  return ReadTexts(r, "pg_depend (objects bound by oid)", &t->dependents.bound);
 }
 
 // Objects that refer to the table by oid and would keep pointing at the old
@@ -794,7 +813,7 @@ Status ReadDependents(SqlSession* s, uint32_t oid, TableFacts* t) {
   PGLAYOUT_RETURN_IF_ERROR(
       ReadRows(r, "dependent views", [&](SqlRowReader& row) {
         if (FirstChar(row.Text(1)) == 'm') {
-          t->dependent_matviews.push_back(row.Text(0));
+          t->dependents.matviews.push_back(row.Text(0));
         } else {
           t->views.push_back({row.Text(0), row.Text(2), {}});
         }
@@ -814,7 +833,8 @@ Status ReadDependents(SqlSession* s, uint32_t oid, TableFacts* t) {
                  "$1::pg_catalog.oid "
                  "AND rulename <> '_RETURN' ORDER BY 1",
                  {std::to_string(oid)}, &rules));
-  PGLAYOUT_RETURN_IF_ERROR(ReadTexts(rules, "pg_rewrite", &t->rules));
+  PGLAYOUT_RETURN_IF_ERROR(
+      ReadTexts(rules, "pg_rewrite", &t->dependents.rules));
   SqlResult users;
   PGLAYOUT_RETURN_IF_ERROR(s->Execute(
       "SELECT pg_catalog.pg_describe_object(d.classid, d.objid, d.objsubid) "
@@ -829,18 +849,11 @@ Status ReadDependents(SqlSession* s, uint32_t oid, TableFacts* t) {
       "$1::pg_catalog.oid)) ORDER BY 1",
       {std::to_string(oid)}, &users));
   PGLAYOUT_RETURN_IF_ERROR(
-      ReadTexts(users, "users of the row type", &t->rowtype_users));
+      ReadTexts(users, "users of the row type", &t->dependents.rowtype_users));
   return ReadBoundDependents(s, oid, t);
 }
 
 Status ReadReplicationAndSequences(SqlSession* s, uint32_t oid, TableFacts* t) {
-  SqlResult r;
-  PGLAYOUT_RETURN_IF_ERROR(s->Execute(
-      "SELECT DISTINCT pubname FROM pg_catalog.pg_publication_tables "
-      "WHERE schemaname = $1 AND tablename = $2 ORDER BY 1",
-      {t->schema, t->name}, &r));
-  PGLAYOUT_RETURN_IF_ERROR(
-      ReadTexts(r, "pg_publication_tables", &t->publications));
   // PostgreSQL 12 grants no role but a superuser pg_subscription.oid: the
   // subscription is then named by its oid.
   SqlValue named;
@@ -861,7 +874,7 @@ Status ReadReplicationAndSequences(SqlSession* s, uint32_t oid, TableFacts* t) {
             "ORDER BY 1",
       {std::to_string(oid)}, &sub));
   PGLAYOUT_RETURN_IF_ERROR(
-      ReadTexts(sub, "pg_subscription_rel", &t->subscriptions));
+      ReadTexts(sub, "pg_subscription_rel", &t->dependents.subscriptions));
   SqlResult seq;
   PGLAYOUT_RETURN_IF_ERROR(s->Execute(
       "SELECT d.deptype, pg_catalog.format('%I.%I', sn.nspname, s.relname), "
@@ -979,7 +992,8 @@ Status ReadUntrustedCode(SqlSession* s, uint32_t oid, TableFacts* t) {
   PGLAYOUT_RETURN_IF_ERROR(
       s->Execute(kUntrustedCodeSql, {std::to_string(oid)}, &r));
   return ReadRows(r, "functions of other roles", [&](SqlRowReader& row) {
-    t->untrusted_code.push_back({row.Text(0), row.Text(1), row.Text(2)});
+    t->security.untrusted_code.push_back(
+        {row.Text(0), row.Text(1), row.Text(2)});
   });
 }
 
@@ -1183,6 +1197,7 @@ Status GatherTableFacts(SqlSession* session, uint32_t oid, TableFacts* facts) {
   ChooseRowKey(&t);
   PGLAYOUT_RETURN_IF_ERROR(ReadForeignKeys(session, oid, &t));
   PGLAYOUT_RETURN_IF_ERROR(ReadTriggersAndPolicies(session, oid, &t));
+  PGLAYOUT_RETURN_IF_ERROR(ReadRuleFacts(session, oid, &t));
   PGLAYOUT_RETURN_IF_ERROR(ReadGrants(session, oid, "TABLE {table}", &t));
   PGLAYOUT_RETURN_IF_ERROR(ReadObjectComments(session, oid, &t));
   PGLAYOUT_RETURN_IF_ERROR(ReadStatistics(session, oid, &t));
@@ -1191,7 +1206,8 @@ Status GatherTableFacts(SqlSession* session, uint32_t oid, TableFacts* facts) {
   if (t.is_partition) PGLAYOUT_RETURN_IF_ERROR(ReadPartition(session, oid, &t));
   PGLAYOUT_RETURN_IF_ERROR(ReadStructureHash(session, oid, &t.structure_hash));
   PGLAYOUT_RETURN_IF_ERROR(ReadUntrustedCode(session, oid, &t));
-  PGLAYOUT_RETURN_IF_ERROR(ReadPreparedLocks(session, oid, &t.prepared_xacts));
+  PGLAYOUT_RETURN_IF_ERROR(
+      ReadPreparedLocks(session, oid, &t.dependents.prepared_xacts));
   *facts = std::move(t);
   return Status::Ok();
 }

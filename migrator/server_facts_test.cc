@@ -83,7 +83,7 @@ TEST(GatherTableFacts, ReadsTheTableRowAndItsIndexes) {
   EXPECT_EQ(t.heap_size, 24576u);
   EXPECT_EQ(t.index_size, 8192u);
   EXPECT_DOUBLE_EQ(t.reltuples, 1000);
-  EXPECT_EQ(t.replica_identity, 'd');
+  EXPECT_EQ(t.replica_identity, ReplicaIdentity::kDefault);
   EXPECT_FALSE(t.owner_privileges);
   ASSERT_EQ(t.indexes.size(), 1u);
   EXPECT_TRUE(t.indexes[0].valid);

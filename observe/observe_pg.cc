@@ -3,11 +3,11 @@
 #include <fmt/format.h>
 
 #include <cstdlib>
-#include <nlohmann/json.hpp>
 #include <unordered_map>
 
 #include "pg/pg_catalog_read.h"
 #include "pg/sql_row.h"
+#include "pg/table_facts_read.h"
 
 namespace pglayout {
 namespace {
@@ -175,108 +175,6 @@ constexpr char kIoQuery[] =
     "COALESCE(writes, 0), COALESCE(extends, 0), COALESCE(hits, 0), "
     "COALESCE(fsyncs, 0) FROM pg_catalog.pg_stat_io";
 
-// One JSON document per table so that names with any characters arrive
-// intact. Only key columns of valid, non-partial unique indexes on plain
-// columns count as unique keys: those are what a partition key can use.
-constexpr char kFactsQuery[] = R"sql(
-WITH rel AS (SELECT * FROM pg_catalog.pg_class WHERE oid = $1::pg_catalog.oid)
-SELECT pg_catalog.json_build_object(
- 'primary_key', (SELECT pg_catalog.json_agg(a.attname ORDER BY k.ord)
-   FROM pg_catalog.pg_index i, pg_catalog.unnest(i.indkey) WITH ORDINALITY k(attnum, ord),
-        pg_catalog.pg_attribute a
-   WHERE i.indrelid = $1::pg_catalog.oid AND i.indisprimary AND a.attrelid = i.indrelid
-     AND a.attnum = k.attnum AND k.ord <= i.indnkeyatts),
- 'unique_keys', (SELECT pg_catalog.json_agg(cols ORDER BY idx) FROM (
-   SELECT i.indexrelid AS idx, pg_catalog.json_agg(a.attname ORDER BY k.ord) AS cols
-   FROM pg_catalog.pg_index i, pg_catalog.unnest(i.indkey) WITH ORDINALITY k(attnum, ord),
-        pg_catalog.pg_attribute a
-   WHERE i.indrelid = $1::pg_catalog.oid AND i.indisunique AND NOT i.indisprimary
-     AND i.indisvalid AND i.indpred IS NULL AND i.indexprs IS NULL
-     AND a.attrelid = i.indrelid AND a.attnum = k.attnum
-     AND k.ord <= i.indnkeyatts
-   GROUP BY i.indexrelid) u),
- 'foreign_keys_out', (SELECT pg_catalog.json_agg(con.conname || ' (' ||
-     (SELECT pg_catalog.string_agg(pg_catalog.quote_ident(a.attname), ', ' ORDER BY k.ord)
-      FROM pg_catalog.unnest(con.conkey) WITH ORDINALITY k(attnum, ord)
-      JOIN pg_catalog.pg_attribute a ON a.attrelid = con.conrelid
-        AND a.attnum = k.attnum) || ') -> ' ||
-     pg_catalog.quote_ident(fn.nspname) || '.' || pg_catalog.quote_ident(f.relname) || ' (' ||
-     (SELECT pg_catalog.string_agg(pg_catalog.quote_ident(a.attname), ', ' ORDER BY k.ord)
-      FROM pg_catalog.unnest(con.confkey) WITH ORDINALITY k(attnum, ord)
-      JOIN pg_catalog.pg_attribute a ON a.attrelid = con.confrelid
-        AND a.attnum = k.attnum) || ')'
-     ORDER BY con.conname)
-   FROM pg_catalog.pg_constraint con JOIN pg_catalog.pg_class f ON f.oid = con.confrelid
-   JOIN pg_catalog.pg_namespace fn ON fn.oid = f.relnamespace
-   WHERE con.conrelid = $1::pg_catalog.oid AND con.contype = 'f'),
- 'foreign_keys_in', (SELECT pg_catalog.json_agg(pg_catalog.quote_ident(sn.nspname) || '.' ||
-     pg_catalog.quote_ident(s.relname) || '.' || con.conname ORDER BY s.relname, con.conname)
-   FROM pg_catalog.pg_constraint con JOIN pg_catalog.pg_class s ON s.oid = con.conrelid
-   JOIN pg_catalog.pg_namespace sn ON sn.oid = s.relnamespace
-   WHERE con.confrelid = $1::pg_catalog.oid AND con.contype = 'f'
-     AND con.conparentid = 0),
- 'dependent_views', (SELECT pg_catalog.json_agg(DISTINCT pg_catalog.quote_ident(vn.nspname) || '.' ||
-     pg_catalog.quote_ident(v.relname))
-   FROM pg_catalog.pg_depend d JOIN pg_catalog.pg_rewrite r ON r.oid = d.objid
-   JOIN pg_catalog.pg_class v ON v.oid = r.ev_class
-   JOIN pg_catalog.pg_namespace vn ON vn.oid = v.relnamespace
-   WHERE d.classid = 'pg_catalog.pg_rewrite'::pg_catalog.regclass AND d.refobjid = $1::pg_catalog.oid
-     AND v.oid <> $1::pg_catalog.oid),
- 'triggers', (SELECT pg_catalog.json_agg(tgname ORDER BY tgname) FROM pg_catalog.pg_trigger
-   WHERE tgrelid = $1::pg_catalog.oid AND NOT tgisinternal),
- 'identity_columns', (SELECT pg_catalog.json_agg(attname ORDER BY attnum)
-   FROM pg_catalog.pg_attribute WHERE attrelid = $1::pg_catalog.oid AND attidentity <> ''
-     AND NOT attisdropped),
- 'publications', (SELECT pg_catalog.json_agg(DISTINCT pt.pubname)
-   FROM pg_catalog.pg_publication_tables pt JOIN rel ON rel.relname = pt.tablename
-   JOIN pg_catalog.pg_namespace n ON n.oid = rel.relnamespace
-     AND n.nspname = pt.schemaname),
- 'key_constraints', (SELECT pg_catalog.json_agg(pg_catalog.to_json(
-     ARRAY[CASE WHEN i.indisprimary THEN 'primary'
-                WHEN x.conname IS NOT NULL THEN 'exclusion' ELSE 'unique' END ||
-           CASE WHEN i.indexprs IS NOT NULL THEN '_expressions' ELSE '' END,
-           ic.relname::pg_catalog.text] ||
-     ARRAY(SELECT a.attname::pg_catalog.text
-       FROM pg_catalog.unnest(i.indkey) WITH ORDINALITY k(attnum, ord)
-       JOIN pg_catalog.pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum
-       WHERE k.ord <= i.indnkeyatts ORDER BY k.ord)) ORDER BY i.indexrelid)
-   FROM pg_catalog.pg_index i JOIN pg_catalog.pg_class ic ON ic.oid = i.indexrelid
-   LEFT JOIN pg_catalog.pg_constraint x ON x.conindid = i.indexrelid
-     AND x.conrelid = i.indrelid AND x.contype = 'x'
-   WHERE i.indrelid = $1::pg_catalog.oid AND (i.indisunique OR x.conname IS NOT NULL)),
- 'no_inherit_checks', (SELECT pg_catalog.json_agg(conname ORDER BY conname)
-   FROM pg_catalog.pg_constraint WHERE conrelid = $1::pg_catalog.oid AND contype = 'c'
-     AND connoinherit),
- 'before_row_triggers', (SELECT pg_catalog.json_agg(tgname ORDER BY tgname)
-   FROM pg_catalog.pg_trigger WHERE tgrelid = $1::pg_catalog.oid AND NOT tgisinternal
-     AND (tgtype & 1) <> 0 AND (tgtype & 2) <> 0),
- 'transition_row_triggers', (SELECT pg_catalog.json_agg(tgname ORDER BY tgname)
-   FROM pg_catalog.pg_trigger WHERE tgrelid = $1::pg_catalog.oid AND NOT tgisinternal
-     AND (tgtype & 1) <> 0 AND (tgoldtable IS NOT NULL OR tgnewtable IS NOT NULL)),
- 'referenced_by_partitioned', (SELECT pg_catalog.json_agg(pg_catalog.json_build_array(
-     con.conname, pg_catalog.format('%I.%I', sn.nspname, s.relname))
-     ORDER BY s.relname, con.conname)
-   FROM pg_catalog.pg_constraint con JOIN pg_catalog.pg_class s ON s.oid = con.conrelid
-   JOIN pg_catalog.pg_namespace sn ON sn.oid = s.relnamespace
-   WHERE con.confrelid = $1::pg_catalog.oid AND con.contype = 'f'
-     AND con.conparentid = 0 AND s.relkind = 'p'),
- 'row_key', (SELECT pg_catalog.to_json(ARRAY(SELECT a.attname::pg_catalog.text
-     FROM pg_catalog.unnest(i.indkey) WITH ORDINALITY k(attnum, ord)
-     JOIN pg_catalog.pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum
-     WHERE k.ord <= i.indnkeyatts ORDER BY k.ord))
-   FROM pg_catalog.pg_index i
-   WHERE i.indrelid = $1::pg_catalog.oid AND i.indisvalid AND (i.indisprimary OR
-     (i.indisunique AND i.indpred IS NULL AND i.indexprs IS NULL
-      AND NOT EXISTS (SELECT FROM pg_catalog.unnest(i.indkey) WITH ORDINALITY c(attnum, ord)
-        JOIN pg_catalog.pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = c.attnum
-        WHERE c.ord <= i.indnkeyatts AND NOT a.attnotnull)))
-   ORDER BY i.indisprimary DESC, i.indexrelid LIMIT 1),
- 'replica_identity', (SELECT relreplident FROM rel),
- 'persistence', (SELECT relpersistence FROM rel),
- 'row_security', (SELECT relrowsecurity FROM rel),
- 'partitioned', (SELECT relkind = 'p' OR relispartition FROM rel))
-)sql";
-
 RelationKind KindOf(const std::string& relkind) {
   if (relkind == "i") return RelationKind::kIndex;
   if (relkind == "t") return RelationKind::kToast;
@@ -285,27 +183,44 @@ RelationKind KindOf(const std::string& relkind) {
   return RelationKind::kTable;  // 'r'
 }
 
-std::vector<std::string> JsonStrings(const nlohmann::json& j) {
-  std::vector<std::string> out;
-  if (j.is_array()) {
-    for (const auto& e : j) out.push_back(e.get<std::string>());
+// The facts the planner needs, as workload.toml records them
+// (common/model.h, Relation).
+void WriteRuleFacts(const TableRuleFacts& f, Relation* r) {
+  r->primary_key = f.keys.primary_key;
+  r->unique_keys = f.keys.unique_keys;
+  r->identity_columns = f.keys.identity_columns;
+  r->no_inherit_checks = f.keys.no_inherit_checks;
+  r->row_key = f.keys.row_key;
+  r->key_constraints.clear();
+  for (const KeyConstraintFact& k : f.keys.constraints) {
+    r->key_constraints.push_back(KeyConstraintEntry(k));
   }
-  return out;
-}
-
-std::string ReplicaIdentityName(const std::string& code) {
-  if (code == "d") return "default";
-  if (code == "f") return "full";
-  if (code == "i") return "index";
-  if (code == "n") return "nothing";
-  return code;
-}
-
-std::string PersistenceName(const std::string& code) {
-  if (code == "p") return "permanent";
-  if (code == "u") return "unlogged";
-  if (code == "t") return "temporary";
-  return code;
+  r->foreign_keys_out.clear();
+  for (const TableRuleFacts::ForeignKey& fk : f.dependents.fks_out) {
+    r->foreign_keys_out.push_back(fk.described);
+  }
+  r->foreign_keys_in = f.dependents.fks_in;
+  r->referenced_by_partitioned.clear();
+  for (const ForeignKeyFact& fk : f.dependents.fks_in_from_partitioned) {
+    r->referenced_by_partitioned.push_back({fk.name, fk.table});
+  }
+  r->dependent_views = f.dependents.views;
+  r->triggers.clear();
+  r->before_row_triggers.clear();
+  r->transition_row_triggers.clear();
+  for (const TriggerFact& t : f.dependents.triggers) {
+    r->triggers.push_back(t.name);
+    if (t.row && t.before) r->before_row_triggers.push_back(t.name);
+    if (t.row && t.transition_tables) {
+      r->transition_row_triggers.push_back(t.name);
+    }
+  }
+  r->publications = f.dependents.publications;
+  r->rule_facts = true;
+  r->replica_identity = ReplicaIdentityName(f.storage.replica_identity);
+  r->persistence = PersistenceName(f.storage.persistence);
+  r->row_security = f.security.row_security;
+  r->partitioned = f.storage.partitioned;
 }
 
 class PgStatsSource : public StatsSource {
@@ -362,7 +277,9 @@ class PgStatsSource : public StatsSource {
       info.tablespace = row.Text(5);
       info.reltuples = row.Double(6);
       info.relpages = row.Double(7);
-      info.persistence = PersistenceName(row.Text(8));
+      const std::string persistence = row.Text(8);
+      info.persistence = PersistenceName(
+          PersistenceFromCode(persistence.empty() ? 0 : persistence.front()));
       info.is_partition = row.Bool(9);
       info.partition_of = row.Text(10);
       relations->push_back(std::move(info));
@@ -370,52 +287,10 @@ class PgStatsSource : public StatsSource {
   }
 
   Status ReadFacts(const RelationInfo& table, Relation* relation) override {
-    SqlValue text;
+    TableRuleFacts facts;
     PGLAYOUT_RETURN_IF_ERROR(
-        Value(kFactsQuery, &text, {std::to_string(table.oid)}));
-    nlohmann::json j = nlohmann::json::parse(text.value_or(""), nullptr, false);
-    if (j.is_discarded() || !j.is_object()) {
-      return Status::Internal("facts of " + table.name + " are not JSON");
-    }
-    relation->primary_key = JsonStrings(j["primary_key"]);
-    relation->unique_keys.clear();
-    if (j["unique_keys"].is_array()) {
-      for (const auto& key : j["unique_keys"]) {
-        relation->unique_keys.push_back(JsonStrings(key));
-      }
-    }
-    relation->foreign_keys_out = JsonStrings(j["foreign_keys_out"]);
-    relation->foreign_keys_in = JsonStrings(j["foreign_keys_in"]);
-    relation->dependent_views = JsonStrings(j["dependent_views"]);
-    relation->triggers = JsonStrings(j["triggers"]);
-    relation->identity_columns = JsonStrings(j["identity_columns"]);
-    relation->publications = JsonStrings(j["publications"]);
-    relation->rule_facts = true;
-    relation->key_constraints.clear();
-    relation->referenced_by_partitioned.clear();
-    for (const auto& key : j["key_constraints"]) {
-      relation->key_constraints.push_back(JsonStrings(key));
-    }
-    for (const auto& fk : j["referenced_by_partitioned"]) {
-      relation->referenced_by_partitioned.push_back(JsonStrings(fk));
-    }
-    relation->no_inherit_checks = JsonStrings(j["no_inherit_checks"]);
-    relation->before_row_triggers = JsonStrings(j["before_row_triggers"]);
-    relation->transition_row_triggers =
-        JsonStrings(j["transition_row_triggers"]);
-    relation->row_key = JsonStrings(j["row_key"]);
-    if (j["replica_identity"].is_string()) {
-      relation->replica_identity =
-          ReplicaIdentityName(j["replica_identity"].get<std::string>());
-    }
-    if (j["persistence"].is_string()) {
-      relation->persistence =
-          PersistenceName(j["persistence"].get<std::string>());
-    }
-    relation->row_security =
-        j["row_security"].is_boolean() && j["row_security"].get<bool>();
-    relation->partitioned =
-        j["partitioned"].is_boolean() && j["partitioned"].get<bool>();
+        WithPrivilegeHint(ReadTableRuleFacts(session_, table.oid, &facts)));
+    WriteRuleFacts(facts, relation);
     return Status::Ok();
   }
 

@@ -382,6 +382,7 @@ size = "1GB"
 read_iops = 50
 write_iops = 200
 persistence = "permanent"
+replica_identity = "default"
 [[relation]]
 name = "public.accounts"
 size = "2GB"
@@ -402,6 +403,36 @@ primary_key = ["aid"]
   EXPECT_NE(history->reason.find("no primary key"), std::string::npos);
   ASSERT_EQ(accounts->strategy, Strategy::kMove);
   EXPECT_TRUE(accounts->online);
+}
+
+// A table observe read no facts of (it reads them for the hottest tables
+// only) moves offline, and the plan says why instead of "no primary key".
+TEST(BuildPlan, TableWithoutFactsMovesOfflineSayingSo) {
+  Example e;
+  ASSERT_TRUE(ParseVolumes(kWalAndD1, "v.toml", &e.volumes).ok());
+  Status st = ParseWorkload(R"(
+[observation]
+source = "live"
+[settings]
+data_directory = "/var/lib/postgresql/data"
+[[relation]]
+name = "public.idle"
+size = "1GB"
+read_iops = 50
+persistence = "permanent"
+)",
+                            "w.toml", &e.workload);
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  PlanOutcome out = PlanOrDie(e);
+  const Placement* idle = FindPlacement(out.plan, "public.idle");
+  ASSERT_NE(idle, nullptr);
+  ASSERT_EQ(idle->strategy, Strategy::kMove);
+  EXPECT_FALSE(idle->online);
+  EXPECT_NE(idle->reason.find("workload.toml records none of its keys"),
+            std::string::npos)
+      << idle->reason;
+  EXPECT_EQ(idle->reason.find("no primary key"), std::string::npos)
+      << idle->reason;
 }
 
 // What migrate cannot copy online is planned offline, with the reason:

@@ -28,6 +28,14 @@ bool HasRowKey(const TableDemand& d) {
   return !facts_known || !r.primary_key.empty() || !r.unique_keys.empty();
 }
 
+// Whether observe read |r|'s facts (keys, triggers, ...) when it wrote |w|
+// from a live server: it does for its --facts hottest tables only, and
+// records persistence for every table.
+bool LiveFactsMissing(const Relation& r, const Workload& w) {
+  return w.source == "live" && !r.rule_facts && r.replica_identity.empty() &&
+         r.primary_key.empty() && r.unique_keys.empty();
+}
+
 // Why the partition |r| cannot be detached, copied and attached again
 // (docs/online-migration.md#moving-a-partition), or "".
 std::string PartitionReason(const Relation& r, const Workload& w) {
@@ -51,15 +59,29 @@ std::string PartitionReason(const Relation& r, const Workload& w) {
   return "";
 }
 
+// "; what workload.toml does not record" when the online copy of |d| was
+// judged without the facts the swap rule needs (an older file), else "".
+std::string UnknownSwapFacts(const TableDemand& d, int version) {
+  if (d.facts == nullptr || d.facts->rule_facts) return "";
+  const HashRuleFacts facts = RuleFacts(*d.facts, version);
+  if (facts.unknown.empty()) return "";
+  return "; " + UnknownFactsReason(facts.unknown) +
+         "; migrate's preflight checks the live catalog";
+}
+
 // Why |d| can only move offline, or "" when the online copy can take it.
 // From the workload's facts, by the rule the preflight applies
 // (common/hash_rule.h); migrate's preflight checks the catalog again
 // before changing anything.
 std::string OfflineReason(const TableDemand& d, const Workload& w,
                           int version) {
-  if (!HasRowKey(d)) return "no primary key or unique key";
   if (d.facts == nullptr) return "";
   const Relation& r = *d.facts;
+  if (LiveFactsMissing(r, w) && r.kind != RelationKind::kMaterializedView) {
+    return "workload.toml records none of its keys (observe reads the facts "
+           "of its --facts hottest tables only)";
+  }
+  if (!HasRowKey(d)) return "no primary key or unique key";
   if (r.kind == RelationKind::kMaterializedView) {
     return "a materialized view is not copied online";
   }
@@ -196,6 +218,8 @@ void PlaceEach(const PlanInputs& in, const Layout& layout,
       p.reason += "; " + offline +
                   ", so it moves offline (ALTER ... SET TABLESPACE locks it "
                   "while its files are copied)";
+    } else if (p.online) {
+      p.reason += UnknownSwapFacts(d, in.version);
     }
     ++out->moves;
     out->placements.push_back(std::move(p));

@@ -26,22 +26,6 @@ ForeignKeyFact ParseForeignKey(const std::string& text) {
   return fk;
 }
 
-KeyConstraintFact KeyConstraint(const std::vector<std::string>& entry) {
-  KeyConstraintFact k;
-  std::string kind = entry[0];
-  constexpr std::string_view kExpressions = "_expressions";
-  if (kind.ends_with(kExpressions)) {
-    k.has_expressions = true;
-    kind.resize(kind.size() - kExpressions.size());
-  }
-  k.kind = kind == "primary"     ? KeyConstraintFact::Kind::kPrimaryKey
-           : kind == "exclusion" ? KeyConstraintFact::Kind::kExclusion
-                                 : KeyConstraintFact::Kind::kUnique;
-  k.name = entry[1];
-  k.columns.assign(entry.begin() + 2, entry.end());
-  return k;
-}
-
 // The keys of a file without key_constraints: its primary and unique
 // keys, unnamed.
 void KeysOfOlderFile(const Relation& t, HashRuleFacts* f) {
@@ -70,7 +54,7 @@ HashRuleFacts RuleFacts(const Relation& t, int server_version_num) {
     KeysOfOlderFile(t, &f);
   } else {
     for (const auto& entry : t.key_constraints) {
-      if (entry.size() >= 2) f.keys.push_back(KeyConstraint(entry));
+      if (entry.size() >= 2) f.keys.push_back(KeyConstraintFromEntry(entry));
     }
     f.row_key = t.row_key;
   }

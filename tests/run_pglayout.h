@@ -4,12 +4,15 @@
 #ifndef PGLAYOUT_TESTS_RUN_PGLAYOUT_H_
 #define PGLAYOUT_TESTS_RUN_PGLAYOUT_H_
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <fstream>
 #include <string>
 #include <vector>
 
+#include "common/files.h"
+#include "testing/pg_cluster.h"
 #include "testing/subprocess.h"
 
 namespace pglayout {
@@ -40,6 +43,29 @@ inline std::string WriteTempFile(const std::string& name,
   std::string path = ::testing::TempDir() + "/" + name;
   std::ofstream(path) << text;
   return path;
+}
+
+// Writes to |path| a volumes file of a WAL volume and three data volumes
+// ("v1".."v3") of |data_iops| reads and writes per second each (the WAL
+// volume 100 times that), as directories under |dir| of |pg|'s files.
+// Their capacities differ (20 to 23 GB), so no stripe can be built.
+inline Status WriteTestVolumes(PgCluster* pg, const std::string& dir,
+                               int data_iops, const std::string& path) {
+  std::string text = "[host]\nvcpus = 2\nmemory = \"4GB\"\n";
+  int capacity_gb = 20;
+  for (const char* name : {"wal", "v1", "v2", "v3"}) {
+    const bool wal = std::string(name) == "wal";
+    std::string directory;
+    PGLAYOUT_RETURN_IF_ERROR(pg->MakeDirectory(dir + "/" + name, &directory));
+    text += fmt::format(
+        "[[volume]]\nname = \"{}\"\npath = \"{}\"\ncapacity = "
+        "\"{}GB\"\nread_iops = {}\nwrite_iops = {}\nread_mbps = 200\n"
+        "write_mbps = 200\nread_latency_us = 500\n"
+        "sync_write_latency_us = {}\nmembers = 1\n",
+        name, directory, capacity_gb++, wal ? 100 * data_iops : data_iops,
+        wal ? 100 * data_iops : data_iops, wal ? 100 : 900);
+  }
+  return WriteTextFile(path, text);
 }
 
 }  // namespace pglayout

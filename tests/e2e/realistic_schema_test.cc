@@ -210,25 +210,11 @@ class RealisticSchemaTest : public PgVersionTest {
     }
     ASSERT_GT(hottest, 10) << "the load did not make any relation hot";
     const int data_iops = std::max(10, static_cast<int>(hottest / 1.2));
-    std::string text = "[host]\nvcpus = 2\nmemory = \"4GB\"\n";
     // Capacities differ, so no two volumes are alike and no stripe can be
     // built: the hot table's remedy is hash partitioning, the path this
     // test takes through migrate.
-    int capacity_gb = 20;
-    for (const char* name : {"wal", "v1", "v2", "v3"}) {
-      const bool wal = std::string(name) == "wal";
-      std::string path;
-      PGLAYOUT_ASSERT_OK(
-          pg_->MakeDirectory(std::string("volumes/") + name, &path));
-      text += fmt::format(
-          "[[volume]]\nname = \"{}\"\npath = \"{}\"\ncapacity = "
-          "\"{}GB\"\nread_iops = {}\nwrite_iops = {}\nread_mbps = 200\n"
-          "write_mbps = 200\nread_latency_us = 500\n"
-          "sync_write_latency_us = {}\nmembers = 1\n",
-          name, path, capacity_gb++, wal ? 100 * data_iops : data_iops,
-          wal ? 100 * data_iops : data_iops, wal ? 100 : 900);
-    }
-    PGLAYOUT_ASSERT_OK(WriteTextFile(File("volumes.toml"), text));
+    PGLAYOUT_ASSERT_OK(WriteTestVolumes(pg_.get(), "volumes", data_iops,
+                                        File("volumes.toml")));
   }
 
   std::unique_ptr<PgCluster> pg_;

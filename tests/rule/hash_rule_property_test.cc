@@ -138,6 +138,9 @@ void AddTrigger(Twin* t, const std::string& name, const std::string& def,
   migrator::TriggerFacts trigger;
   trigger.name = name;
   trigger.definition = "CREATE TRIGGER " + name + def;
+  trigger.row = def.find(" FOR EACH ROW ") != std::string::npos;
+  trigger.before = def.find(" BEFORE ") != std::string::npos;
+  trigger.transition_tables = def.find(" REFERENCING ") != std::string::npos;
   t->facts.triggers.push_back(trigger);
 }
 
@@ -165,7 +168,7 @@ void AddOthers(Dice* d, Twin* t) {
   }
   if (d->Chance(15)) {
     t->relation.publications.push_back("pub");
-    t->facts.publications.push_back("pub");
+    t->facts.dependents.publications.push_back("pub");
   }
   if (d->Chance(20)) {
     t->relation.identity_columns.push_back("id");
@@ -184,7 +187,7 @@ Twin RandomTable(Dice* d) {
   t.facts.schema = "public";
   t.facts.name = "t";
   t.facts.kind = 'r';
-  t.facts.persistence = 'p';
+  t.facts.persistence = Persistence::kPermanent;
   for (const std::string& c : kColumns) {
     migrator::ColumnFacts column;
     column.name = c;
