@@ -46,6 +46,13 @@ void ReadFacts(KeyReader* k, Relation* r) {
   k->StringList("triggers", &r->triggers);
   k->StringList("identity_columns", &r->identity_columns);
   k->StringList("publications", &r->publications);
+  k->StringListList("column_types", &r->column_types);
+  for (const std::vector<std::string>& pair : r->column_types) {
+    if (pair.size() != 2 || pair[0].empty() || pair[1].empty()) {
+      k->Fail("column_types", "each entry is [\"column\", \"type\"]");
+      break;
+    }
+  }
   k->Bool("rule_facts", &r->rule_facts);
   k->StringListList("key_constraints", &r->key_constraints);
   k->StringList("no_inherit_checks", &r->no_inherit_checks);
@@ -276,6 +283,8 @@ void WriteFacts(const Relation& r, TomlWriter* w) {
   w->StringListIfSet("triggers", r.triggers);
   w->StringListIfSet("identity_columns", r.identity_columns);
   w->StringListIfSet("publications", r.publications);
+  if (!r.column_types.empty())
+    w->StringListList("column_types", r.column_types);
   if (r.rule_facts) {
     w->Bool("rule_facts", true);
     if (!r.key_constraints.empty()) {

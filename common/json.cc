@@ -187,6 +187,7 @@ Json RelationJson(const Relation& r) {
               {"triggers", r.triggers},
               {"identity_columns", r.identity_columns},
               {"publications", r.publications},
+              {"column_types", r.column_types},
               {"replica_identity", r.replica_identity},
               {"persistence", r.persistence},
               {"row_security", r.row_security},

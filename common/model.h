@@ -278,6 +278,11 @@ struct Relation {
   std::vector<std::string> triggers;
   std::vector<std::string> identity_columns;
   std::vector<std::string> publications;
+  // The type of each column a primary key, unique index or foreign key
+  // holds, {column, type} as format_type prints it ("bigint"); empty = not
+  // recorded (older files). Citus co-locates by the distribution column's
+  // type.
+  std::vector<std::vector<std::string>> column_types;
   // The facts of the shared hash and online-copy rule (common/hash_rule.h)
   // beyond the above; |rule_facts| says observe recorded them (older
   // workload files do not, and the plan says so).

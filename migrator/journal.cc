@@ -103,9 +103,11 @@ Status CreateSchema(SqlSession* session) {
   return ExecuteSql(session, "REVOKE ALL ON SCHEMA pglayout FROM PUBLIC");
 }
 
-// The journal's tables and their sequence keep nothing for PUBLIC either
-// (a journal made by an older version included).
+// The journal's tables, their sequence and the capture functions keep
+// nothing for PUBLIC either, those of a journal an older version made
+// included (its runs' capture functions kept the default EXECUTE).
 Status RevokeFromPublic(SqlSession* session) {
+  PGLAYOUT_RETURN_IF_ERROR(RevokeOwnFunctionsFromPublic(session, nullptr));
   std::string tables;
   for (const std::string& name : JournalTableNames()) {
     tables += (tables.empty() ? "" : ", ") + std::string("pglayout.") + name;

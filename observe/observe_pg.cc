@@ -190,6 +190,7 @@ void WriteRuleFacts(const TableRuleFacts& f, Relation* r) {
   r->unique_keys = f.keys.unique_keys;
   r->identity_columns = f.keys.identity_columns;
   r->no_inherit_checks = f.keys.no_inherit_checks;
+  r->column_types = f.keys.column_types;
   r->row_key = f.keys.row_key;
   r->key_constraints.clear();
   for (const KeyConstraintFact& k : f.keys.constraints) {

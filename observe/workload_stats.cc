@@ -405,8 +405,8 @@ Status CheckRelationText(const Relation& r) {
                AllUtf8(r.publications) && AllUtf8(r.no_inherit_checks) &&
                AllUtf8(r.before_row_triggers) &&
                AllUtf8(r.transition_row_triggers) && AllUtf8(r.row_key);
-  for (const auto* keys :
-       {&r.unique_keys, &r.key_constraints, &r.referenced_by_partitioned}) {
+  for (const auto* keys : {&r.unique_keys, &r.key_constraints,
+                           &r.referenced_by_partitioned, &r.column_types}) {
     for (const std::vector<std::string>& key : *keys) {
       lists = lists && AllUtf8(key);
     }

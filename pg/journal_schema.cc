@@ -6,6 +6,7 @@
 #include <cctype>
 #include <set>
 
+#include "common/quote.h"
 #include "pg/sql_row.h"
 
 namespace pglayout {
@@ -191,11 +192,28 @@ bool IsOldCopy(const JournalSchemaObject& o) {
          OidSuffix(o.name, "old_") == o.oid && o.oid != 0;
 }
 
-bool IsOwnFunction(const JournalSchemaObject& o) {
-  if (o.category != "function" || o.detail != "f") return false;
-  return OidSuffix(o.name, "capture_") != 0 ||
-         OidSuffix(o.name, "block_truncate_") != 0;
+// The names of the trigger functions an online move makes.
+bool IsOwnFunctionName(const std::string& name) {
+  return OidSuffix(name, "capture_") != 0 ||
+         OidSuffix(name, "block_truncate_") != 0;
 }
+
+bool IsOwnFunction(const JournalSchemaObject& o) {
+  return o.category == "function" && o.detail == "f" &&
+         IsOwnFunctionName(o.name);
+}
+
+// The functions of schema $1 without arguments that PUBLIC may execute
+// (a NULL proacl is the default grant to PUBLIC).
+constexpr char kPublicFunctionsSql[] = R"SQL(
+SELECT p.proname::pg_catalog.text
+FROM pg_catalog.pg_proc p
+WHERE p.pronamespace OPERATOR(pg_catalog.=) pg_catalog.to_regnamespace($1)
+  AND p.prokind OPERATOR(pg_catalog.=) 'f'
+  AND p.pronargs OPERATOR(pg_catalog.=) 0
+  AND pg_catalog.has_function_privilege('public', p.oid, 'EXECUTE')
+ORDER BY 1
+)SQL";
 
 std::string OwnedBy(const JournalSchemaObject& o) {
   return o.owner.empty() ? std::string() : " (owner " + o.owner + ")";
@@ -276,6 +294,31 @@ Status JudgeJournalSchema(const std::vector<JournalSchemaObject>& objects,
       "make and give the rest to a trusted role (ALTER SCHEMA pglayout OWNER "
       "TO ...), or drop the schema when no run is unfinished";
   return Status::InvalidInput(text);
+}
+
+Status RevokeOwnFunctionsFromPublic(SqlSession* session,
+                                    std::vector<std::string>* revoked) {
+  SqlResult r;
+  PGLAYOUT_RETURN_IF_ERROR(
+      session->Execute(kPublicFunctionsSql, {std::string(kJournalSchema)}, &r));
+  std::vector<std::string> names;
+  PGLAYOUT_RETURN_IF_ERROR(
+      ReadRows(r, "schema pglayout's functions",
+               [&](SqlRowReader& row) { names.push_back(row.Text(0)); }));
+  for (const std::string& name : names) {
+    if (!IsOwnFunctionName(name)) continue;
+    const std::string function =
+        QuoteIdent(kJournalSchema) + "." + QuoteIdent(name) + "()";
+    Status st = ExecuteSql(
+        session, "REVOKE EXECUTE ON FUNCTION " + function + " FROM PUBLIC");
+    if (!st.ok()) {
+      return st.WithContext("could not revoke EXECUTE on " +
+                            DisplayIdent(kJournalSchema) + "." +
+                            DisplayIdent(name) + "() from PUBLIC");
+    }
+    if (revoked != nullptr) revoked->push_back(function);
+  }
+  return Status::Ok();
 }
 
 Status CheckJournalSchema(SqlSession* session) {

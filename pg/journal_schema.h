@@ -44,6 +44,14 @@ struct JournalSchemaObject {
 // of another role.
 Status CheckJournalSchema(SqlSession* session);
 
+// Revokes EXECUTE from PUBLIC on each function pglayout makes in schema
+// pglayout (pglayout.capture_<oid>(), pglayout.block_truncate_<oid>()) that
+// PUBLIC can still execute: runs an older pglayout started made them with
+// the default grant. Idempotent; *revoked (may be null) gets the functions
+// changed. Call only once CheckJournalSchema accepted the schema.
+Status RevokeOwnFunctionsFromPublic(SqlSession* session,
+                                    std::vector<std::string>* revoked);
+
 // The judgment of CheckJournalSchema over the objects it read, for
 // |running_role|. The old copies a swap moved into the schema
 // (old_<oid>, the application's own table with its indexes, sequences,

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "testing/fake_sql_session.h"
+
 namespace pglayout {
 namespace {
 
@@ -112,6 +114,51 @@ TEST(JournalSchemaTest, ItsOwnKindsNeedATrustedOwnerNoGrantsNoRowSecurity) {
         << expected << "\n"
         << st.message();
   }
+}
+
+// The functions PUBLIC can execute: an older run's capture functions lose
+// the grant, a function pglayout does not make is left to the schema check.
+TEST(RevokeOwnFunctionsFromPublic, RevokesOnlyTheCaptureFunctions) {
+  FakeSqlSession session;
+  session.Answer(
+      "has_function_privilege('public'",
+      {{"block_truncate_16500"}, {"capture_16500"}, {"capture_x"}, {"now"}});
+  std::vector<std::string> revoked;
+  Status st = RevokeOwnFunctionsFromPublic(&session, &revoked);
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  EXPECT_EQ(revoked,
+            (std::vector<std::string>{"\"pglayout\".\"block_truncate_16500\"()",
+                                      "\"pglayout\".\"capture_16500\"()"}));
+  ASSERT_EQ(session.statements.size(), 3u);
+  EXPECT_NE(session.statements[0].find("pg_catalog.to_regnamespace($1)"),
+            std::string::npos);
+  EXPECT_EQ(
+      session.statements[1],
+      "REVOKE EXECUTE ON FUNCTION \"pglayout\".\"block_truncate_16500\"() "
+      "FROM PUBLIC");
+  EXPECT_EQ(session.statements[2],
+            "REVOKE EXECUTE ON FUNCTION \"pglayout\".\"capture_16500\"() FROM "
+            "PUBLIC");
+}
+
+TEST(RevokeOwnFunctionsFromPublic, NothingToRevokeSendsOneQuery) {
+  FakeSqlSession session;
+  Status st = RevokeOwnFunctionsFromPublic(&session, nullptr);
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  EXPECT_EQ(session.statements.size(), 1u);
+}
+
+TEST(RevokeOwnFunctionsFromPublic, AFailedRevokeNamesTheFunction) {
+  FakeSqlSession session;
+  session.Answer("has_function_privilege('public'", {{"capture_16500"}});
+  session.Fail("REVOKE EXECUTE", "42501");
+  Status st = RevokeOwnFunctionsFromPublic(&session, nullptr);
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find(
+                "could not revoke EXECUTE on pglayout.capture_16500() from "
+                "PUBLIC"),
+            std::string::npos)
+      << st.ToString();
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 
 #include "pg/conninfo.h"
 #include "pg/conninfo_mask.h"
+#include "pg/server_message.h"
 #include "pg/sql.h"
 
 namespace pglayout {
@@ -28,14 +29,22 @@ std::string ServerDescription(pqxx::connection& conn) {
                      port ? port : "", db ? db : "", user ? user : "");
 }
 
-// Strip the trailing newline libpq adds. libpq's text may echo the
-// connection string (a bad percent-encoding in a URI): every message that
-// leaves this file also goes through RedactPasswords.
+// Strip the trailing newline libpq adds.
 std::string CleanLibpqMessage(std::string msg) {
   while (!msg.empty() && (msg.back() == '\n' || msg.back() == ' ')) {
     msg.pop_back();
   }
   return msg;
+}
+
+// A libpq or server message as it leaves this file, for the terminal and
+// the journal: libpq's text may echo the connection string (a bad
+// percent-encoding in a URI), so passwords are masked first, on the raw
+// text; then the names it quotes (a table's, a database's) are escaped and
+// the message made one line.
+std::string PassedOn(const std::string& what, const std::string& conninfo) {
+  return OneLineServerMessage(
+      RedactPasswords(CleanLibpqMessage(what), conninfo));
 }
 
 // The SQLSTATE of a libpqxx exception. libpqxx 6.4 throws a few errors
@@ -154,7 +163,7 @@ class PqxxSession : public SqlSession {
   }
 
   std::string Clean(const std::string& what) const {
-    return RedactPasswords(CleanLibpqMessage(what), conninfo_);
+    return PassedOn(what, conninfo_);
   }
 
   // Unavailable with the first reason the connection was lost for; |what|
@@ -237,9 +246,8 @@ Status Open(const std::string& conninfo, const std::string& application_name,
     *session = std::move(s);
     return Status::Ok();
   } catch (const std::exception& e) {
-    return Status::Unavailable(
-        "could not connect to PostgreSQL: " +
-        RedactPasswords(CleanLibpqMessage(e.what()), conninfo));
+    return Status::Unavailable("could not connect to PostgreSQL: " +
+                               PassedOn(e.what(), conninfo));
   }
 }
 

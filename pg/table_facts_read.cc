@@ -60,6 +60,14 @@ SELECT pg_catalog.json_build_object(
  'identity_columns', (SELECT pg_catalog.json_agg(attname ORDER BY attnum)
    FROM pg_catalog.pg_attribute WHERE attrelid = $1::pg_catalog.oid AND attidentity <> ''
      AND NOT attisdropped),
+ 'column_types', (SELECT pg_catalog.json_agg(pg_catalog.json_build_array(a.attname,
+     pg_catalog.format_type(a.atttypid, a.atttypmod)) ORDER BY a.attnum)
+   FROM pg_catalog.pg_attribute a WHERE a.attrelid = $1::pg_catalog.oid AND a.attnum > 0
+     AND NOT a.attisdropped AND (a.attnum = ANY (SELECT pg_catalog.unnest(c.conkey)
+       FROM pg_catalog.pg_constraint c WHERE c.conrelid = $1::pg_catalog.oid
+         AND c.contype IN ('p', 'u', 'f'))
+     OR a.attnum = ANY (SELECT pg_catalog.unnest(i.indkey::pg_catalog.int2[])
+       FROM pg_catalog.pg_index i WHERE i.indrelid = $1::pg_catalog.oid AND i.indisunique))),
  'publications', (SELECT pg_catalog.json_agg(DISTINCT pt.pubname)
    FROM pg_catalog.pg_publication_tables pt JOIN rel ON rel.relname = pt.tablename
    JOIN pg_catalog.pg_namespace n ON n.oid = rel.relnamespace
@@ -148,6 +156,11 @@ void ReadKeys(const nlohmann::json& j, TableRuleFacts::Keys* k) {
   k->row_key = JsonStrings(At(j, "row_key"));
   k->identity_columns = JsonStrings(At(j, "identity_columns"));
   k->no_inherit_checks = JsonStrings(At(j, "no_inherit_checks"));
+  if (At(j, "column_types").is_array()) {
+    for (const auto& pair : At(j, "column_types")) {
+      k->column_types.push_back(JsonStrings(pair));
+    }
+  }
 }
 
 void ReadDependents(const nlohmann::json& j, TableRuleFacts::Dependents* d) {

@@ -33,6 +33,9 @@ struct TableRuleFacts {
     std::vector<std::string> row_key;
     std::vector<std::string> identity_columns;
     std::vector<std::string> no_inherit_checks;  // CHECK ... NO INHERIT
+    // {column, type as format_type prints it} of every column in a primary
+    // key, unique index or foreign key: what Citus co-location compares.
+    std::vector<std::vector<std::string>> column_types;
   };
   struct ForeignKey {
     ForeignKeyFact fact;  // its name and the table at its other end

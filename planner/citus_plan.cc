@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "common/quote.h"
+#include "common/text.h"
 #include "common/units.h"
 #include "planner/demand.h"
 #include "planner/pools.h"
@@ -475,40 +476,85 @@ class Builder {
     return false;
   }
 
-  // Tables distributed by a column of the same name (Citus co-locates by
-  // the column's type; the workload records names, not types), other than
-  // "id", join one group, unless they are three orders of magnitude apart in
-  // size with no foreign key between them (said in |not_following_|).
+  // The type the workload records for |n|'s distribution column; "" when
+  // it records none (a file observed before types were recorded, or a
+  // --key column outside every key).
+  static std::string ColumnType(const Node& n) {
+    for (const std::vector<std::string>& pair : n.demand->facts->column_types) {
+      if (pair.size() == 2 && pair[0] == n.t.column) return pair[1];
+    }
+    return "";
+  }
+
+  // Why tables |a| and |b| (indices into the distributed tables), of one
+  // key name, are not paired: "" when they are.
+  std::string Unpaired(const std::vector<std::string>& dist, int a,
+                       int b) const {
+    const Node& x = nodes_.at(dist[a]);
+    const Node& y = nodes_.at(dist[b]);
+    const std::string tx = ColumnType(x), ty = ColumnType(y);
+    if (tx.empty() || ty.empty()) {
+      std::vector<std::string> untyped;
+      if (tx.empty()) untyped.push_back(dist[a]);
+      if (ty.empty()) untyped.push_back(dist[b]);
+      return fmt::format(
+          "the workload records no type of {} for {} (observe again to record "
+          "it), and Citus co-locates by type: not co-located on the name "
+          "alone",
+          DisplayIdent(x.t.column), fmt::join(untyped, " and "));
+    }
+    if (tx != ty) {
+      return fmt::format(
+          "as {} against {}: Citus co-locates only distribution columns of "
+          "one type",
+          DisplayName(ty), DisplayName(tx));
+    }
+    const double sx = static_cast<double>(std::max<uint64_t>(x.t.bytes, 1));
+    const double sy = static_cast<double>(std::max<uint64_t>(y.t.bytes, 1));
+    if (std::max(sx, sy) >= kApartInSize * std::min(sx, sy)) {
+      return fmt::format(
+          "their sizes ({}, {}) are orders of magnitude apart and no foreign "
+          "key joins them (co-locate them by hand if they are joined)",
+          HumanSize(sy), HumanSize(sx));
+    }
+    return "";
+  }
+
+  // Tables distributed by columns of the same name and type, other than
+  // "id", join one group (each with the first such table before it),
+  // unless they are three orders of magnitude apart in size with no
+  // foreign key between them. A pair left apart, by its sizes, its types or
+  // types the workload does not record, goes to |unpaired_| with why.
   void SameKeyEdges(const std::vector<std::string>& dist,
                     std::vector<std::pair<int, int>>* same) {
-    std::map<std::string, int> first;  // column -> first table with it
     for (size_t i = 0; i < dist.size(); ++i) {
       const Node& n = nodes_.at(dist[i]);
       // "id" is each table's own surrogate key: the same name says nothing
       // about a join.
       if (n.t.column == "id") continue;
-      auto [it, fresh] = first.emplace(n.t.column, static_cast<int>(i));
-      if (fresh) continue;
       // A foreign key still decides: one between it and an earlier table of
       // the same key name that does not pair the columns says they are
       // joined by something else.
+      int first = -1;
       bool keyed = false;
       for (size_t j = 0; j < i; ++j) {
         const Node& o = nodes_.at(dist[j]);
-        if (o.t.column == n.t.column &&
-            (Refers(n, dist[j]) || Refers(o, dist[i]))) {
-          keyed = true;
+        if (o.t.column != n.t.column) continue;
+        if (Refers(n, dist[j]) || Refers(o, dist[i])) keyed = true;
+        if (first < 0) first = static_cast<int>(j);
+      }
+      if (keyed || first < 0) continue;
+      const int self = static_cast<int>(i);
+      bool paired = false;
+      for (int j = first; j < self && !paired; ++j) {
+        if (nodes_.at(dist[j]).t.column != n.t.column) continue;
+        if (Unpaired(dist, j, self).empty()) {
+          same->push_back({j, self});
+          paired = true;
         }
       }
-      if (keyed) continue;
-      const Node& a = nodes_.at(dist[it->second]);
-      const double x = static_cast<double>(std::max<uint64_t>(a.t.bytes, 1));
-      const double y = static_cast<double>(std::max<uint64_t>(n.t.bytes, 1));
-      if (std::max(x, y) >= kApartInSize * std::min(x, y)) {
-        apart_.push_back({it->second, static_cast<int>(i)});
-        continue;
-      }
-      same->push_back({it->second, static_cast<int>(i)});
+      if (!paired)
+        unpaired_.push_back({first, self, Unpaired(dist, first, self)});
     }
   }
 
@@ -553,17 +599,12 @@ class Builder {
     for (const auto& [a, b] : same) boost::add_edge(a, b, g);
     std::vector<int> component(dist.size());
     if (!dist.empty()) boost::connected_components(g, component.data());
-    for (const auto& [a, b] : apart_) {
-      if (component[a] == component[b]) continue;
-      const Node& x = nodes_.at(dist[a]);
-      const Node& y = nodes_.at(dist[b]);
+    for (const UnpairedKey& u : unpaired_) {
+      if (component[u.a] == component[u.b]) continue;
       not_following_.push_back(fmt::format(
-          "{}: distributed by {} like {}, but their sizes ({}, {}) are "
-          "orders of magnitude apart and no foreign key joins them: a group "
-          "of its own (co-locate them by hand if they are joined)",
-          dist[b], DisplayIdent(y.t.column), dist[a],
-          HumanSize(static_cast<double>(y.t.bytes)),
-          HumanSize(static_cast<double>(x.t.bytes))));
+          "{}: distributed by {} like {}, but {}: a group of its own",
+          dist[u.b], DisplayIdent(nodes_.at(dist[u.b]).t.column), dist[u.a],
+          u.why));
     }
     std::map<int, int> group_of_component;  // by first appearance
     for (size_t i = 0; i < dist.size(); ++i) {
@@ -588,9 +629,10 @@ class Builder {
     }
     for (const auto& [a, b] : same) {
       out->groups[nodes_.at(dist[a]).t.group].evidence.push_back(fmt::format(
-          "{} and {} are both distributed by {} (the same key name; "
-          "Citus checks that the types match)",
-          dist[a], dist[b], DisplayIdent(nodes_.at(dist[a]).t.column)));
+          "{} and {} are both distributed by {} {} (the same key name and "
+          "type)",
+          dist[a], dist[b], DisplayIdent(nodes_.at(dist[a]).t.column),
+          DisplayName(ColumnType(nodes_.at(dist[a])))));
     }
     for (ColocationGroup& group : out->groups) {
       std::vector<std::string> columns;
@@ -699,13 +741,27 @@ class Builder {
           "receives them",
           DisplayIdentList(f.publications)));
     }
-    if (n->t.role == CitusRole::kDistributed && n->t.group >= 0) {
-      // The same column type across a group is Citus's to check.
-      if (n->t.colocate_with != "none") {
-        n->t.cautions.push_back(
-            "co-location needs the same type of distribution column as its "
-            "group's anchor; Citus checks it");
-      }
+    if (n->t.role == CitusRole::kDistributed && n->t.group >= 0 &&
+        n->t.colocate_with != "none") {
+      TypeCaution(n);
+    }
+  }
+
+  // Citus refuses colocate_with across distribution column types; a
+  // foreign key may pair an integer with a bigint.
+  void TypeCaution(Node* n) const {
+    const Node& anchor = nodes_.at(n->t.colocate_with);
+    const std::string mine = ColumnType(*n), theirs = ColumnType(anchor);
+    if (mine.empty() || theirs.empty()) {
+      n->t.cautions.push_back(
+          "the workload records no type of its distribution column or its "
+          "anchor's: co-location needs one type (Citus checks it)");
+    } else if (mine != theirs) {
+      n->t.cautions.push_back(fmt::format(
+          "its distribution column {} is {}, its anchor {}'s {} is {}: Citus "
+          "refuses to co-locate them until both have one type",
+          DisplayIdent(n->t.column), DisplayName(mine), anchor.t.table,
+          DisplayIdent(anchor.t.column), DisplayName(theirs)));
     }
   }
 
@@ -736,8 +792,12 @@ class Builder {
   std::set<std::pair<std::string, std::string>> cycle_keys_;
   std::vector<std::string> not_following_;
   // Pairs (indices into the distributed tables) with a key name in common
-  // but sizes kApartInSize or more apart.
-  std::vector<std::pair<int, int>> apart_;
+  // that SameKeyEdges left apart, with why.
+  struct UnpairedKey {
+    int a = 0, b = 0;
+    std::string why;
+  };
+  std::vector<UnpairedKey> unpaired_;
 };
 
 // ----------------------------------------------------------------- sizing --

@@ -86,7 +86,8 @@ struct ColocationGroup {
   };
   std::vector<Edge> edges;
   // Why its tables are one group, one line each: "foreign key c (a -> b)",
-  // or "a and b are both distributed by order_id" (the same key name).
+  // or "a and b are both distributed by order_id bigint" (the same key
+  // name and type).
   std::vector<std::string> evidence;
 };
 

@@ -510,16 +510,26 @@ TEST(CitusOutputs, TomlJsonAndTextCarryTheDistribution) {
 namespace pglayout::planner {
 namespace {
 
-// The sales schema: orders and order_lines both keyed by order_id, no
-// foreign key in the workload. Distributed by the same key name, they are
-// one group (orders, created first, its anchor), and the group says why.
-TEST(CitusColocation, TheSameKeyNameMakesOneGroup) {
+// |r| with the column types observe records.
+Relation Typed(Relation r, std::vector<std::vector<std::string>> types) {
+  r.column_types = std::move(types);
+  return r;
+}
+
+// The sales schema: orders and order_lines both keyed by order_id bigint,
+// no foreign key in the workload. Distributed by the same key name and
+// type, they are one group (order_lines, created first, its anchor), and
+// the group says why.
+TEST(CitusColocation, TheSameKeyNameAndTypeMakeOneGroup) {
   Relation orders =
-      Table("sales.orders", 200 * kGiB, {"order_id"}, 3000, 800, 400);
-  Relation lines = Table("sales.order_lines", 400 * kGiB,
-                         {"order_id", "line_no"}, 5000, 1500, 900);
+      Typed(Table("sales.orders", 200 * kGiB, {"order_id"}, 3000, 800, 400),
+            {{"order_id", "bigint"}});
+  Relation lines = Typed(Table("sales.order_lines", 400 * kGiB,
+                               {"order_id", "line_no"}, 5000, 1500, 900),
+                         {{"order_id", "bigint"}, {"line_no", "integer"}});
   Relation events =
-      Table("sales.events", 300 * kGiB, {"event_id"}, 2000, 900, 300);
+      Typed(Table("sales.events", 300 * kGiB, {"event_id"}, 2000, 900, 300),
+            {{"event_id", "bigint"}});
   const Distribution d = Distribute(Of({orders, lines, events}));
   ASSERT_EQ(d.groups.size(), 2u);
   // The first created (order_lines, the larger) is the group's anchor.
@@ -533,7 +543,10 @@ TEST(CitusColocation, TheSameKeyNameMakesOneGroup) {
   ASSERT_EQ(g.evidence.size(), 1u);
   EXPECT_EQ(g.evidence[0],
             "sales.order_lines and sales.orders are both distributed by "
-            "order_id (the same key name; Citus checks that the types match)");
+            "order_id bigint (the same key name and type)");
+  EXPECT_TRUE(Get(d, "sales.orders").cautions.empty())
+      << Get(d, "sales.orders").cautions[0];
+  EXPECT_TRUE(d.not_following.empty());
   CitusPlan plan;
   plan.distribution = d;
   plan.workers = 3;
@@ -553,11 +566,14 @@ TEST(CitusColocation, TheSameKeyNameMakesOneGroup) {
 // A foreign key still decides: the child follows its parent's column even
 // where another table shares a key name with it.
 TEST(CitusColocation, AForeignKeyStillDecides) {
-  Relation customers = Table("s.customers", 20 * kGiB, {"id"});
-  Relation orders = Table("s.orders", 200 * kGiB, {"customer_id", "id"});
+  Relation customers =
+      Typed(Table("s.customers", 20 * kGiB, {"id"}), {{"id", "bigint"}});
+  Relation orders = Typed(Table("s.orders", 200 * kGiB, {"customer_id", "id"}),
+                          {{"id", "bigint"}, {"customer_id", "bigint"}});
   orders.foreign_keys_out = {
       "orders_customer_fkey (customer_id) -> s.customers (id)"};
-  Relation notes = Table("s.notes", 30 * kGiB, {"customer_id", "n"});
+  Relation notes = Typed(Table("s.notes", 30 * kGiB, {"customer_id", "n"}),
+                         {{"customer_id", "bigint"}, {"n", "integer"}});
   const Distribution d = Distribute(Of({customers, orders, notes}));
   ASSERT_EQ(d.groups.size(), 1u) << d.groups.size();
   const ColocationGroup& g = d.groups[0];
@@ -576,8 +592,11 @@ TEST(CitusColocation, AForeignKeyStillDecides) {
 // co-located, and the plan says so. And "id", each table's own surrogate
 // key, is no evidence at all.
 TEST(CitusColocation, SizesFarApartWithoutAKeyStayApart) {
-  Relation big = Table("s.big", 2000 * kGiB, {"tenant_id"}, 3000, 800, 400);
-  Relation tiny = Table("s.tiny", kGiB, {"tenant_id"}, 3000, 800, 400);
+  Relation big =
+      Typed(Table("s.big", 2000 * kGiB, {"tenant_id"}, 3000, 800, 400),
+            {{"tenant_id", "uuid"}});
+  Relation tiny = Typed(Table("s.tiny", kGiB, {"tenant_id"}, 3000, 800, 400),
+                        {{"tenant_id", "uuid"}});
   const Distribution d = Distribute(Of({big, tiny}));
   EXPECT_EQ(d.groups.size(), 2u);
   const Distribution ids =
@@ -590,6 +609,69 @@ TEST(CitusColocation, SizesFarApartWithoutAKeyStayApart) {
                               "but their sizes"),
       std::string::npos)
       << d.not_following[0];
+}
+
+// The same key name of two types: Citus cannot co-locate them, and the plan
+// says so rather than writing a colocate_with that citus.sql would fail on.
+// A workload without types (an older observe) is not guessed at either.
+TEST(CitusColocation, TheSameNameOfAnotherTypeOrNoTypeStaysApart) {
+  Relation orders =
+      Typed(Table("s.orders", 200 * kGiB, {"order_id"}, 3000, 800, 400),
+            {{"order_id", "bigint"}});
+  Relation lines =
+      Typed(Table("s.lines", 100 * kGiB, {"order_id", "n"}, 3000, 800, 400),
+            {{"order_id", "integer"}, {"n", "integer"}});
+  const Distribution typed = Distribute(Of({orders, lines}));
+  EXPECT_EQ(typed.groups.size(), 2u);
+  // s.lines is created first (creation order is by name here).
+  EXPECT_EQ(Get(typed, "s.lines").colocate_with, "none");
+  EXPECT_EQ(Get(typed, "s.orders").colocate_with, "none");
+  ASSERT_EQ(typed.not_following.size(), 1u);
+  EXPECT_EQ(
+      typed.not_following[0],
+      "s.orders: distributed by order_id like s.lines, but as bigint "
+      "against integer: Citus co-locates only distribution columns of one "
+      "type: a group of its own");
+
+  Relation untyped = lines;
+  untyped.column_types.clear();
+  const Distribution d = Distribute(Of({orders, untyped}));
+  EXPECT_EQ(d.groups.size(), 2u);
+  ASSERT_EQ(d.not_following.size(), 1u);
+  EXPECT_EQ(d.not_following[0],
+            "s.orders: distributed by order_id like s.lines, but the workload "
+            "records no type of order_id for s.lines (observe again to record "
+            "it), and Citus co-locates by type: not co-located on the name "
+            "alone: a group of its own");
+
+  // A third table of one of the types joins the earlier one of its type.
+  Relation items =
+      Typed(Table("s.items", 50 * kGiB, {"order_id", "k"}, 3000, 800, 400),
+            {{"order_id", "integer"}, {"k", "integer"}});
+  const Distribution three = Distribute(Of({orders, lines, items}));
+  EXPECT_EQ(three.groups.size(), 2u);
+  EXPECT_EQ(Get(three, "s.items").colocate_with, "none");
+  EXPECT_EQ(Get(three, "s.lines").colocate_with, "s.items");
+  EXPECT_EQ(Get(three, "s.orders").colocate_with, "none");
+}
+
+// A foreign key may pair an integer with a bigint; Citus then refuses the
+// co-location, and the table's caution says so.
+TEST(CitusColocation, AForeignKeyAcrossTypesIsACaution) {
+  Relation customers =
+      Typed(Table("s.customers", 20 * kGiB, {"id"}), {{"id", "bigint"}});
+  Relation orders = Typed(Table("s.orders", 200 * kGiB, {"customer_id", "id"}),
+                          {{"id", "bigint"}, {"customer_id", "integer"}});
+  orders.foreign_keys_out = {
+      "orders_customer_fkey (customer_id) -> s.customers (id)"};
+  const Distribution d = Distribute(Of({customers, orders}));
+  ASSERT_EQ(d.groups.size(), 1u);
+  const CitusTable& t = Get(d, "s.orders");
+  ASSERT_EQ(t.cautions.size(), 1u);
+  EXPECT_EQ(t.cautions[0],
+            "its distribution column customer_id is integer, its anchor "
+            "s.customers's id is bigint: Citus refuses to co-locate them until "
+            "both have one type");
 }
 
 }  // namespace

@@ -259,7 +259,17 @@ Json PlanJson(const PlanOutcome& o) {
   Json j = ToJson(o.plan);
   Json hot = Json::array();
   for (const HotRelation& h : o.hot) {
+    // The partition counts tried and the plan's worst volume at each
+    // (docs/planning.md#partition-counts), for the report's curve.
+    Json counts = Json::array();
+    for (const CountForecast& c : h.counts) {
+      counts.push_back({{"partitions", c.partitions},
+                        {"worst_utilization", c.worst_utilization}});
+    }
     hot.push_back({{"table", h.table},
+                   {"counts", counts},
+                   {"bound", h.bound},
+                   {"room_to_grow", h.room_to_grow},
                    {"best_single_utilization", h.best_single_utilization},
                    {"chosen", h.chosen},
                    {"partitions", h.partitions},

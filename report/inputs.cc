@@ -251,9 +251,16 @@ RemedyView ReadRemedy(const json& j) {
   return r;
 }
 
-void ReadRemedies(const json& root, PlanDetails* details) {
+// The plan's "analysis" object, or null (a plan without one).
+const json* Analysis(const json& root) {
   auto analysis = root.find("analysis");
-  if (analysis == root.end() || !analysis->is_object()) return;
+  if (analysis == root.end() || !analysis->is_object()) return nullptr;
+  return &*analysis;
+}
+
+void ReadRemedies(const json& root, PlanDetails* details) {
+  const json* analysis = Analysis(root);
+  if (analysis == nullptr) return;
   auto it = analysis->find("remedies");
   if (it == analysis->end() || !it->is_object()) return;
   RemedyComparisonView& v = details->remedies.emplace();
@@ -261,6 +268,25 @@ void ReadRemedies(const json& root, PlanDetails* details) {
   v.stripe = ReadRemedy(it->value("stripe", json::object()));
   Get(*it, "chosen", &v.chosen);
   Get(*it, "reason", &v.reason);
+}
+
+void ReadHot(const json& root, PlanDetails* details) {
+  const json* analysis = Analysis(root);
+  if (analysis == nullptr) return;
+  for (const json* j_ptr : Elements(*analysis, "hot")) {
+    const json& j = *j_ptr;
+    HotTableView& h = details->hot.emplace_back();
+    Get(j, "table", &h.table);
+    Get(j, "chosen", &h.chosen);
+    Get(j, "partitions", &h.partitions);
+    Get(j, "bound", &h.bound);
+    Get(j, "room_to_grow", &h.room_to_grow);
+    for (const json* c_ptr : Elements(j, "counts")) {
+      HotTableView::Count& c = h.counts.emplace_back();
+      Get(*c_ptr, "partitions", &c.partitions);
+      Get(*c_ptr, "worst_utilization", &c.worst_utilization);
+    }
+  }
 }
 
 CitusNodeView ReadNode(const json& j) {
@@ -371,6 +397,7 @@ Status ParsePlanJson(std::string_view text, const std::string& source_name,
     ReadLists(root, &plan);
     ReadRemedies(root, &more);
     ReadCitus(root, &more);
+    ReadHot(root, &more);
   } catch (const json::parse_error& e) {
     return Status::InvalidInput(fmt::format("{}: not JSON (byte {}): {}",
                                             source_name, e.byte, e.what()));

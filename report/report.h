@@ -96,9 +96,27 @@ struct CitusView {
 
   const CitusTableView* Find(const std::string& table) const;
 };
+// A table too hot for one volume ("analysis.hot"): the partition counts
+// the plan tried for it, each with the plan's worst volume, against a
+// perfect spread's (docs/planning.md#partition-counts).
+struct HotTableView {
+  std::string table;
+  std::string chosen;  // "hash_partition", "stripe" or "none"
+  int partitions = 0;  // chosen count, 0 when not partitioned
+  struct Count {
+    int partitions = 0;
+    double worst_utilization = 0;
+  };
+  std::vector<Count> counts;  // in the order tried
+  double bound = 0;           // the perfect spread's worst volume
+  // Twice the count the spread needs, so that a doubling of the data moves
+  // whole partitions onto new volumes instead of converting again.
+  bool room_to_grow = false;
+};
 struct PlanDetails {
   std::optional<RemedyComparisonView> remedies;
   std::optional<CitusView> citus;
+  std::vector<HotTableView> hot;
 };
 
 struct ReportInput {

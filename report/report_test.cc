@@ -209,7 +209,13 @@ TEST(Report, PlanShowsUtilisationTargetMapAndSettings) {
   EXPECT_EQ(page->Texts("//h:table[@class='matrix']//h:tr[h:th='public."
                         "table_b']/h:td[2]")
                 .at(0),
-            "■ p0, p5");
+            "■ 2 partitions (p0, p5)");
+  // And per volume, each hash-partitioned table in one row.
+  EXPECT_EQ(page->Texts("//h:table[h:caption='Hash partitions per volume']"
+                        "//h:tr[h:td[1]='public.table_b']/h:td"),
+            (std::vector<std::string>{"public.table_b", "10",
+                                      "hot1 2, hot2 2, hot3 2, hot4 2, "
+                                      "hot5 2"}));
   std::string text = page->AllText();
   EXPECT_TRUE(Contains(text, "max_wal_size1GB16GB"));  // setting, now, planned
   EXPECT_TRUE(Contains(text, "WALG_DIRECT_IO_BLOCK_COUNT256"));
@@ -274,15 +280,22 @@ constexpr char kPlanJsonWithDetails[] = R"json({
   "verdicts": ["citus: 2 distributed table(s) in 1 co-location group(s)"]}
 })json";
 
+// |text| read as plan.json into *plan and *details, and the input of a
+// page of that plan alone.
+ReportInput PlanJsonInput(const char* text, Plan* plan, PlanDetails* details) {
+  Status st = ParsePlanJson(text, "plan.json", plan, details);
+  EXPECT_TRUE(st.ok()) << st.message();
+  ReportInput in;
+  in.plan = plan;
+  in.plan_details = details;
+  in.plan_source = "plan.json";
+  return in;
+}
+
 TEST(Report, PlanJsonDetailsShowWarningsWalMoveRemediesAndCitus) {
   Plan plan;
   PlanDetails details;
-  Status st = ParsePlanJson(kPlanJsonWithDetails, "plan.json", &plan, &details);
-  ASSERT_TRUE(st.ok()) << st.message();
-  ReportInput in;
-  in.plan = &plan;
-  in.plan_details = &details;
-  in.plan_source = "plan.json";
+  ReportInput in = PlanJsonInput(kPlanJsonWithDetails, &plan, &details);
   auto page = ParseOrFail(RenderPage(in));
   ASSERT_NE(page, nullptr);
 
@@ -357,6 +370,89 @@ TEST(Report, PlanJsonDetailsShowWarningsWalMoveRemediesAndCitus) {
   ASSERT_NE(plain, nullptr);
   EXPECT_EQ(plain->Count("//h:section[@id='citus']"), 0);
   EXPECT_EQ(plain->Count("//h:div[@class='remedies']"), 0);
+}
+
+// A table in 7 partitions over 3 volumes (2/2/3), the counts the plan tried
+// for it, and room to grow: the placement map counts the partitions on
+// each volume, the curve shows each count's busiest volume, the growth
+// line says what a doubling takes.
+constexpr char kPlanJsonWithCounts[] = R"json({
+ "plan": {"target_utilization": 0.7, "prefer": "auto"},
+ "tablespaces": [{"name": "t1", "path": "/v1/pg", "volume": "v1"},
+  {"name": "t2", "path": "/v2/pg", "volume": "v2"},
+  {"name": "t3", "path": "/v3/pg", "volume": "v3"}],
+ "placements": [{"relation": "shop.events", "strategy": "hash_partition",
+  "tablespaces": ["t1", "t2", "t3", "t1", "t2", "t3", "t3"],
+  "partitions": 7, "key": ["id"], "online": true},
+  {"relation": "shop.orders", "strategy": "move", "tablespaces": ["t2"]}],
+ "analysis": {"hot": [{"table": "shop.events", "chosen": "hash_partition",
+  "partitions": 7, "bound": 0.58, "room_to_grow": true,
+  "counts": [{"partitions": 3, "worst_utilization": 0.78},
+             {"partitions": 5, "worst_utilization": 0.731},
+             {"partitions": 4, "worst_utilization": 0.76},
+             {"partitions": 6, "worst_utilization": 0.68},
+             {"partitions": 7, "worst_utilization": 0.651}]},
+  {"table": "shop.big", "chosen": "stripe", "partitions": 0, "counts": []}]}
+})json";
+
+TEST(Report, PartitionsPerVolumeTheCountCurveAndTheGrowthLine) {
+  Plan plan;
+  PlanDetails details;
+  ReportInput in = PlanJsonInput(kPlanJsonWithCounts, &plan, &details);
+  ASSERT_EQ(details.hot.size(), 2u);
+  EXPECT_EQ(details.hot[0].counts.size(), 5u);
+  EXPECT_TRUE(details.hot[0].room_to_grow);
+  auto page = ParseOrFail(RenderPage(in));
+  ASSERT_NE(page, nullptr);
+
+  // The map: how many partitions on each tablespace, and which.
+  EXPECT_EQ(page->Texts("//h:table[@class='matrix']//h:tr[h:th='shop.events']"
+                        "/h:td"),
+            (std::vector<std::string>{
+                "hash_partition", "■ 2 partitions (p0, p3)",
+                "■ 2 partitions (p1, p4)", "■ 3 partitions (p2, p5, p6)"}));
+  EXPECT_EQ(page->Texts("//h:table[h:caption='Hash partitions per volume']"
+                        "//h:tr[h:td]/h:td"),
+            (std::vector<std::string>{"shop.events", "7", "v1 2, v2 2, v3 3"}));
+
+  // The curve: one point per count tried, in increasing order, the chosen
+  // one marked, the target and the perfect spread beside it.
+  EXPECT_EQ(page->Count("//h:h3[.='Partition counts']"), 1);
+  EXPECT_EQ(page->Count("//s:svg[@id='count-curve-0']"), 1);
+  EXPECT_EQ(page->Count("//s:svg[starts-with(@id, 'count-curve-1')]"), 0)
+      << "a striped table has no count curve";
+  const auto rows = page->Texts(
+      "//h:figure[h:figcaption='Partition counts tried for shop.events']"
+      "//h:tbody/h:tr");
+  EXPECT_EQ(rows,
+            (std::vector<std::string>{"378%above", "476%above", "573%above",
+                                      "668%within", "765%withinchosen"}));
+  std::string svg;
+  for (const std::string& t :
+       page->Texts("//s:svg[@id='count-curve-0']//s:text")) {
+    svg += t + "\n";
+  }
+  EXPECT_TRUE(Contains(svg, "chosen: 7")) << svg;
+  EXPECT_TRUE(Contains(svg, "perfect spread")) << svg;
+  EXPECT_TRUE(Contains(svg, "target")) << svg;
+
+  // The growth line, once, as information.
+  EXPECT_EQ(
+      page->Texts("//h:section[@id='plan']//h:p[@class='callout info']"
+                  "[contains(., 'Room to grow')]"),
+      (std::vector<std::string>{
+          "ℹ Room to grow: shop.events is planned in 7 partitions over 3 "
+          "volumes, twice the count the spread needs, because its data grows "
+          "over the horizon. When it doubles, 3 more volumes like these take "
+          "half of each volume's partitions, moved whole and online, with no "
+          "conversion again."}));
+
+  // Without room to grow, no growth line; the curve stays.
+  details.hot[0].room_to_grow = false;
+  auto plain = ParseOrFail(RenderPage(in));
+  ASSERT_NE(plain, nullptr);
+  EXPECT_EQ(plain->Count("//h:p[contains(., 'Room to grow')]"), 0);
+  EXPECT_EQ(plain->Count("//s:svg[@id='count-curve-0']"), 1);
 }
 
 // pglayout report --after: the plan's forecast held to the load observed

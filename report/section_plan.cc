@@ -4,6 +4,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "report/chart.h"
 #include "report/format.h"
@@ -188,9 +191,10 @@ std::vector<std::string> MapColumns(const Plan& plan) {
   return columns;
 }
 
-// "p0, p5": the hash partitions of |p| that land in |tablespace|
-// (partition i goes to tablespaces[i mod k], as the migrator creates them).
-std::string PartitionsIn(const Placement& p, const std::string& tablespace) {
+// The hash partitions of |p| that land in |tablespace| ("p0", "p5"):
+// partition i goes to tablespaces[i mod k], as the migrator creates them.
+std::vector<std::string> PartitionsIn(const Placement& p,
+                                      const std::string& tablespace) {
   std::vector<std::string> parts;
   int count =
       std::max<int>(p.partitions, static_cast<int>(p.tablespaces.size()));
@@ -199,17 +203,56 @@ std::string PartitionsIn(const Placement& p, const std::string& tablespace) {
       parts.push_back(fmt::format("p{}", i));
     }
   }
-  return Join(parts, ", ");
+  return parts;
+}
+
+// "2 partitions (p0, p5)".
+std::string PartitionCount(const std::vector<std::string>& parts) {
+  return fmt::format("{} partition{} ({})", parts.size(),
+                     parts.size() == 1 ? "" : "s", Join(parts, ", "));
 }
 
 std::string CellText(const Placement& p, const std::string& tablespace) {
   if (p.strategy == Strategy::kHashPartition) {
-    std::string parts = PartitionsIn(p, tablespace);
-    return parts.empty() ? "" : "■ " + parts;
+    std::vector<std::string> parts = PartitionsIn(p, tablespace);
+    return parts.empty() ? "" : "■ " + PartitionCount(parts);
   }
   bool here = std::find(p.tablespaces.begin(), p.tablespaces.end(),
                         tablespace) != p.tablespaces.end();
   return here ? "■ moved here" : "";
+}
+
+// How many of |p|'s hash partitions each volume holds, in the order the
+// placement first uses them (a tablespace on no declared volume by its own
+// name).
+std::vector<std::pair<std::string, int>> PartitionsOnEachVolume(
+    const Plan& plan, const Placement& p) {
+  std::vector<std::pair<std::string, int>> per_volume;
+  const int count =
+      std::max<int>(p.partitions, static_cast<int>(p.tablespaces.size()));
+  for (int i = 0; i < count && !p.tablespaces.empty(); ++i) {
+    const std::string& ts = p.tablespaces[i % p.tablespaces.size()];
+    const TablespaceSpec* spec = plan.FindTablespace(ts);
+    const std::string volume =
+        spec != nullptr && !spec->volume.empty() ? spec->volume : ts;
+    auto it = std::find_if(per_volume.begin(), per_volume.end(),
+                           [&](const auto& e) { return e.first == volume; });
+    if (it == per_volume.end()) {
+      per_volume.push_back({volume, 1});
+    } else {
+      ++it->second;
+    }
+  }
+  return per_volume;
+}
+
+// "sdd 2, sde 2, sdh 1".
+std::string PartitionsPerVolume(const Plan& plan, const Placement& p) {
+  std::vector<std::string> parts;
+  for (const auto& [volume, n] : PartitionsOnEachVolume(plan, p)) {
+    parts.push_back(fmt::format("{} {}", volume, n));
+  }
+  return Join(parts, ", ");
 }
 
 void RenderMapHeader(const Plan& plan, const std::vector<std::string>& columns,
@@ -257,8 +300,8 @@ void RenderPlacementMap(const Plan& plan, Markup* out) {
   out->Element("h3", "Placement map");
   out->Element("p", {{"class", "note"}},
                "Rows are relations, columns the tablespaces (and the volume "
-               "each lives on); ■ marks where a relation or each of its hash "
-               "partitions (p0, p1, …) goes.");
+               "each lives on); ■ marks where a relation goes, or how many of "
+               "its hash partitions (p0, p1, …) and which.");
   out->Open("div", {{"class", "table-wrap"}});
   out->Open("table", {{"class", "matrix"}});
   out->Element("caption", "Where each relation goes");
@@ -287,6 +330,113 @@ void RenderPlacementMap(const Plan& plan, Markup* out) {
                {"move", false},
                {"reason", false}},
               rows, out);
+  std::vector<Row> per_volume;
+  for (const Placement& p : plan.placements) {
+    if (p.strategy != Strategy::kHashPartition) continue;
+    per_volume.push_back({p.relation, fmt::format("{}", p.partitions),
+                          PartitionsPerVolume(plan, p)});
+  }
+  if (!per_volume.empty()) {
+    RenderTable(
+        "Hash partitions per volume",
+        {{"relation", false}, {"partitions", true}, {"on each volume", false}},
+        per_volume, out);
+  }
+}
+
+// The plan's worst volume at each partition count it tried for |h|,
+// against the target and a perfect spread, the chosen count marked
+// (docs/planning.md#partition-counts).
+void RenderCountCurve(const HotTableView& h, size_t index, double target,
+                      Markup* out) {
+  std::vector<HotTableView::Count> counts = h.counts;
+  std::sort(counts.begin(), counts.end(), [](const auto& a, const auto& b) {
+    return a.partitions < b.partitions;
+  });
+  LineChartSpec spec;
+  spec.id = fmt::format("count-curve-{}", index);
+  spec.title = h.table + ": the busiest volume at each partition count";
+  spec.x_label = "hash partitions";
+  spec.y_label = "busiest data volume";
+  spec.x_format = [](double x) { return fmt::format("{:.0f}", x); };
+  spec.y_format = [](double y) { return Percent(y); };
+  LineSeries worst{
+      "busiest volume", palette::kBlue, Marker::kCircle, false, {}};
+  std::vector<Row> rows;
+  for (const HotTableView::Count& c : counts) {
+    const bool chosen = c.partitions == h.partitions;
+    worst.points.push_back(
+        {static_cast<double>(c.partitions), c.worst_utilization, ""});
+    rows.push_back({fmt::format("{}", c.partitions),
+                    Percent(c.worst_utilization),
+                    c.worst_utilization <= target ? "within" : "above",
+                    chosen ? "chosen" : ""});
+  }
+  const double first = counts.front().partitions;
+  const double last = counts.back().partitions;
+  spec.series.push_back(std::move(worst));
+  spec.series.push_back({"target",
+                         palette::kVermillion,
+                         Marker::kTriangle,
+                         true,
+                         {{first, target, ""}, {last, target, ""}}});
+  if (h.bound > 0) {
+    spec.series.push_back({"perfect spread",
+                           palette::kGreen,
+                           Marker::kSquare,
+                           true,
+                           {{first, h.bound, ""}, {last, h.bound, ""}}});
+  }
+  if (h.partitions > 0) {
+    spec.rules.push_back({static_cast<double>(h.partitions),
+                          fmt::format("chosen: {}", h.partitions), false});
+  }
+  spec.description = fmt::format(
+      "The plan's busiest data volume with {} in each partition count it "
+      "tried ({} counts, {} to {}), against the {} target and a perfect "
+      "spread's {}; {} partitions chosen.",
+      h.table, counts.size(), counts.front().partitions,
+      counts.back().partitions, Percent(target), Percent(h.bound),
+      h.partitions);
+  OpenFigure("Partition counts tried for " + h.table, out);
+  RenderLineChart(spec, out);
+  RenderFigureData({{"partitions", true},
+                    {"busiest volume", true},
+                    {"target", false},
+                    {"", false}},
+                   rows, out);
+  out->Close();
+}
+
+// With growth projected the plan doubles the count (RemedyPlan): say what
+// that buys, with the volumes the placement spans today.
+std::string GrowthLine(const HotTableView& h, const Plan& plan) {
+  size_t volumes = 0;
+  for (const Placement& p : plan.placements) {
+    if (p.relation == h.table) volumes = PartitionsOnEachVolume(plan, p).size();
+  }
+  return fmt::format(
+      "Room to grow: {} is planned in {} partitions over {} volumes, twice "
+      "the count the spread needs, because its data grows over the horizon. "
+      "When it doubles, {} more volumes like these take half of each "
+      "volume's partitions, moved whole and online, with no conversion "
+      "again.",
+      h.table, h.partitions, volumes, volumes);
+}
+
+// For each table the plan partitioned: the counts it tried, and the
+// growth line where it left room to grow.
+void RenderPartitionCounts(const Plan& plan, const PlanDetails& details,
+                           Markup* out) {
+  bool heading = false;
+  for (size_t i = 0; i < details.hot.size(); ++i) {
+    const HotTableView& h = details.hot[i];
+    if (h.chosen != "hash_partition" || h.counts.empty()) continue;
+    if (!heading) out->Element("h3", "Partition counts");
+    heading = true;
+    RenderCountCurve(h, i, plan.target_utilization, out);
+    if (h.room_to_grow) RenderCallout("info", GrowthLine(h, plan), out);
+  }
 }
 
 std::string OptionsText(const std::map<std::string, std::string>& options) {
@@ -384,6 +534,7 @@ void RenderPlanSection(const ReportInput& input, Markup* out) {
     out->Close();
   }
   if (!plan.placements.empty()) RenderPlacementMap(plan, out);
+  if (details) RenderPartitionCounts(plan, *details, out);
   RenderTablespacesAndStripes(plan, out);
   RenderSettings(plan, input.workload, out);
   RenderBackup(plan, out);

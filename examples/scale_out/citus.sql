@@ -31,7 +31,6 @@ SELECT create_reference_table('"public"."products"');
 -- public.a by id: copies 205 GiB into 48 shards; distributed by id, a column every unique key contains
 SELECT create_distributed_table('"public"."a"', 'id', colocate_with => 'none', shard_count => 48);
 -- public.b by a_id: copies 135 GiB into 48 shards; follows public.a through its foreign key b_a_id_fkey: distributed by a_id, co-located with it
--- caution: co-location needs the same type of distribution column as its group's anchor; Citus checks it
 SELECT create_distributed_table('"public"."b"', 'a_id', colocate_with => '"public"."a"');
 -- co-location group 2 (id): public.c
 -- public.c by id: copies 124 GiB into 48 shards; distributed by id, a column every unique key contains

@@ -2,8 +2,9 @@
 // (create_distributed_table(regclass, text, text, text, integer),
 // create_reference_table(regclass), citus_add_node(text, integer)) on a
 // real server: the co-location groups it asks for are the plan's, and each
-// colocate_with names a table distributed before it (Citus refuses
-// otherwise). The stubs record every call.
+// colocate_with names a table distributed before it whose distribution
+// column has the same type (Citus refuses otherwise). The stubs record
+// every call. On 12, 15 and 18.
 
 #include <gtest/gtest.h>
 
@@ -26,6 +27,7 @@ CREATE TABLE sales.orders (order_id bigint PRIMARY KEY, placed date);
 CREATE TABLE sales.order_lines (order_id bigint, line_no int, sku text,
                                 PRIMARY KEY (order_id, line_no));
 CREATE TABLE sales.events (event_id bigint PRIMARY KEY, what text);
+CREATE TABLE sales.returns (order_id integer, n int, PRIMARY KEY (order_id, n));
 CREATE TABLE citus_calls (n serial, tbl regclass, col text, colocate_with text,
                           shard_count int);
 CREATE FUNCTION citus_add_node(nodename text, nodeport integer,
@@ -51,16 +53,30 @@ BEGIN
                      AND citus_calls.col IS NOT NULL) THEN
       RAISE EXCEPTION '% is not distributed', colocate_with;
     END IF;
+    IF (SELECT pg_catalog.format_type(atttypid, atttypmod) FROM pg_attribute
+        WHERE attrelid = table_name AND attname = distribution_column)
+       IS DISTINCT FROM
+       (SELECT pg_catalog.format_type(a.atttypid, a.atttypmod)
+        FROM citus_calls c JOIN pg_attribute a ON a.attrelid = c.tbl
+          AND a.attname = c.col
+        WHERE c.tbl = colocate_with::regclass) THEN
+      RAISE EXCEPTION 'cannot colocate tables % and %', colocate_with,
+        table_name;
+    END IF;
   END IF;
   INSERT INTO citus_calls (tbl, col, colocate_with, shard_count)
   VALUES (table_name, distribution_column, colocate_with, shard_count);
 END $$;
 )";
 
+// |types|: the key columns' types, as observe records them from the
+// catalogs (format_type), the same as kStubs declares.
 Relation Table(const std::string& name, uint64_t gib,
-               std::vector<std::string> pk) {
+               std::vector<std::string> pk,
+               std::vector<std::vector<std::string>> types) {
   Relation r;
   r.name = name;
+  r.column_types = std::move(types);
   r.size = gib << 30;
   r.primary_key = std::move(pk);
   r.read_iops = 1000;
@@ -69,9 +85,11 @@ Relation Table(const std::string& name, uint64_t gib,
   return r;
 }
 
-TEST(CitusStub, TheSalesTablesAreCoLocatedByOrderId) {
+class CitusStubTest : public PgVersionTest {};
+
+TEST_P(CitusStubTest, TheSalesTablesAreCoLocatedByOrderIdAndItsType) {
   std::unique_ptr<PgCluster> pg;
-  ASSERT_TRUE(PgCluster::Start(PgVersion::k18, {}, &pg).ok());
+  PGLAYOUT_ASSERT_OK(StartCluster({}, &pg));
   std::string out;
   ASSERT_TRUE(
       pg->RunClient({"psql", "-X", "-v", "ON_ERROR_STOP=1", "-c", kStubs}, &out)
@@ -79,9 +97,13 @@ TEST(CitusStub, TheSalesTablesAreCoLocatedByOrderId) {
       << out;
   Workload w;
   w.source = "hand";
-  w.relations = {Table("sales.orders", 200, {"order_id"}),
-                 Table("sales.order_lines", 400, {"order_id", "line_no"}),
-                 Table("sales.events", 300, {"event_id"})};
+  w.relations = {
+      Table("sales.orders", 200, {"order_id"}, {{"order_id", "bigint"}}),
+      Table("sales.order_lines", 400, {"order_id", "line_no"},
+            {{"order_id", "bigint"}, {"line_no", "integer"}}),
+      Table("sales.events", 300, {"event_id"}, {{"event_id", "bigint"}}),
+      Table("sales.returns", 100, {"order_id", "n"},
+            {{"order_id", "integer"}, {"n", "integer"}})};
   planner::CitusPlan plan;
   plan.reason = "--hosts 3";
   ASSERT_TRUE(planner::BuildDistribution(w, planner::PlanOptions{},
@@ -111,7 +133,7 @@ TEST(CitusStub, TheSalesTablesAreCoLocatedByOrderId) {
   std::unique_ptr<SqlSession> s;
   ASSERT_TRUE(pg->Connect(&s).ok());
   // order_lines (the larger, created first) anchors; orders joins it;
-  // events is a group of its own.
+  // events is a group of its own, and so is returns (order_id integer).
   EXPECT_EQ(Value(s.get(),
                   "SELECT pg_catalog.string_agg(tbl::pg_catalog.text || ' ' || "
                   "col || ' ' || colocate_with::pg_catalog.regclass::"
@@ -122,8 +144,21 @@ TEST(CitusStub, TheSalesTablesAreCoLocatedByOrderId) {
                   "SELECT pg_catalog.string_agg(tbl::pg_catalog.text || ' ' || "
                   "shard_count, ', ' ORDER BY n) FROM citus_calls "
                   "WHERE colocate_with = 'none'"),
-            "sales.events 48, sales.order_lines 48");
+            "sales.events 48, sales.order_lines 48, sales.returns 48");
+  const planner::ColocationGroup& g =
+      plan.distribution.groups[plan.distribution.Find("sales.orders")->group];
+  EXPECT_EQ(g.evidence, (std::vector<std::string>{
+                            "sales.order_lines and sales.orders are both "
+                            "distributed by order_id bigint (the same key "
+                            "name and type)"}));
+  ASSERT_EQ(plan.distribution.not_following.size(), 1u);
+  EXPECT_NE(plan.distribution.not_following[0].find(
+                "sales.returns: distributed by order_id like "),
+            std::string::npos)
+      << plan.distribution.not_following[0];
 }
+
+PGLAYOUT_INSTANTIATE_PG_VERSIONS_FROM_12(CitusStubTest);
 
 }  // namespace
 }  // namespace pglayout

@@ -2,7 +2,8 @@
 // through the real `pglayout migrate` against PostgreSQL 12, 15 and 18: a
 // refusal of such a table is one line, and an online move of one shows
 // its progress, report lines and messages with every control character
-// escaped (common/text.h). Nothing raw reaches the terminal.
+// escaped (common/text.h). Nothing raw reaches the terminal, and neither
+// does a server error that quotes such a name (pg/server_message.h).
 
 #include <gtest/gtest.h>
 
@@ -93,6 +94,62 @@ TEST_P(HostileNamesTest, RefusalsAndProgressShowNamesOnOneLine) {
       << applied.output;
   ExpectNoRawControls(applied.output);
   EXPECT_EQ(Value(s.get(), "SELECT count(*) FROM " + moved), "3000");
+}
+
+// The server's own errors quote names raw; the session passes them on
+// escaped and on one line, with the SQLSTATE kept.
+TEST_P(HostileNamesTest, ServerErrorsQuoteNamesEscapedOnOneLine) {
+  PgCluster* pg;
+  PGLAYOUT_ASSERT_OK(SharedCluster(&pg));
+  std::unique_ptr<SqlSession> s;
+  PGLAYOUT_ASSERT_OK(pg->Connect(&s));
+  SqlResult ignored;
+  Status missing = s->Execute(
+      "SELECT * FROM public." + QuoteIdent(std::string("gone ") + kHostile), {},
+      &ignored);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(s->last_sqlstate(), "42P01");
+  EXPECT_NE(missing.message().find(std::string("relation \"public.gone ") +
+                                   kShown + "\" does not exist"),
+            std::string::npos)
+      << missing.message();
+  EXPECT_NE(missing.message().find("(SQLSTATE 42P01)"), std::string::npos)
+      << missing.message();
+  ExpectNoRawControls(missing.message());
+  EXPECT_EQ(missing.message().find('\n'), std::string::npos)
+      << missing.message();
+
+  // The server's DETAIL stays, on the same line.
+  PGLAYOUT_ASSERT_OK(
+      ExecuteSql(s.get(),
+                 "DROP TABLE IF EXISTS public.hostile_dup; CREATE TABLE "
+                 "public.hostile_dup (k text PRIMARY KEY)"));
+  const std::string key = std::string("k ") + kHostile;
+  PGLAYOUT_ASSERT_OK(s->Execute("INSERT INTO public.hostile_dup VALUES ($1)",
+                                {key}, &ignored));
+  Status dup =
+      s->Execute("INSERT INTO public.hostile_dup VALUES ($1)", {key}, &ignored);
+  ASSERT_FALSE(dup.ok());
+  EXPECT_NE(dup.message().find(std::string("; DETAIL:  Key (k)=(k ") + kShown +
+                               ") already exists."),
+            std::string::npos)
+      << dup.message();
+  ExpectNoRawControls(dup.message());
+  EXPECT_EQ(dup.message().find('\n'), std::string::npos) << dup.message();
+
+  // Through the binary: the server refuses a database of that name at
+  // connection, and its FATAL reaches the terminal escaped.
+  Completion refused = RunPglayout(
+      {"observe", "--dsn",
+       "host=127.0.0.1 port=" + std::to_string(pg->port()) +
+           " user=postgres dbname='" + std::string("nodb ") + kHostile + "'",
+       "--duration", "3s", "--interval", "1s"});
+  EXPECT_NE(refused.exit_code, 0) << refused.output;
+  EXPECT_NE(refused.output.find(std::string("database \"nodb ") + kShown +
+                                "\" does not exist"),
+            std::string::npos)
+      << refused.output;
+  ExpectNoRawControls(refused.output);
 }
 
 PGLAYOUT_INSTANTIATE_PG_VERSIONS_FROM_12(HostileNamesTest);

@@ -364,6 +364,12 @@ TEST_P(ObservePgTest, CollectsTheFactsTheMigratorNeeds) {
   EXPECT_EQ(r.triggers, std::vector<std::string>{"audit"});
   EXPECT_EQ(r.identity_columns, std::vector<std::string>{"id"});
   EXPECT_EQ(r.publications, std::vector<std::string>{"obs_pub"});
+  // The type of each key column (Citus co-locates by it), in column order:
+  // the primary key's, the unique key's and the foreign key's.
+  EXPECT_EQ(
+      r.column_types,
+      (std::vector<std::vector<std::string>>{
+          {"id", "bigint"}, {"region", "integer"}, {"customer", "integer"}}));
   EXPECT_EQ(r.replica_identity, "full");
   EXPECT_EQ(r.persistence, "permanent");
   EXPECT_FALSE(r.partitioned);

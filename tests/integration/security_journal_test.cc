@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "migrator/journal.h"
+#include "pg/journal_schema.h"
 #include "pg/sql.h"
 #include "testing/pg_test.h"
 #include "tests/integration/attacker.h"
@@ -276,6 +278,59 @@ TEST_P(SecurityJournalTest, ItsOwnJournalPassesOnEveryLaterCommand) {
                   "'pglayout'::regnamespace AND relname LIKE 'old\\_%'"),
             "0")
       << "--finalize dropped the old copy";
+}
+
+// A run an older pglayout started made its capture functions with the
+// default EXECUTE for PUBLIC; the next migrate that opens the journal
+// revokes it, and opening it again changes nothing.
+TEST_P(SecurityJournalTest, AnOlderRunsCaptureFunctionsLosePublicExecute) {
+  PgCluster* cluster = nullptr;
+  PGLAYOUT_ASSERT_OK(SharedCluster(&cluster));
+  JournalAttack a;
+  PGLAYOUT_ASSERT_OK(MakeJournalAttack(cluster, "jolder", &a));
+  std::unique_ptr<SqlSession> super;
+  PGLAYOUT_ASSERT_OK(OpenPgSession(a.db.superuser_conninfo, "dba", &super));
+  migrator::Journal journal(super.get());
+  PGLAYOUT_ASSERT_OK(journal.EnsureSchema());
+  const std::string oid =
+      Value(super.get(), "SELECT 'public.t'::regclass::oid");
+  const std::vector<std::string> functions = {
+      "pglayout.capture_" + oid + "()",
+      "pglayout.block_truncate_" + oid + "()"};
+  for (const std::string& f : functions) {
+    PGLAYOUT_ASSERT_OK(ExecuteSql(
+        super.get(), "CREATE FUNCTION " + f +
+                         " RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER "
+                         "AS 'BEGIN RETURN NULL; END'"));
+  }
+  const std::string executable =
+      "SELECT string_agg(pg_catalog.has_function_privilege(r, f, "
+      "'EXECUTE')::text, ',' ORDER BY r, f) FROM unnest($1::text[]) f, "
+      "unnest($2::text[]) r";
+  const std::vector<SqlValue> params = {
+      TextArrayLiteral(functions), TextArrayLiteral({"public", a.db.role})};
+  ASSERT_EQ(Value(super.get(), executable, params), "true,true,true,true")
+      << "as an older run left them";
+
+  const std::string offline =
+      WriteTempFile(a.db.dbname + "-off.toml", a.offline_plan);
+  Completion run =
+      RunPglayout({"migrate", offline, "--dsn", a.db.superuser_conninfo,
+                   "--apply", "--no-checkpoint-guard"});
+  EXPECT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_EQ(Value(super.get(), executable, params), "false,false,false,false");
+  EXPECT_EQ(Value(super.get(),
+                  "SELECT count(*) FROM pg_proc WHERE pronamespace = "
+                  "'pglayout'::regnamespace AND proacl IS NULL"),
+            "0");
+
+  // Opening the journal again revokes nothing more.
+  std::vector<std::string> revoked;
+  PGLAYOUT_EXPECT_OK(RevokeOwnFunctionsFromPublic(super.get(), &revoked));
+  EXPECT_TRUE(revoked.empty()) << revoked.size();
+  PGLAYOUT_EXPECT_OK(journal.EnsureSchema());
+  EXPECT_EQ(Value(super.get(), executable, params), "false,false,false,false");
+  EXPECT_TRUE(NoEscalation(cluster, a.db));
 }
 
 // An offline move by a role that is not a superuser: the preflight names

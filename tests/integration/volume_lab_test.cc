@@ -41,19 +41,17 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// The probe's saturated figure (the best of its random-read steps, the best
-// sequential read) against the kernel's cap. --quick's short steps can read
-// one throttle slice ahead of the cap (up to +10.4% seen), so more than 15%
-// over it means the probe measured something else than the volume (the page
-// cache, a wrong device). Below, the local disk under the lab is shared with
-// whatever else the machine runs (a stall of the backing file took one CI
-// run's 600 IOPS volume to 403): under half the cap means the probe lost its
-// own I/O. The 5% target is a measurement for a quiet machine, not a test
-// (docs/volume-lab.md).
+// What the lab guarantees is its caps, not the machine's speed: a busy CPU
+// (`stress --cpu 2` beside it on 2 cores) or a shared local disk slows the
+// probe down, but nothing can make a throttled volume read faster than its
+// cap. --quick's short steps can read one throttle slice ahead of the cap
+// (up to +10.4% seen), so more than 15% over it at any step means the probe
+// measured something else than the volume (the page cache, a wrong device,
+// a throttle not applied). How far under the cap a probe stays depends on
+// the load (293 of 600 IOPS at depth 1 at a load of 15 on 2 cores), so the
+// test holds no floor; it holds the order of the caps instead
+// (docs/volume-lab.md#what-the-test-checks).
 constexpr double kOverCap = 0.15;
-constexpr double kUnderCap = 0.50;
-// Large enough for a 256 MiB probe file to leave the 10% the probe keeps
-// free on the ext4 filesystem (384 MiB gives about 327 MiB free of 350).
 constexpr uint64_t kProbeVolumeSize = 384 * kMiB;
 constexpr char kProbeFileSize[] = "256MiB";
 constexpr uint64_t kSmallVolumeSize = 64 * kMiB;
@@ -531,33 +529,82 @@ std::string Curve(const Volume& v) {
   return out;
 }
 
-// Latency below the cap (docs/device-model.md#latency-below-the-cap): the depth
-// sweep of a rate-capped volume runs at the cap from depth 1 on, so it can only
-// say 1 / cap (1667 us at 600 IOPS); the paced steps must show the volume
-// answering below that at 30% of the cap. The median read there took 0.17 to
-// 0.49 ms in every run so far, builds and tests beside it; the mean carries the
-// local disk's stalls (a few reads of 5 to 25 ms): 0.45 to 1.1 ms, and 1.84 ms
-// once beside a busy suite, so only the median is held, under half of 1 / cap.
-// Near the cap the kernel's throttle adds little (it admits bursts up to its
-// time slice's budget): that is the throttle's behaviour, not the probe's, and
-// is asserted nowhere.
-void ExpectLatencyBelowTheCap(const Volume& v, double cap) {
+// The best random-read step (the probe's saturated IOPS).
+double PeakIops(const Volume& v) {
+  double peak = 0;
+  for (const RandomReadPoint& p : v.randread) peak = std::max(peak, p.iops);
+  return peak;
+}
+
+// No step of the probe, closed-loop or paced, read more than |cap| IOPS
+// allow (kOverCap).
+void ExpectNoStepAboveTheCap(const Volume& v, double cap) {
+  for (const RandomReadPoint& p : v.randread) {
+    EXPECT_LE(p.iops, cap * (1 + kOverCap))
+        << "depth " << p.queue_depth << " against the kernel's cap; "
+        << Curve(v);
+  }
+  for (const PacedReadPoint& p : v.paced_read) {
+    EXPECT_LE(p.iops, cap * (1 + kOverCap))
+        << "paced " << p.offered_iops << "/s against the kernel's cap; "
+        << Curve(v);
+  }
+}
+
+// The unthrottled volume's lowest median read over its paced steps: what
+// the disk under the loop devices and the probe's CPU gave at the time. Its
+// steps run at 10-90% of its own saturated rate (tens of thousands of reads
+// a second), so its lightest step is no lighter than the others for the
+// disk: one run beside a build gave medians of 8.3, 1.1, 0.42, 0.64 and
+// 0.64 ms.
+double BaselineP50Us(const Volume& unthrottled) {
+  double lowest = 0;
+  for (const PacedReadPoint& p : unthrottled.paced_read) {
+    if (p.p50_us > 0 && (lowest == 0 || p.p50_us < lowest)) lowest = p.p50_us;
+  }
+  return lowest;
+}
+
+// Latency below the cap (docs/device-model.md#latency-below-the-cap): the
+// depth sweep of a rate-capped volume runs into the cap from depth 1 on, so it
+// can only say 1 / cap (1667 us at 600 IOPS); the paced steps must show the
+// volume answering as fast as the device under it. The bound is derived
+// from that device's own latency at the time, measured by the same probe on
+// the unthrottled volume: the paced step at 30% of the capped volume's
+// saturated rate has a median under 3 x the unthrottled volume's lowest
+// median, or under half of 1 / cap when that is larger (a quiet machine:
+// 0.17 to 0.49 ms measured at 30% of 600 IOPS, 0.1 to 0.3 ms unthrottled).
+// A busy machine slows both alike (3.0 ms at 30% of 600 IOPS at a load of
+// 15 on 2 cores). The mean carries the local disk's stalls (a few reads of
+// 5 to 25 ms), so only the median is held. Near the cap the kernel's
+// throttle adds little (it admits bursts up to its time slice's budget):
+// that is the throttle's behaviour, not the probe's, and is asserted
+// nowhere.
+void ExpectLatencyBelowTheCap(const Volume& v, double cap,
+                              double baseline_p50_us) {
   ASSERT_EQ(v.paced_read.size(), 5u) << Curve(v);
-  const double one_over_cap_us = 1e6 / cap;
-  ASSERT_FALSE(v.randread.empty());
-  EXPECT_NEAR(v.randread[0].iops, cap, 0.2 * cap)
-      << "the depth-1 step runs at the cap; " << Curve(v);
+  const double peak = PeakIops(v);
   const PacedReadPoint& at30 = v.paced_read[1];
-  EXPECT_NEAR(at30.offered_iops, 0.3 * cap, 0.1 * 0.3 * cap) << Curve(v);
-  EXPECT_GE(at30.iops, 0.7 * at30.offered_iops) << Curve(v);
-  EXPECT_LT(at30.p50_us, 0.5 * one_over_cap_us) << Curve(v);
+  EXPECT_NEAR(at30.offered_iops, 0.3 * peak, 0.01 * peak) << Curve(v);
+  EXPECT_GT(at30.iops, 0) << Curve(v);
+  ASSERT_GT(baseline_p50_us, 0);
+  const double bound_us = std::max(0.5 * 1e6 / cap, 3 * baseline_p50_us);
+  printf(
+      "  latency at 30%% of %s: median %.0f us, bound %.0f us "
+      "(unthrottled median %.0f us)\n",
+      "the cap", at30.p50_us, bound_us, baseline_p50_us);
+  EXPECT_LT(at30.p50_us, bound_us)
+      << "unthrottled median " << baseline_p50_us << " us; " << Curve(v);
 }
 
 TEST(VolumeLabProbeTest, ProbeInsideTheLabReportsEachCap) {
+  // In increasing order of their IOPS caps, then a bandwidth cap and a
+  // volume without any (the baseline of the latency bound).
   const std::vector<CapCase> cases = {{"iops600", 600, 0},
                                       {"iops2000", 2000, 0},
                                       {"iops6000", 6000, 0},
-                                      {"mbps40", 0, 40}};
+                                      {"mbps40", 0, 40},
+                                      {"free", 0, 0}};
   VolumeLabSpec spec;
   for (const CapCase& c : cases) {
     spec.volumes.push_back({.name = c.name,
@@ -587,31 +634,39 @@ TEST(VolumeLabProbeTest, ProbeInsideTheLabReportsEachCap) {
   ASSERT_EQ(done.exit_code, 0) << done.output;
   VolumeSet set;
   PGLAYOUT_ASSERT_OK(ReadVolumesFile(output, &set));
+  for (const CapCase& c : cases) {
+    ASSERT_NE(set.Find(c.name), nullptr) << c.name << ": " << done.output;
+  }
 
   printf("probe --quick of %zu lab volumes: %.0f s\n", cases.size(), seconds);
   printf("  %-9s %12s %14s  %s\n", "volume", "cap", "probe", "curve");
+  double lower_ceiling = 0;  // the highest IOPS the previous cap allows
+  std::string lower_name;
   for (size_t i = 0; i < cases.size(); ++i) {
     const CapCase& c = cases[i];
     SCOPED_TRACE(c.name);
     const Volume* v = set.Find(c.name);
-    ASSERT_NE(v, nullptr) << done.output;
-    bool iops = c.read_iops > 0;
-    double cap = iops ? static_cast<double>(c.read_iops) : c.read_mbps;
-    double peak_iops = 0;
-    for (const RandomReadPoint& p : v->randread) {
-      peak_iops = std::max(peak_iops, p.iops);
+    const bool iops = c.read_iops > 0;
+    const double peak = PeakIops(*v);
+    printf("  %-9s %8.0f %s %10.1f %s  %s\n", c.name.c_str(),
+           iops ? static_cast<double>(c.read_iops) : c.read_mbps,
+           iops ? "IOPS" : "MB/s", iops ? peak : v->read_mbps,
+           iops ? "IOPS" : "MB/s", Curve(*v).c_str());
+    if (c.read_mbps > 0) {
+      EXPECT_LE(v->read_mbps, c.read_mbps * (1 + kOverCap))
+          << "read_mbps against the kernel's cap; " << Curve(*v);
     }
-    double measured = iops ? peak_iops : v->read_mbps;
-    printf("  %-9s %8.0f %s %10.1f %s  %s\n", c.name.c_str(), cap,
-           iops ? "IOPS" : "MB/s", measured, iops ? "IOPS" : "MB/s",
-           Curve(*v).c_str());
-    EXPECT_LE(measured, cap * (1 + kOverCap))
-        << (iops ? "the best random-read step" : "read_mbps") << " against the "
-        << "kernel's cap; " << Curve(*v);
-    EXPECT_GE(measured, cap * kUnderCap)
-        << (iops ? "the best random-read step" : "read_mbps") << " against the "
-        << "kernel's cap; " << Curve(*v);
-    if (c.read_iops == 600) ExpectLatencyBelowTheCap(*v, cap);
+    if (iops) {
+      ExpectNoStepAboveTheCap(*v, static_cast<double>(c.read_iops));
+      // The IOPS caps in the order configured: each volume reads more than
+      // the cap before it allows, so each throttle is its own volume's.
+      if (!lower_name.empty()) {
+        EXPECT_GT(peak, lower_ceiling)
+            << "above what " << lower_name << "'s cap allows; " << Curve(*v);
+      }
+      lower_ceiling = c.read_iops * (1 + kOverCap);
+      lower_name = c.name;
+    }
 
     // The probe's I/O went through the lab's loop device: the fill wrote
     // the whole probe file there, and the reads reached the device.
@@ -620,6 +675,8 @@ TEST(VolumeLabProbeTest, ProbeInsideTheLabReportsEachCap) {
     EXPECT_GE(after.write_sectors - before[i].write_sectors, 256 * kMiB / 512);
     EXPECT_GT(after.reads - before[i].reads, 1000u);
   }
+  ExpectLatencyBelowTheCap(*set.Find("iops600"), 600,
+                           BaselineP50Us(*set.Find("free")));
   fflush(stdout);
 
   PGLAYOUT_ASSERT_OK(lab->TearDown());
