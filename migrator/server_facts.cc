@@ -836,9 +836,10 @@ Status ReadDependents(SqlSession* s, uint32_t oid, TableFacts* t) {
 Status ReadReplicationAndSequences(SqlSession* s, uint32_t oid, TableFacts* t) {
   SqlResult r;
   PGLAYOUT_RETURN_IF_ERROR(s->Execute(
+      // Not the run's own (online_logical.h: logical capture).
       "SELECT DISTINCT pubname FROM pg_catalog.pg_publication_tables "
-      "WHERE schemaname = $1 AND tablename = $2 ORDER BY 1",
-      {t->schema, t->name}, &r));
+      "WHERE schemaname = $1 AND tablename = $2 AND pubname <> $3 ORDER BY 1",
+      {t->schema, t->name, "pglayout_capture_" + std::to_string(oid)}, &r));
   PGLAYOUT_RETURN_IF_ERROR(
       ReadTexts(r, "pg_publication_tables", &t->publications));
   // PostgreSQL 12 grants no role but a superuser pg_subscription.oid: the
