@@ -2,12 +2,12 @@
 // logical) against real PostgreSQL 12, 15 and 18 with wal_level = logical,
 // under a writer that inserts, updates (the key too, and rows with TOASTed
 // values) and deletes in t and, in the same transactions, in its twin t_v:
-// after the move, and after the main session is terminated at each phase
-// and the run resumed, t equals t_v, and no replication slot or capture
-// publication is left; --abort drops the slot; a slot dropped under a
-// stopped run makes the resume copy again; and auto on a wal_level =
-// replica server captures by trigger and says why.
-// Why: docs/online-migration.md#logical-capture.
+// after the move, after the main session is terminated at each phase and
+// after a server crash mid-copy, each followed by a resume, t equals t_v, and
+// no replication slot or capture publication is left; --abort drops the slot; a
+// slot dropped under a stopped run makes the resume copy again; and auto on a
+// wal_level = replica server captures by trigger and says why. Why:
+// docs/online-migration.md#logical-capture.
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -215,14 +215,20 @@ class MigrateLogicalTest : public PgVersionTest {
               "0");
   }
 
-  // options_ with a failpoint that terminates the run's main session the
-  // first time the run reaches |phase| (AtPhase); *injected says it did.
-  MigrateOptions TerminatedAt(const std::string& phase, bool* injected) {
+  // options_ with a failpoint that terminates the run's main session (or,
+  // with |crash|, stops the server at once and starts it again) the first
+  // time the run reaches |phase| (AtPhase); *injected says it did.
+  MigrateOptions TerminatedAt(const std::string& phase, bool* injected,
+                              bool crash = false) {
     MigrateOptions faulty = options_;
     *injected = false;
-    faulty.failpoint = [this, phase, injected](const std::string& name) {
+    faulty.failpoint = [this, phase, injected, crash](const std::string& name) {
       if (*injected || !AtPhase(phase, name)) return;
       *injected = true;
+      if (crash) {
+        PGLAYOUT_EXPECT_OK(pg_->Restart(StopMode::kImmediate));
+        return;
+      }
       std::unique_ptr<SqlSession> s;
       PGLAYOUT_ASSERT_OK(pg_->Connect(&s));
       Exec(s.get(),
@@ -290,6 +296,28 @@ TEST_P(MigrateLogicalTest, ATerminationAtEachPhaseResumesToTheSameRows) {
     ExpectConverged(db, writer.commits());
     if (HasFatalFailure()) return;
   }
+}
+
+// A server crash mid-copy keeps the slot (saved on disk), perhaps at an
+// older position: the resume gets some changes twice, and converges.
+TEST_P(MigrateLogicalTest, AServerCrashMidCopyResumesToTheSameRows) {
+  std::string plan;
+  MakeDatabase("c0", &plan);
+  TwinWriter writer(pg_.get(), "c0");
+  bool injected = false;
+  MigrateOptions faulty =
+      TerminatedAt("copy-batch:2:after-commit", &injected, true);
+  MigrateReport first, second;
+  ASSERT_FALSE(Migrate(plan, Conninfo(pg_.get(), "c0"), faulty,
+                       MigrateMode::kRun, &first)
+                   .ok());
+  ASSERT_TRUE(injected);
+  Status st = Migrate(plan, Conninfo(pg_.get(), "c0"), options_,
+                      MigrateMode::kRun, &second);
+  writer.Stop();
+  ASSERT_TRUE(st.ok()) << st.ToString() << "\n" << Lines(second);
+  EXPECT_FALSE(HasLine(second, "copying the table again")) << Lines(second);
+  ExpectConverged("c0", writer.commits());
 }
 
 TEST_P(MigrateLogicalTest, AbortDropsTheSlot) {
