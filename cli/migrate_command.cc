@@ -113,6 +113,11 @@ class MigrateCommand : public Command {
         ->type_name("blocks|key")
         ->group(kGroupThrottle)
         ->check(CLI::IsMember({"blocks", "key"}));
+    app->add_option("--capture", capture_text_,
+                    "auto (default): logical decoding where the server "
+                    "allows it, else trigger; trigger; logical")
+        ->type_name("auto|trigger|logical")
+        ->group(kGroupThrottle);
     AddDurationOption(app, "--lock-timeout", &lock_timeout_s_,
                       "How long each lock attempt waits before a retry, up to "
                       "1min (default 200ms; bare number: ms)",
@@ -170,6 +175,8 @@ class MigrateCommand : public Command {
     options_.lock_timeout_ms =
         static_cast<int>(std::lround(lock_timeout_s_ * 1000));
     options_.copy_by_blocks = copy_order_ == "blocks";
+    parsed = migrator::ParseCaptureMode(capture_text_, &options_.capture);
+    if (!parsed.ok()) return UsageError(parsed.message());
     Plan plan;
     if (abort_ || finalize_ || status_) {
       if (int(abort_) + int(finalize_) + int(status_) > 1) {
@@ -262,6 +269,7 @@ class MigrateCommand : public Command {
   std::string max_wal_size_text_;
   std::string throttle_text_ = "adaptive";
   std::string copy_order_ = "blocks";
+  std::string capture_text_ = "auto";
   ConnectionOptions connection_;
   double lock_timeout_s_ = 0.2;
 };

@@ -7,6 +7,7 @@
 #include "common/ddl.h"
 #include "common/files.h"
 #include "migrator/online.h"
+#include "migrator/online_logical.h"
 #include "migrator/placement_check.h"
 #include "migrator/settings_steps.h"
 #include "migrator/sql_util.h"
@@ -236,6 +237,8 @@ Status ApplyRun(const ApplyInput& in, Executor* ex, GuardRestorer* restorer,
     if (!st.ok()) return RecordStepFailure(ex, s, no, st);
     ex->Failpoint("after-step:" + s.key);
   }
+  // No capture slot outlives its run (each step drops its own).
+  PGLAYOUT_RETURN_IF_ERROR(DropCaptureSlots(ex));
   CheckpointCounts end;
   PGLAYOUT_RETURN_IF_ERROR(ReadCheckpointCounts(ex->session(), &end));
   PGLAYOUT_RETURN_IF_ERROR(ReportCheckpoints(ex, run, end, report));

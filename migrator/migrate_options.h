@@ -24,6 +24,16 @@ enum class MigrateMode { kRun, kAbort, kFinalize, kStatus };
 using SessionFactory = std::function<Status(const std::string& application_name,
                                             std::unique_ptr<SqlSession>*)>;
 
+// How an online copy captures the table's changes while it copies
+// (docs/online-migration.md#logical-capture): a row trigger writing the
+// log, logical decoding of the WAL into the same log, or (auto) logical
+// decoding when the server and the table allow it.
+enum class CaptureMode { kAuto, kTrigger, kLogical };
+
+// "auto" / "trigger" / "logical"; InvalidInput naming them otherwise
+// (online_logical.cc).
+Status ParseCaptureMode(const std::string& text, CaptureMode* mode);
+
 struct MigrateOptions {
   std::string conninfo;  // libpq connection string; "" = PG* environment
   bool apply = false;
@@ -43,6 +53,12 @@ struct MigrateOptions {
   // key), or in key order through the key index, which skips the dead
   // space of a very bloated heap.
   bool copy_by_blocks = true;
+  // A new online copy's change capture (a resumed one keeps its own).
+  CaptureMode capture = CaptureMode::kAuto;
+  // Logical capture stops the run, resumable, once its slot retains more
+  // WAL than this (bytes), or half of max_slot_wal_keep_size when that is
+  // set and smaller.
+  int64_t max_slot_wal_bytes = int64_t{4} << 30;
   // Verification reads each side in chunks of about this many rows, with
   // the throttle's pauses between them, all in one snapshot.
   int64_t verify_range_rows = 1000000;

@@ -18,6 +18,7 @@
 #include "migrator/online_copy.h"
 #include "migrator/online_detail.h"
 #include "migrator/online_indexes.h"
+#include "migrator/online_logical.h"
 #include "migrator/online_pace.h"
 #include "migrator/online_replay.h"
 #include "migrator/online_sql.h"
@@ -71,6 +72,42 @@ Status ReadContext(const std::string& phase, OnlineContext* c) {
   return Status::Ok();
 }
 
+// The capture of a new copy (phase ""): decided now and said why; of a
+// started one: the journal's. A logical capture whose slot is gone (dropped,
+// or its WAL removed) may have missed changes: the copy starts again.
+Status SetCapture(std::string* phase, StepRecord* record, OnlineContext* c) {
+  if (!phase->empty()) {
+    c->capture_slot = ParseDetail(record->detail).capture_slot;
+    const bool copying = *phase == "copy" || *phase == "indexes" ||
+                         *phase == "catchup" || *phase == "swap";
+    if (!c->logical() || !copying) return Status::Ok();
+    bool usable = false;
+    PGLAYOUT_RETURN_IF_ERROR(
+        SlotUsable(c->ex->session(), c->capture_slot, &usable));
+    if (usable) return Status::Ok();
+    c->ex->Line(fmt::format(
+        "{}: replication slot {} is gone or lost, so changes may have been "
+        "missed: copying the table again",
+        c->relation(), c->capture_slot));
+    PGLAYOUT_RETURN_IF_ERROR(RestartOnlineCopy(*c));
+    StepRecord fresh;
+    fresh.key = record->key;
+    *record = fresh;
+    phase->clear();
+  }
+  CaptureFacts facts;
+  PGLAYOUT_RETURN_IF_ERROR(
+      ReadCaptureFacts(c->ex->session(), c->oid, c->table.row_key, &facts));
+  bool logical = false;
+  std::string why;
+  PGLAYOUT_RETURN_IF_ERROR(
+      ChooseCapture(c->ex->options().capture, facts, &logical, &why));
+  c->ex->Line(c->relation() + ": " + why);
+  c->capture_slot.clear();
+  if (logical) PGLAYOUT_RETURN_IF_ERROR(CaptureSlotFor(*c, &c->capture_slot));
+  return Status::Ok();
+}
+
 // Runs the phases from |phase| ("" = not started) to the end. The pace and
 // the hash form are kept across the phases of this run.
 Status RunPhases(const OnlineContext& c, std::string phase,
@@ -78,8 +115,9 @@ Status RunPhases(const OnlineContext& c, std::string phase,
   const std::string detail =
       record.detail.empty() && c.table.exists
           ? MakeDetail(c.table,
-                       c.ex->options().copy_by_blocks &&
-                           HasTidRangeScans(c.ex->session()->server_version()))
+                       c.ex->options().copy_by_blocks && !c.logical() &&
+                           HasTidRangeScans(c.ex->session()->server_version()),
+                       "", "", c.capture_slot)
           : record.detail;
   CopyState copy = CopyStateOf(record, ParseDetail(detail));
   OnlinePace pace(c);
@@ -111,10 +149,12 @@ Status RunPhases(const OnlineContext& c, std::string phase,
 
 Status RunOnlineCopy(Executor* ex, const Step& step, int step_no,
                      const StepRecord& record, uint32_t oid) {
-  OnlineContext c{ex, step, step_no, oid, {}, {}, {}};
-  const std::string phase = record.state == "pending" ? "" : record.phase;
+  OnlineContext c{ex, step, step_no, oid, {}, {}, {}, {}};
+  std::string phase = record.state == "pending" ? "" : record.phase;
+  StepRecord started = record;
   Status st = ReadContext(phase, &c);
-  if (st.ok()) st = RunPhases(c, phase, record);
+  if (st.ok()) st = SetCapture(&phase, &started, &c);
+  if (st.ok()) st = RunPhases(c, phase, started);
   if (!st.ok()) return st.WithContext(step.title);
   return st;
 }

@@ -7,6 +7,7 @@
 
 #include "migrator/online.h"
 #include "migrator/online_detail.h"
+#include "migrator/online_logical.h"
 #include "migrator/online_sql.h"
 #include "migrator/server_facts.h"
 #include "migrator/sql_util.h"
@@ -41,12 +42,37 @@ Status FinishOnlineCopy(const OnlineContext& c, const std::string& detail) {
     PGLAYOUT_RETURN_IF_ERROR(c.ex->Exec(sql));
   }
   // The log takes the foreground's every change: autovacuum visits it.
-  return c.ex->WithLockRetry(
+  PGLAYOUT_RETURN_IF_ERROR(c.ex->WithLockRetry(
       "cleanup " + c.relation(), {names.log}, [&]() -> Status {
         PGLAYOUT_RETURN_IF_ERROR(c.ex->ExecAll(CaptureDropSql(names, false)));
         return c.ex->journal()->SetStep(c.ex->run_id(), c.key(), c.step_no,
                                         "done", "done");
-      });
+      }));
+  return DropCaptureSlot(c.ex, d.capture_slot);
+}
+
+Status RestartOnlineCopy(const OnlineContext& c) {
+  const std::vector<std::string> locked = {
+      c.names.QualifiedTable(), c.names.QualifiedShadow(), c.names.log};
+  PGLAYOUT_RETURN_IF_ERROR(
+      c.ex->WithLockRetry("restart " + c.relation(), locked, [&]() -> Status {
+        PGLAYOUT_RETURN_IF_ERROR(c.ex->ExecAll(CaptureDropSql(c.names, true)));
+        PGLAYOUT_RETURN_IF_ERROR(
+            c.ex->Exec("DROP TABLE IF EXISTS " + c.names.QualifiedShadow()));
+        SqlResult r;
+        const std::vector<SqlValue> step = {std::to_string(c.ex->run_id()),
+                                            c.key()};
+        PGLAYOUT_RETURN_IF_ERROR(c.ex->session()->Execute(
+            "DELETE FROM pglayout.batch WHERE run_id = $1 AND step_key = $2",
+            step, &r));
+        return c.ex->session()->Execute(
+            "UPDATE pglayout.step SET state = 'pending', phase = '', cursor = "
+            "NULL, rows_copied = 0, rows_replayed = 0, batches = 0, "
+            "bytes_copied = 0, detail = '' WHERE run_id = $1 AND step_key = "
+            "$2",
+            step, &r);
+      }));
+  return DropCaptureSlot(c.ex, c.capture_slot);
 }
 
 Status AbortOnlineCopy(Executor* ex, const std::string& relation,
@@ -71,25 +97,29 @@ Status AbortOnlineCopy(Executor* ex, const std::string& relation,
   std::vector<std::string> locked = {names.QualifiedShadow(), names.log};
   if (source_exists) locked.push_back(names.QualifiedTable());
   for (const SqlRow& row : excl.rows) locked.push_back(Cell(row, 0));
-  return ex->WithLockRetry("abort " + relation, locked, [&]() -> Status {
-    if (source_exists) {
-      PGLAYOUT_RETURN_IF_ERROR(ex->Exec(fmt::format(
-          "LOCK TABLE {} IN ACCESS EXCLUSIVE MODE", names.QualifiedTable())));
-    }
-    for (const SqlRow& row : excl.rows) {
-      PGLAYOUT_RETURN_IF_ERROR(
-          ex->Exec(fmt::format("ALTER TABLE {} DROP CONSTRAINT IF EXISTS {}",
-                               Cell(row, 0), QuoteIdent(names.default_check))));
-    }
-    PGLAYOUT_RETURN_IF_ERROR(ex->ExecAll(CaptureDropSql(names, source_exists)));
-    PGLAYOUT_RETURN_IF_ERROR(
-        ex->Exec("DROP TABLE IF EXISTS " + names.QualifiedShadow()));
-    SqlResult r;
-    return ex->session()->Execute(
-        "UPDATE pglayout.step SET state = 'aborted', finished_at = "
-        "pg_catalog.now() WHERE run_id = $1 AND step_key = $2",
-        {std::to_string(ex->run_id()), record.key}, &r);
-  });
+  PGLAYOUT_RETURN_IF_ERROR(
+      ex->WithLockRetry("abort " + relation, locked, [&]() -> Status {
+        if (source_exists) {
+          PGLAYOUT_RETURN_IF_ERROR(
+              ex->Exec(fmt::format("LOCK TABLE {} IN ACCESS EXCLUSIVE MODE",
+                                   names.QualifiedTable())));
+        }
+        for (const SqlRow& row : excl.rows) {
+          PGLAYOUT_RETURN_IF_ERROR(ex->Exec(
+              fmt::format("ALTER TABLE {} DROP CONSTRAINT IF EXISTS {}",
+                          Cell(row, 0), QuoteIdent(names.default_check))));
+        }
+        PGLAYOUT_RETURN_IF_ERROR(
+            ex->ExecAll(CaptureDropSql(names, source_exists)));
+        PGLAYOUT_RETURN_IF_ERROR(
+            ex->Exec("DROP TABLE IF EXISTS " + names.QualifiedShadow()));
+        SqlResult r;
+        return ex->session()->Execute(
+            "UPDATE pglayout.step SET state = 'aborted', finished_at = "
+            "pg_catalog.now() WHERE run_id = $1 AND step_key = $2",
+            {std::to_string(ex->run_id()), record.key}, &r);
+      }));
+  return DropCaptureSlot(ex, d.capture_slot);
 }
 
 }  // namespace pglayout::migrator

@@ -19,6 +19,11 @@ namespace pglayout::migrator {
 // come from it, as c.table may be the old table by now.
 Status FinishOnlineCopy(const OnlineContext& c, const std::string& detail);
 
+// Removes what a started copy made (shadow, log, capture, slot) and puts
+// its journal row back to "pending", for a fresh copy: a logical capture
+// whose slot is gone may have missed changes.
+Status RestartOnlineCopy(const OnlineContext& c);
+
 }  // namespace pglayout::migrator
 
 #endif  // PGLAYOUT_MIGRATOR_ONLINE_CLEANUP_H_

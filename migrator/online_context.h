@@ -34,6 +34,10 @@ struct OnlineContext {
   // Kept across the phases of this run by CheckShadow (which takes the
   // context by const reference, as every phase does).
   mutable ShadowSeen shadow_seen;
+  // The replication slot that captures the table's changes
+  // (online_logical.h); "" = the capture trigger.
+  std::string capture_slot;
+  bool logical() const { return !capture_slot.empty(); }
 
   const std::string& key() const { return step.key; }
   // The relation's name for messages: one line, control characters

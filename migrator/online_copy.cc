@@ -9,6 +9,7 @@
 #include "common/units.h"
 #include "migrator/copy_progress.h"
 #include "migrator/online_detail.h"
+#include "migrator/online_logical.h"
 #include "migrator/sql_util.h"
 #include "pg/sql_row.h"
 
@@ -262,6 +263,9 @@ Status CopyPhase::Run() {
     } else {
       PGLAYOUT_RETURN_IF_ERROR(CopyBatch(mode, &done));
     }
+    // Decoded changes go to the log as the copy runs, so that the slot
+    // retains little WAL (and says so when it retains too much).
+    if (c_.logical()) PGLAYOUT_RETURN_IF_ERROR(PumpChanges(c_));
     Report(fmt::format("batch {}", state_->batches), start,
            state_->rows_copied - rows_at_start,
            state_->bytes_copied - bytes_at_start);
@@ -287,10 +291,14 @@ Status CopyPhase::Run() {
 }  // namespace
 
 Status PrepareShadow(const OnlineContext& c, CopyState* state) {
+  // The slot before the copy's first snapshot: every change committed
+  // after its consistent point is decoded, every one before is visible to
+  // the batches (docs/online-migration.md#logical-capture).
+  if (c.logical()) PGLAYOUT_RETURN_IF_ERROR(CreateLogicalCapture(c));
   std::vector<std::string> sql = ShadowCreateSql(
       c.table, c.step.target, c.names, c.ex->session()->server_version());
-  for (const std::string& s :
-       CaptureCreateSql(c.table, c.names, c.ex->run_id(), state->by_blocks)) {
+  for (const std::string& s : CaptureCreateSql(
+           c.table, c.names, c.ex->run_id(), state->by_blocks, !c.logical())) {
     sql.push_back(s);
   }
   PGLAYOUT_RETURN_IF_ERROR(c.ex->WithLockRetry(
@@ -319,7 +327,7 @@ Status PrepareShadow(const OnlineContext& c, CopyState* state) {
             "step_key = $2",
             {std::to_string(c.ex->run_id()), c.key(),
              MakeDetail(c.table, state->by_blocks, state->source_filenode,
-                        state->copy_xmin)},
+                        state->copy_xmin, c.capture_slot)},
             &r);
       }));
   c.ex->Line(fmt::format("{}: shadow {} and change capture installed",

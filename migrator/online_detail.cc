@@ -52,19 +52,21 @@ std::string UnescapeItem(const std::string& line) {
 // Lines, each item escaped: structure hash, schema, table, kCopyByBlocks
 // when the copy goes by heap block ranges, the source's filenode when the
 // shadow was made, the block-range copy's xmin threshold (CopyTidRangeSql),
-// the foreign keys that were NOT VALID then (a text[] literal), and
-// kEscapedFormat. A run started by an older version has no format line and
-// its items raw; nor a fourth line: it resumes in key order, nor a fifth, nor a
-// sixth: its log has no key index and every row is looked up by anti join;
-// nor a seventh: it validates every key after the swap.
+// the foreign keys that were NOT VALID then (a text[] literal), the
+// capture's replication slot ("" for the trigger), and kEscapedFormat. A run
+// started by an older version has no format line and its items raw; nor a
+// fourth line: it resumes in key order, nor a fifth, nor a sixth: its log has
+// no key index and every row is looked up by anti join; nor a seventh: it
+// validates every key after the swap; nor an eighth: it captures by trigger.
 std::string MakeDetail(const TableFacts& t, bool by_blocks,
                        const std::string& filenode,
-                       const std::string& copy_xmin) {
+                       const std::string& copy_xmin,
+                       const std::string& capture_slot) {
   std::string out;
   for (const std::string& item :
        {t.structure_hash, t.schema, t.name,
         std::string(by_blocks ? kCopyByBlocks : ""), filenode, copy_xmin,
-        TextArrayLiteral(NotValidForeignKeys(t))}) {
+        TextArrayLiteral(NotValidForeignKeys(t)), capture_slot}) {
     out += EscapeItem(item) + "\n";
   }
   return out + kEscapedFormat;
@@ -74,11 +76,12 @@ Detail ParseDetail(const std::string& text) {
   std::istringstream in(text);
   std::vector<std::string> items;
   for (std::string line; std::getline(in, line);) items.push_back(line);
-  if (items.size() == 8 && items.back() == kEscapedFormat) {
+  if ((items.size() == 8 || items.size() == 9) &&
+      items.back() == kEscapedFormat) {
     items.pop_back();
     for (std::string& item : items) item = UnescapeItem(item);
   }
-  items.resize(std::max<size_t>(items.size(), 7));
+  items.resize(std::max<size_t>(items.size(), 8));
   Detail d;
   d.hash = items[0];
   d.schema = items[1];
@@ -89,6 +92,7 @@ Detail ParseDetail(const std::string& text) {
   for (const SqlValue& fk : ParseArrayLiteral(items[6])) {
     if (fk) d.not_valid_fks.insert(*fk);
   }
+  d.capture_slot = items[7];
   return d;
 }
 

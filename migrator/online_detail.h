@@ -22,12 +22,15 @@ struct Detail {
   // ForeignKeyKey()s of the keys that were NOT VALID when the shadow was
   // made: they stay so after the swap (empty for older runs).
   std::set<std::string> not_valid_fks;
+  // The replication slot that captures the changes; "" = the trigger.
+  std::string capture_slot;
 };
 
 // The detail text of table |t|.
 std::string MakeDetail(const TableFacts& t, bool by_blocks,
                        const std::string& filenode = "",
-                       const std::string& copy_xmin = "");
+                       const std::string& copy_xmin = "",
+                       const std::string& capture_slot = "");
 
 // Reads MakeDetail's text; missing lines stay empty.
 Detail ParseDetail(const std::string& text);

@@ -64,7 +64,7 @@ TEST(OnlineDetail, ANameWithANewlineStaysOneItem) {
   t.schema = "sch\nema\\";
   t.name = "two\nlines\r\\n";
   std::string text = MakeDetail(t, true, "16384", "7421");
-  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 7) << text;
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 8) << text;
   Detail d = ParseDetail(text);
   EXPECT_EQ(d.hash, "h2:abc");
   EXPECT_EQ(d.schema, "sch\nema\\");
@@ -84,6 +84,22 @@ TEST(OnlineDetail, ASevenLineDetailOfThePreviousVersionIsReadRaw) {
   EXPECT_TRUE(d.by_blocks);
   EXPECT_EQ(d.filenode, "16384");
   EXPECT_EQ(d.copy_xmin, "7");
+}
+
+// The capture's slot is journaled with the step; the previous version's
+// eight-line detail has none: it captured by trigger.
+TEST(OnlineDetail, TheCapturesSlotReadsBackAndOlderRunsHaveNone) {
+  Detail d = ParseDetail(MakeDetail(Table(), false, "", "", "pglayout_5_42"));
+  EXPECT_EQ(d.capture_slot, "pglayout_5_42");
+  EXPECT_EQ(d.not_valid_fks.size(), 1u);
+  EXPECT_EQ(ParseDetail(MakeDetail(Table(), true)).capture_slot, "");
+  Detail older = ParseDetail(
+      "h2:abc\npublic\nback\\\\slash\ncopy=blocks\n16384\n7\n{}\n"
+      "detail=escaped");
+  EXPECT_EQ(older.table, "back\\slash");
+  EXPECT_TRUE(older.by_blocks);
+  EXPECT_EQ(older.copy_xmin, "7");
+  EXPECT_EQ(older.capture_slot, "");
 }
 
 TEST(OnlineContext, BlocksHoldingFollowsTheTablesDensityOrAGuess) {

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <string>
 
+#include "migrator/online_logical.h"
 #include "migrator/sql_util.h"
 #include "pg/sql_row.h"
 
@@ -13,6 +14,7 @@ namespace {
 
 // One replay transaction: take up to |limit| log rows, resync their keys.
 Status ReplayRound(const OnlineContext& c, int64_t limit, int64_t* log_rows) {
+  if (c.logical()) PGLAYOUT_RETURN_IF_ERROR(PumpChanges(c));
   ReplaySql sql = MakeReplaySql(c.table, c.names);
   return BulkTransaction(c.ex, "replay", [&]() -> Status {
     PGLAYOUT_RETURN_IF_ERROR(CheckShadow(c, ShadowLock::kShareRowExclusive));

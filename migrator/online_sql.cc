@@ -445,7 +445,8 @@ std::vector<ShadowIndex> ShadowIndexSql(const TableFacts& t,
 
 std::vector<std::string> CaptureCreateSql(const TableFacts& t,
                                           const OnlineNames& names,
-                                          uint64_t run_id, bool key_index) {
+                                          uint64_t run_id, bool key_index,
+                                          bool row_trigger) {
   std::vector<std::string> key_defs;
   for (size_t i = 0; i < t.row_key.size(); ++i) {
     key_defs.push_back(
@@ -459,7 +460,7 @@ std::vector<std::string> CaptureCreateSql(const TableFacts& t,
       "BEGIN RAISE EXCEPTION USING MESSAGE = " + QuoteLiteral(message) +
       ", ERRCODE = 'object_in_use'; END";
   std::string table = names.QualifiedTable();
-  return {
+  std::vector<std::string> out = {
       fmt::format("CREATE TABLE {} (id bigint GENERATED ALWAYS AS IDENTITY "
                   "PRIMARY KEY, {})",
                   names.log, JoinComma(key_defs)),
@@ -491,6 +492,15 @@ std::vector<std::string> CaptureCreateSql(const TableFacts& t,
           "ALTER TABLE {} ENABLE ALWAYS TRIGGER pglayout_block_truncate",
           table),
   };
+  if (row_trigger) return out;
+  // Logical capture: the log and the TRUNCATE block only.
+  return {out[0],
+          out[1],
+          out[3],
+          fmt::format("REVOKE EXECUTE ON FUNCTION {}() FROM PUBLIC",
+                      names.truncate_function),
+          out[6],
+          out[8]};
 }
 
 std::vector<AttachPrep> AttachPrepSql(const TableFacts& t,
@@ -630,6 +640,34 @@ ReplaySql MakeReplaySql(const TableFacts& t, const OnlineNames& names) {
       names.QualifiedShadow(), cols, Overriding(t), names.QualifiedTable(),
       KeyInArrays(t));
   return r;
+}
+
+std::string LogKeysInsertSql(const TableFacts& t, const OnlineNames& names) {
+  std::vector<std::string> arrays;
+  for (size_t i = 0; i < t.row_key.size(); ++i) {
+    arrays.push_back(fmt::format("pg_catalog.unnest(${}::{}[])", i + 1,
+                                 KeyType(t, t.row_key[i])));
+  }
+  return fmt::format("INSERT INTO {} ({}) SELECT * FROM ROWS FROM ({})",
+                     names.log, LogKeyColumns(t), JoinComma(arrays));
+}
+
+std::string UnloggedKeysSql(const TableFacts& t, const OnlineNames& names) {
+  std::vector<std::string> arrays, aggregates;
+  for (size_t i = 0; i < t.row_key.size(); ++i) {
+    arrays.push_back(fmt::format("pg_catalog.unnest(${}::{}[])", i + 1,
+                                 KeyType(t, t.row_key[i])));
+    aggregates.push_back(
+        fmt::format("pg_catalog.array_agg(d.k{})::pg_catalog.text", i + 1));
+  }
+  std::vector<std::string> columns;
+  for (size_t i = 0; i < t.row_key.size(); ++i) {
+    columns.push_back(fmt::format("k{}", i + 1));
+  }
+  return fmt::format(
+      "SELECT {0} FROM (SELECT * FROM ROWS FROM ({1}) AS u({2}) EXCEPT "
+      "SELECT {2} FROM {3}) d",
+      JoinComma(aggregates), JoinComma(arrays), JoinComma(columns), names.log);
 }
 
 std::string BlockTid(int64_t block) { return fmt::format("({},0)", block); }
@@ -1050,7 +1088,7 @@ std::vector<std::string> SwapSql(const TableFacts& t,
                                  const OnlineNames& names,
                                  const SwapInputs& inputs) {
   std::vector<std::string> out = {
-      "DROP TRIGGER pglayout_capture ON " + names.QualifiedTable(),
+      "DROP TRIGGER IF EXISTS pglayout_capture ON " + names.QualifiedTable(),
       "DROP TRIGGER pglayout_block_truncate ON " + names.QualifiedTable()};
   AppendGiveShadow(t, target, names, &out);
   for (const CheckFacts& c : t.not_valid_checks) {

@@ -108,9 +108,12 @@ std::vector<ShadowIndex> ShadowIndexSql(const TableFacts& t,
 // ENABLE ALWAYS so they also fire for session_replication_role = replica;
 // one transaction. With |key_index| the log also gets an index on its key
 // columns, for the block-range copy's per-row lookups (CopyTidRangeSql).
+// Without |row_trigger| (logical capture fills the log) only the log and the
+// TRUNCATE block.
 std::vector<std::string> CaptureCreateSql(const TableFacts& t,
                                           const OnlineNames& names,
-                                          uint64_t run_id, bool key_index);
+                                          uint64_t run_id, bool key_index,
+                                          bool row_trigger = true);
 
 // Moving a partition (docs/online-migration.md#moving-a-partition): a
 // constraint added before the swap, NOT VALID then validated (which does
@@ -217,6 +220,15 @@ struct ReplaySql {
   std::string insert;
 };
 ReplaySql MakeReplaySql(const TableFacts& t, const OnlineNames& names);
+
+// Logical capture (docs/online-migration.md#logical-capture): inserts into
+// the log one row per element of the key arrays $1..$n (array literals of
+// the key columns' types, one per key column, of the same length).
+std::string LogKeysInsertSql(const TableFacts& t, const OnlineNames& names);
+
+// Of the keys in the arrays $1..$n, those without a log row, as arrays in
+// replay's form (one row; NULLs when none is left).
+std::string UnloggedKeysSql(const TableFacts& t, const OnlineNames& names);
 
 // Verification hashes each column with the extended hash function of its
 // type (ColumnFacts::hash_function: hashint4extended, hashtextextended,

@@ -469,7 +469,7 @@ TEST(OnlineSql, TheSwapRenamesInOrderAndCarriesTheCommentAsALiteral) {
     EXPECT_NE(it, swap.end()) << sql << "\n" << Join(swap, "\n");
     return it - swap.begin();
   };
-  auto drop = at("DROP TRIGGER pglayout_capture ON " + table);
+  auto drop = at("DROP TRIGGER IF EXISTS pglayout_capture ON " + table);
   auto retire = at("ALTER TABLE " + table + " RENAME TO \"old_16384\"");
   auto away =
       at("ALTER TABLE \"SZq\"\"uote\".\"old_16384\" SET SCHEMA pglayout");

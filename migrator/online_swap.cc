@@ -9,6 +9,7 @@
 
 #include "common/units.h"
 #include "migrator/online_detail.h"
+#include "migrator/online_logical.h"
 #include "migrator/online_replay.h"
 #include "migrator/server_facts.h"
 #include "migrator/sql_util.h"
@@ -59,6 +60,8 @@ Status CheckUnchanged(const OnlineContext& c, const std::string& detail) {
         "Run pglayout migrate --abort and start again",
         c.relation()));
   }
+  // Logical capture: the slot is checked as it is read (PumpChangesUnderLock).
+  if (c.logical()) return Status::Ok();
   SqlValue enabled;
   PGLAYOUT_RETURN_IF_ERROR(
       QueryValue(c.ex->session(),
@@ -235,6 +238,7 @@ Status SwapPhase::SwapOnce() {
   PGLAYOUT_RETURN_IF_ERROR(c_.ex->Exec(SwapLockSql(c_.table, c_.names)));
   PGLAYOUT_RETURN_IF_ERROR(CheckUnchanged(c_, detail_));
   PGLAYOUT_RETURN_IF_ERROR(CheckShadow(c_, ShadowLock::kHeld));
+  if (c_.logical()) PGLAYOUT_RETURN_IF_ERROR(PumpChangesUnderLock(c_));
   SqlResult counted;
   PGLAYOUT_RETURN_IF_ERROR(c_.ex->session()->Execute(
       fmt::format("SELECT pg_catalog.count(*) FROM (SELECT FROM {} LIMIT $1) l",

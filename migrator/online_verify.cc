@@ -6,6 +6,7 @@
 #include <memory>
 #include <thread>
 
+#include "migrator/online_logical.h"
 #include "migrator/sql_util.h"
 #include "pg/sql_row.h"
 
@@ -93,7 +94,8 @@ using AfterChunk = std::function<Status(double fraction)>;
 // between chunks, or in one statement.
 Status SumSide(const OnlineContext& c, SqlSession* session,
                const std::string& side_sql, int64_t blocks, int64_t chunk,
-               bool text_form, const AfterChunk& after, SideSum* out) {
+               bool text_form, const AfterChunk& after,
+               const std::vector<SqlValue>& unlogged, SideSum* out) {
   bool ranged = HasTidRangeScans(session->server_version());
   std::string sql = VerifySumSql(
       c.table, c.names, side_sql,
@@ -115,7 +117,14 @@ Status SumSide(const OnlineContext& c, SqlSession* session,
       session->Execute(VerifySumSql(c.table, c.names, side_sql,
                                     VerifyScope::kLoggedKeys, text_form),
                        {}, &logged));
-  return out->Add(logged, -1);
+  PGLAYOUT_RETURN_IF_ERROR(out->Add(logged, -1));
+  if (unlogged.empty()) return Status::Ok();
+  SqlResult changed;
+  PGLAYOUT_RETURN_IF_ERROR(
+      session->Execute(VerifySumSql(c.table, c.names, side_sql,
+                                    VerifyScope::kKeyArrays, text_form),
+                       unlogged, &changed));
+  return out->Add(changed, -1);
 }
 
 // Progress for |what|. No throttle pause: the verification holds one
@@ -141,6 +150,7 @@ AfterChunk Progress(const OnlineContext& c, const std::string& what) {
 // that halves the time the snapshot is held.
 Status SumSidesSideBySide(const OnlineContext& c, int64_t source_blocks,
                           int64_t shadow_blocks, int64_t chunk, bool text_form,
+                          const std::vector<SqlValue>& unlogged,
                           SideSum* source, SideSum* shadow) {
   SqlValue snapshot;
   PGLAYOUT_RETURN_IF_ERROR(QueryValue(c.ex->session(),
@@ -155,19 +165,23 @@ Status SumSidesSideBySide(const OnlineContext& c, int64_t source_blocks,
       "SET TRANSACTION SNAPSHOT " + QuoteLiteral(snapshot.value_or(""))));
   Status side_status;
   std::thread worker([&]() {
-    side_status = SumSide(c, side.get(), c.names.QualifiedShadow(),
-                          shadow_blocks, chunk, text_form, nullptr, shadow);
+    side_status =
+        SumSide(c, side.get(), c.names.QualifiedShadow(), shadow_blocks, chunk,
+                text_form, nullptr, unlogged, shadow);
   });
   Status st = SumSide(c, c.ex->session(), "ONLY " + c.names.QualifiedTable(),
                       source_blocks, chunk, text_form,
-                      Progress(c, "source and copy"), source);
+                      Progress(c, "source and copy"), unlogged, source);
   worker.join();
   (void)ExecuteSql(side.get(), side_status.ok() ? "COMMIT" : "ROLLBACK");
   PGLAYOUT_RETURN_IF_ERROR(st);
   return side_status;
 }
 
-Status SumBothSides(const OnlineContext& c, bool text_form, SideSum* source,
+// |unlogged|: keys changed before the snapshot that the log does not hold
+// yet (logical capture), left out like logged ones.
+Status SumBothSides(const OnlineContext& c, bool text_form,
+                    const std::vector<SqlValue>& unlogged, SideSum* source,
                     SideSum* shadow) {
   int64_t source_blocks = 0, shadow_blocks = 0;
   PGLAYOUT_RETURN_IF_ERROR(ReadVerifyExtent(c, &source_blocks, &shadow_blocks));
@@ -175,13 +189,13 @@ Status SumBothSides(const OnlineContext& c, bool text_form, SideSum* source,
       BlocksHolding(c.table, c.ex->options().verify_range_rows, source_blocks);
   if (HasTidRangeScans(c.ex->session()->server_version())) {
     return SumSidesSideBySide(c, source_blocks, shadow_blocks, chunk, text_form,
-                              source, shadow);
+                              unlogged, source, shadow);
   }
-  PGLAYOUT_RETURN_IF_ERROR(
-      SumSide(c, c.ex->session(), "ONLY " + c.names.QualifiedTable(),
-              source_blocks, chunk, text_form, Progress(c, "source"), source));
+  PGLAYOUT_RETURN_IF_ERROR(SumSide(
+      c, c.ex->session(), "ONLY " + c.names.QualifiedTable(), source_blocks,
+      chunk, text_form, Progress(c, "source"), unlogged, source));
   return SumSide(c, c.ex->session(), c.names.QualifiedShadow(), shadow_blocks,
-                 chunk, text_form, Progress(c, "copy"), shadow);
+                 chunk, text_form, Progress(c, "copy"), unlogged, shadow);
 }
 
 // Up to 5 keys whose rows differ, for the error message.
@@ -228,7 +242,10 @@ Status OnlineVerifier::Verify() {
   PGLAYOUT_RETURN_IF_ERROR(
       c_.ex->Exec("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"));
   Status st = CheckShadow(c_, ShadowLock::kAccessShare);
-  if (st.ok()) st = SumBothSides(c_, text_form, &source, &shadow);
+  // The snapshot is taken: a logical capture's log lags behind it.
+  std::vector<SqlValue> unlogged;
+  if (st.ok() && c_.logical()) st = UnloggedChangedKeys(c_, &unlogged);
+  if (st.ok()) st = SumBothSides(c_, text_form, unlogged, &source, &shadow);
   PGLAYOUT_RETURN_IF_ERROR(c_.ex->Exec(st.ok() ? "COMMIT" : "ROLLBACK"));
   PGLAYOUT_RETURN_IF_ERROR(st);
   PGLAYOUT_RETURN_IF_ERROR(c_.ex->journal()->RecordVerification(

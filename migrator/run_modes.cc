@@ -9,6 +9,7 @@
 
 #include "common/text.h"
 #include "migrator/online.h"
+#include "migrator/online_logical.h"
 
 namespace pglayout::migrator {
 
@@ -59,6 +60,8 @@ Status AbortRun(const RunRecord& active, Executor* ex, GuardRestorer* restorer,
     PGLAYOUT_RETURN_IF_ERROR(
         restorer->Restore(rec, run_id, RestoreWhen::kRunEnd));
   }
+  // A slot made just before a kill, with no journal row yet, too.
+  PGLAYOUT_RETURN_IF_ERROR(DropCaptureSlots(ex));
   CheckpointCounts end;
   PGLAYOUT_RETURN_IF_ERROR(ReadCheckpointCounts(ex->session(), &end));
   PGLAYOUT_RETURN_IF_ERROR(journal->FinishRun(run_id, "aborted", end));

@@ -71,7 +71,9 @@ SELECT pg_catalog.json_build_object(
  'publications', (SELECT pg_catalog.json_agg(DISTINCT pt.pubname)
    FROM pg_catalog.pg_publication_tables pt JOIN rel ON rel.relname = pt.tablename
    JOIN pg_catalog.pg_namespace n ON n.oid = rel.relnamespace
-     AND n.nspname = pt.schemaname),
+     AND n.nspname = pt.schemaname
+   -- Not a move's own (migrator/online_logical.h: logical capture).
+   WHERE pt.pubname <> 'pglayout_capture_' || $1::pg_catalog.oid::pg_catalog.text),
  'key_constraints', (SELECT pg_catalog.json_agg(pg_catalog.to_json(
      ARRAY[CASE WHEN i.indisprimary THEN 'primary'
                 WHEN x.conname IS NOT NULL THEN 'exclusion' ELSE 'unique' END ||

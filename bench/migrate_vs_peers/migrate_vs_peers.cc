@@ -66,6 +66,9 @@ struct Config {
   double idle_s = 150;    // method "none"
   double capture_s = 60;  // method "capture"
   std::string pglayout = PGLAYOUT_BINARY;
+  // --capture-mode: forwarded as pglayout migrate --capture; any mode puts
+  // the server at wal_level = logical, so that both modes pay its WAL.
+  std::string capture_mode;
   std::vector<std::string> pglayout_extra;  // forwarded to pglayout migrate
   std::vector<std::string> methods = {"none",  "partition", "partition-off",
                                       "move",  "move-off",  "repack",
@@ -392,6 +395,9 @@ class Bench {
                         {"min_wal_size", kMinWalSize},
                         {"checkpoint_timeout", kCheckpointTimeout},
                         {"log_checkpoints", "on"}};
+    if (!config_.capture_mode.empty()) {
+      options.settings["wal_level"] = "logical";
+    }
     PGLAYOUT_RETURN_IF_ERROR(PgCluster::Start(PgVersion::k15, options, &pg_));
     PGLAYOUT_RETURN_IF_ERROR(pg_->Connect(&admin_));
     for (int i = 0; i < kPartitions; ++i) {
@@ -619,20 +625,30 @@ class Bench {
     PGLAYOUT_RETURN_IF_ERROR(WritePlan(pg_.get(), "move", ts_paths_, &plan));
     // Through env(1): the harness keeps every PG* variable of ours from
     // its children.
-    Status killed = pg_->RunClient(
-        {"/usr/bin/env",
-         "PGLAYOUT_MIGRATE_FAILPOINT=after-prepare:move:public.pgbench_"
-         "accounts",
-         config_.pglayout, "migrate", plan, "--apply", "--no-checkpoint-guard",
-         "--dsn", Conninfo(*pg_, kRunDb)},
-        &out);
+    std::vector<std::string> args = {
+        "/usr/bin/env",
+        "PGLAYOUT_MIGRATE_FAILPOINT=after-prepare:move:public.pgbench_"
+        "accounts",
+        config_.pglayout,
+        "migrate",
+        plan,
+        "--apply",
+        "--no-checkpoint-guard",
+        "--dsn",
+        Conninfo(*pg_, kRunDb)};
+    if (!config_.capture_mode.empty()) {
+      args.insert(args.end(), {"--capture", config_.capture_mode});
+    }
+    Status killed = pg_->RunClient(args, &out);
     std::unique_ptr<SqlSession> db;
     PGLAYOUT_RETURN_IF_ERROR(Connect(*pg_, kRunDb, &db));
     std::string triggers;
-    PGLAYOUT_RETURN_IF_ERROR(Value(db.get(),
-                                   "SELECT count(*) FROM pg_trigger WHERE "
-                                   "tgname = 'pglayout_capture'",
-                                   &triggers));
+    PGLAYOUT_RETURN_IF_ERROR(
+        Value(db.get(),
+              "SELECT (SELECT count(*) FROM pg_trigger WHERE tgname = "
+              "'pglayout_capture') + (SELECT count(*) FROM "
+              "pg_replication_slots WHERE slot_name LIKE 'pglayout%')",
+              &triggers));
     if (killed.ok() || triggers != "1") {
       return Status::Internal(
           "capture: the move did not stop with its capture installed: " +
@@ -1054,7 +1070,8 @@ int Usage() {
       "repack,alter,insert,capture]\n"
       "                        [--pglayout PATH] [--idle S] [--capture S] "
       "[--restore-wait S] [--batch-rows N]\n"
-      "                        [--max-rate MBPS]\n");
+      "                        [--max-rate MBPS] [--capture-mode "
+      "trigger|logical]\n");
   return 2;
 }
 
@@ -1087,6 +1104,10 @@ int Run(int argc, char** argv) {
       config.idle_s = std::max(1.0, std::atof(argv[++i]));
     } else if (arg == "--capture" && has_value) {
       config.capture_s = std::max(1.0, std::atof(argv[++i]));
+    } else if (arg == "--capture-mode" && has_value) {
+      config.capture_mode = argv[++i];
+      config.pglayout_extra.push_back("--capture");
+      config.pglayout_extra.push_back(config.capture_mode);
     } else if (arg == "--pglayout" && has_value) {
       config.pglayout = argv[++i];
     } else if ((arg == "--restore-wait" || arg == "--batch-rows" ||

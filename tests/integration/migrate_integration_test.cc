@@ -1163,10 +1163,12 @@ TEST_P(MigrateTest, ResumesABlockCopyStartedWithoutTheXminThreshold) {
             by_blocks ? "1" : "0");
   Exec(s.get(), "DO $$DECLARE i regclass; BEGIN FOR i IN " + key_indexes +
                     " LOOP EXECUTE 'DROP INDEX ' || i; END LOOP; END$$;"
-                    // The xmin, the NOT VALID keys and the format line go:
-                    // what that version wrote was five raw lines.
+                    // The xmin, the NOT VALID keys, the capture slot and
+                    // the format line go: what that version wrote was five
+                    // raw lines.
                     "UPDATE pglayout.step SET detail = regexp_replace(detail, "
-                    "E'\\n[^\\n]*\\n[^\\n]*\\n[^\\n]*$', '') WHERE "
+                    "E'\\n[^\\n]*\\n[^\\n]*\\n[^\\n]*\\n[^\\n]*$', "
+                    "'') WHERE "
                     "step_key = 'move:public.z'");
   EXPECT_EQ(Value(s.get(),
                   "SELECT array_length(string_to_array(detail, E'\\n'), 1) "

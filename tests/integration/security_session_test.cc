@@ -251,8 +251,11 @@ std::string KeyedPlan(PgCluster* pg) {
 TEST_P(SecuritySessionTest, EveryStatementPglayoutSendsIsQualified) {
   std::unique_ptr<PgCluster> pg;
   PgClusterOptions options;
+  // wal_level = logical: the commands' migrate captures by logical
+  // decoding (auto), the keyed tables' by trigger, so both are scanned.
   options.settings = {{"log_statement", "all"},
-                      {"log_line_prefix", "%m [%p] app=%a "}};
+                      {"log_line_prefix", "%m [%p] app=%a "},
+                      {"wal_level", "logical"}};
   PGLAYOUT_ASSERT_OK(StartCluster(options, &pg));
   AttackerDatabase db;
   PGLAYOUT_ASSERT_OK(MakeAttackerDatabase(pg.get(), "logged", &db));
@@ -262,7 +265,8 @@ TEST_P(SecuritySessionTest, EveryStatementPglayoutSendsIsQualified) {
   Completion keyed = RunPglayout(
       {"migrate", WriteTempFile("logged-keys-plan.toml", KeyedPlan(pg.get())),
        "--dsn", db.superuser_conninfo, "--apply", "--throttle", "off",
-       "--no-checkpoint-guard", "--copy-order", "key", "--batch-rows", "100"});
+       "--no-checkpoint-guard", "--copy-order", "key", "--batch-rows", "100",
+       "--capture", "trigger"});
   EXPECT_EQ(keyed.exit_code, 0) << keyed.output;
   std::ifstream in(pg->log_path());
   std::stringstream log;

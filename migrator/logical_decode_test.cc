@@ -1,0 +1,146 @@
+#include "migrator/logical_decode.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace pglayout::migrator {
+namespace {
+
+// pgoutput's big-endian integers and strings, to build messages with.
+std::string Be(uint64_t v, int width) {
+  std::string out;
+  for (int i = width - 1; i >= 0; --i) {
+    out.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
+  }
+  return out;
+}
+std::string Str(const std::string& s) { return s + std::string(1, '\0'); }
+
+std::string Relation(uint32_t oid, const std::vector<std::string>& columns) {
+  std::string m =
+      "R" + Be(oid, 4) + Str("public") + Str("t") + "d" + Be(columns.size(), 2);
+  for (const std::string& c : columns) {
+    m += std::string(1, '\1') + Str(c) + Be(23, 4) + Be(0xffffffff, 4);
+  }
+  return m;
+}
+
+// A tuple of |values|: "" for NULL, "\x01" for an unchanged TOAST value.
+std::string Tuple(const std::vector<std::string>& values) {
+  std::string m = Be(values.size(), 2);
+  for (const std::string& v : values) {
+    if (v.empty()) {
+      m += "n";
+    } else if (v == "\x01") {
+      m += "u";
+    } else {
+      m += "t" + Be(v.size(), 4) + v;
+    }
+  }
+  return m;
+}
+
+std::string Insert(uint32_t oid, const std::vector<std::string>& row) {
+  return "I" + Be(oid, 4) + "N" + Tuple(row);
+}
+
+const std::vector<std::string> kColumns = {"v", "id"};
+const std::vector<std::string> kKey = {"id"};
+
+TEST(LogicalDecode, KeysOfInsertsUpdatesAndDeletes) {
+  std::vector<std::string> messages = {
+      "B" + Be(0, 8) + Be(0, 8) + Be(7, 4), Relation(42, kColumns),
+      Insert(42, {"a", "1"}),
+      // An update of the key: old key, then the new row.
+      "U" + Be(42, 4) + "K" + Tuple({"", "1"}) + "N" + Tuple({"a", "3"}),
+      // An update that keeps the key: the new row only.
+      "U" + Be(42, 4) + "N" + Tuple({"b", "3"}),
+      "D" + Be(42, 4) + "K" + Tuple({"", "2"}),
+      "C" + std::string(1, '\0') + Be(0, 8) + Be(0, 8) + Be(0, 8)};
+  std::vector<DecodedKey> keys;
+  ASSERT_TRUE(DecodeChangedKeys(messages, 42, kKey, &keys).ok());
+  std::vector<DecodedKey> want = {{"1"}, {"1"}, {"3"}, {"3"}, {"2"}};
+  EXPECT_EQ(keys, want);
+}
+
+TEST(LogicalDecode, OtherRelationsAreSkipped) {
+  std::vector<std::string> messages = {Relation(7, {"id"}), Insert(7, {"9"}),
+                                       Relation(42, kColumns),
+                                       Insert(42, {"x", "5"})};
+  std::vector<DecodedKey> keys;
+  ASSERT_TRUE(DecodeChangedKeys(messages, 42, kKey, &keys).ok());
+  EXPECT_EQ(keys, (std::vector<DecodedKey>{{"5"}}));
+}
+
+TEST(LogicalDecode, HostileNamesAndValuesAreTakenByLength) {
+  // A column name and values that look like message syntax, a NUL inside.
+  const std::string name = "id\"; N t\n";
+  const std::string value = std::string("it's\0 t\x00\x01N", 10);
+  std::vector<std::string> messages = {Relation(42, {"v", name}),
+                                       Insert(42, {"N", value})};
+  std::vector<DecodedKey> keys;
+  ASSERT_TRUE(DecodeChangedKeys(messages, 42, {name}, &keys).ok());
+  ASSERT_EQ(keys.size(), 1u);
+  EXPECT_EQ(keys[0][0], value);
+}
+
+TEST(LogicalDecode, CompositeKeysKeepTheKeysOrder) {
+  std::vector<std::string> messages = {Relation(42, {"b", "x", "a"}),
+                                       Insert(42, {"2", "zz", "1"})};
+  std::vector<DecodedKey> keys;
+  ASSERT_TRUE(DecodeChangedKeys(messages, 42, {"a", "b"}, &keys).ok());
+  EXPECT_EQ(keys, (std::vector<DecodedKey>{{"1", "2"}}));
+}
+
+TEST(LogicalDecode, UnchangedToastKeyNeedsTheOldKey) {
+  std::vector<std::string> with_old = {
+      Relation(42, kColumns),
+      "U" + Be(42, 4) + "K" + Tuple({"", "long"}) + "N" + Tuple({"b", "\x01"})};
+  std::vector<DecodedKey> keys;
+  ASSERT_TRUE(DecodeChangedKeys(with_old, 42, kKey, &keys).ok());
+  EXPECT_EQ(keys, (std::vector<DecodedKey>{{"long"}}));
+
+  std::vector<std::string> without = {
+      Relation(42, kColumns), "U" + Be(42, 4) + "N" + Tuple({"b", "\x01"})};
+  keys.clear();
+  Status st = DecodeChangedKeys(without, 42, kKey, &keys);
+  EXPECT_TRUE((st.code() == Status::Code::kAborted)) << st.ToString();
+  EXPECT_NE(st.message().find("unchanged TOAST"), std::string::npos);
+}
+
+TEST(LogicalDecode, RefusesWhatItCannotRead) {
+  std::vector<DecodedKey> keys;
+  // A truncated insert: Internal, nothing silently skipped.
+  std::string cut = Insert(42, {"a", "1"});
+  cut.resize(cut.size() - 1);
+  Status st = DecodeChangedKeys({Relation(42, kColumns), cut}, 42, kKey, &keys);
+  EXPECT_TRUE((st.code() == Status::Code::kInternal)) << st.ToString();
+  // A change before its relation's description.
+  st = DecodeChangedKeys({Insert(42, {"a", "1"})}, 42, kKey, &keys);
+  EXPECT_TRUE((st.code() == Status::Code::kInternal)) << st.ToString();
+  // A NULL key, a renamed key column, a TRUNCATE of the table.
+  st = DecodeChangedKeys({Relation(42, kColumns), Insert(42, {"a", ""})}, 42,
+                         kKey, &keys);
+  EXPECT_TRUE((st.code() == Status::Code::kAborted)) << st.ToString();
+  st = DecodeChangedKeys({Relation(42, {"v", "renamed"})}, 42, kKey, &keys);
+  EXPECT_TRUE((st.code() == Status::Code::kAborted)) << st.ToString();
+  EXPECT_NE(st.message().find("id"), std::string::npos);
+  st = DecodeChangedKeys(
+      {"T" + Be(2, 4) + std::string(1, '\0') + Be(7, 4) + Be(42, 4)}, 42, kKey,
+      &keys);
+  EXPECT_TRUE((st.code() == Status::Code::kAborted)) << st.ToString();
+  EXPECT_NE(st.message().find("truncated"), std::string::npos);
+}
+
+TEST(LogicalDecode, HexToBytes) {
+  std::string bytes;
+  ASSERT_TRUE(HexToBytes("00ff4a", &bytes));
+  EXPECT_EQ(bytes, std::string("\x00\xff\x4a", 3));
+  EXPECT_FALSE(HexToBytes("0", &bytes));
+  EXPECT_FALSE(HexToBytes("zz", &bytes));
+}
+
+}  // namespace
+}  // namespace pglayout::migrator

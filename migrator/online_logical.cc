@@ -1,0 +1,429 @@
+#include "migrator/online_logical.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "migrator/logical_decode.h"
+#include "migrator/sql_util.h"
+#include "pg/sql_row.h"
+
+namespace pglayout::migrator {
+namespace {
+
+constexpr char kFlushLsnSql[] =
+    "SELECT pg_catalog.pg_current_wal_flush_lsn()::pg_catalog.text";
+
+// pgoutput's messages up to $2 (protocol 1, the only one 12 has), as hex:
+// bytea_output is the role's to choose, encode() is not.
+constexpr char kPeekSql[] =
+    "SELECT pg_catalog.encode(data, 'hex') FROM "
+    "pg_catalog.pg_logical_slot_peek_binary_changes($1, "
+    "$2::pg_catalog.pg_lsn, NULL, 'proto_version', '1', "
+    "'publication_names', $3)";
+
+constexpr char kSlotStateSql[] =
+    "SELECT pg_catalog.pg_wal_lsn_diff(pg_catalog.pg_current_wal_lsn(), "
+    "s.restart_lsn)::bigint, {} FROM pg_catalog.pg_replication_slots s "
+    "WHERE s.slot_name = $1";
+
+// The keys slot |slot| decodes up to |upto| for c.oid.
+Status DecodedKeys(const OnlineContext& c, const std::string& slot,
+                   const std::string& upto, std::set<DecodedKey>* keys) {
+  SqlResult r;
+  PGLAYOUT_RETURN_IF_ERROR(c.ex->session()->Execute(
+      kPeekSql, {slot, upto, CapturePublicationName(c.oid)}, &r));
+  std::vector<std::string> messages;
+  for (const SqlRow& row : r.rows) {
+    std::string bytes;
+    if (!HexToBytes(Cell(row, 0), &bytes)) {
+      return Status::Internal("could not read a decoded change's bytes");
+    }
+    messages.push_back(std::move(bytes));
+  }
+  std::vector<DecodedKey> all;
+  Status st = DecodeChangedKeys(messages, c.oid, c.table.row_key, &all);
+  if (!st.ok()) {
+    return st.WithContext(c.relation() + ": logical capture from slot " + slot);
+  }
+  keys->insert(all.begin(), all.end());
+  return Status::Ok();
+}
+
+// |keys| as one array literal per key column.
+std::vector<SqlValue> KeyArrays(const OnlineContext& c,
+                                const std::set<DecodedKey>& keys) {
+  std::vector<SqlValue> out;
+  for (size_t i = 0; i < c.table.row_key.size(); ++i) {
+    std::vector<std::string> column;
+    for (const DecodedKey& k : keys) column.push_back(k[i]);
+    out.push_back(TextArrayLiteral(column));
+  }
+  return out;
+}
+
+Status LogKeys(const OnlineContext& c, const std::set<DecodedKey>& keys) {
+  if (keys.empty()) return Status::Ok();
+  SqlResult r;
+  return c.ex->session()->Execute(LogKeysInsertSql(c.table, c.names),
+                                  KeyArrays(c, keys), &r);
+}
+
+// Every commit before this instant flushed, so that decoding up to the
+// flushed WAL sees them all: a side session commits a transactional
+// message (ignored by pgoutput) with a local flush, which flushes all WAL
+// before it, asynchronous commits included. Returns the flushed position.
+Status FlushEarlierCommits(const OnlineContext& c, std::string* upto) {
+  std::unique_ptr<SqlSession> side;
+  PGLAYOUT_RETURN_IF_ERROR(c.ex->OpenSideSession("capture-flush", &side));
+  PGLAYOUT_RETURN_IF_ERROR(
+      ExecuteSql(side.get(), "SET synchronous_commit = local"));
+  PGLAYOUT_RETURN_IF_ERROR(ExecuteSql(
+      side.get(),
+      "SELECT pg_catalog.pg_logical_emit_message(true, 'pglayout', '')"));
+  SqlValue flushed;
+  PGLAYOUT_RETURN_IF_ERROR(
+      QueryValue(c.ex->session(), kFlushLsnSql, {}, &flushed));
+  *upto = flushed.value_or("");
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status ParseCaptureMode(const std::string& text, CaptureMode* mode) {
+  if (text == "auto") {
+    *mode = CaptureMode::kAuto;
+  } else if (text == "trigger") {
+    *mode = CaptureMode::kTrigger;
+  } else if (text == "logical") {
+    *mode = CaptureMode::kLogical;
+  } else {
+    return Status::InvalidInput("--capture: '" + text +
+                                "' is not a capture mode; use auto, trigger "
+                                "or logical");
+  }
+  return Status::Ok();
+}
+
+Status ReadCaptureFacts(SqlSession* session, uint32_t oid,
+                        const std::vector<std::string>& row_key,
+                        CaptureFacts* facts) {
+  SqlResult r;
+  PGLAYOUT_RETURN_IF_ERROR(session->Execute(
+      "SELECT pg_catalog.current_setting('wal_level'), "
+      "pg_catalog.current_setting('max_replication_slots')::bigint - "
+      "(SELECT pg_catalog.count(*) FROM pg_catalog.pg_replication_slots), "
+      "(SELECT r.rolsuper OR r.rolreplication FROM pg_catalog.pg_roles r "
+      "WHERE r.rolname = current_user), c.relreplident::pg_catalog.text, "
+      "(SELECT pg_catalog.array_agg(a.attname::pg_catalog.text ORDER BY "
+      "a.attname) FROM pg_catalog.pg_index i JOIN pg_catalog.pg_attribute a "
+      "ON a.attrelid = i.indrelid AND a.attnum = ANY (i.indkey) WHERE "
+      "i.indrelid = c.oid AND CASE c.relreplident WHEN 'd' THEN "
+      "i.indisprimary WHEN 'i' THEN i.indisreplident ELSE false "
+      "END)::pg_catalog.text FROM pg_catalog.pg_class c WHERE c.oid = "
+      "$1::pg_catalog.oid",
+      {std::to_string(oid)}, &r));
+  SqlRowReader row(r, 0, "logical capture facts");
+  facts->wal_level = row.Text(0);
+  facts->free_slots = row.Int(1);
+  facts->may_replicate = row.Text(2) == "t";
+  facts->identity = row.Text(3);
+  PGLAYOUT_RETURN_IF_ERROR(row.status());
+  std::vector<std::string> identity_columns, key(row_key);
+  if (r.rows[0].size() > 4 && r.rows[0][4]) {
+    for (const SqlValue& v : ParseArrayLiteral(*r.rows[0][4])) {
+      if (v) identity_columns.push_back(*v);
+    }
+  }
+  std::sort(key.begin(), key.end());
+  facts->identity_covers_key =
+      facts->identity == "f" || (!key.empty() && identity_columns == key);
+  return Status::Ok();
+}
+
+Status ChooseCapture(CaptureMode requested, const CaptureFacts& facts,
+                     bool* logical, std::string* why) {
+  *logical = false;
+  if (requested == CaptureMode::kTrigger) {
+    *why = "change capture by trigger (--capture trigger)";
+    return Status::Ok();
+  }
+  std::string missing;
+  if (facts.wal_level != "logical") {
+    missing = fmt::format("wal_level is {}, not logical", facts.wal_level);
+  } else if (!facts.may_replicate) {
+    missing = "the role is neither superuser nor REPLICATION";
+  } else if (facts.free_slots < 1) {
+    missing = "no replication slot is free (max_replication_slots)";
+  } else if (!facts.identity_covers_key) {
+    missing = fmt::format(
+        "the table's replica identity ({}) does not log the row key of its "
+        "updated and deleted rows",
+        facts.identity == "n"   ? "NOTHING"
+        : facts.identity == "i" ? "USING INDEX of another index"
+                                : "DEFAULT without that primary key");
+  }
+  if (missing.empty()) {
+    *logical = true;
+    *why = "change capture by logical decoding";
+    return Status::Ok();
+  }
+  if (requested == CaptureMode::kLogical) {
+    return Status::InvalidInput("cannot capture changes by logical decoding: " +
+                                missing);
+  }
+  *why = "change capture by trigger, since " + missing;
+  return Status::Ok();
+}
+
+std::string CaptureSlotName(uint32_t database_oid, uint32_t oid) {
+  return fmt::format("pglayout_{}_{}", database_oid, oid);
+}
+
+std::string CapturePublicationName(uint32_t oid) {
+  return fmt::format("pglayout_capture_{}", oid);
+}
+
+namespace {
+
+Status DatabaseOid(SqlSession* session, uint32_t* oid) {
+  SqlValue v;
+  PGLAYOUT_RETURN_IF_ERROR(QueryValue(
+      session,
+      "SELECT oid::pg_catalog.text FROM pg_catalog.pg_database WHERE datname "
+      "= pg_catalog.current_database()",
+      {}, &v));
+  *oid = static_cast<uint32_t>(std::stoul(v.value_or("0")));
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status CaptureSlotFor(const OnlineContext& c, std::string* slot) {
+  uint32_t db = 0;
+  PGLAYOUT_RETURN_IF_ERROR(DatabaseOid(c.ex->session(), &db));
+  *slot = CaptureSlotName(db, c.oid);
+  return Status::Ok();
+}
+
+Status CreateLogicalCapture(const OnlineContext& c) {
+  std::string slot;
+  PGLAYOUT_RETURN_IF_ERROR(CaptureSlotFor(c, &slot));
+  const std::string publication = QuoteIdent(CapturePublicationName(c.oid));
+  SqlResult r;
+  PGLAYOUT_RETURN_IF_ERROR(c.ex->session()->Execute(
+      "SELECT pg_catalog.pg_drop_replication_slot(slot_name) FROM "
+      "pg_catalog.pg_replication_slots WHERE slot_name = $1",
+      {slot}, &r));
+  PGLAYOUT_RETURN_IF_ERROR(c.ex->WithLockRetry(
+      "publish " + c.relation(), {c.names.QualifiedTable()}, [&]() -> Status {
+        PGLAYOUT_RETURN_IF_ERROR(
+            c.ex->Exec("DROP PUBLICATION IF EXISTS " + publication));
+        return c.ex->Exec(fmt::format("CREATE PUBLICATION {} FOR TABLE ONLY {}",
+                                      publication, c.names.QualifiedTable()));
+      }));
+  // The slot waits for every transaction running now: bounded, so that a
+  // forgotten prepared transaction stops the run instead of hanging it.
+  PGLAYOUT_RETURN_IF_ERROR(c.ex->Exec(fmt::format(
+      "SET statement_timeout = {}",
+      static_cast<int64_t>(c.ex->options().lock_deadline_s * 1000))));
+  Status made = c.ex->session()->Execute(
+      "SELECT pg_catalog.pg_create_logical_replication_slot($1, 'pgoutput')",
+      {slot}, &r);
+  PGLAYOUT_RETURN_IF_ERROR(c.ex->Exec("SET statement_timeout = 0"));
+  if (!made.ok()) {
+    return Status::Aborted(fmt::format(
+        "{}: could not create replication slot {} (it waits for the "
+        "transactions running when it starts, prepared ones too): {}",
+        c.relation(), slot, made.message()));
+  }
+  c.ex->Failpoint("after-slot:" + c.key());
+  return Status::Ok();
+}
+
+Status PumpChanges(const OnlineContext& c, int64_t* keys) {
+  std::string slot;
+  PGLAYOUT_RETURN_IF_ERROR(CaptureSlotFor(c, &slot));
+  SlotState state;
+  PGLAYOUT_RETURN_IF_ERROR(ReadSlotState(c.ex->session(), slot, &state));
+  PGLAYOUT_RETURN_IF_ERROR(
+      CheckSlot(state, c.relation(), c.ex->options().max_slot_wal_bytes));
+  SqlValue upto;
+  std::set<DecodedKey> decoded;
+  PGLAYOUT_RETURN_IF_ERROR(c.ex->Transaction("capture-pump", [&]() -> Status {
+    PGLAYOUT_RETURN_IF_ERROR(
+        QueryValue(c.ex->session(), kFlushLsnSql, {}, &upto));
+    decoded.clear();
+    PGLAYOUT_RETURN_IF_ERROR(DecodedKeys(c, slot, upto.value_or(""), &decoded));
+    return LogKeys(c, decoded);
+  }));
+  c.ex->Failpoint("capture-pump:after-commit");
+  if (keys) *keys = static_cast<int64_t>(decoded.size());
+  SqlResult r;
+  return c.ex->session()->Execute(
+      "SELECT pg_catalog.pg_replication_slot_advance($1, "
+      "$2::pg_catalog.pg_lsn)",
+      {slot, upto}, &r);
+}
+
+Status PumpChangesUnderLock(const OnlineContext& c) {
+  std::string slot, upto;
+  PGLAYOUT_RETURN_IF_ERROR(CaptureSlotFor(c, &slot));
+  bool usable = false;
+  PGLAYOUT_RETURN_IF_ERROR(SlotUsable(c.ex->session(), slot, &usable));
+  if (!usable) {
+    return Status::Aborted(fmt::format(
+        "{}: replication slot {} is gone or lost; changes may have been "
+        "missed, so the copy is not swapped. Run pglayout migrate again: it "
+        "copies the table again",
+        c.relation(), slot));
+  }
+  PGLAYOUT_RETURN_IF_ERROR(FlushEarlierCommits(c, &upto));
+  std::set<DecodedKey> decoded;
+  PGLAYOUT_RETURN_IF_ERROR(DecodedKeys(c, slot, upto, &decoded));
+  return LogKeys(c, decoded);
+}
+
+Status UnloggedChangedKeys(const OnlineContext& c,
+                           std::vector<SqlValue>* arrays) {
+  arrays->clear();
+  std::string slot, upto;
+  PGLAYOUT_RETURN_IF_ERROR(CaptureSlotFor(c, &slot));
+  PGLAYOUT_RETURN_IF_ERROR(FlushEarlierCommits(c, &upto));
+  std::set<DecodedKey> decoded;
+  PGLAYOUT_RETURN_IF_ERROR(DecodedKeys(c, slot, upto, &decoded));
+  if (decoded.empty()) return Status::Ok();
+  SqlResult r;
+  PGLAYOUT_RETURN_IF_ERROR(c.ex->session()->Execute(
+      UnloggedKeysSql(c.table, c.names), KeyArrays(c, decoded), &r));
+  if (r.rows.empty() || r.rows[0].empty() || !r.rows[0][0]) {
+    return Status::Ok();
+  }
+  arrays->assign(r.rows[0].begin(), r.rows[0].end());
+  return Status::Ok();
+}
+
+Status ReadSlotState(SqlSession* session, const std::string& slot,
+                     SlotState* state) {
+  // wal_status and max_slot_wal_keep_size exist from 13 on.
+  const bool has_status = session->server_version() >= 130000;
+  std::string extra =
+      has_status ? "s.wal_status::pg_catalog.text = 'lost', "
+                   "pg_catalog.pg_size_bytes(pg_catalog.current_setting("
+                   "'max_slot_wal_keep_size'))"
+                 : "false, -1";
+  SqlResult r;
+  PGLAYOUT_RETURN_IF_ERROR(session->Execute(
+      fmt::format(fmt::runtime(kSlotStateSql), extra), {slot}, &r));
+  *state = SlotState();
+  if (r.rows.empty()) return Status::Ok();
+  SqlRowReader row(r, 0, "replication slot " + slot);
+  state->exists = true;
+  state->retained = r.rows[0][0] ? row.Int(0) : 0;
+  state->lost = row.Text(1) == "t" || !r.rows[0][0];
+  state->keep_size = row.Int(2);
+  if (state->keep_size < 0) state->keep_size = -1;
+  return row.status();
+}
+
+int64_t RetentionLimit(const SlotState& state, int64_t max_retained) {
+  if (state.keep_size < 0) return max_retained;
+  return std::min(max_retained, state.keep_size / 2);
+}
+
+Status CheckSlot(const SlotState& state, const std::string& relation,
+                 int64_t max_retained) {
+  if (!state.exists || state.lost) {
+    return Status::Aborted(fmt::format(
+        "{}: the capture's replication slot is {}; changes may have been "
+        "missed. Run pglayout migrate again: it copies the table again",
+        relation, state.exists ? "lost (its WAL was removed)" : "gone"));
+  }
+  const int64_t limit = RetentionLimit(state, max_retained);
+  if (state.retained <= limit) return Status::Ok();
+  return Status::Aborted(fmt::format(
+      "{}: the capture's replication slot retains {} MB of WAL, more than "
+      "{} MB{}; stopping before it fills the WAL volume (a long transaction "
+      "holds it back?). Run pglayout migrate again to resume, or --abort",
+      relation, state.retained >> 20, limit >> 20,
+      state.keep_size >= 0 ? " (half of max_slot_wal_keep_size)" : ""));
+}
+
+Status SlotUsable(SqlSession* session, const std::string& slot, bool* usable) {
+  SlotState state;
+  PGLAYOUT_RETURN_IF_ERROR(ReadSlotState(session, slot, &state));
+  *usable = state.exists && !state.lost;
+  return Status::Ok();
+}
+
+namespace {
+
+// Drops the slots that |slots_sql| ($1) lists, once no session uses them.
+Status DropSlotsListed(Executor* ex, const std::string& slots_sql,
+                       const std::string& param) {
+  const double start = ex->clock()->Now();
+  while (true) {
+    SqlResult r;
+    PGLAYOUT_RETURN_IF_ERROR(ex->session()->Execute(slots_sql, {param}, &r));
+    bool waiting = false;
+    for (const SqlRow& row : r.rows) {
+      if (Cell(row, 1) == "t") {
+        waiting = true;
+        continue;
+      }
+      SqlResult dropped;
+      PGLAYOUT_RETURN_IF_ERROR(ex->session()->Execute(
+          "SELECT pg_catalog.pg_drop_replication_slot($1)", {Cell(row, 0)},
+          &dropped));
+    }
+    if (!waiting) return Status::Ok();
+    if (ex->clock()->Now() - start > ex->options().lock_deadline_s) {
+      return Status::Aborted(
+          "could not drop the capture's replication slot: a session still "
+          "uses it (a killed run's backend?); run pglayout migrate --abort "
+          "again once it has ended");
+    }
+    ex->clock()->Sleep(0.2);
+  }
+}
+
+constexpr char kSlotColumns[] =
+    "SELECT slot_name::pg_catalog.text, active_pid IS NOT NULL FROM "
+    "pg_catalog.pg_replication_slots WHERE ";
+
+}  // namespace
+
+Status DropCaptureSlot(Executor* ex, const std::string& slot) {
+  if (slot.empty()) return Status::Ok();
+  PGLAYOUT_RETURN_IF_ERROR(
+      DropSlotsListed(ex, std::string(kSlotColumns) + "slot_name = $1", slot));
+  const std::string oid = slot.substr(slot.rfind('_') + 1);
+  return ex->Exec("DROP PUBLICATION IF EXISTS " +
+                  QuoteIdent("pglayout_capture_" + oid));
+}
+
+Status DropCaptureSlots(Executor* ex) {
+  uint32_t db = 0;
+  PGLAYOUT_RETURN_IF_ERROR(DatabaseOid(ex->session(), &db));
+  PGLAYOUT_RETURN_IF_ERROR(DropSlotsListed(
+      ex,
+      std::string(kSlotColumns) +
+          "pg_catalog.starts_with(slot_name::pg_catalog.text, $1)",
+      fmt::format("pglayout_{}_", db)));
+  SqlResult pubs;
+  PGLAYOUT_RETURN_IF_ERROR(ex->session()->Execute(
+      "SELECT pubname::pg_catalog.text FROM pg_catalog.pg_publication WHERE "
+      "pubname::pg_catalog.text ~ '^pglayout_capture_[0-9]+$'",
+      {}, &pubs));
+  for (const SqlRow& row : pubs.rows) {
+    PGLAYOUT_RETURN_IF_ERROR(
+        ex->Exec("DROP PUBLICATION IF EXISTS " + QuoteIdent(Cell(row, 0))));
+  }
+  return Status::Ok();
+}
+
+}  // namespace pglayout::migrator

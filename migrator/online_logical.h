@@ -1,0 +1,103 @@
+// Change capture by logical decoding for an online copy: a replication
+// slot (pgoutput, with a publication of the table alone) made before the
+// copy's first snapshot; its decoded keys are pumped into the same log the
+// trigger would write, so replay, verification and swap work unchanged.
+// The slot is advanced only after the keys it gave are committed in the
+// log, so a kill between the two gives keys twice, never none (replay is
+// idempotent). Why and the hazards: docs/online-migration.md#logical-capture.
+
+#ifndef PGLAYOUT_MIGRATOR_ONLINE_LOGICAL_H_
+#define PGLAYOUT_MIGRATOR_ONLINE_LOGICAL_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "migrator/migrate_options.h"
+#include "migrator/online_context.h"
+
+namespace pglayout::migrator {
+
+// What decides whether a table's changes can be captured by decoding.
+struct CaptureFacts {
+  std::string wal_level;
+  int64_t free_slots = 0;      // max_replication_slots minus slots in use
+  bool may_replicate = false;  // superuser or REPLICATION
+  // The replica identity ('d', 'f', 'i', 'n') and whether the old key it
+  // logs holds the run's row key (FULL, or the identity's index is the
+  // key's).
+  std::string identity;
+  bool identity_covers_key = false;
+};
+
+Status ReadCaptureFacts(SqlSession* session, uint32_t oid,
+                        const std::vector<std::string>& row_key,
+                        CaptureFacts* facts);
+
+// Whether to capture by decoding: *why says what decided. kLogical that
+// the server or table cannot serve is InvalidInput ("cannot ...").
+Status ChooseCapture(CaptureMode requested, const CaptureFacts& facts,
+                     bool* logical, std::string* why);
+
+// The slot of table |oid| in database |database_oid| (slots are the
+// cluster's: the database keeps two runs' names apart) and its publication.
+std::string CaptureSlotName(uint32_t database_oid, uint32_t oid);
+std::string CapturePublicationName(uint32_t oid);
+
+// The slot name this run would give table c.oid.
+Status CaptureSlotFor(const OnlineContext& c, std::string* slot);
+
+// Outside any transaction: drops a leftover slot or publication of these
+// names, makes the publication, then the slot (which waits for the
+// transactions running then to end, at most lock_deadline_s).
+Status CreateLogicalCapture(const OnlineContext& c);
+
+// Moves what the slot has decoded up to the WAL flushed now into the log:
+// one transaction, then the slot advanced. Then checks the slot
+// (CheckSlot). *keys receives how many keys were logged.
+Status PumpChanges(const OnlineContext& c, int64_t* keys = nullptr);
+
+// Inside the caller's transaction (the swap, holding the table's lock):
+// logs what the slot decodes up to the WAL written now, without advancing
+// it (the swap's commit ends the slot's use; its rollback the logging).
+Status PumpChangesUnderLock(const OnlineContext& c);
+
+// In the verification's snapshot: the keys changed up to the WAL written
+// now that the log does not hold yet, as replay's arrays (empty if none).
+Status UnloggedChangedKeys(const OnlineContext& c,
+                           std::vector<SqlValue>* arrays);
+
+// The slot as pg_replication_slots shows it.
+struct SlotState {
+  bool exists = false;
+  bool lost = false;       // wal_status 'lost' (13+): changes are gone
+  int64_t retained = 0;    // bytes of WAL from its restart_lsn to now
+  int64_t keep_size = -1;  // max_slot_wal_keep_size in bytes; -1 = none
+};
+
+Status ReadSlotState(SqlSession* session, const std::string& slot,
+                     SlotState* state);
+
+// Ok while |state| endangers nothing: Aborted (resumable) once the slot
+// retains more than |max_retained| bytes or half its keep size; Aborted
+// when the slot is gone or lost (a resumed run copies again).
+Status CheckSlot(const SlotState& state, const std::string& relation,
+                 int64_t max_retained);
+
+// The stop threshold CheckSlot applies.
+int64_t RetentionLimit(const SlotState& state, int64_t max_retained);
+
+// Whether the slot exists and is not lost.
+Status SlotUsable(SqlSession* session, const std::string& slot, bool* usable);
+
+// Drops every capture slot of this database and every capture
+// publication (the run's end, --abort); a slot still held by a killed
+// client's backend is waited for, at most lock_deadline_s.
+Status DropCaptureSlots(Executor* ex);
+
+// Drops slot |slot| (CaptureSlotName) and its publication; "" = none.
+Status DropCaptureSlot(Executor* ex, const std::string& slot);
+
+}  // namespace pglayout::migrator
+
+#endif  // PGLAYOUT_MIGRATOR_ONLINE_LOGICAL_H_

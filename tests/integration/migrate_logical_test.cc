@@ -1,0 +1,437 @@
+// Online moves whose changes are captured by logical decoding (--capture
+// logical) against real PostgreSQL 12, 15 and 18 with wal_level = logical,
+// under a writer that inserts, updates (the key too, and rows with TOASTed
+// values) and deletes in t and, in the same transactions, in its twin t_v:
+// after the move, after the main session is terminated at each phase and
+// after a server crash mid-copy, each followed by a resume, t equals t_v, and
+// no replication slot or capture publication is left; --abort drops the slot; a
+// slot dropped under a stopped run makes the resume copy again; and auto on a
+// wal_level = replica server captures by trigger and says why. Why:
+// docs/online-migration.md#logical-capture.
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+#include "common/files.h"
+#include "migrator/migrator.h"
+#include "migrator/sql_util.h"
+#include "testing/pg_test.h"
+
+namespace pglayout::migrator {
+namespace {
+
+void Exec(SqlSession* s, const std::string& sql) {
+  Status st = ExecuteSql(s, sql);
+  ASSERT_TRUE(st.ok()) << sql << ": " << st.ToString();
+}
+
+std::string Conninfo(PgCluster* pg, const std::string& db) {
+  return "host=127.0.0.1 port=" + std::to_string(pg->port()) + " dbname=" + db +
+         " user=postgres";
+}
+
+Status Open(PgCluster* pg, const std::string& db,
+            std::unique_ptr<SqlSession>* s) {
+  return OpenPgSessionAsConfigured(Conninfo(pg, db), "pglayout-logical-test",
+                                   s);
+}
+
+std::string Lines(const MigrateReport& report) {
+  std::string out;
+  for (const std::string& line : report.lines) out += line + "\n";
+  return out;
+}
+
+bool HasLine(const MigrateReport& report, const std::string& text) {
+  return Lines(report).find(text) != std::string::npos;
+}
+
+Status Migrate(const std::string& plan_toml, const std::string& conninfo,
+               const MigrateOptions& base, MigrateMode mode,
+               MigrateReport* report) {
+  Plan plan;
+  PGLAYOUT_RETURN_IF_ERROR(ParsePlan(plan_toml, "plan.toml", &plan));
+  MigrateOptions options = base;
+  options.conninfo = conninfo;
+  options.apply = mode != MigrateMode::kStatus;
+  options.mode = mode;
+  *report = MigrateReport();
+  return pglayout::migrator::Migrate(plan, options, nullptr, report);
+}
+
+constexpr int kRows = 6000;
+
+// Keeps t and t_v equal, each transaction changing both the same way:
+// an insert, an update of a small value, an update of the key, an update
+// of a TOASTed value, a delete. Reconnects after a fault.
+class TwinWriter {
+ public:
+  TwinWriter(PgCluster* pg, std::string db) : pg_(pg), db_(std::move(db)) {
+    thread_ = std::thread([this]() { Loop(); });
+  }
+  ~TwinWriter() { Stop(); }
+  void Stop() {
+    stop_ = true;
+    if (thread_.joinable()) thread_.join();
+  }
+  int commits() const { return commits_; }
+
+ private:
+  void Loop() {
+    std::unique_ptr<SqlSession> s;
+    for (int i = 0; !stop_; ++i) {
+      if (!s && !Open(pg_, db_, &s).ok()) {
+        s.reset();
+        std::this_thread::sleep_for(std::chrono::milliseconds(200));
+        continue;
+      }
+      const int a = 1 + (i * 7919) % kRows, b = 1 + (i * 104729) % kRows,
+                c = 1 + (i * 1299709) % kRows, d = 1 + (i * 15485863) % kRows;
+      std::string body;
+      for (const char* table : {"t", "t_v"}) {
+        body += fmt::format(
+            "INSERT INTO {0} VALUES ({1}, 'new', NULL); "
+            "UPDATE {0} SET v = v || 'u' WHERE id = {2}; "
+            "UPDATE {0} SET id = id + 1000000 WHERE id = {3}; "
+            "UPDATE {0} SET big = big || 'x' WHERE id = {4}; "
+            "DELETE FROM {0} WHERE id = {5}; ",
+            table, 100000 + i, a, b, c, d);
+      }
+      Status st = ExecuteSql(s.get(), "BEGIN; " + body + "COMMIT");
+      if (st.ok()) {
+        ++commits_;
+      } else {
+        (void)ExecuteSql(s.get(), "ROLLBACK");
+        s.reset();
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+  }
+  PgCluster* pg_;
+  std::string db_;
+  std::atomic<bool> stop_{false};
+  std::atomic<int> commits_{0};
+  std::thread thread_;
+};
+
+// The failpoints where the main session is terminated, one per phase.
+const std::vector<std::string> kPhases = {
+    "after-slot:",                // slot made, nothing journaled yet
+    "copy-batch:2:after-commit",  // the copy
+    "capture-pump:after-commit",  // keys logged, the slot not advanced
+    "index:",                     // an index build (":before-commit")
+    "before-verify:",             // the verification
+    "before-swap:",               // the swap
+};
+
+bool AtPhase(const std::string& phase, const std::string& name) {
+  if (phase == "index:") {
+    return name.starts_with("index:") && name.ends_with(":before-commit");
+  }
+  return name.starts_with(phase);
+}
+
+class MigrateLogicalTest : public PgVersionTest {
+ protected:
+  void SetUp() override {
+    PgClusterOptions options;
+    options.settings = {{"wal_level", "logical"},
+                        {"max_replication_slots", "4"}};
+    PGLAYOUT_ASSERT_OK(StartCluster(options, &pg_));
+    PGLAYOUT_ASSERT_OK(pg_->Connect(&admin_));
+    options_.throttle = ThrottleMode::kOff;
+    options_.batch_rows = 1500;
+    options_.capture = CaptureMode::kLogical;
+    options_.old_xact_wait_s = 5;
+  }
+
+  // A fresh database |db| with t (6,000 rows, every tenth with a TOASTed
+  // value) and its twin, and the plan moving t.
+  void MakeDatabase(const std::string& db, std::string* plan) {
+    Exec(admin_.get(), "DROP DATABASE IF EXISTS " + db);
+    Exec(admin_.get(), "CREATE DATABASE " + db);
+    std::unique_ptr<SqlSession> s;
+    PGLAYOUT_ASSERT_OK(Open(pg_.get(), db, &s));
+    Exec(s.get(),
+         fmt::format("CREATE TABLE t (id int PRIMARY KEY, v text, big text);"
+                     "INSERT INTO t SELECT g, md5(g::text), CASE WHEN g % 10 "
+                     "= 0 THEN (SELECT string_agg(md5(g::text || i), '') FROM "
+                     "generate_series(1, 200) i) END FROM "
+                     "generate_series(1, {}) g;"
+                     "CREATE TABLE t_v AS TABLE t; ALTER TABLE t_v ADD "
+                     "PRIMARY KEY (id); ANALYZE t",
+                     kRows));
+    // The TOASTed values are out of line, as the test means them.
+    EXPECT_NE(Value(s.get(),
+                    "SELECT pg_relation_size(reltoastrelid) FROM pg_class "
+                    "WHERE relname = 't'"),
+              "0");
+    std::string dir;
+    PGLAYOUT_ASSERT_OK(pg_->MakeDirectory("ts_" + db, &dir));
+    *plan = fmt::format(
+        "[[tablespace]]\nname = \"ts_{0}\"\npath = \"{1}\"\n"
+        "[[placement]]\nrelation = \"public.t\"\nstrategy = \"move\"\n"
+        "tablespaces = [\"ts_{0}\"]\n",
+        db, dir);
+  }
+
+  // t equals its twin, it sits in its new tablespace, and nothing of the
+  // capture is left.
+  void ExpectConverged(const std::string& db, int commits) {
+    std::unique_ptr<SqlSession> s;
+    PGLAYOUT_ASSERT_OK(Open(pg_.get(), db, &s));
+    EXPECT_GT(commits, 0);
+    EXPECT_EQ(Value(s.get(),
+                    "SELECT count(*) FROM ((TABLE t EXCEPT ALL TABLE t_v) "
+                    "UNION ALL (TABLE t_v EXCEPT ALL TABLE t)) d"),
+              "0");
+    EXPECT_EQ(Value(s.get(),
+                    "SELECT count(*) = (SELECT count(*) FROM t_v) "
+                    "FROM t"),
+              "t");
+    EXPECT_EQ(Value(s.get(),
+                    "SELECT spcname FROM pg_class c JOIN pg_tablespace ts ON "
+                    "ts.oid = c.reltablespace WHERE c.oid = 't'::regclass"),
+              "ts_" + db);
+    ExpectNoCapture(s.get());
+  }
+
+  void ExpectNoCapture(SqlSession* s) {
+    EXPECT_EQ(Value(s,
+                    "SELECT count(*) FROM pg_replication_slots WHERE "
+                    "slot_name LIKE 'pglayout%'"),
+              "0");
+    EXPECT_EQ(Value(s,
+                    "SELECT count(*) FROM pg_publication WHERE pubname "
+                    "LIKE 'pglayout%'"),
+              "0");
+    EXPECT_EQ(Value(s,
+                    "SELECT count(*) FROM pg_trigger WHERE tgname = "
+                    "'pglayout_capture'"),
+              "0");
+  }
+
+  // options_ with a failpoint that terminates the run's main session (or,
+  // with |crash|, stops the server at once and starts it again) the first
+  // time the run reaches |phase| (AtPhase); *injected says it did.
+  MigrateOptions TerminatedAt(const std::string& phase, bool* injected,
+                              bool crash = false) {
+    MigrateOptions faulty = options_;
+    *injected = false;
+    faulty.failpoint = [this, phase, injected, crash](const std::string& name) {
+      if (*injected || !AtPhase(phase, name)) return;
+      *injected = true;
+      if (crash) {
+        PGLAYOUT_EXPECT_OK(pg_->Restart(StopMode::kImmediate));
+        return;
+      }
+      std::unique_ptr<SqlSession> s;
+      PGLAYOUT_ASSERT_OK(pg_->Connect(&s));
+      Exec(s.get(),
+           "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE "
+           "application_name LIKE 'pglayout-migrate/run%/main'");
+    };
+    return faulty;
+  }
+
+  std::unique_ptr<PgCluster> pg_;
+  std::unique_ptr<SqlSession> admin_;
+  MigrateOptions options_;
+};
+
+TEST_P(MigrateLogicalTest, MovesUnderWritesWithoutATrigger) {
+  std::string plan;
+  MakeDatabase("l0", &plan);
+  TwinWriter writer(pg_.get(), "l0");
+  bool saw_no_trigger = false;
+  MigrateOptions options = options_;
+  options.failpoint = [&](const std::string& name) {
+    if (name != "copy-batch:2:after-commit") return;
+    std::unique_ptr<SqlSession> s;
+    if (!Open(pg_.get(), "l0", &s).ok()) return;
+    // During the copy: a slot, no capture trigger on t.
+    saw_no_trigger = Value(s.get(),
+                           "SELECT count(*) FROM pg_trigger WHERE tgname = "
+                           "'pglayout_capture'") == "0" &&
+                     Value(s.get(),
+                           "SELECT count(*) FROM pg_replication_slots WHERE "
+                           "slot_name LIKE 'pglayout%' AND plugin = "
+                           "'pgoutput'") == "1";
+  };
+  MigrateReport report;
+  Status st = Migrate(plan, Conninfo(pg_.get(), "l0"), options,
+                      MigrateMode::kRun, &report);
+  writer.Stop();
+  ASSERT_TRUE(st.ok()) << st.ToString() << "\n" << Lines(report);
+  EXPECT_TRUE(saw_no_trigger);
+  EXPECT_TRUE(HasLine(report, "change capture by logical decoding"))
+      << Lines(report);
+  EXPECT_TRUE(HasLine(report, "in key order")) << Lines(report);
+  ExpectConverged("l0", writer.commits());
+}
+
+TEST_P(MigrateLogicalTest, ATerminationAtEachPhaseResumesToTheSameRows) {
+  for (size_t i = 0; i < kPhases.size(); ++i) {
+    SCOPED_TRACE(kPhases[i]);
+    const std::string db = fmt::format("k{}", i);
+    std::string plan;
+    MakeDatabase(db, &plan);
+    TwinWriter writer(pg_.get(), db);
+    bool injected = false;
+    MigrateOptions faulty = TerminatedAt(kPhases[i], &injected);
+    MigrateReport first, second;
+    Status st = Migrate(plan, Conninfo(pg_.get(), db), faulty,
+                        MigrateMode::kRun, &first);
+    ASSERT_TRUE(injected) << Lines(first);
+    ASSERT_FALSE(st.ok()) << Lines(first);
+    st = Migrate(plan, Conninfo(pg_.get(), db), options_, MigrateMode::kRun,
+                 &second);
+    writer.Stop();
+    ASSERT_TRUE(st.ok()) << st.ToString() << "\n" << Lines(second);
+    EXPECT_TRUE(HasLine(second, "run 1 done")) << Lines(second);
+    ExpectConverged(db, writer.commits());
+    if (HasFatalFailure()) return;
+  }
+}
+
+// A server crash mid-copy keeps the slot (saved on disk), perhaps at an
+// older position: the resume gets some changes twice, and converges.
+TEST_P(MigrateLogicalTest, AServerCrashMidCopyResumesToTheSameRows) {
+  std::string plan;
+  MakeDatabase("c0", &plan);
+  TwinWriter writer(pg_.get(), "c0");
+  bool injected = false;
+  MigrateOptions faulty =
+      TerminatedAt("copy-batch:2:after-commit", &injected, true);
+  MigrateReport first, second;
+  ASSERT_FALSE(Migrate(plan, Conninfo(pg_.get(), "c0"), faulty,
+                       MigrateMode::kRun, &first)
+                   .ok());
+  ASSERT_TRUE(injected);
+  Status st = Migrate(plan, Conninfo(pg_.get(), "c0"), options_,
+                      MigrateMode::kRun, &second);
+  writer.Stop();
+  ASSERT_TRUE(st.ok()) << st.ToString() << "\n" << Lines(second);
+  EXPECT_FALSE(HasLine(second, "copying the table again")) << Lines(second);
+  ExpectConverged("c0", writer.commits());
+}
+
+TEST_P(MigrateLogicalTest, AbortDropsTheSlot) {
+  std::string plan;
+  MakeDatabase("a0", &plan);
+  bool injected = false;
+  MigrateOptions faulty = TerminatedAt("copy-batch:2:after-commit", &injected);
+  MigrateReport first, aborted;
+  ASSERT_FALSE(Migrate(plan, Conninfo(pg_.get(), "a0"), faulty,
+                       MigrateMode::kRun, &first)
+                   .ok());
+  ASSERT_TRUE(injected);
+  std::unique_ptr<SqlSession> s;
+  PGLAYOUT_ASSERT_OK(Open(pg_.get(), "a0", &s));
+  EXPECT_EQ(Value(s.get(),
+                  "SELECT count(*) FROM pg_replication_slots WHERE "
+                  "slot_name LIKE 'pglayout%'"),
+            "1");
+  Status st = Migrate(plan, Conninfo(pg_.get(), "a0"), options_,
+                      MigrateMode::kAbort, &aborted);
+  ASSERT_TRUE(st.ok()) << st.ToString() << "\n" << Lines(aborted);
+  EXPECT_TRUE(HasLine(aborted, "run 1 aborted")) << Lines(aborted);
+  ExpectNoCapture(s.get());
+  EXPECT_EQ(Value(s.get(),
+                  "SELECT count(*) FROM pg_class WHERE relname LIKE "
+                  "'pglayout_new_%'"),
+            "0");
+}
+
+// The slot dropped while the run is stopped (as if lost): the resume
+// cannot know what it missed, so it copies the table again.
+TEST_P(MigrateLogicalTest, AResumeWhoseSlotIsGoneCopiesAgain) {
+  std::string plan;
+  MakeDatabase("g0", &plan);
+  TwinWriter writer(pg_.get(), "g0");
+  bool injected = false;
+  MigrateOptions faulty = TerminatedAt("copy-batch:2:after-commit", &injected);
+  MigrateReport first, second;
+  ASSERT_FALSE(Migrate(plan, Conninfo(pg_.get(), "g0"), faulty,
+                       MigrateMode::kRun, &first)
+                   .ok());
+  ASSERT_TRUE(injected);
+  {
+    std::unique_ptr<SqlSession> s;
+    PGLAYOUT_ASSERT_OK(Open(pg_.get(), "g0", &s));
+    Exec(s.get(),
+         "SELECT pg_drop_replication_slot(slot_name) FROM "
+         "pg_replication_slots WHERE slot_name LIKE 'pglayout%'");
+  }
+  Status st = Migrate(plan, Conninfo(pg_.get(), "g0"), options_,
+                      MigrateMode::kRun, &second);
+  writer.Stop();
+  ASSERT_TRUE(st.ok()) << st.ToString() << "\n" << Lines(second);
+  EXPECT_TRUE(HasLine(second,
+                      "is gone or lost, so changes may have been "
+                      "missed: copying the table again"))
+      << Lines(second);
+  ExpectConverged("g0", writer.commits());
+}
+
+// wal_level = replica (the shared plain server): auto captures by trigger
+// and says why; --capture logical is refused, nothing changed.
+TEST_P(MigrateLogicalTest, AutoFallsBackToTheTriggerWithoutLogicalWal) {
+  PgCluster* shared = nullptr;
+  PGLAYOUT_ASSERT_OK(SharedCluster(&shared));
+  std::unique_ptr<SqlSession> admin;
+  PGLAYOUT_ASSERT_OK(shared->Connect(&admin));
+  ASSERT_EQ(Value(admin.get(), "SELECT current_setting('wal_level')"),
+            "replica");
+  const std::string db = "logical_fallback";
+  Exec(admin.get(), "DROP DATABASE IF EXISTS " + db);
+  Exec(admin.get(), "CREATE DATABASE " + db);
+  std::unique_ptr<SqlSession> s;
+  PGLAYOUT_ASSERT_OK(Open(shared, db, &s));
+  Exec(s.get(),
+       "CREATE TABLE t (id int PRIMARY KEY, v text); INSERT INTO t SELECT g, "
+       "md5(g::text) FROM generate_series(1, 2000) g; ANALYZE t");
+  std::string dir;
+  PGLAYOUT_ASSERT_OK(shared->MakeDirectory("ts_logical_fallback", &dir));
+  const std::string plan = fmt::format(
+      "[[tablespace]]\nname = \"ts_logical_fallback\"\npath = \"{}\"\n"
+      "[[placement]]\nrelation = \"public.t\"\nstrategy = \"move\"\n"
+      "tablespaces = [\"ts_logical_fallback\"]\n",
+      dir);
+  MigrateOptions refused = options_;
+  MigrateReport no;
+  Status st =
+      Migrate(plan, Conninfo(shared, db), refused, MigrateMode::kRun, &no);
+  ASSERT_FALSE(st.ok()) << Lines(no);
+  EXPECT_NE(st.message().find("cannot capture changes by logical decoding: "
+                              "wal_level is replica"),
+            std::string::npos)
+      << st.message();
+  EXPECT_EQ(Value(s.get(),
+                  "SELECT count(*) FROM pg_class WHERE relname LIKE "
+                  "'pglayout_new_%'"),
+            "0");
+  MigrateOptions automatic = options_;
+  automatic.capture = CaptureMode::kAuto;
+  MigrateReport report;
+  st = Migrate(plan, Conninfo(shared, db), automatic, MigrateMode::kRun,
+               &report);
+  ASSERT_TRUE(st.ok()) << st.ToString() << "\n" << Lines(report);
+  EXPECT_TRUE(HasLine(report,
+                      "change capture by trigger, since wal_level is "
+                      "replica, not logical"))
+      << Lines(report);
+  EXPECT_EQ(Value(s.get(), "SELECT count(*) FROM t"), "2000");
+  s.reset();
+  Exec(admin.get(), "DROP DATABASE " + db);
+  Exec(admin.get(), "DROP TABLESPACE ts_logical_fallback");
+}
+
+PGLAYOUT_INSTANTIATE_PG_VERSIONS_FROM_12(MigrateLogicalTest);
+
+}  // namespace
+}  // namespace pglayout::migrator
