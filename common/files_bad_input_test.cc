@@ -122,6 +122,53 @@ TEST(BoundedNumbers, AWorkloadRateNearTheLargestDoubleIsRefused) {
   EXPECT_NE(st.message().find("must be at most 1e+15"), std::string::npos);
 }
 
+// A table's persistence and replica identity take the names PostgreSQL's
+// documentation uses; any other word is refused at its line, and the
+// names read back as they were written.
+TEST(RelationTraits, AnUnknownNameIsRefusedWhereItIsWritten) {
+  Workload w;
+  Status st = ParseWorkload(
+      "[[relation]]\nname = \"t\"\nkind = \"table\"\nsize = 1\n"
+      "persistence = \"logged\"\n",
+      "workload.toml", &w);
+  ASSERT_TRUE(st.IsInvalidInput());
+  EXPECT_TRUE(st.message().starts_with("workload.toml:5:")) << st.message();
+  EXPECT_NE(st.message().find("key 'persistence': is one of \"permanent\", "
+                              "\"unlogged\" or \"temporary\""),
+            std::string::npos)
+      << st.message();
+  st = ParseWorkload(
+      "[[relation]]\nname = \"t\"\nkind = \"table\"\nsize = 1\n"
+      "replica_identity = \"FULL\"\n",
+      "workload.toml", &w);
+  ASSERT_TRUE(st.IsInvalidInput());
+  EXPECT_NE(st.message().find("key 'replica_identity': is one of"),
+            std::string::npos)
+      << st.message();
+}
+
+TEST(RelationTraits, NamesReadBackAsWrittenAndAbsentStaysUnset) {
+  Workload w;
+  Status st = ParseWorkload(
+      "[[relation]]\nname = \"t\"\nkind = \"table\"\nsize = 1\n"
+      "persistence = \"unlogged\"\nreplica_identity = \"full\"\n"
+      "[[relation]]\nname = \"u\"\nkind = \"table\"\nsize = 1\n",
+      "workload.toml", &w);
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  ASSERT_EQ(w.relations.size(), 2u);
+  EXPECT_EQ(w.relations[0].persistence, Persistence::kUnlogged);
+  EXPECT_EQ(w.relations[0].replica_identity, ReplicaIdentity::kFull);
+  EXPECT_FALSE(w.relations[1].persistence.has_value());
+  EXPECT_FALSE(w.relations[1].replica_identity.has_value());
+  Workload back;
+  st = ParseWorkload(WorkloadToToml(w), "workload.toml", &back);
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  ASSERT_EQ(back.relations.size(), 2u);
+  EXPECT_EQ(back.relations[0].persistence, Persistence::kUnlogged);
+  EXPECT_EQ(back.relations[0].replica_identity, ReplicaIdentity::kFull);
+  EXPECT_FALSE(back.relations[1].persistence.has_value());
+}
+
 TEST(VolumePath, ARelativePathIsRefusedWhereItIsWritten) {
   EXPECT_EQ(VolumesError(With(kVolume, "\"/mnt/d1\"", "\"mnt/d1\"")),
             "volumes.toml:3:8: [[volume]] 'd1' key 'path': must be an "

@@ -37,6 +37,22 @@ void ReadKind(KeyReader* k, RelationKind* kind) {
                               text));
 }
 
+// Reads the optional |key| by its name in workload.toml; any other text
+// is an error naming the key and the |names| it takes.
+template <typename Trait>
+void ReadTrait(const char* key, bool (*parse)(const std::string&, Trait*),
+               const char* names, KeyReader* k, std::optional<Trait>* out) {
+  std::string text;
+  k->String(key, &text);
+  if (text.empty()) return;
+  Trait trait;
+  if (!parse(text, &trait)) {
+    k->Fail(key, std::string("is one of ") + names);
+    return;
+  }
+  *out = trait;
+}
+
 void ReadFacts(KeyReader* k, Relation* r) {
   k->StringList("primary_key", &r->primary_key);
   k->StringListList("unique_keys", &r->unique_keys);
@@ -60,8 +76,11 @@ void ReadFacts(KeyReader* k, Relation* r) {
   k->StringList("transition_row_triggers", &r->transition_row_triggers);
   k->StringListList("referenced_by_partitioned", &r->referenced_by_partitioned);
   k->StringList("row_key", &r->row_key);
-  k->String("replica_identity", &r->replica_identity);
-  k->String("persistence", &r->persistence);
+  ReadTrait("replica_identity", ParseReplicaIdentity,
+            "\"default\", \"full\", \"index\" or \"nothing\"", k,
+            &r->replica_identity);
+  ReadTrait("persistence", ParsePersistence,
+            "\"permanent\", \"unlogged\" or \"temporary\"", k, &r->persistence);
   k->Bool("row_security", &r->row_security);
   k->Bool("partitioned", &r->partitioned);
   k->String("partition_of", &r->partition_of);
@@ -299,8 +318,10 @@ void WriteFacts(const Relation& r, TomlWriter* w) {
     }
     w->StringListIfSet("row_key", r.row_key);
   }
-  w->StringIfSet("replica_identity", r.replica_identity);
-  w->StringIfSet("persistence", r.persistence);
+  if (r.replica_identity) {
+    w->String("replica_identity", ReplicaIdentityName(*r.replica_identity));
+  }
+  if (r.persistence) w->String("persistence", PersistenceName(*r.persistence));
   if (r.row_security) w->Bool("row_security", true);
   if (r.partitioned) w->Bool("partitioned", true);
   w->StringIfSet("partition_of", r.partition_of);

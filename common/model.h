@@ -25,6 +25,8 @@
 #include <string>
 #include <vector>
 
+#include "common/relation_traits.h"
+
 namespace pglayout {
 
 // ---------------------------------------------------------------- volumes --
@@ -299,8 +301,10 @@ struct Relation {
   // The online copy's row key: the primary key, else the first valid,
   // non-partial unique index over NOT NULL plain columns; empty = none.
   std::vector<std::string> row_key;
-  std::string replica_identity;  // "default", "full", "index", "nothing"
-  std::string persistence;       // "permanent", "unlogged", "temporary"
+  // Unset where the workload file does not record them (an older file, or
+  // one written by hand).
+  std::optional<ReplicaIdentity> replica_identity;
+  std::optional<Persistence> persistence;
   bool row_security = false;
   bool partitioned = false;  // already a partitioned table or a partition
   // A partition: the root of its partition tree (pg_partition_root), named

@@ -218,8 +218,8 @@ void WriteRuleFacts(const TableRuleFacts& f, Relation* r) {
   }
   r->publications = f.dependents.publications;
   r->rule_facts = true;
-  r->replica_identity = ReplicaIdentityName(f.storage.replica_identity);
-  r->persistence = PersistenceName(f.storage.persistence);
+  r->replica_identity = f.storage.replica_identity;
+  r->persistence = f.storage.persistence;
   r->row_security = f.security.row_security;
   r->partitioned = f.storage.partitioned;
 }
@@ -279,8 +279,8 @@ class PgStatsSource : public StatsSource {
       info.reltuples = row.Double(6);
       info.relpages = row.Double(7);
       const std::string persistence = row.Text(8);
-      info.persistence = PersistenceName(
-          PersistenceFromCode(persistence.empty() ? 0 : persistence.front()));
+      info.persistence =
+          PersistenceFromCode(persistence.empty() ? 0 : persistence.front());
       info.is_partition = row.Bool(9);
       info.partition_of = row.Text(10);
       relations->push_back(std::move(info));

@@ -393,8 +393,7 @@ bool AllUtf8(const std::vector<std::string>& list) {
 
 Status CheckRelationText(const Relation& r) {
   for (const std::string* s :
-       {&r.name, &r.table, &r.tablespace, &r.partition_of, &r.persistence,
-        &r.replica_identity}) {
+       {&r.name, &r.table, &r.tablespace, &r.partition_of}) {
     if (!IsValidUtf8(*s)) {
       return NotUtf8(s == &r.name ? "relation" : "a name of relation", *s);
     }

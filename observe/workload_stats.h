@@ -35,7 +35,7 @@ struct RelationInfo {
   std::string tablespace;  // resolved: the database default when 0
   double reltuples = 0;    // planner estimate; <= 0 when never analysed
   double relpages = 0;
-  std::string persistence = "";   // "permanent", "unlogged"
+  Persistence persistence = Persistence::kPermanent;
   bool is_partition = false;      // a partition of a partitioned table
   std::string partition_of = "";  // its root partitioned table, when one
 };

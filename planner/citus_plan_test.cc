@@ -21,7 +21,7 @@ Relation Table(const std::string& name, uint64_t size,
   r.read_iops = read_iops;
   r.write_iops = write_iops;
   r.updates_per_second = changes;
-  r.persistence = "permanent";
+  r.persistence = Persistence::kPermanent;
   return r;
 }
 

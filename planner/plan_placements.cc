@@ -24,7 +24,7 @@ bool HasRowKey(const TableDemand& d) {
   if (d.facts == nullptr) return true;
   const Relation& r = *d.facts;
   const bool facts_known =
-      !r.persistence.empty() || !r.replica_identity.empty();
+      r.persistence.has_value() || r.replica_identity.has_value();
   return !facts_known || !r.primary_key.empty() || !r.unique_keys.empty();
 }
 
@@ -32,7 +32,7 @@ bool HasRowKey(const TableDemand& d) {
 // from a live server: it does for its --facts hottest tables only, and
 // records persistence for every table.
 bool LiveFactsMissing(const Relation& r, const Workload& w) {
-  return w.source == "live" && !r.rule_facts && r.replica_identity.empty() &&
+  return w.source == "live" && !r.rule_facts && !r.replica_identity &&
          r.primary_key.empty() && r.unique_keys.empty();
 }
 
@@ -85,14 +85,14 @@ std::string OfflineReason(const TableDemand& d, const Workload& w,
   if (r.kind == RelationKind::kMaterializedView) {
     return "a materialized view is not copied online";
   }
-  if (r.persistence == "unlogged") {
+  if (r.persistence == Persistence::kUnlogged) {
     return "unlogged (its online copy would not survive a crash)";
   }
   if (r.partitioned && r.kind != RelationKind::kPartitioned) {
     const std::string why = PartitionReason(r, w);
     if (!why.empty()) return why;
   }
-  if (!r.persistence.empty() || !r.replica_identity.empty()) {
+  if (r.persistence || r.replica_identity) {
     const std::vector<std::string> swap =
         CheckOnlineSwap(RuleFacts(r, version));
     if (!swap.empty()) return swap.front();

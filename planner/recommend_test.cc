@@ -444,7 +444,7 @@ TEST(CheckHashPartitioning, Rules) {
   EXPECT_TRUE(CheckHashPartitioning(identity, {}, 170000).feasible());
 
   Relation unlogged = t;
-  unlogged.persistence = "unlogged";
+  unlogged.persistence = Persistence::kUnlogged;
   EXPECT_FALSE(CheckHashPartitioning(unlogged, {}, 170000).feasible());
   EXPECT_FALSE(CheckHashPartitioning(unlogged, {}, 180000).feasible());
 

@@ -89,9 +89,9 @@ void CheckTableKind(const Relation& t, int version, PartitionCheck* c) {
   if (t.kind == RelationKind::kMaterializedView) {
     c->blockers.push_back("a materialized view cannot be partitioned");
   }
-  if (t.persistence == "temporary") {
+  if (t.persistence == Persistence::kTemporary) {
     c->blockers.push_back("a temporary table");
-  } else if (t.persistence == "unlogged") {
+  } else if (t.persistence == Persistence::kUnlogged) {
     c->blockers.push_back(
         "unlogged: the online conversion's copy would not survive a crash "
         "(and PostgreSQL 18 does not allow unlogged partitioned tables)");
@@ -129,10 +129,11 @@ void AddCautions(const Relation& t, int version, PartitionCheck* c) {
         fmt::format("{} dependent view(s) are rebuilt at the swap",
                     t.dependent_views.size()));
   }
-  if (t.replica_identity == "full" || t.replica_identity == "index") {
+  if (t.replica_identity == ReplicaIdentity::kFull ||
+      t.replica_identity == ReplicaIdentity::kIndex) {
     c->cautions.push_back(fmt::format(
         "replica identity {} must be set on the parent and every partition",
-        t.replica_identity));
+        ReplicaIdentityName(*t.replica_identity)));
   }
 }
 

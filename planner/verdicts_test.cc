@@ -224,8 +224,8 @@ Workload RandomWorkload(const VolumeSet& volumes, std::mt19937* rng) {
     r.read_iops = 100.0 * pick(0, 300);
     r.write_iops = 50.0 * pick(0, 100);
     if (pick(0, 3) > 0) r.primary_key = {"id"};
-    r.persistence = "permanent";
-    r.replica_identity = "default";
+    r.persistence = Persistence::kPermanent;
+    r.replica_identity = ReplicaIdentity::kDefault;
     w.relations.push_back(r);
   }
   return w;

@@ -81,7 +81,7 @@ Relation Table(const std::string& name, uint64_t gib,
   r.primary_key = std::move(pk);
   r.read_iops = 1000;
   r.updates_per_second = 100;
-  r.persistence = "permanent";
+  r.persistence = Persistence::kPermanent;
   return r;
 }
 

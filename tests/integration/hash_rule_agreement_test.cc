@@ -123,7 +123,7 @@ TEST_P(HashRuleAgreementTest, ThePlannerJudgesObservedFactsAsThePreflight) {
     Relation observed;
     PGLAYOUT_ASSERT_OK(source->ReadFacts(*info, &observed));
     observed.name = name;
-    observed.persistence = "permanent";
+    observed.persistence = Persistence::kPermanent;
     const Relation r = ThroughTheFile(observed);
     EXPECT_TRUE(r.rule_facts) << name;
 

@@ -114,8 +114,8 @@ TEST_P(ObservePgTest, PgbenchMakesAccountsTheHottestRelation) {
   EXPECT_GT(accounts->size, 100u * 1024 * 1024);
   EXPECT_EQ(accounts->tablespace, "pg_default");
   EXPECT_EQ(accounts->primary_key, std::vector<std::string>{"aid"});
-  EXPECT_EQ(accounts->replica_identity, "default");
-  EXPECT_EQ(accounts->persistence, "permanent");
+  EXPECT_EQ(accounts->replica_identity, ReplicaIdentity::kDefault);
+  EXPECT_EQ(accounts->persistence, Persistence::kPermanent);
   const Relation* pkey = w.Find("public.pgbench_accounts_pkey");
   ASSERT_NE(pkey, nullptr);
   EXPECT_EQ(pkey->kind, RelationKind::kIndex);
@@ -370,8 +370,8 @@ TEST_P(ObservePgTest, CollectsTheFactsTheMigratorNeeds) {
       r.column_types,
       (std::vector<std::vector<std::string>>{
           {"id", "bigint"}, {"region", "integer"}, {"customer", "integer"}}));
-  EXPECT_EQ(r.replica_identity, "full");
-  EXPECT_EQ(r.persistence, "permanent");
+  EXPECT_EQ(r.replica_identity, ReplicaIdentity::kFull);
+  EXPECT_EQ(r.persistence, Persistence::kPermanent);
   EXPECT_FALSE(r.partitioned);
 
   // The TOAST relation of obs.customers (text column) and the TOAST

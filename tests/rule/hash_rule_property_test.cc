@@ -181,8 +181,8 @@ Twin RandomTable(Dice* d) {
   Twin t;
   t.version = versions[d->Below(3)];
   t.relation.name = "public.t";
-  t.relation.persistence = "permanent";
-  t.relation.replica_identity = "default";
+  t.relation.persistence = Persistence::kPermanent;
+  t.relation.replica_identity = ReplicaIdentity::kDefault;
   t.relation.rule_facts = true;
   t.facts.schema = "public";
   t.facts.name = "t";
@@ -253,7 +253,7 @@ TEST(HashRuleProperty, PlannerAndPreflightAgreeOnEveryRandomTable) {
 TEST(HashRuleProperty, AnOlderWorkloadFileSaysWhatItLacks) {
   Relation r;
   r.name = "public.t";
-  r.persistence = "permanent";
+  r.persistence = Persistence::kPermanent;
   r.primary_key = {"id"};
   const planner::PartitionCheck check =
       planner::CheckHashPartitioning(r, {}, 150000);
