@@ -274,7 +274,9 @@ SELECT pg_catalog.json_build_object(
  'replica_identity', (SELECT relreplident FROM rel),
  'persistence', (SELECT relpersistence FROM rel),
  'row_security', (SELECT relrowsecurity FROM rel),
- 'partitioned', (SELECT relkind = 'p' OR relispartition FROM rel))
+ 'partitioned', (SELECT relkind = 'p' OR relispartition FROM rel),
+ 'partition_key', (SELECT pg_catalog.pg_get_partkeydef(oid) FROM rel
+   WHERE relkind = 'p'))
 )sql";
 
 RelationKind KindOf(const std::string& relkind) {
@@ -416,6 +418,9 @@ class PgStatsSource : public StatsSource {
         j["row_security"].is_boolean() && j["row_security"].get<bool>();
     relation->partitioned =
         j["partitioned"].is_boolean() && j["partitioned"].get<bool>();
+    relation->partition_key = j["partition_key"].is_string()
+                                  ? j["partition_key"].get<std::string>()
+                                  : "";
     return Status::Ok();
   }
 
