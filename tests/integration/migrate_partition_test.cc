@@ -99,6 +99,26 @@ Status RunPlan(const std::string& toml, const std::string& conninfo,
   return Migrate(plan, options, nullptr, report);
 }
 
+// Splitting a hash partition (docs/online-migration.md#splitting-a-hash-
+// partition): ev, hash-partitioned by id in 3, with a primary key and a
+// foreign key to ref declared on the parent; ev_twin holds the same rows.
+constexpr char kHashSchema[] =
+    "CREATE TABLE ref (id int PRIMARY KEY);"
+    "INSERT INTO ref SELECT generate_series(1, 20);"
+    "CREATE TABLE ev (id bigint PRIMARY KEY, r int NOT NULL REFERENCES ref, "
+    "v text) PARTITION BY HASH (id);"
+    "CREATE INDEX ev_v ON ev (v);"
+    "CREATE TABLE ev_p0 PARTITION OF ev FOR VALUES WITH (MODULUS 3, "
+    "REMAINDER 0);"
+    "CREATE TABLE ev_p1 PARTITION OF ev FOR VALUES WITH (MODULUS 3, "
+    "REMAINDER 1);"
+    "CREATE TABLE ev_p2 PARTITION OF ev FOR VALUES WITH (MODULUS 3, "
+    "REMAINDER 2);"
+    "INSERT INTO ev SELECT g, g % 20 + 1, md5(g::text) FROM "
+    "generate_series(1, 6000) g;"
+    "CREATE TABLE ev_twin AS TABLE ev;"
+    "ANALYZE";
+
 // A writer in a thread of its own: transaction i is |sql|(i), until
 // stopped or one fails.
 class Writer {
@@ -157,6 +177,20 @@ class PartitionMoveTest : public PgVersionTest {
         ExecuteSql(admin.get(), "DROP DATABASE IF EXISTS " + db));
     PGLAYOUT_RETURN_IF_ERROR(ExecuteSql(admin.get(), "CREATE DATABASE " + db));
     return OpenPgSessionAsConfigured(Conninfo(*pg, db), "pglayout-test", s);
+  }
+
+  // Database |db| with kHashSchema, a second session |w| for a writer, and
+  // directories |a|, |b| for the split's tablespaces.
+  Status SplitDatabase(const std::string& db, PgCluster** pg,
+                       std::unique_ptr<SqlSession>* s,
+                       std::unique_ptr<SqlSession>* w, std::string* a,
+                       std::string* b) const {
+    PGLAYOUT_RETURN_IF_ERROR(FreshDatabase(db, pg, s));
+    PGLAYOUT_RETURN_IF_ERROR(ExecuteSql(s->get(), kHashSchema));
+    PGLAYOUT_RETURN_IF_ERROR(
+        OpenPgSessionAsConfigured(Conninfo(*pg, db), "pglayout-test", w));
+    PGLAYOUT_RETURN_IF_ERROR((*pg)->MakeDirectory(db + "_a", a));
+    return (*pg)->MakeDirectory(db + "_b", b);
   }
 };
 
@@ -450,26 +484,6 @@ TEST_P(PartitionMoveTest, AKilledMoveResumesAndAnAbortLeavesThePartition) {
             "0");
 }
 
-// Splitting a hash partition (docs/online-migration.md#splitting-a-hash-
-// partition): ev, hash-partitioned by id in 3, with a primary key and a
-// foreign key to ref declared on the parent; ev_twin holds the same rows.
-constexpr char kHashSchema[] =
-    "CREATE TABLE ref (id int PRIMARY KEY);"
-    "INSERT INTO ref SELECT generate_series(1, 20);"
-    "CREATE TABLE ev (id bigint PRIMARY KEY, r int NOT NULL REFERENCES ref, "
-    "v text) PARTITION BY HASH (id);"
-    "CREATE INDEX ev_v ON ev (v);"
-    "CREATE TABLE ev_p0 PARTITION OF ev FOR VALUES WITH (MODULUS 3, "
-    "REMAINDER 0);"
-    "CREATE TABLE ev_p1 PARTITION OF ev FOR VALUES WITH (MODULUS 3, "
-    "REMAINDER 1);"
-    "CREATE TABLE ev_p2 PARTITION OF ev FOR VALUES WITH (MODULUS 3, "
-    "REMAINDER 2);"
-    "INSERT INTO ev SELECT g, g % 20 + 1, md5(g::text) FROM "
-    "generate_series(1, 6000) g;"
-    "CREATE TABLE ev_twin AS TABLE ev;"
-    "ANALYZE";
-
 // Tablespaces |ts|_a in |a| and |ts|_b in |b| (tablespaces are the
 // cluster's: each test names its own).
 std::string SplitPlan(const std::string& ts, const std::string& a,
@@ -541,14 +555,9 @@ void ExpectSplit(SqlSession* s, const std::string& ts) {
 TEST_P(PartitionMoveTest, AHashPartitionSplitsOnlineWhileWritesGoOn) {
   PgCluster* pg;
   std::unique_ptr<SqlSession> s, w;
-  PGLAYOUT_ASSERT_OK(FreshDatabase("partsplit", &pg, &s));
-  Exec(s.get(), kHashSchema);
-  PGLAYOUT_ASSERT_OK(OpenPgSessionAsConfigured(Conninfo(pg, "partsplit"),
-                                               "pglayout-test", &w));
-  const std::string oid = Value(s.get(), "SELECT 'ev_p1'::regclass::oid");
   std::string a, b;
-  PGLAYOUT_ASSERT_OK(pg->MakeDirectory("partsplit_a", &a));
-  PGLAYOUT_ASSERT_OK(pg->MakeDirectory("partsplit_b", &b));
+  PGLAYOUT_ASSERT_OK(SplitDatabase("partsplit", &pg, &s, &w, &a, &b));
+  const std::string oid = Value(s.get(), "SELECT 'ev_p1'::regclass::oid");
   Writer writer(w.get(), TwinWrite);
   std::vector<std::string> phases;
   MigrateOptions options;
@@ -590,13 +599,8 @@ TEST_P(PartitionMoveTest, AHashPartitionSplitsOnlineWhileWritesGoOn) {
 TEST_P(PartitionMoveTest, AKilledSplitResumesUnderWrites) {
   PgCluster* pg;
   std::unique_ptr<SqlSession> s, w;
-  PGLAYOUT_ASSERT_OK(FreshDatabase("partsplitkill", &pg, &s));
-  Exec(s.get(), kHashSchema);
-  PGLAYOUT_ASSERT_OK(OpenPgSessionAsConfigured(Conninfo(pg, "partsplitkill"),
-                                               "pglayout-test", &w));
   std::string a, b;
-  PGLAYOUT_ASSERT_OK(pg->MakeDirectory("partsplitkill_a", &a));
-  PGLAYOUT_ASSERT_OK(pg->MakeDirectory("partsplitkill_b", &b));
+  PGLAYOUT_ASSERT_OK(SplitDatabase("partsplitkill", &pg, &s, &w, &a, &b));
   std::string plan = ::testing::TempDir() + "/partsplitkill_" +
                      PgVersionName(version()) + ".toml";
   ASSERT_TRUE(WriteTextFile(plan, SplitPlan("partsplitkill", a, b)).ok());
@@ -645,19 +649,17 @@ TEST_P(PartitionMoveTest, AKilledSplitResumesUnderWrites) {
 }
 
 // What a split cannot do is refused before anything changes, naming the
-// partition: another key than the parent's, a partition of a range
-// parent, a parent other tables reference (DETACH would refuse).
+// partition: another key than the parent's, and a parent other tables
+// reference (DETACH would refuse); a partition of a range parent is
+// preflight_test's.
 TEST_P(PartitionMoveTest, ASplitIsRefusedNamingThePartition) {
   PgCluster* pg;
-  std::unique_ptr<SqlSession> s;
-  PGLAYOUT_ASSERT_OK(FreshDatabase("partsplitno", &pg, &s));
-  Exec(s.get(), kHashSchema);
+  std::unique_ptr<SqlSession> s, unused;
+  std::string a, b;
+  PGLAYOUT_ASSERT_OK(SplitDatabase("partsplitno", &pg, &s, &unused, &a, &b));
   Exec(s.get(),
        "CREATE TABLE note (ev bigint REFERENCES ev, t text);"
        "INSERT INTO note VALUES (1, 'x')");
-  std::string a, b;
-  PGLAYOUT_ASSERT_OK(pg->MakeDirectory("partsplitno_a", &a));
-  PGLAYOUT_ASSERT_OK(pg->MakeDirectory("partsplitno_b", &b));
   std::string by_r = SplitPlan("partsplitno", a, b);
   by_r.replace(by_r.find("key = [\"id\"]"), 12, "key = [\"r\"]");
   MigrateReport report;
