@@ -255,6 +255,22 @@ TEST(Growth, PartitionsMoveOrSplitOnlineOntoTheNewVolumes) {
         << pl->reason;
   }
   EXPECT_GE(splits, 1);
+  // plan.sql shows a split as migrate runs it: partitions of the
+  // partition, then the swap by DETACH and ATTACH, not a rename.
+  std::vector<SqlStep> steps;
+  ASSERT_TRUE(PlanSqlSteps(out.plan, out.sql_objects, &steps).ok());
+  std::string sql;
+  for (const SqlStep& step : steps)
+    sql += step.comment + "\n" + step.sql + "\n";
+  EXPECT_NE(sql.find("shop.events_p0: a hash partition of shop.events split "
+                     "into"),
+            std::string::npos)
+      << sql;
+  EXPECT_NE(sql.find("ALTER TABLE \"shop\".\"events\" DETACH PARTITION "
+                     "\"shop\".\"events_p0\""),
+            std::string::npos)
+      << sql;
+  EXPECT_EQ(sql.find("RENAME TO \"events_p0\""), std::string::npos) << sql;
   EXPECT_TRUE(used.count("pglayout_v4")) << fmt::format("{}", used);
   EXPECT_TRUE(used.count("pglayout_v5")) << fmt::format("{}", used);
   std::string why;
