@@ -151,6 +151,52 @@ KeyConstraintFact KeyConstraintFromEntry(
   return k;
 }
 
+std::vector<std::string> HashKeyColumns(const std::string& partition_key) {
+  constexpr std::string_view kHash = "HASH (";
+  if (!partition_key.starts_with(kHash) || !partition_key.ends_with(")")) {
+    return {};
+  }
+  const std::string list = partition_key.substr(
+      kHash.size(), partition_key.size() - kHash.size() - 1);
+  std::vector<std::string> out;
+  size_t at = 0;
+  while (at <= list.size()) {
+    std::string name;
+    if (at < list.size() && list[at] == '"') {
+      // A quoted identifier: "" stands for one ".
+      size_t i = at + 1;
+      for (; i < list.size(); ++i) {
+        if (list[i] != '"') {
+          name += list[i];
+        } else if (i + 1 < list.size() && list[i + 1] == '"') {
+          name += '"';
+          ++i;
+        } else {
+          break;
+        }
+      }
+      if (i >= list.size()) return {};
+      at = i + 1;
+    } else {
+      size_t end = list.find(", ", at);
+      name = list.substr(
+          at, end == std::string::npos ? std::string::npos : end - at);
+      const bool plain =
+          !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
+            return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+                   c == '_' || (static_cast<unsigned char>(c) & 0x80);
+          });
+      if (!plain) return {};
+      at += name.size();
+    }
+    out.push_back(name);
+    if (at == list.size()) return out;
+    if (list.compare(at, 2, ", ") != 0) return {};  // an opclass, COLLATE
+    at += 2;
+  }
+  return {};
+}
+
 std::string UnknownFactsReason(const std::vector<std::string>& unknown) {
   std::string list;
   for (const std::string& u : unknown) {

@@ -75,6 +75,10 @@ std::vector<std::string> CheckHashConversion(
 // referencer before 18. Reasons as the preflight gives them.
 std::vector<std::string> CheckOnlineSwap(const HashRuleFacts& f);
 
+// The columns of a partition key "HASH (a, "B c")" -> {a, B c}; empty when
+// it is not HASH or names an expression, an opclass or a collation.
+std::vector<std::string> HashKeyColumns(const std::string& partition_key);
+
 // The reason given when the facts of |unknown| were not recorded.
 std::string UnknownFactsReason(const std::vector<std::string>& unknown);
 

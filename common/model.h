@@ -310,6 +310,10 @@ struct Relation {
   // A partition: the root of its partition tree (pg_partition_root), named
   // as Relation::name; "" = not a partition, or not recorded (older files).
   std::string partition_of = "";
+  // A partitioned table: its partition key as pg_get_partkeydef prints it
+  // ("HASH (id)"); "" = not partitioned, or not recorded (older files).
+  // A hash partition of it can be split (docs/planning.md#growth).
+  std::string partition_key = "";
 };
 
 struct Checkpoints {

@@ -144,6 +144,9 @@ struct TableFacts {
   std::string partition_parent;
   std::string partition_bound;
   std::string partition_constraint;
+  // The parent's partition key as pg_get_partkeydef prints it: "HASH (id)"
+  // (an opclass or collation other than the column's default shows).
+  std::string parent_partition_key;
   // The parent's DEFAULT partition when it is another one
   // (quoted-qualified; "" if none), and whether that one is partitioned.
   std::string default_partition;

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <regex>
 
@@ -203,6 +204,17 @@ std::vector<std::string> ShadowReloptions(const TableFacts& t) {
   return out;
 }
 
+// A partition's copy holds only rows within its bounds, checked as they
+// come (on each partition of a split's copy too): ATTACH PARTITION then
+// need not scan it.
+void AppendBoundCheck(const TableFacts& t, const OnlineNames& names,
+                      std::vector<std::string>* tx) {
+  if (t.partition_parent.empty() || t.partition_constraint.empty()) return;
+  tx->push_back(fmt::format(
+      "ALTER TABLE {} ADD CONSTRAINT {} CHECK ({})", names.QualifiedShadow(),
+      QuoteIdent(names.bound_check), t.partition_constraint));
+}
+
 std::string SetDefaultTablespace(const std::string& ts) {
   return "SET LOCAL default_tablespace = " + QuoteLiteral(ts);
 }
@@ -349,6 +361,40 @@ OnlineTarget TargetOf(const Placement& p) {
   return target;
 }
 
+OnlineTarget TargetOf(const Placement& p, const TableFacts& t) {
+  OnlineTarget target = TargetOf(p);
+  int modulus = 0, remainder = 0;
+  if (target.partitioned && t.is_partition &&
+      ParseHashBound(t.partition_bound, &modulus, &remainder)) {
+    target.parent_modulus = modulus;
+    target.parent_remainder = remainder;
+  }
+  return target;
+}
+
+int TargetModulus(const OnlineTarget& target) {
+  return target.parent_modulus > 0 ? target.parent_modulus * target.partitions
+                                   : target.partitions;
+}
+
+int TargetRemainder(const OnlineTarget& target, int i) {
+  return target.parent_modulus > 0
+             ? target.parent_remainder + i * target.parent_modulus
+             : i;
+}
+
+bool ParseHashBound(const std::string& bound, int* modulus, int* remainder) {
+  int m = 0, r = 0, used = 0;
+  if (std::sscanf(bound.c_str(), "FOR VALUES WITH (modulus %d, remainder %d)%n",
+                  &m, &r, &used) != 2 ||
+      static_cast<size_t>(used) != bound.size() || m < 1 || r < 0 || r >= m) {
+    return false;
+  }
+  *modulus = m;
+  *remainder = r;
+  return true;
+}
+
 OnlineNames MakeOnlineNames(const TableFacts& table,
                             const OnlineTarget& target) {
   OnlineNames n;
@@ -393,13 +439,7 @@ std::vector<std::string> ShadowCreateSql(const TableFacts& t,
     AppendDropNotValidChecks(t, shadow, &tx);
     if (server_version < 130000) AppendNoInheritChecks(t, shadow, &tx);
     AppendColumnSettings(t, shadow, &tx);
-    // A partition's copy holds only rows within its bounds, checked as
-    // they come: ATTACH PARTITION then need not scan it.
-    if (!t.partition_parent.empty() && !t.partition_constraint.empty()) {
-      tx.push_back(fmt::format("ALTER TABLE {} ADD CONSTRAINT {} CHECK ({})",
-                               shadow, QuoteIdent(names.bound_check),
-                               t.partition_constraint));
-    }
+    AppendBoundCheck(t, names, &tx);
     return tx;
   }
   tx.push_back(fmt::format("CREATE TABLE {} ({}) PARTITION BY HASH ({})",
@@ -411,11 +451,13 @@ std::vector<std::string> ShadowCreateSql(const TableFacts& t,
     tx.push_back(fmt::format(
         "CREATE TABLE {} PARTITION OF {} FOR VALUES WITH (MODULUS {}, "
         "REMAINDER {}){} TABLESPACE {}",
-        names.QualifiedPartition(r), shadow, target.partitions, r,
-        with.empty() ? "" : " " + with, QuoteIdent(ts)));
+        names.QualifiedPartition(r), shadow, TargetModulus(target),
+        TargetRemainder(target, r), with.empty() ? "" : " " + with,
+        QuoteIdent(ts)));
   }
   tx.push_back("SET LOCAL default_tablespace = ''");
   AppendColumnSettings(t, shadow, &tx);
+  AppendBoundCheck(t, names, &tx);
   return tx;
 }
 
@@ -506,14 +548,21 @@ std::vector<std::string> CaptureCreateSql(const TableFacts& t,
 std::vector<AttachPrep> AttachPrepSql(const TableFacts& t,
                                       const OnlineNames& names) {
   std::vector<AttachPrep> out;
+  std::vector<std::string> heaps;
+  for (size_t r = 0; r < names.partitions.size(); ++r) {
+    heaps.push_back(names.QualifiedPartition(static_cast<int>(r)));
+  }
+  if (heaps.empty()) heaps.push_back(names.QualifiedShadow());
   for (const ForeignKeyFacts& fk : t.inherited_fks_out) {
-    AttachPrep prep;
-    prep.table = names.QualifiedShadow();
-    prep.constraint = fk.name;
-    prep.add = fmt::format("ALTER TABLE {} ADD CONSTRAINT {} {} NOT VALID",
-                           prep.table, QuoteIdent(fk.name), fk.definition);
-    prep.locks = {prep.table, fk.table};
-    out.push_back(std::move(prep));
+    for (const std::string& heap : heaps) {
+      AttachPrep prep;
+      prep.table = heap;
+      prep.constraint = fk.name;
+      prep.add = fmt::format("ALTER TABLE {} ADD CONSTRAINT {} {} NOT VALID",
+                             prep.table, QuoteIdent(fk.name), fk.definition);
+      prep.locks = {prep.table, fk.table};
+      out.push_back(std::move(prep));
+    }
   }
   // A partitioned DEFAULT partition is left alone: ATTACH scans it.
   if (!t.default_partition.empty() && !t.default_partition_partitioned &&

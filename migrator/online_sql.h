@@ -25,11 +25,28 @@ struct OnlineTarget {
   std::vector<std::string> tablespaces;  // move: 1; partitions: 1..k
   int partitions = 0;                    // hash partitions (k)
   std::vector<std::string> key;          // partition key columns
+  // Splitting a hash partition of a parent with modulus N, remainder r
+  // (FitSplit): partition i of the copy takes remainder r + i*N of
+  // modulus N*k, so every row of it falls in exactly one. 0: a conversion
+  // (modulus k, remainder i).
+  int parent_modulus = 0;
+  int parent_remainder = 0;
 };
 
 // Where |p| puts its table: one tablespace (a move), or hash partitions by
 // its key round robin over its tablespaces.
 OnlineTarget TargetOf(const Placement& p);
+// The same for table |t|: a hash placement of a hash partition splits it
+// (docs/online-migration.md#splitting-a-hash-partition).
+OnlineTarget TargetOf(const Placement& p, const TableFacts& t);
+
+// The modulus of the copy's partitions, and partition i's remainder.
+int TargetModulus(const OnlineTarget& target);
+int TargetRemainder(const OnlineTarget& target, int i);
+
+// A hash partition's bound as pg_get_expr prints it, "FOR VALUES WITH
+// (modulus 3, remainder 1)" -> (3, 1); false for any other bound.
+bool ParseHashBound(const std::string& bound, int* modulus, int* remainder);
 
 // The names of every object an online run creates for table |oid|; derived
 // from the oid so that a resumed run finds them again.
@@ -119,7 +136,9 @@ std::vector<std::string> CaptureCreateSql(const TableFacts& t,
 // constraint added before the swap, NOT VALID then validated (which does
 // not block writes), so that ATTACH PARTITION under the swap's lock finds
 // it instead of scanning: each foreign key the partition has from its
-// parent, on the shadow under its own name, and on the parent's DEFAULT
+// parent, on the shadow under its own name (a split: on each of its
+// partitions, as a partitioned table takes no NOT VALID foreign key
+// before 18, and ATTACH then takes them over), and on the parent's DEFAULT
 // partition a CHECK that no row falls within the moved partition's bounds.
 struct AttachPrep {
   std::string table;       // quoted-qualified: the shadow or the DEFAULT

@@ -24,6 +24,64 @@ using fixtures::Orders;
 using fixtures::SalesPartition;
 using fixtures::Server;
 
+// Hash partition 1 of 3 split in 2: the copy is partitioned by the same key
+// with modulus 6, remainders 1 and 4 (every row of remainder 1 of 3 has one
+// of them), carries the partition constraint and, on each of its
+// partitions, the parent's foreign key; the swap attaches it with the
+// partition's bounds.
+TEST(OnlineSql, ASplitPartitionsTheCopyByRemaindersOfTheParentsModulus) {
+  TableFacts t = SalesPartition();
+  t.partition_bound = "FOR VALUES WITH (modulus 3, remainder 1)";
+  t.partition_constraint = "satisfies_hash_partition('16385'::oid, 3, 1, id)";
+  t.default_partition = "";
+  Plan plan = HashPlan();
+  OnlineTarget target = TargetOf(plan.placements[0], t);
+  EXPECT_EQ(TargetModulus(target), 6);
+  EXPECT_EQ(TargetRemainder(target, 0), 1);
+  EXPECT_EQ(TargetRemainder(target, 1), 4);
+  OnlineNames names = MakeOnlineNames(t, target);
+  std::string create = Join(ShadowCreateSql(t, target, names, 150000), "\n");
+  for (const char* want :
+       {R"(CREATE TABLE "public"."orders_p0" PARTITION OF "public".)"
+        R"("pglayout_new_16384" FOR VALUES WITH (MODULUS 6, REMAINDER 1))",
+        R"(CREATE TABLE "public"."orders_p1" PARTITION OF "public".)"
+        R"("pglayout_new_16384" FOR VALUES WITH (MODULUS 6, REMAINDER 4))",
+        R"(ALTER TABLE "public"."pglayout_new_16384" ADD CONSTRAINT )"
+        R"("pglayout_bound_16384" CHECK (satisfies_hash_partition()"}) {
+    EXPECT_NE(create.find(want), std::string::npos) << want << "\n" << create;
+  }
+  std::vector<AttachPrep> preps = AttachPrepSql(t, names);
+  ASSERT_EQ(preps.size(), 2u);
+  EXPECT_EQ(preps[1].add,
+            R"(ALTER TABLE "public"."orders_p1" ADD CONSTRAINT )"
+            R"("sales_customer_fkey" FOREIGN KEY (customer) REFERENCES )"
+            "customers(id) NOT VALID");
+  std::string swap = Join(SwapSql(t, target, names, SwapInputs()), "\n");
+  EXPECT_NE(swap.find(R"(ALTER TABLE public.sales ATTACH PARTITION )"
+                      R"("public"."orders" FOR VALUES WITH (modulus 3, )"
+                      "remainder 1)"),
+            std::string::npos)
+      << swap;
+  // A conversion keeps modulus k, remainder i.
+  OnlineTarget plain = TargetOf(plan.placements[0], Orders());
+  EXPECT_EQ(TargetModulus(plain), 2);
+  EXPECT_EQ(TargetRemainder(plain, 1), 1);
+}
+
+TEST(OnlineSql, HashBoundsParseAndOtherBoundsDoNot) {
+  int m = 0, r = 0;
+  EXPECT_TRUE(
+      ParseHashBound("FOR VALUES WITH (modulus 12, remainder 11)", &m, &r));
+  EXPECT_EQ(m, 12);
+  EXPECT_EQ(r, 11);
+  for (const char* bad : {"FOR VALUES FROM (1) TO (9)", "DEFAULT", "",
+                          "FOR VALUES WITH (modulus 3, remainder 3)",
+                          "FOR VALUES WITH (modulus 0, remainder 0)",
+                          "FOR VALUES WITH (modulus 3, remainder 1) x"}) {
+    EXPECT_FALSE(ParseHashBound(bad, &m, &r)) << bad;
+  }
+}
+
 TEST(OnlineSql, APartitionsSwapDetachesThenAttachesTheCopyWithItsBounds) {
   TableFacts t = SalesPartition();
   OnlineTarget target;

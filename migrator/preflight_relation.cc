@@ -103,12 +103,7 @@ void CheckTableKind(const Placement& p, const TableFacts& t,
     f->Refuse(o,
               "is unlogged or temporary: its copy would not survive a crash");
   }
-  if (t.is_partition && p.strategy != Strategy::kMove) {
-    f->Refuse(o, "is a partition of " + t.partition_parent +
-                     ": it can be moved (strategy = \"move\"), not "
-                     "partitioned");
-  }
-  if (t.is_partition && p.strategy == Strategy::kMove) CheckPartition(o, t, f);
+  if (t.is_partition) CheckPartition(o, t, f);
   if (t.has_inheritance) f->Refuse(o, "takes part in table inheritance");
   if (t.typed) f->Refuse(o, "is a typed table (CREATE TABLE ... OF)");
   if (t.extension_member) f->Refuse(o, "belongs to an extension");
@@ -316,13 +311,45 @@ void CheckMove(const Placement& p, const TableFacts& t,
   }
 }
 
+// A hash partition is split into partitions of its own by the parent's key
+// (docs/online-migration.md#splitting-a-hash-partition): the copy's hash
+// of a row must be the parent's, so the key is the parent's, columns,
+// opclasses and collations alike.
+void CheckSplit(const Placement& p, const TableFacts& t, Findings* f) {
+  const std::string& o = p.relation;
+  int modulus = 0, remainder = 0;
+  if (!ParseHashBound(t.partition_bound, &modulus, &remainder)) {
+    f->Refuse(o, fmt::format("is a partition of {} ({}), not a hash "
+                             "partition: it can be moved (strategy = "
+                             "\"move\"), not split",
+                             t.partition_parent, t.partition_bound));
+    return;
+  }
+  if (HashKeyColumns(t.parent_partition_key) != p.key) {
+    f->Refuse(o, fmt::format("its parent {} is partitioned by {}: a split "
+                             "partitions by the same key (plain columns, "
+                             "default opclasses), not by ({})",
+                             t.partition_parent, t.parent_partition_key,
+                             DisplayIdentList(p.key)));
+  }
+  if (p.partitions < 2) {
+    f->Refuse(o, "a split needs at least 2 partitions, not " +
+                     std::to_string(p.partitions));
+  }
+}
+
 void CheckHashPartition(const Placement& p, const TableFacts& t,
                         const ServerFacts& server, Findings* f) {
   const std::string& o = p.relation;
+  if (t.is_partition && t.kind == 'r') CheckSplit(p, t, f);
   if (t.kind == 'p') {
     f->Refuse(o,
               "is already partitioned, not as this plan says (its partitions "
-              "are not the plan's, or not in the planned tablespaces)");
+              "are not the plan's, or not in the planned tablespaces); "
+              "pglayout does not convert a partitioned table again: move its "
+              "partitions (strategy = \"move\"), or split a hash partition "
+              "into more (strategy = \"hash_partition\" on the partition, "
+              "by the parent's key)");
     return;
   }
   CheckOnlineCopy(p, t, server, f);

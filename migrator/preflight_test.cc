@@ -494,10 +494,44 @@ TEST(Preflight, AcceptsAPartitionOnlineAndRefusesWhatDetachCannotDo) {
       << c.Refusals();
   t.kind = 'r';
   c.plan = HashPlan();
-  EXPECT_NE(c.Refusals().find("public.orders: is a partition of public.sales: "
-                              "it can be moved"),
+  EXPECT_NE(c.Refusals().find("public.orders: is a partition of public.sales "
+                              "(FOR VALUES FROM (1000) TO (2000)), not a hash "
+                              "partition: it can be moved"),
             std::string::npos)
       << c.Refusals();
+}
+
+// A hash partition split by its parent's key: allowed (the foreign key it
+// has from its parent included, on every PostgreSQL); another key, a
+// single partition or a referenced parent are refused, naming the object.
+TEST(Preflight, SplitsAHashPartitionByItsParentsKeyOnly) {
+  PreflightCase c;
+  c.tables["public.orders"] = SalesPartition();
+  TableFacts& t = c.tables["public.orders"];
+  t.partition_bound = "FOR VALUES WITH (modulus 3, remainder 1)";
+  t.partition_constraint = "satisfies_hash_partition('16385'::oid, 3, 1, id)";
+  t.parent_partition_key = "HASH (id)";
+  t.default_partition = "";
+  for (int version : {120000, 150000, 180000}) {
+    c.server.version_num = version;
+    EXPECT_EQ(c.Refusals(), "") << version;
+  }
+  t.parent_partition_key = "HASH (id int4_ops_custom)";
+  c.plan.placements[0].partitions = 1;
+  t.parent_referenced_by = {"foreign key line_sale_fkey of table public.line"};
+  std::string r = c.Refusals();
+  EXPECT_NE(r.find("public.orders: its parent public.sales is partitioned by "
+                   "HASH (id int4_ops_custom): a split partitions by the same "
+                   "key"),
+            std::string::npos)
+      << r;
+  EXPECT_NE(r.find("public.orders: a split needs at least 2 partitions, not 1"),
+            std::string::npos)
+      << r;
+  EXPECT_NE(r.find("public.orders: foreign key line_sale_fkey of table "
+                   "public.line references its parent public.sales"),
+            std::string::npos)
+      << r;
 }
 
 TEST(Preflight, SkipsChecksOfStepsAlreadyStarted) {

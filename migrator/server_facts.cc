@@ -1009,7 +1009,8 @@ Status ReadPartition(SqlSession* s, uint32_t oid, TableFacts* t) {
       "d.relnamespace WHERE pt.partrelid = p.oid AND d.oid <> c.oid), ''), "
       "coalesce((SELECT d.relkind = 'p' FROM pg_catalog.pg_partitioned_table "
       "pt JOIN pg_catalog.pg_class d ON d.oid = pt.partdefid WHERE "
-      "pt.partrelid = p.oid AND d.oid <> c.oid), false) "
+      "pt.partrelid = p.oid AND d.oid <> c.oid), false), "
+      "pg_catalog.pg_get_partkeydef(p.oid) "
       "FROM pg_catalog.pg_class c JOIN pg_catalog.pg_inherits i ON "
       "i.inhrelid = c.oid JOIN pg_catalog.pg_class p ON p.oid = i.inhparent "
       "JOIN pg_catalog.pg_namespace pn ON pn.oid = p.relnamespace WHERE "
@@ -1022,6 +1023,7 @@ Status ReadPartition(SqlSession* s, uint32_t oid, TableFacts* t) {
   t->partition_constraint = row.Text(2);
   t->default_partition = row.Text(3);
   t->default_partition_partitioned = row.Bool(4);
+  t->parent_partition_key = row.Text(5);
   PGLAYOUT_RETURN_IF_ERROR(row.status());
   SqlResult fks;
   PGLAYOUT_RETURN_IF_ERROR(s->Execute(

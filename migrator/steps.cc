@@ -126,9 +126,17 @@ Step OnlineCopyStep(const Placement& p, const TableFacts& t,
   s.kind = StepKind::kOnlineCopy;
   s.placement = &p;
   s.bytes = t.total_size();
-  s.target = TargetOf(p);
+  s.target = TargetOf(p, t);
   s.key = PlacementStepKey(p);
-  if (p.strategy == Strategy::kHashPartition) {
+  if (s.target.parent_modulus > 0) {
+    s.title = fmt::format(
+        "split {} (hash partition {} of {} of {}) into {} partitions of "
+        "modulus {} by ({}) over {} (online copy, then detach and attach the "
+        "copy)",
+        p.relation, s.target.parent_remainder, s.target.parent_modulus,
+        t.partition_parent, p.partitions, TargetModulus(s.target),
+        JoinComma(p.key), JoinComma(p.tablespaces));
+  } else if (p.strategy == Strategy::kHashPartition) {
     s.title = fmt::format(
         "convert {} to {} hash partitions by ({}) over {} "
         "(online)",

@@ -80,7 +80,8 @@ Status TakeSamples(StatsSource* source, Clock* clock, ProgressSink* progress,
 }
 
 // The tables whose facts matter: the hottest ones, reached through their
-// indexes and TOAST too, most heated first, at most |limit|.
+// indexes and TOAST too, most heated first, at most |limit|, each
+// partition's root after it.
 std::vector<const RelationInfo*> HottestTables(
     const std::vector<Relation>& ranked,
     const std::vector<RelationInfo>& relations_read, int limit) {
@@ -100,6 +101,13 @@ std::vector<const RelationInfo*> HottestTables(
     // A TOAST index leads to its TOAST table, which has no facts.
     if (it->second->kind == RelationKind::kToast) continue;
     out.push_back(it->second);
+    // A partition's root has no I/O of its own, but its facts (its key,
+    // foreign keys to it) decide whether the partition can be moved or
+    // split.
+    auto root = by_name.find(it->second->partition_of);
+    if (root != by_name.end() && seen.insert(root->first).second) {
+      out.push_back(root->second);
+    }
   }
   return out;
 }

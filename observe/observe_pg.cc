@@ -222,6 +222,7 @@ void WriteRuleFacts(const TableRuleFacts& f, Relation* r) {
   r->persistence = f.storage.persistence;
   r->row_security = f.security.row_security;
   r->partitioned = f.storage.partitioned;
+  r->partition_key = f.storage.partition_key;
 }
 
 class PgStatsSource : public StatsSource {

@@ -393,7 +393,7 @@ bool AllUtf8(const std::vector<std::string>& list) {
 
 Status CheckRelationText(const Relation& r) {
   for (const std::string* s :
-       {&r.name, &r.table, &r.tablespace, &r.partition_of}) {
+       {&r.name, &r.table, &r.tablespace, &r.partition_of, &r.partition_key}) {
     if (!IsValidUtf8(*s)) {
       return NotUtf8(s == &r.name ? "relation" : "a name of relation", *s);
     }

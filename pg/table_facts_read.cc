@@ -111,7 +111,9 @@ SELECT pg_catalog.json_build_object(
  'replica_identity', (SELECT relreplident FROM rel),
  'persistence', (SELECT relpersistence FROM rel),
  'row_security', (SELECT relrowsecurity FROM rel),
- 'partitioned', (SELECT relkind = 'p' OR relispartition FROM rel))
+ 'partitioned', (SELECT relkind = 'p' OR relispartition FROM rel),
+ 'partition_key', (SELECT pg_catalog.pg_get_partkeydef(oid) FROM rel
+   WHERE relkind = 'p'))
 )sql";
 
 // |key| of the object |j|, or null when it lacks it.
@@ -214,6 +216,9 @@ Status ReadTableRuleFacts(SqlSession* session, uint32_t oid,
   facts->storage.replica_identity =
       ReplicaIdentityFromCode(JsonCode(At(j, "replica_identity")));
   facts->storage.partitioned = JsonBool(At(j, "partitioned"));
+  if (At(j, "partition_key").is_string()) {
+    facts->storage.partition_key = At(j, "partition_key").get<std::string>();
+  }
   facts->security.row_security = JsonBool(At(j, "row_security"));
   return Status::Ok();
 }

@@ -55,6 +55,9 @@ struct TableRuleFacts {
     Persistence persistence = Persistence::kPermanent;
     ReplicaIdentity replica_identity = ReplicaIdentity::kDefault;
     bool partitioned = false;  // a partitioned table or a partition
+    // A partitioned table's key as pg_get_partkeydef prints it
+    // ("HASH (id)"); empty for any other relation.
+    std::string partition_key;
   };
   struct Security {
     bool row_security = false;

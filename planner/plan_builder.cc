@@ -54,6 +54,9 @@ SqlObjects SqlObjectsOf(const PlanInputs& in) {
   SqlObjects objects;
   for (const TableDemand& d : in.tables) {
     if (!d.indexes.empty()) objects.indexes[d.table] = d.indexes;
+    if (d.facts != nullptr && IsLeafPartition(*d.facts)) {
+      objects.partition_roots[d.table] = d.facts->partition_of;
+    }
   }
   for (const TablespaceInfo& t : in.workload.tablespaces) {
     objects.existing_tablespaces.insert(t.name);

@@ -111,6 +111,51 @@ void MoveSteps(const Placement& p, const SqlObjects& objects,
 // commented out: the shadow and the old copy are named after the table's
 // oid, which only the live objects knows, and a shadow made by hand would
 // collide with migrate's partitions.
+// A split as migrate runs it, commented out: the copy, partitioned by the
+// parent's key with the modulus and remainders read from the catalog, then
+// the partition's detach and the copy's attach with its bound.
+Status SplitSteps(const Placement& p, const std::string& root,
+                  std::vector<SqlStep>* steps) {
+  TableName t;
+  PGLAYOUT_RETURN_IF_ERROR(SplitQualifiedName(p.relation, &t.schema, &t.name));
+  const std::string shadow = Qualify(t.schema, kShadowName);
+  std::vector<std::string> key;
+  for (const std::string& column : p.key) key.push_back(QuoteIdent(column));
+  auto online = [&](std::string comment, std::string sql) {
+    steps->push_back({std::move(comment), std::move(sql), true, true});
+  };
+  online(fmt::format("{}: a hash partition of {} split into {} partitions of "
+                     "its own by ({}), built online by migrate; it has "
+                     "remainder <r> of modulus <N> of its parent, read from "
+                     "the catalog at run time (`pglayout migrate plan.toml` "
+                     "prints the exact SQL)",
+                     p.relation, root, p.partitions, fmt::join(p.key, ", ")),
+         fmt::format("CREATE TABLE {} (LIKE {} INCLUDING ALL) PARTITION BY "
+                     "HASH ({})",
+                     shadow, QuoteQualified(p.relation), fmt::join(key, ", ")));
+  for (int i = 0; i < p.partitions; ++i) {
+    const std::string& ts = p.tablespaces[i % p.tablespaces.size()];
+    online(fmt::format("partition {} and its indexes on {}: every row of the "
+                       "partition has one of these remainders",
+                       i, ts),
+           fmt::format("CREATE TABLE {} PARTITION OF {} FOR VALUES WITH "
+                       "(MODULUS <N>*{}, REMAINDER <r>+{}*<N>) TABLESPACE {}",
+                       t.QuotedSibling(fmt::format("_p{}", i)), shadow,
+                       p.partitions, i, QuoteIdent(ts)));
+  }
+  online(
+      "copy every row with change capture; then, in one short transaction "
+      "holding the parent, the partition leaves it (kept until migrate "
+      "--finalize) ...",
+      fmt::format("ALTER TABLE {} DETACH PARTITION {}", QuoteQualified(root),
+                  QuoteQualified(p.relation)));
+  online("... and the copy, under its name, takes its bound",
+         fmt::format("ALTER TABLE {} ATTACH PARTITION {} FOR VALUES WITH "
+                     "(MODULUS <N>, REMAINDER <r>)",
+                     QuoteQualified(root), QuoteQualified(p.relation)));
+  return Status::Ok();
+}
+
 Status PartitionSteps(const Placement& p, std::vector<SqlStep>* steps) {
   TableName t;
   PGLAYOUT_RETURN_IF_ERROR(SplitQualifiedName(p.relation, &t.schema, &t.name));
@@ -197,7 +242,10 @@ Status PlanSqlSteps(const Plan& plan, const SqlObjects& objects,
     if (p.strategy != Strategy::kHashPartition || p.tablespaces.empty()) {
       continue;
     }
-    PGLAYOUT_RETURN_IF_ERROR(PartitionSteps(p, &out));
+    auto root = objects.partition_roots.find(p.relation);
+    PGLAYOUT_RETURN_IF_ERROR(root == objects.partition_roots.end()
+                                 ? PartitionSteps(p, &out)
+                                 : SplitSteps(p, root->second, &out));
   }
   PGLAYOUT_RETURN_IF_ERROR(SettingSteps(plan, &out));
   *steps = std::move(out);

@@ -137,6 +137,21 @@ void AddCautions(const Relation& t, int version, PartitionCheck* c) {
   }
 }
 
+// The shared rule's reasons on c->key (common/hash_rule.h): a conversion's
+// and an online swap's blockers, and what the facts leave unknown.
+void AddRuleReasons(const HashRuleFacts& facts, PartitionCheck* c) {
+  for (std::string& reason : CheckHashConversion(facts, c->key)) {
+    c->blockers.push_back(std::move(reason));
+  }
+  for (std::string& reason : CheckOnlineSwap(facts)) {
+    c->blockers.push_back(std::move(reason));
+  }
+  if (!facts.unknown.empty()) {
+    c->cautions.push_back(UnknownFactsReason(facts.unknown) +
+                          "; migrate's preflight checks the live catalog");
+  }
+}
+
 }  // namespace
 
 PartitionCheck CheckHashPartitioning(const Relation& table,
@@ -146,17 +161,59 @@ PartitionCheck CheckHashPartitioning(const Relation& table,
   c.key = key.empty() ? table.primary_key : key;
   const HashRuleFacts facts = RuleFacts(table, server_version_num);
   CheckTableKind(table, facts.server_version_num, &c);
-  for (std::string& reason : CheckHashConversion(facts, c.key)) {
-    c.blockers.push_back(std::move(reason));
-  }
-  for (std::string& reason : CheckOnlineSwap(facts)) {
-    c.blockers.push_back(std::move(reason));
-  }
-  if (!facts.unknown.empty()) {
-    c.cautions.push_back(UnknownFactsReason(facts.unknown) +
-                         "; migrate's preflight checks the live catalog");
-  }
+  AddRuleReasons(facts, &c);
   AddCautions(table, facts.server_version_num, &c);
+  return c;
+}
+
+PartitionCheck CheckHashSplit(const Relation& leaf, const Relation* root,
+                              int server_version_num) {
+  PartitionCheck c;
+  if (root == nullptr || root->partition_key.empty()) {
+    c.blockers.push_back(fmt::format(
+        "a partition of {}, whose partition key workload.toml does not "
+        "record (written by an older pglayout observe)",
+        leaf.partition_of.empty() ? "a table it does not name"
+                                  : leaf.partition_of));
+    return c;
+  }
+  c.key = HashKeyColumns(root->partition_key);
+  if (c.key.empty()) {
+    c.blockers.push_back(fmt::format(
+        "a partition of {}, which is partitioned by {}: only a partition of "
+        "a table hash-partitioned on plain columns is split",
+        root->name, root->partition_key));
+    return c;
+  }
+  if (!root->foreign_keys_in.empty()) {
+    c.blockers.push_back(fmt::format(
+        "foreign key {} references its parent {}: DETACH PARTITION refuses "
+        "while rows of that table reference this partition's rows",
+        root->foreign_keys_in.front(), root->name));
+  }
+  if (!leaf.identity_columns.empty()) {
+    c.blockers.push_back(fmt::format(
+        "column {} is an identity column, which a partition shares with its "
+        "parent and its copy cannot",
+        leaf.identity_columns.front()));
+  }
+  if (leaf.persistence == Persistence::kUnlogged ||
+      leaf.persistence == Persistence::kTemporary) {
+    c.blockers.push_back(std::string(PersistenceName(*leaf.persistence)) +
+                         ": its online copy would not survive a crash");
+  }
+  // The foreign keys it has from its root are not the conversion's to
+  // re-add: each new partition gets them, validated, before the swap, and
+  // ATTACH takes them over (on any version).
+  HashRuleFacts facts = RuleFacts(leaf, server_version_num);
+  std::erase_if(facts.fks_out, [&](const ForeignKeyFact& fk) {
+    return std::any_of(root->foreign_keys_out.begin(),
+                       root->foreign_keys_out.end(),
+                       [&](const std::string& of_root) {
+                         return ParseForeignKey(of_root).name == fk.name;
+                       });
+  });
+  AddRuleReasons(facts, &c);
   return c;
 }
 

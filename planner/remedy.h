@@ -50,6 +50,20 @@ PartitionCheck CheckHashPartitioning(const Relation& table,
                                      const std::vector<std::string>& key,
                                      int server_version_num);
 
+// Judges splitting hash partition |leaf| of |root| (its partition tree's
+// root, Relation::partition_of; null when workload.toml does not hold it)
+// into partitions of its own by the root's key
+// (docs/online-migration.md#splitting-a-hash-partition): the root must be
+// partitioned by HASH on plain columns (Relation::partition_key), no
+// other table may reference it (DETACH PARTITION would refuse), no
+// identity column, and the shared rule as for a conversion. |key| is the
+// root's, whatever was asked.
+inline bool IsLeafPartition(const Relation& r) {
+  return r.partitioned && r.kind != RelationKind::kPartitioned;
+}
+PartitionCheck CheckHashSplit(const Relation& leaf, const Relation* root,
+                              int server_version_num);
+
 // The key rules of the above alone (a key is needed; every unique key, the
 // primary key among them, must contain every key column): what hash
 // partitioning and a Citus distribution column (citus_plan.h) share.

@@ -230,7 +230,7 @@ class RemedySearch {
   // What the plan looks like without a remedy for |t|: its worst
   // utilisation then.
   Status WithoutRemedy(int t, double* before) {
-    parts_[t] = 1;
+    SetParts(1);
     if (stripe_ && stripe_owner_ == t) stripe_.reset();
     PGLAYOUT_RETURN_IF_ERROR(Lay());
     *before = layout_.result.max_utilization;
@@ -311,7 +311,7 @@ class RemedySearch {
     // Past one per device only for a table too hot for any one volume: to
     // balance, one partition per device is as far as a schema change goes.
     for (int k : Counts(k_min, h->must ? n : -n)) {
-      parts_[t] = k;
+      SetParts(k);
       if (!Lay().ok()) continue;
       peak[k] = layout_.result.max_utilization;
       h->counts.push_back({k, peak[k]});
@@ -324,7 +324,7 @@ class RemedySearch {
     if (chosen < 0) chosen = best;
     if (chosen < 0) {
       f->blocker = "its partitions find no room on distinct volumes";
-      parts_[t] = 1;
+      SetParts(1);
       return Lay();
     }
     const int widest = std::min({n, k_min + kExtraPartitions, 2 * k_min});
@@ -332,7 +332,7 @@ class RemedySearch {
     for (int k = chosen + 1; k <= widest; ++k) {
       if (chosen_peak > opt_.target_utilization) break;
       if (peak.count(k) == 0) {
-        parts_[t] = k;
+        SetParts(k);
         if (!Lay().ok()) continue;
         peak[k] = layout_.result.max_utilization;
         h->counts.push_back({k, peak[k]});
@@ -350,7 +350,7 @@ class RemedySearch {
       // next doubling be absorbed by moving whole partitions.
       const int twice = 2 * chosen;
       if (peak.count(twice) == 0) {
-        parts_[t] = twice;
+        SetParts(twice);
         if (Lay().ok()) {
           peak[twice] = layout_.result.max_utilization;
           h->counts.push_back({twice, peak[twice]});
@@ -362,12 +362,12 @@ class RemedySearch {
         h->room_to_grow = true;
       }
     }
-    parts_[t] = chosen;
+    SetParts(chosen);
     PGLAYOUT_RETURN_IF_ERROR(Lay());
     f->possible = true;
     f->width = chosen;
     Measure(h->must, before, f);
-    parts_[t] = 1;
+    SetParts(1);
     return Lay();
   }
 
@@ -440,7 +440,7 @@ class RemedySearch {
     }
     PGLAYOUT_RETURN_IF_ERROR(EvaluatePartition(t, h, before, &partition));
     if (partition.possible && partition.helps) {
-      parts_[t] = partition.width;
+      SetParts(partition.width);
       h->chosen = "hash_partition";
       h->partitions = parts_[t];
       return Lay();
@@ -452,20 +452,71 @@ class RemedySearch {
     return Status::Ok();
   }
 
+  // The tables a remedy for |t| changes together: the hash partitions of
+  // t's parent that are still whole and on a volume above the target (a
+  // split of one alone leaves its siblings' volumes as busy, so it would
+  // never lower the worst volume), t among them; else t alone.
+  std::vector<int> GroupOf(int t) const {
+    const Relation* facts = in_.tables[t].facts;
+    if (facts == nullptr || !IsLeafPartition(*facts) ||
+        facts->partition_of.empty()) {
+      return {t};
+    }
+    std::vector<int> group = {t};
+    for (size_t i = 0; i < layout_.items.size(); ++i) {
+      const PlaceItem& item = layout_.items[i];
+      const int u = item.table;
+      const Relation* other = in_.tables[u].facts;
+      if (u == t || item.parts > 1 || tried_[u] || other == nullptr ||
+          other->partition_of != facts->partition_of ||
+          layout_.result.utilization[layout_.result.bin_of[i]] <=
+              opt_.target_utilization) {
+        continue;
+      }
+      group.push_back(u);
+    }
+    return group;
+  }
+
+  void SetParts(int k) {
+    for (int u : group_) parts_[u] = k;
+  }
+
   Status Remedy(int t) {
+    group_ = GroupOf(t);
     HotRelation h;
     h.table = in_.tables[t].table;
     h.best_single_utilization = BestSingleVolume(in_, layout_, t);
     h.must = AboveTarget(h.best_single_utilization, opt_.target_utilization);
     auto key = opt_.keys.find(h.table);
-    h.partition = CheckHashPartitioning(
-        *in_.tables[t].facts,
-        key == opt_.keys.end() ? std::vector<std::string>{} : key->second,
-        in_.version);
+    const Relation& facts = *in_.tables[t].facts;
+    // A partition gets partitions of its own by its parent's key (a split),
+    // any other table a conversion.
+    h.partition =
+        IsLeafPartition(facts)
+            ? CheckHashSplit(facts, in_.workload.Find(facts.partition_of),
+                             in_.version)
+            : CheckHashPartitioning(facts,
+                                    key == opt_.keys.end()
+                                        ? std::vector<std::string>{}
+                                        : key->second,
+                                    in_.version);
     const std::string view =
         DependentMatview(*in_.tables[t].facts, in_.workload);
     if (!view.empty()) h.partition.blockers.push_back(MatviewReason(view));
     PGLAYOUT_RETURN_IF_ERROR(Decide(t, &h));
+    if (h.chosen == "hash_partition") {
+      // Its siblings split alike, each with its own entry.
+      for (size_t i = 1; i < group_.size(); ++i) {
+        const int u = group_[i];
+        tried_[u] = true;
+        HotRelation sibling = h;
+        sibling.table = in_.tables[u].table;
+        sibling.best_single_utilization = BestSingleVolume(in_, layout_, u);
+        hot_.push_back(std::move(sibling));
+      }
+    }
+    group_ = {};
     if (h.must || h.chosen != "none") hot_.push_back(std::move(h));
     return Status::Ok();
   }
@@ -476,6 +527,7 @@ class RemedySearch {
   std::string mode_;         // the remedies tried: "hash_partition", "stripe"
   std::vector<int> parts_;   // per table
   std::vector<bool> tried_;  // per table
+  std::vector<int> group_;   // the tables of the remedy under way (GroupOf)
   std::optional<StripeState> stripe_;
   int stripe_owner_ = -1;  // the table stripe_ was built for
   std::vector<HotRelation> hot_;
@@ -539,6 +591,17 @@ std::string GrowthReason(const HotRelation& h, int volumes) {
       h.partitions, volumes);
 }
 
+// The demand of |h| when it is a partition split by its parent's key, else
+// null.
+const TableDemand* SplitOf(const PlanInputs& in, const HotRelation& h) {
+  for (const TableDemand& d : in.tables) {
+    if (d.table == h.table && d.facts != nullptr && IsLeafPartition(*d.facts)) {
+      return &d;
+    }
+  }
+  return nullptr;
+}
+
 // The hot relation's trade-off in one sentence, from the complete plan.
 std::string Explain(const PlanInputs& in, const Layout& layout,
                     const std::optional<StripeState>& stripe,
@@ -551,10 +614,23 @@ std::string Explain(const PlanInputs& in, const Layout& layout,
                    Percent(h.best_single_utilization), Percent(target))
              : "it keeps the busiest volume above the target";
   std::string what;
-  if (h.chosen == "hash_partition") {
-    int volumes = 0;
-    const std::string where =
-        PartitionsPerVolume(in, layout, stripe, h.table, &volumes);
+  const TableDemand* split = SplitOf(in, h);
+  int volumes = 0;
+  const std::string where =
+      h.chosen == "hash_partition"
+          ? PartitionsPerVolume(in, layout, stripe, h.table, &volumes)
+          : "";
+  if (h.chosen == "hash_partition" && split != nullptr) {
+    what = fmt::format(
+        "split into {} partitions of its own by ({}), its parent {}'s key, "
+        "spread over {} volumes ({}), each with its indexes; online: {} "
+        "copied with change capture, then the parent is locked only for the "
+        "swap (DETACH and ATTACH, which scan nothing), and the parent and "
+        "its other partitions stay as they are; {}",
+        h.partitions, fmt::join(h.partition.key, ", "),
+        split->facts->partition_of, volumes, where,
+        HumanSize(static_cast<double>(split->bytes)), CountReason(h, target));
+  } else if (h.chosen == "hash_partition") {
     what = fmt::format(
                "{} hash partitions on ({}) spread it over {} volumes ({}), "
                "each with "

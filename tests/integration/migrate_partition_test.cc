@@ -12,6 +12,7 @@
 #include <signal.h>
 
 #include <atomic>
+#include <functional>
 #include <map>
 #include <string>
 #include <thread>
@@ -98,6 +99,73 @@ Status RunPlan(const std::string& toml, const std::string& conninfo,
   return Migrate(plan, options, nullptr, report);
 }
 
+// Splitting a hash partition (docs/online-migration.md#splitting-a-hash-
+// partition): ev, hash-partitioned by id in 3, with a primary key and a
+// foreign key to ref declared on the parent; ev_twin holds the same rows.
+constexpr char kHashSchema[] =
+    "CREATE TABLE ref (id int PRIMARY KEY);"
+    "INSERT INTO ref SELECT generate_series(1, 20);"
+    "CREATE TABLE ev (id bigint PRIMARY KEY, r int NOT NULL REFERENCES ref, "
+    "v text) PARTITION BY HASH (id);"
+    "CREATE INDEX ev_v ON ev (v);"
+    "CREATE TABLE ev_p0 PARTITION OF ev FOR VALUES WITH (MODULUS 3, "
+    "REMAINDER 0);"
+    "CREATE TABLE ev_p1 PARTITION OF ev FOR VALUES WITH (MODULUS 3, "
+    "REMAINDER 1);"
+    "CREATE TABLE ev_p2 PARTITION OF ev FOR VALUES WITH (MODULUS 3, "
+    "REMAINDER 2);"
+    "INSERT INTO ev SELECT g, g % 20 + 1, md5(g::text) FROM "
+    "generate_series(1, 6000) g;"
+    "CREATE TABLE ev_twin AS TABLE ev;"
+    "ANALYZE";
+
+// A writer in a thread of its own: transaction i is |sql|(i), until
+// stopped or one fails.
+class Writer {
+ public:
+  Writer(SqlSession* s, std::function<std::string(int)> sql)
+      : session_(s), sql_(std::move(sql)) {
+    thread_ = std::thread([this]() { Run(); });
+  }
+  ~Writer() { Stop(); }
+  void Stop() {
+    stop_ = true;
+    if (thread_.joinable()) thread_.join();
+  }
+  // Returns once |n| more writes committed (or the writer failed).
+  void Meanwhile(int n) {
+    int from = writes_;
+    while (writes_ < from + n && !failed_) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+  }
+  int writes() const { return writes_; }
+  std::string error() {
+    Stop();
+    return error_;
+  }
+
+ private:
+  void Run() {
+    for (int i = 0; !stop_; ++i) {
+      Status st = ExecuteSql(session_, sql_(i));
+      if (!st.ok()) {
+        error_ = st.ToString();
+        failed_ = true;
+        return;
+      }
+      ++writes_;
+    }
+  }
+  SqlSession* session_;
+  std::function<std::string(int)> sql_;
+  std::atomic<bool> stop_{false};
+  std::atomic<bool> failed_{false};
+  std::atomic<int> writes_{0};
+  std::string error_;
+  std::thread thread_;
+};
+
 class PartitionMoveTest : public PgVersionTest {
  protected:
   Status FreshDatabase(const std::string& db, PgCluster** pg,
@@ -109,6 +177,20 @@ class PartitionMoveTest : public PgVersionTest {
         ExecuteSql(admin.get(), "DROP DATABASE IF EXISTS " + db));
     PGLAYOUT_RETURN_IF_ERROR(ExecuteSql(admin.get(), "CREATE DATABASE " + db));
     return OpenPgSessionAsConfigured(Conninfo(*pg, db), "pglayout-test", s);
+  }
+
+  // Database |db| with kHashSchema, a second session |w| for a writer, and
+  // directories |a|, |b| for the split's tablespaces.
+  Status SplitDatabase(const std::string& db, PgCluster** pg,
+                       std::unique_ptr<SqlSession>* s,
+                       std::unique_ptr<SqlSession>* w, std::string* a,
+                       std::string* b) const {
+    PGLAYOUT_RETURN_IF_ERROR(FreshDatabase(db, pg, s));
+    PGLAYOUT_RETURN_IF_ERROR(ExecuteSql(s->get(), kHashSchema));
+    PGLAYOUT_RETURN_IF_ERROR(
+        OpenPgSessionAsConfigured(Conninfo(*pg, db), "pglayout-test", w));
+    PGLAYOUT_RETURN_IF_ERROR((*pg)->MakeDirectory(db + "_a", a));
+    return (*pg)->MakeDirectory(db + "_b", b);
   }
 };
 
@@ -160,33 +242,18 @@ TEST_P(PartitionMoveTest, APartitionMovesOnlineWhileWritesGoThroughTheParent) {
   // A writer through the parent, in the moved partition's range: new rows
   // and updates of old ones, each mirrored into the twin in its
   // transaction.
-  std::atomic<bool> stop{false};
-  std::atomic<int> writes{0};
-  std::string writer_error;
-  std::thread writer([&]() {
-    for (int i = 0; !stop; ++i) {
-      Status st = ExecuteSql(
-          w.get(), fmt::format("BEGIN;"
-                               "INSERT INTO m VALUES ({0}, 'w{0}', {1});"
-                               "INSERT INTO m_twin VALUES ({0}, 'w{0}', {1});"
-                               "UPDATE m SET v = v || '+' WHERE id = {2};"
-                               "UPDATE m_twin SET v = v || '+' WHERE id = {2};"
-                               "COMMIT",
-                               12000 + i, i % 50 + 1, 10000 + (i * 7) % 2000));
-      if (!st.ok()) {
-        writer_error = st.ToString();
-        return;
-      }
-      ++writes;
-    }
+  Writer writer(w.get(), [](int i) {
+    return fmt::format(
+        "BEGIN;"
+        "INSERT INTO m VALUES ({0}, 'w{0}', {1});"
+        "INSERT INTO m_twin VALUES ({0}, 'w{0}', {1});"
+        "UPDATE m SET v = v || '+' WHERE id = {2};"
+        "UPDATE m_twin SET v = v || '+' WHERE id = {2};"
+        "COMMIT",
+        12000 + i, i % 50 + 1, 10000 + (i * 7) % 2000);
   });
   // Each phase goes on only once the writer has written meanwhile.
-  auto writes_meanwhile = [&](int n) {
-    int from = writes;
-    while (writes < from + n && writer_error.empty()) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    }
-  };
+  auto writes_meanwhile = [&](int n) { writer.Meanwhile(n); };
   std::vector<std::string> phases;
   MigrateOptions options;
   options.failpoint = [&](const std::string& name) {
@@ -203,10 +270,8 @@ TEST_P(PartitionMoveTest, APartitionMovesOnlineWhileWritesGoThroughTheParent) {
   Status st = RunPlan(MovePlan("partmove_ts", dir, {"public.m_p2"}),
                       Conninfo(pg, "partmove"), options, &report);
   writes_meanwhile(20);  // and after the swap, into the new partition
-  stop = true;
-  writer.join();
+  ASSERT_EQ(writer.error(), "");
   PGLAYOUT_ASSERT_OK(st);
-  ASSERT_EQ(writer_error, "");
   EXPECT_EQ(phases.size(), 3u);
 
   // Every row is there, each once, and in its partition.
@@ -216,7 +281,7 @@ TEST_P(PartitionMoveTest, APartitionMovesOnlineWhileWritesGoThroughTheParent) {
                   "m_twin WHERE id >= 10000 AND id < 20000)"),
             "t");
   EXPECT_EQ(Value(s.get(), "SELECT count(*) FROM audit"),
-            std::to_string(6000 + writes))
+            std::to_string(6000 + writer.writes()))
       << "the parent's trigger fired for every row written through it";
   // In the target tablespace with its indexes; bounds and structure kept.
   EXPECT_EQ(TablespaceOf(s.get(), "public.m_p2"), "partmove_ts");
@@ -417,6 +482,210 @@ TEST_P(PartitionMoveTest, AKilledMoveResumesAndAnAbortLeavesThePartition) {
                   "tgname LIKE 'pglayout%') + (SELECT count(*) FROM pg_class "
                   "WHERE relname LIKE 'pglayout\\_new%')"),
             "0");
+}
+
+// Tablespaces |ts|_a in |a| and |ts|_b in |b| (tablespaces are the
+// cluster's: each test names its own).
+std::string SplitPlan(const std::string& ts, const std::string& a,
+                      const std::string& b) {
+  return fmt::format(
+      "[[tablespace]]\nname = \"{0}_a\"\npath = \"{1}\"\n[[tablespace]]\n"
+      "name = \"{0}_b\"\npath = \"{2}\"\n[[placement]]\nrelation = "
+      "\"public.ev_p1\"\nstrategy = \"hash_partition\"\npartitions = 2\n"
+      "key = [\"id\"]\ntablespaces = [\"{0}_a\", \"{0}_b\"]\n",
+      ts, a, b);
+}
+
+// Through ev over every partition: new rows and updates, each mirrored
+// into ev_twin in its transaction.
+std::string TwinWrite(int i) {
+  return fmt::format(
+      "BEGIN;"
+      "INSERT INTO ev VALUES ({0}, {1}, 'w{0}');"
+      "INSERT INTO ev_twin VALUES ({0}, {1}, 'w{0}');"
+      "UPDATE ev SET v = v || '+' WHERE id = {2};"
+      "UPDATE ev_twin SET v = v || '+' WHERE id = {2};"
+      "COMMIT",
+      10000 + i, i % 20 + 1, 1 + (i * 7) % 6000);
+}
+
+// ev_p1 split in 2 as the plan says: partitioned by id with modulus 6,
+// remainders 1 and 4, one in each tablespace with its indexes, every row
+// of remainder 1 of 3 in the one its hash says, equal to the twin; the
+// parent's foreign key holds on each new partition.
+void ExpectSplit(SqlSession* s, const std::string& ts) {
+  EXPECT_EQ(Diff(s, "ev", "ev_twin"), "0");
+  EXPECT_EQ(PartitionsOf(s, "public.ev"),
+            "ev_p0 FOR VALUES WITH (modulus 3, remainder 0), ev_p1 FOR "
+            "VALUES WITH (modulus 3, remainder 1), ev_p2 FOR VALUES WITH "
+            "(modulus 3, remainder 2)");
+  EXPECT_EQ(PartitionsOf(s, "public.ev_p1"),
+            "ev_p1_p0 FOR VALUES WITH (modulus 6, remainder 1), ev_p1_p1 FOR "
+            "VALUES WITH (modulus 6, remainder 4)");
+  for (const auto& [part, remainder] : std::vector<std::pair<std::string, int>>{
+           {"ev_p1_p0", 1}, {"ev_p1_p1", 4}}) {
+    Exec(s, fmt::format("CREATE OR REPLACE TEMP VIEW twin_{0} AS SELECT * "
+                        "FROM ev_twin WHERE satisfies_hash_partition("
+                        "'ev'::regclass, 6, {0}, id)",
+                        remainder));
+    EXPECT_EQ(Diff(s, part, fmt::format("twin_{}", remainder)), "0") << part;
+    EXPECT_NE(Value(s, "SELECT count(*) FROM " + part), "0") << part;
+  }
+  EXPECT_EQ(TablespaceOf(s, "public.ev_p1_p0"), ts + "_a");
+  EXPECT_EQ(TablespaceOf(s, "public.ev_p1_p1"), ts + "_b");
+  EXPECT_EQ(TablespaceOf(s, "public.ev_p1_p1_pkey"), ts + "_b");
+  EXPECT_EQ(TablespaceOf(s, "public.ev_p0"), "default");
+  EXPECT_EQ(Value(s,
+                  "SELECT string_agg(conrelid::regclass || ' ' || "
+                  "convalidated, ', ' ORDER BY conrelid::regclass::text) FROM "
+                  "pg_constraint WHERE contype = 'f' AND confrelid = "
+                  "'ref'::regclass AND conrelid::regclass::text LIKE "
+                  "'ev_p1%'"),
+            "ev_p1 true, ev_p1_p0 true, ev_p1_p1 true");
+  Status bad = ExecuteSql(s, "INSERT INTO ev VALUES (3, 99, 'no such ref')");
+  EXPECT_FALSE(bad.ok()) << "the foreign key holds on the new partitions";
+  EXPECT_EQ(Value(s,
+                  "SELECT (SELECT count(*) FROM pg_constraint WHERE conname "
+                  "LIKE 'pglayout%') + (SELECT count(*) FROM pg_trigger WHERE "
+                  "tgname LIKE 'pglayout%') + (SELECT count(*) FROM pg_class "
+                  "WHERE relname LIKE 'pglayout\\_new%')"),
+            "0");
+}
+
+TEST_P(PartitionMoveTest, AHashPartitionSplitsOnlineWhileWritesGoOn) {
+  PgCluster* pg;
+  std::unique_ptr<SqlSession> s, w;
+  std::string a, b;
+  PGLAYOUT_ASSERT_OK(SplitDatabase("partsplit", &pg, &s, &w, &a, &b));
+  const std::string oid = Value(s.get(), "SELECT 'ev_p1'::regclass::oid");
+  Writer writer(w.get(), TwinWrite);
+  std::vector<std::string> phases;
+  MigrateOptions options;
+  options.failpoint = [&](const std::string& name) {
+    if (name == "copy-batch:2:after-commit" ||
+        name == "before-verify:partition:public.ev_p1" ||
+        name == "before-swap:partition:public.ev_p1") {
+      phases.push_back(name);
+      writer.Meanwhile(20);
+    }
+  };
+  MigrateReport report;
+  Status st = RunPlan(SplitPlan("partsplit", a, b), Conninfo(pg, "partsplit"),
+                      options, &report);
+  writer.Meanwhile(20);  // and after the swap, into the new partitions
+  ASSERT_EQ(writer.error(), "");
+  PGLAYOUT_ASSERT_OK(st);
+  EXPECT_EQ(phases.size(), 3u);
+  ExpectSplit(s.get(), "partsplit");
+  // The old partition is kept, detached, for --finalize.
+  EXPECT_EQ(Value(s.get(),
+                  "SELECT count(*) FROM pg_inherits WHERE inhrelid = "
+                  "$1::regclass",
+                  {"pglayout.old_" + oid}),
+            "0");
+  bool titled = false;
+  for (const Step& step : report.steps) {
+    titled |=
+        step.title.find(
+            "split public.ev_p1 (hash partition 1 of 3 of "
+            "public.ev) into 2 partitions of modulus 6") != std::string::npos;
+  }
+  EXPECT_TRUE(titled);
+}
+
+// Killed with -9 at steps of the split while a writer goes on through the
+// parent, the parent checked each time (its three partitions, every row);
+// the resumed run finishes it.
+TEST_P(PartitionMoveTest, AKilledSplitResumesUnderWrites) {
+  PgCluster* pg;
+  std::unique_ptr<SqlSession> s, w;
+  std::string a, b;
+  PGLAYOUT_ASSERT_OK(SplitDatabase("partsplitkill", &pg, &s, &w, &a, &b));
+  std::string plan = ::testing::TempDir() + "/partsplitkill_" +
+                     PgVersionName(version()) + ".toml";
+  ASSERT_TRUE(WriteTextFile(plan, SplitPlan("partsplitkill", a, b)).ok());
+  auto run = [&](const std::string& failpoint) {
+    Command c;
+    c.argv = {PGLAYOUT_BINARY,
+              "-q",
+              "migrate",
+              plan,
+              "--dsn",
+              Conninfo(pg, "partsplitkill"),
+              "--batch-rows",
+              "300",
+              "--no-checkpoint-guard",
+              "--throttle",
+              "off",
+              "--apply"};
+    if (!failpoint.empty()) c.env = FailpointEnv(failpoint);
+    return RunToCompletion(c);
+  };
+  Writer writer(w.get(), TwinWrite);
+  for (const char* failpoint :
+       {"copy-batch:2:before-commit", "index:ev_p1_pkey:before-commit",
+        "attach-prep-added:partition:public.ev_p1", "replay:before-commit",
+        "swap:before-commit", "after-swap:partition:public.ev_p1"}) {
+    const bool swapped = std::string(failpoint).starts_with("after-swap");
+    Completion killed = run(failpoint);
+    ASSERT_EQ(killed.signal, SIGKILL) << failpoint << "\n" << killed.output;
+    EXPECT_EQ(Value(s.get(),
+                    "SELECT count(*) FROM pg_inherits WHERE "
+                    "inhparent = 'ev'::regclass"),
+              "3")
+        << failpoint;
+    EXPECT_EQ(Value(s.get(),
+                    "SELECT relkind FROM pg_class WHERE oid = "
+                    "'ev_p1'::regclass"),
+              swapped ? "p" : "r")
+        << failpoint;
+    writer.Meanwhile(10);
+  }
+  Completion last = run("");
+  writer.Meanwhile(10);
+  ASSERT_EQ(writer.error(), "");
+  ASSERT_EQ(last.exit_code, 0) << last.output;
+  ExpectSplit(s.get(), "partsplitkill");
+}
+
+// What a split cannot do is refused before anything changes, naming the
+// partition: another key than the parent's, and a parent other tables
+// reference (DETACH would refuse); a partition of a range parent is
+// preflight_test's.
+TEST_P(PartitionMoveTest, ASplitIsRefusedNamingThePartition) {
+  PgCluster* pg;
+  std::unique_ptr<SqlSession> s, unused;
+  std::string a, b;
+  PGLAYOUT_ASSERT_OK(SplitDatabase("partsplitno", &pg, &s, &unused, &a, &b));
+  Exec(s.get(),
+       "CREATE TABLE note (ev bigint REFERENCES ev, t text);"
+       "INSERT INTO note VALUES (1, 'x')");
+  std::string by_r = SplitPlan("partsplitno", a, b);
+  by_r.replace(by_r.find("key = [\"id\"]"), 12, "key = [\"r\"]");
+  MigrateReport report;
+  Status st =
+      RunPlan(by_r, Conninfo(pg, "partsplitno"), MigrateOptions(), &report);
+  ASSERT_FALSE(st.ok());
+  std::string refusals;
+  for (const Finding& f : report.findings) refusals += f.ToString() + "\n";
+  for (const char* want :
+       {"public.ev_p1: its parent public.ev is partitioned by HASH (id): a "
+        "split partitions by the same key",
+        "public.ev_p1: foreign key note_ev_fkey of table public.note "
+        "references its parent public.ev"}) {
+    EXPECT_NE(refusals.find(want), std::string::npos) << want << "\n"
+                                                      << refusals;
+  }
+  EXPECT_EQ(Value(s.get(),
+                  "SELECT relkind FROM pg_class WHERE oid = "
+                  "'ev_p1'::regclass"),
+            "r");
+  EXPECT_EQ(Diff(s.get(), "ev", "ev_twin"), "0");
+  EXPECT_EQ(Value(s.get(),
+                  "SELECT coalesce(string_agg(relname, ', '), '') FROM "
+                  "pg_class WHERE relname LIKE 'pglayout\\_%' OR relname ~ "
+                  "'^ev_p1_p[0-9]'"),
+            "");
 }
 
 PGLAYOUT_INSTANTIATE_PG_VERSIONS_FROM_12(PartitionMoveTest);
