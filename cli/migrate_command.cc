@@ -209,14 +209,14 @@ class MigrateCommand : public Command {
       std::ostream& out = json ? std::cerr : std::cout;
       out << line << std::endl;
     };
-    migrator::MigrateReport report;
+    migrator::MigrateResult report;
     Status st = migrator::Migrate(plan, options_, context.progress, &report);
     Print(report);
     return st;
   }
 
  private:
-  void Print(const migrator::MigrateReport& report) const {
+  void Print(const migrator::MigrateResult& report) const {
     if (json_) {
       Json j = {{"apply", options_.apply},
                 {"run_id", report.run_id},

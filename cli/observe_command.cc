@@ -163,22 +163,22 @@ class ObserveCommand : public Command {
   // With a live server, --from-log adds the server log's checkpoint messages to
   // the live diagnosis: they cover far more time than one observation.
   void AddLogEvidence(std::vector<std::string>* findings) const {
-    CheckpointLogReport report;
+    CheckpointLogSummary report;
     Status st = ReadCheckpointLogs(logs_, &report);
     if (!st.ok()) {
       spdlog::warn("{}", st.message());
       return;
     }
     for (const std::string& line :
-         DiagnoseLog(report, LogReportToWorkload(report))) {
+         DiagnoseLog(report, LogSummaryToWorkload(report))) {
       findings->push_back("log: " + line);
     }
   }
 
   Status FromLogs(Workload* workload, std::vector<std::string>* findings) {
-    CheckpointLogReport report;
+    CheckpointLogSummary report;
     PGLAYOUT_RETURN_IF_ERROR(AsBadInput(ReadCheckpointLogs(logs_, &report)));
-    *workload = LogReportToWorkload(report);
+    *workload = LogSummaryToWorkload(report);
     *findings = DiagnoseLog(report, *workload);
     return Status::Ok();
   }
@@ -192,7 +192,7 @@ class ObserveCommand : public Command {
       PGLAYOUT_RETURN_IF_ERROR(
           ParseSeparator(separator_text_, &options.separator));
     }
-    SegmentImportReport report;
+    SegmentImportSummary report;
     PGLAYOUT_RETURN_IF_ERROR(
         AsBadInput(ImportSegmentsFile(segments_, options, workload, &report)));
     if (top_ > 0 && workload->relations.size() > static_cast<size_t>(top_)) {

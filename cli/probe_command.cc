@@ -30,7 +30,7 @@ namespace pglayout::cli {
 namespace {
 
 using probes::ProbeFile;
-using probes::ProbeReport;
+using probes::ProbeResult;
 using probes::TargetInfo;
 
 constexpr char kFooter[] = R"(
@@ -45,11 +45,11 @@ unavailable; the output says which), so the page cache is bypassed and the file
 need not be larger than RAM: 1 GiB is enough for most volumes; use a larger
 --size on arrays with big controller caches.
 
-Time per volume: at most 90 s (--quick: 20 s). Steps stop early once their
-IOPS are known to +/-2% (95% confidence; +/-3.5% with --quick, whose steps are a
-third as long). Around every step the device's counters (/proc/diskstats) are
-read: a step during which the device served I/O the probe did not issue is
-measured again, and if the other job is still there the output names the steps
+Time per volume: at most 90 s (--quick: 20 s). Points stop early once their
+IOPS are known to +/-2% (95% confidence; +/-3.5% with --quick, whose points are
+a third as long). Around every point the device's counters (/proc/diskstats)
+are read: a point during which the device served I/O the probe did not issue is
+measured again, and if the other job is still there the output names the points
 whose figures it lowered.
 
 --compare-buffered then rewrites the probe file twice, each until durable: with
@@ -261,7 +261,7 @@ class ProbeCommand : public Command {
         t.topology.disk.empty() ? t.topology.device : t.topology.disk;
     std::optional<probes::DiskstatsCounters> counters;
     if (!counted.empty()) options.counters = &counters.emplace(counted);
-    ProbeReport report;
+    ProbeResult report;
     Status st = probes::RunProbe(session->engine.get(), options,
                                  context.progress, &report);
     if (!st.ok())
@@ -272,7 +272,7 @@ class ProbeCommand : public Command {
     v->free_bytes = t.info.free_bytes;
     v->topology = t.topology;
     probes::ApplyTopology(t.topology, v);
-    probes::ApplyReport(report, v);
+    probes::ApplyProbeResult(report, v);
     session->filled_bytes = report.filled_bytes;
     session->knee_depth = std::max(1, v->readers_to_saturate);
     for (const std::string& note : report.notes)
@@ -357,7 +357,7 @@ class ProbeCommand : public Command {
     }
   }
 
-  // The paced steps: latency against offered load below the cap.
+  // The paced points: latency against offered load below the cap.
   static void PrintPacedReads(const Volume& v) {
     if (v.paced_read.empty()) return;
     std::cout << "  random 8 KiB reads, paced (open loop)\n    offered/s  "

@@ -173,7 +173,7 @@ Status RecordStepFailure(Executor* ex, const Step& s, int no,
 }
 
 Status ReportCheckpoints(Executor* ex, const RunRecord& run,
-                         const CheckpointCounts& end, MigrateReport* report) {
+                         const CheckpointCounts& end, MigrateResult* report) {
   std::string reset;
   PGLAYOUT_RETURN_IF_ERROR(
       CheckpointStatsResetSince(ex->session(), run.started_at, &reset));
@@ -195,7 +195,7 @@ Status ReportCheckpoints(Executor* ex, const RunRecord& run,
 }  // namespace
 
 Status ApplyRun(const ApplyInput& in, Executor* ex, GuardRestorer* restorer,
-                MigrateReport* report) {
+                MigrateResult* report) {
   const std::vector<Step>& steps = *in.steps;
   const std::map<std::string, StepRecord>& records = *in.records;
   Journal* journal = ex->journal();

@@ -34,7 +34,7 @@ struct ApplyInput {
 // Applies |in| through |ex|: the run's id, lines and checkpoint counts go
 // to |report|.
 Status ApplyRun(const ApplyInput& in, Executor* ex, GuardRestorer* restorer,
-                MigrateReport* report);
+                MigrateResult* report);
 
 }  // namespace pglayout::migrator
 

@@ -14,7 +14,7 @@
 #include "common/text.h"
 #include "migrator/journal.h"
 #include "migrator/migrate_options.h"
-#include "migrator/migrate_report.h"
+#include "migrator/migrate_result.h"
 #include "migrator/throttle.h"
 #include "pg/sql.h"
 
@@ -35,7 +35,7 @@ extern const char kRelationsCte[];
 class Executor {
  public:
   Executor(SqlSession* session, Journal* journal, const MigrateOptions& options,
-           ProgressSink* progress, MigrateReport* report)
+           ProgressSink* progress, MigrateResult* report)
       : session_(session),
         journal_(journal),
         options_(options),
@@ -114,7 +114,7 @@ class Executor {
   Journal* journal_;
   const MigrateOptions& options_;
   ProgressSink* progress_;
-  MigrateReport* report_;
+  MigrateResult* report_;
   int64_t run_id_ = 0;
   std::string failed_sqlstate_;            // of the last failed Transaction()
   bool autovacuum_cancel_failed_ = false;  // and said so in the report

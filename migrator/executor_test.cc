@@ -17,7 +17,7 @@ struct ExecutorCase {
   FakeSqlSession session;
   Journal journal{&session};
   MigrateOptions options;
-  MigrateReport report;
+  MigrateResult report;
   NullProgress progress;
   std::vector<std::string> failpoints;
 
@@ -142,7 +142,7 @@ TEST(Executor, SaysWhichAutovacuumWorkersItCancelled) {
   Journal journal(&s);
   MigrateOptions options;
   NullProgress progress;
-  MigrateReport report;
+  MigrateResult report;
   Executor ex(&s, &journal, options, &progress, &report);
   for (int i = 0; i < 4; ++i) {
     ASSERT_TRUE(ex.CancelAutovacuumOn({"public.t", "pglayout.log_1"}).ok())

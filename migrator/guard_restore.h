@@ -17,7 +17,7 @@
 #include "common/status.h"
 #include "migrator/executor.h"
 #include "migrator/journal.h"
-#include "migrator/migrate_report.h"
+#include "migrator/migrate_result.h"
 
 namespace pglayout::migrator {
 

@@ -119,7 +119,7 @@ struct MigrateOptions {
   // "swap:before-commit", ...). Tests kill the process there (kill -9
   // resume tests); empty = nothing.
   std::function<void(const std::string&)> failpoint;
-  // Called with each step message (MigrateReport::lines) as it happens, so
+  // Called with each step message (MigrateResult::lines) as it happens, so
   // a killed run's log holds every step that completed; empty = none.
   std::function<void(const std::string&)> on_line;
 };

@@ -58,7 +58,7 @@ Status AcquireRunLock(SqlSession* session, const MigrateOptions& options) {
 // facts read and judged by the preflight, its steps built, then printed
 // (a dry run) or applied.
 Status RunPlan(const Plan& plan, RunFacts facts, const RunRecord& active,
-               Executor* ex, GuardRestorer* restorer, MigrateReport* report) {
+               Executor* ex, GuardRestorer* restorer, MigrateResult* report) {
   const MigrateOptions& options = ex->options();
   std::map<std::string, StepRecord> records;
   PGLAYOUT_RETURN_IF_ERROR(ResumeRun(plan, active, ex, report, &records));
@@ -87,7 +87,7 @@ Status RunPlan(const Plan& plan, RunFacts facts, const RunRecord& active,
 }  // namespace
 
 Status Migrate(const Plan& plan, const MigrateOptions& options,
-               ProgressSink* progress, MigrateReport* report) {
+               ProgressSink* progress, MigrateResult* report) {
   NullProgress silent;
   std::unique_ptr<SqlSession> session;
   PGLAYOUT_RETURN_IF_ERROR(

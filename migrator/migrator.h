@@ -3,7 +3,7 @@
 //   MigrateOptions options;
 //   options.conninfo = "host=... dbname=app";
 //   options.apply = true;             // false: a dry run that changes nothing
-//   MigrateReport report;
+//   MigrateResult report;
 //   Status s = Migrate(plan, options, &progress, &report);
 //
 // A dry run returns the ordered steps with their exact SQL. An apply journals
@@ -19,12 +19,12 @@
 #include "common/progress.h"
 #include "common/status.h"
 #include "migrator/migrate_options.h"
-#include "migrator/migrate_report.h"
+#include "migrator/migrate_result.h"
 
 namespace pglayout::migrator {
 
 Status Migrate(const Plan& plan, const MigrateOptions& options,
-               ProgressSink* progress, MigrateReport* report);
+               ProgressSink* progress, MigrateResult* report);
 
 }  // namespace pglayout::migrator
 

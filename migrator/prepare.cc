@@ -21,7 +21,7 @@ const TableFacts& RunFacts::Table(const std::string& relation) const {
 }
 
 Status ResumeRun(const Plan& plan, const RunRecord& active, Executor* ex,
-                 MigrateReport* report,
+                 MigrateResult* report,
                  std::map<std::string, StepRecord>* records) {
   if (active.run_id == 0) return Status::Ok();
   std::string hash = PlanHash(PlanToToml(plan));

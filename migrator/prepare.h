@@ -36,7 +36,7 @@ struct RunFacts {
 // plan, marks |report| resumed and |ex| as that run, and returns its
 // journaled steps by key. A run of another plan is InvalidInput.
 Status ResumeRun(const Plan& plan, const RunRecord& active, Executor* ex,
-                 MigrateReport* report,
+                 MigrateResult* report,
                  std::map<std::string, StepRecord>* records);
 
 // Reads the server's and each placement's facts into |facts| (given its

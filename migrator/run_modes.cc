@@ -14,7 +14,7 @@
 namespace pglayout::migrator {
 
 Status AbortRun(const RunRecord& active, Executor* ex, GuardRestorer* restorer,
-                MigrateReport* report) {
+                MigrateResult* report) {
   if (active.run_id == 0) {
     ex->Line("no unfinished run in this database: nothing to abort");
     return Status::Ok();
@@ -108,7 +108,7 @@ Status FinalizeRuns(const RunRecord& active, Executor* ex,
 }
 
 Status ShowStatus(const RunRecord& active, Executor* ex,
-                  GuardRestorer* restorer, MigrateReport* report) {
+                  GuardRestorer* restorer, MigrateResult* report) {
   Journal* journal = ex->journal();
   bool exists = false;
   PGLAYOUT_RETURN_IF_ERROR(journal->Exists(&exists));

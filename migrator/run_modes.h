@@ -17,12 +17,12 @@ namespace pglayout::migrator {
 // if a timed checkpoint has made room), settings left raised, old copies
 // awaiting --finalize.
 Status ShowStatus(const RunRecord& active, Executor* ex,
-                  GuardRestorer* restorer, MigrateReport* report);
+                  GuardRestorer* restorer, MigrateResult* report);
 
 // Rolls |active| back: unswapped online steps undone, a swapped one kept
 // (its old copy too), its settings restored; the run journaled aborted.
 Status AbortRun(const RunRecord& active, Executor* ex, GuardRestorer* restorer,
-                MigrateReport* report);
+                MigrateResult* report);
 
 // With no run unfinished: drops the old copies kept after swaps (each one
 // tried; Aborted listing those kept) and restores what runs left raised.

@@ -210,7 +210,7 @@ TEST(InputFuzz, LogParserTakesMutatedLogs) {
         gz[10 + static_cast<size_t>(i) % (gz.size() - 20)] ^= 0x55;
       logs.push_back({"broken.gz", gz});
     }
-    CheckpointLogReport report;
+    CheckpointLogSummary report;
     try {
       Status st = ParseCheckpointLogs(logs, &report);
       std::vector<std::string> names;
@@ -221,7 +221,7 @@ TEST(InputFuzz, LogParserTakesMutatedLogs) {
         EXPECT_GE(report.Timed(), 0);
         EXPECT_GE(report.Requested(), 0);
         EXPECT_GE(report.Span(), 0) << "iteration " << i;
-        Workload w = LogReportToWorkload(report);
+        Workload w = LogSummaryToWorkload(report);
         EXPECT_TRUE(std::isfinite(w.duration)) << "iteration " << i;
         EXPECT_TRUE(std::isfinite(w.checkpoints.write_time_ms))
             << "iteration " << i;
@@ -253,7 +253,7 @@ TEST(InputFuzz, SegmentsCsvReaderTakesMutatedExports) {
     std::string text = Mutate(seeds[i % seeds.size()], rng);
     SegmentImportOptions options;
     Workload w;
-    SegmentImportReport report;
+    SegmentImportSummary report;
     try {
       Status st = ParseSegmentsCsv(text, "fuzz.csv", options, &w, &report);
       ExpectOkOrNamedInvalidInput(st, {"fuzz.csv"}, i);

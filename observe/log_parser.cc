@@ -37,7 +37,7 @@ bool CheckpointLogEvent::Counted() const {
   return !HasFlag("shutdown") && !HasFlag("end-of-recovery");
 }
 
-CheckpointAverages CheckpointLogReport::Averages() const {
+CheckpointAverages CheckpointLogSummary::Averages() const {
   CheckpointAverages a = totals.sums;
   if (a.checkpoints == 0) return a;
   double n = static_cast<double>(a.checkpoints);
@@ -48,7 +48,7 @@ CheckpointAverages CheckpointLogReport::Averages() const {
   return a;
 }
 
-double CheckpointLogReport::Span() const {
+double CheckpointLogSummary::Span() const {
   return totals.last_start > totals.first_start
              ? totals.last_start - totals.first_start
              : 0;
@@ -1485,7 +1485,7 @@ class RateSample {
 class Totals {
  public:
   Totals(const Words& words, const std::vector<ParsedInput>& inputs,
-         CheckpointLogReport* report)
+         CheckpointLogSummary* report)
       : words_(words), inputs_(inputs), report_(report) {}
 
   void Add(const Checkpoint& c) {
@@ -1506,7 +1506,7 @@ class Totals {
       }
     }
     if (!c.start.restartpoint) AddWal(c, counted, &t);
-    if (report_->events.size() < CheckpointLogReport::kEventSample) {
+    if (report_->events.size() < CheckpointLogSummary::kEventSample) {
       report_->events.push_back(Event(c));
     }
   }
@@ -1517,7 +1517,7 @@ class Totals {
     double& shortest = report_->totals.too_frequent_shortest;
     if (shortest < 0 || r.value < shortest) shortest = r.value;
     if (report_->too_frequent_seconds.size() <
-        CheckpointLogReport::kEventSample) {
+        CheckpointLogSummary::kEventSample) {
       report_->too_frequent_seconds.push_back(r.value);
     }
   }
@@ -1577,7 +1577,7 @@ class Totals {
 
   const Words& words_;
   const std::vector<ParsedInput>& inputs_;
-  CheckpointLogReport* report_;
+  CheckpointLogSummary* report_;
   const int shutdown_ = words_.Find("shutdown");
   const int end_of_recovery_ = words_.Find("end-of-recovery");
   const int time_ = words_.Find("time");
@@ -1608,7 +1608,7 @@ class Pairer {
 
   explicit Pairer(Totals* totals) : totals_(totals) {}
 
-  void Add(const Record& r, CheckpointLogReport* report) {
+  void Add(const Record& r, CheckpointLogSummary* report) {
     std::deque<int64_t>& open = open_[r.restartpoint ? 1 : 0];
     if (r.kind == Kind::kStart) {
       open.push_back(first_id_ + static_cast<int64_t>(pending_.size()));
@@ -1655,7 +1655,7 @@ class Pairer {
 // Merges the sorted runs into |pairer|, oldest first; ties go to the earlier
 // run (stable).
 Status MergeRuns(Spool* sorted, const std::vector<Run>& runs, Pairer* pairer,
-                 CheckpointLogReport* report) {
+                 CheckpointLogSummary* report) {
   std::vector<SpoolReader> readers;
   readers.reserve(runs.size());
   for (const Run& run : runs) {
@@ -1743,8 +1743,8 @@ struct ReadInputs {
   std::vector<ParsedInput> inputs;
 };
 
-Status Finish(ReadInputs* read, CheckpointLogReport* report) {
-  *report = CheckpointLogReport();
+Status Finish(ReadInputs* read, CheckpointLogSummary* report) {
+  *report = CheckpointLogSummary();
   std::vector<ParsedInput>& inputs = read->inputs;
   report->files = static_cast<int>(inputs.size());
   for (const ParsedInput& in : inputs) {
@@ -1805,7 +1805,7 @@ ParseContext ContextFor(ReadInputs* read, size_t i) {
 }  // namespace
 
 Status ReadCheckpointLogs(const std::vector<std::string>& paths,
-                          CheckpointLogReport* report) {
+                          CheckpointLogSummary* report) {
   if (paths.empty()) return Status::Internal("no log file given");
   for (const std::string& path : paths) {
     PGLAYOUT_RETURN_IF_ERROR(CheckPath(path));
@@ -1826,7 +1826,7 @@ Status ReadCheckpointLogs(const std::vector<std::string>& paths,
 }
 
 Status ParseCheckpointLogs(const std::vector<NamedLog>& logs,
-                           CheckpointLogReport* report) {
+                           CheckpointLogSummary* report) {
   if (logs.empty()) return Status::Internal("no log given");
   ReadInputs read;
   PGLAYOUT_RETURN_IF_ERROR(Start(logs.size(), &read));
@@ -1838,7 +1838,7 @@ Status ParseCheckpointLogs(const std::vector<NamedLog>& logs,
   return Finish(&read, report);
 }
 
-Workload LogReportToWorkload(const CheckpointLogReport& report) {
+Workload LogSummaryToWorkload(const CheckpointLogSummary& report) {
   Workload w;
   w.source = "log";
   w.duration = std::round(report.Span() * 1000) / 1000;

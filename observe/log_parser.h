@@ -69,7 +69,7 @@ struct CheckpointLogTotals {
   double wal_bytes = 0, wal_seconds = 0, wal_peak_rate = 0;
 };
 
-struct CheckpointLogReport {
+struct CheckpointLogSummary {
   // The first kEventSample checkpoints by starting time, for people and
   // tests; every count and figure below covers all of them.
   static constexpr size_t kEventSample = 1000;
@@ -117,11 +117,11 @@ struct NamedLog {
 // (log_checkpoints, lc_messages); a file without them among others that
 // have some is a note.
 Status ReadCheckpointLogs(const std::vector<std::string>& paths,
-                          CheckpointLogReport* report);
+                          CheckpointLogSummary* report);
 
 // The same for logs held in memory (tests, callers holding the text).
 Status ParseCheckpointLogs(const std::vector<NamedLog>& logs,
-                           CheckpointLogReport* report);
+                           CheckpointLogSummary* report);
 
 // The workload the planner can use from a log (source = "log"): counted
 // checkpoints timed and requested; duration = Span(); write, sync and
@@ -130,7 +130,7 @@ Status ParseCheckpointLogs(const std::vector<NamedLog>& logs,
 // message. WAL rate from the distances of consecutive counted checkpoints
 // over the time between their starts (average, and the 95th percentile of
 // intervals as the peak).
-Workload LogReportToWorkload(const CheckpointLogReport& report);
+Workload LogSummaryToWorkload(const CheckpointLogSummary& report);
 
 }  // namespace pglayout
 

@@ -28,21 +28,21 @@ constexpr char kRds[] = SERVER_LOGS "formats/postgresql.log.2024-03-01-12";
 // 2024-03-01 00:00:00 UTC, seconds since the epoch.
 constexpr double kMarch1 = 1709251200;
 
-CheckpointLogReport Read(const std::vector<std::string>& paths) {
-  CheckpointLogReport report;
+CheckpointLogSummary Read(const std::vector<std::string>& paths) {
+  CheckpointLogSummary report;
   Status st = ReadCheckpointLogs(paths, &report);
   EXPECT_TRUE(st.ok()) << st.ToString();
   return report;
 }
 
-CheckpointLogReport Parse(const std::string& text) {
-  CheckpointLogReport report;
+CheckpointLogSummary Parse(const std::string& text) {
+  CheckpointLogSummary report;
   Status st = ParseCheckpointLogs({{"x.log", text}}, &report);
   EXPECT_TRUE(st.ok()) << st.ToString();
   return report;
 }
 
-bool HasNote(const CheckpointLogReport& report, const std::string& part) {
+bool HasNote(const CheckpointLogSummary& report, const std::string& part) {
   for (const std::string& note : report.notes) {
     if (note.find(part) != std::string::npos) return true;
   }
@@ -50,7 +50,7 @@ bool HasNote(const CheckpointLogReport& report, const std::string& part) {
 }
 
 TEST(CheckpointLog, CountsPg15MessagesAsTheStatisticsViewsDo) {
-  CheckpointLogReport report = Read({kPg15Log});
+  CheckpointLogSummary report = Read({kPg15Log});
   ASSERT_EQ(report.events.size(), 5u);
   EXPECT_EQ(report.Timed(), 0);
   EXPECT_EQ(report.Requested(), 4) << "wal x3 and CHECKPOINT; not shutdown";
@@ -73,7 +73,7 @@ TEST(CheckpointLog, CountsPg15MessagesAsTheStatisticsViewsDo) {
   EXPECT_NEAR(report.Span(), 25.941 - 25.412, 1e-6)
       << "up to the CHECKPOINT: the shutdown checkpoint is left out";
 
-  Workload w = LogReportToWorkload(report);
+  Workload w = LogSummaryToWorkload(report);
   EXPECT_EQ(w.source, "log");
   EXPECT_EQ(w.checkpoints.timed, 0);
   EXPECT_EQ(w.checkpoints.requested, 4);
@@ -87,7 +87,7 @@ TEST(CheckpointLog, CountsPg15MessagesAsTheStatisticsViewsDo) {
 }
 
 TEST(CheckpointLog, ReadsPg18CompleteMessagesWithSlruAndLsn) {
-  CheckpointLogReport report = Read({kPg18Log});
+  CheckpointLogSummary report = Read({kPg18Log});
   ASSERT_EQ(report.events.size(), 6u);
   EXPECT_EQ(report.Requested(), 5);
   EXPECT_EQ(report.WalTriggered(), 4);
@@ -113,7 +113,7 @@ TEST(CheckpointLog, TimedCheckpointsCsvlogAndRestartpoints) {
       "2024-03-01 10:06:01 UTC [2] LOG:  restartpoint complete: wrote 1 "
       "buffers (0.0%); write=0.5 s, sync=0.1 s, total=0.6 s; distance=1 kB, "
       "estimate=1 kB\n";
-  CheckpointLogReport report = Parse(kText);
+  CheckpointLogSummary report = Parse(kText);
   ASSERT_EQ(report.events.size(), 3u);
   EXPECT_EQ(report.Timed(), 3);
   EXPECT_EQ(report.Requested(), 0);
@@ -122,7 +122,7 @@ TEST(CheckpointLog, TimedCheckpointsCsvlogAndRestartpoints) {
   EXPECT_EQ(report.events[1].buffers, 10);
   EXPECT_TRUE(report.events[2].restartpoint);
   EXPECT_DOUBLE_EQ(report.Span(), 360);
-  Workload w = LogReportToWorkload(report);
+  Workload w = LogSummaryToWorkload(report);
   // One checkpoint interval (restartpoints are a standby's): 30000 kB over
   // 300 s.
   EXPECT_DOUBLE_EQ(w.wal_bytes_per_second.value_or(-1), 30000.0 * 1024 / 300);
@@ -130,7 +130,7 @@ TEST(CheckpointLog, TimedCheckpointsCsvlogAndRestartpoints) {
 
 // The rotated Debian log: 14 checkpoints from 10:00:00.012 to 10:55:03.200,
 // a shutdown at 10:45 (left out), the last one still running.
-void ExpectRotatedDay(const CheckpointLogReport& report) {
+void ExpectRotatedDay(const CheckpointLogSummary& report) {
   EXPECT_EQ(report.files, 3);
   ASSERT_EQ(report.events.size(), 14u);
   EXPECT_EQ(report.Timed(), 9);
@@ -152,7 +152,7 @@ void ExpectRotatedDay(const CheckpointLogReport& report) {
   EXPECT_EQ(a.checkpoints, 12);
   EXPECT_NEAR(a.buffers, 18310.0 / 12, 1e-9);
 
-  Workload w = LogReportToWorkload(report);
+  Workload w = LogSummaryToWorkload(report);
   EXPECT_DOUBLE_EQ(w.duration, 3303.188);
   EXPECT_EQ(w.checkpoints.timed, 9);
   EXPECT_EQ(w.checkpoints.requested, 4);
@@ -178,22 +178,22 @@ TEST(CheckpointLog, NoDistanceMeansAnUnknownWalRate) {
       "buffers (5.5%); 0 transaction log file(s) added, 0 removed, 3 "
       "recycled; write=39.0 s, sync=0.5 s, total=40.0 s; sync files=9, "
       "longest=0.1 s, average=0.0 s\n";
-  CheckpointLogReport report = Parse(kText);
+  CheckpointLogSummary report = Parse(kText);
   ASSERT_EQ(report.events.size(), 2u);
   EXPECT_EQ(report.events[1].distance_kb, -1);
-  Workload w = LogReportToWorkload(report);
+  Workload w = LogSummaryToWorkload(report);
   EXPECT_FALSE(w.wal_bytes_per_second.has_value()) << *w.wal_bytes_per_second;
   EXPECT_EQ(w.wal_bytes_per_second_peak, 0);
   EXPECT_EQ(w.checkpoints.timed + w.checkpoints.requested, 2);
 }
 
 TEST(CheckpointLog, RotatedLogsGiveTheSameResultInAnyOrder) {
-  CheckpointLogReport oldest_first = Read({kRotated2Gz, kRotated1, kRotated});
-  CheckpointLogReport newest_first = Read({kRotated, kRotated1, kRotated2Gz});
+  CheckpointLogSummary oldest_first = Read({kRotated2Gz, kRotated1, kRotated});
+  CheckpointLogSummary newest_first = Read({kRotated, kRotated1, kRotated2Gz});
   ExpectRotatedDay(oldest_first);
   ExpectRotatedDay(newest_first);
-  Workload a = LogReportToWorkload(oldest_first);
-  Workload b = LogReportToWorkload(newest_first);
+  Workload a = LogSummaryToWorkload(oldest_first);
+  Workload b = LogSummaryToWorkload(newest_first);
   EXPECT_EQ(a.wal_bytes_per_second_peak, b.wal_bytes_per_second_peak);
   EXPECT_EQ(a.checkpoints.write_time_ms, b.checkpoints.write_time_ms);
   ASSERT_EQ(newest_first.inputs.size(), 3u);
@@ -204,12 +204,12 @@ TEST(CheckpointLog, RotatedLogsGiveTheSameResultInAnyOrder) {
 }
 
 TEST(CheckpointLog, ReadsAGzipFileAlone) {
-  CheckpointLogReport report = Read({kRotated2Gz});
+  CheckpointLogSummary report = Read({kRotated2Gz});
   EXPECT_EQ(report.Timed(), 4);
   EXPECT_EQ(report.Requested(), 0);
   EXPECT_EQ(report.Completed(), 4);
   EXPECT_GT(report.lines, 8);
-  Workload w = LogReportToWorkload(report);
+  Workload w = LogSummaryToWorkload(report);
   EXPECT_DOUBLE_EQ(w.duration, 900.032);
   EXPECT_DOUBLE_EQ(w.wal_bytes_per_second.value_or(-1),
                    std::round((61440.0 + 81920 + 71680) * 1024 / 900.032));
@@ -228,7 +228,7 @@ class EveryFormat : public ::testing::TestWithParam<FormatCase> {};
 
 TEST_P(EveryFormat, GivesTheSameCheckpoints) {
   const FormatCase& c = GetParam();
-  CheckpointLogReport report = Read({std::string(SERVER_LOGS) + c.file});
+  CheckpointLogSummary report = Read({std::string(SERVER_LOGS) + c.file});
   ASSERT_EQ(report.inputs.size(), 1u);
   EXPECT_EQ(report.inputs[0].format, c.format);
   EXPECT_EQ(report.inputs[0].compression, c.compression);
@@ -249,7 +249,7 @@ TEST_P(EveryFormat, GivesTheSameCheckpoints) {
   EXPECT_NEAR(a.write_s, 58.85, 1e-9);
   EXPECT_NEAR(a.sync_s, 0.2375, 1e-9);
 
-  Workload w = LogReportToWorkload(report);
+  Workload w = LogSummaryToWorkload(report);
   EXPECT_EQ(w.checkpoints.buffers_written, 2200);
   EXPECT_DOUBLE_EQ(w.wal_bytes_per_second.value_or(-1),
                    std::round((65536.0 + 98304 + 16384) * 1024 / 900));
@@ -280,7 +280,7 @@ INSTANTIATE_TEST_SUITE_P(
     [](const auto& info) { return std::string(info.param.name); });
 
 TEST(CheckpointLog, SyslogTakesTheYearOfAnotherFile) {
-  CheckpointLogReport report = Read({kSyslog, kRds});
+  CheckpointLogSummary report = Read({kSyslog, kRds});
   EXPECT_TRUE(
       HasNote(report, std::string(kSyslog) +
                           ": syslog times carry no year: took 2024, the "
@@ -297,7 +297,7 @@ TEST(CheckpointLog, SyslogAloneTakesTheCurrentYearAcrossNewYear) {
       "time\n"
       "Jan  1 00:03:00 db1 postgres[7]: [2-1] LOG:  checkpoint starting: "
       "time\n";
-  CheckpointLogReport report = Parse(kText);
+  CheckpointLogSummary report = Parse(kText);
   EXPECT_TRUE(HasNote(report, "x.log: syslog times carry no year: took "))
       << ::testing::PrintToString(report.notes);
   EXPECT_EQ(report.Timed(), 2);
@@ -317,7 +317,7 @@ TEST(CheckpointLog, LinesNewestFirstPairInTheirOwnOrder) {
       "2024-03-01 10:00:01 UTC [9] LOG:  checkpoint complete: wrote 1 "
       "buffers (0.0%); write=0.1 s, sync=0.1 s, total=0.2 s; distance=10 kB\n"
       "2024-03-01 10:00:01 UTC [9] LOG:  checkpoint starting: wal\n";
-  CheckpointLogReport report = Parse(kText);
+  CheckpointLogSummary report = Parse(kText);
   ASSERT_EQ(report.events.size(), 3u);
   EXPECT_EQ(report.events[0].flags, std::vector<std::string>{"wal"});
   EXPECT_EQ(report.events[0].buffers, 1);
@@ -340,7 +340,7 @@ TEST(CheckpointLog, FilesKeepTheirOrderWithinOneSecond) {
       "buffers (0.0%); write=0.3 s, sync=0.1 s, total=0.4 s; distance=60 "
       "kB\n"
       "2024-03-01 10:05:00 UTC [9] LOG:  checkpoint starting: time\n";
-  CheckpointLogReport report;
+  CheckpointLogSummary report;
   ASSERT_TRUE(
       ParseCheckpointLogs({{"new.log", kNewer}, {"old.log", kOlder}}, &report)
           .ok());
@@ -361,7 +361,7 @@ TEST(CheckpointLog, CompleteWithoutItsStartIsNotPairedWithAnOldOne) {
       "2024-03-01 10:20:05.000 UTC [9] LOG:  checkpoint complete: wrote 9 "
       "buffers (0.0%); write=4.5 s, sync=0.5 s, total=5.000 s; distance=90 "
       "kB\n";
-  CheckpointLogReport report = Parse(kText);
+  CheckpointLogSummary report = Parse(kText);
   ASSERT_EQ(report.events.size(), 2u);
   EXPECT_FALSE(report.events[0].completed)
       << "10:00 + total=5 s does not reach 10:20:05";
@@ -392,14 +392,14 @@ TEST(CheckpointLog, ShutdownAndEndOfRecoveryAreLeftOut) {
       "2024-03-01 10:12:01 UTC [9] LOG:  checkpoint complete: wrote 50 "
       "buffers (0.1%); write=0.5 s, sync=0.4 s, total=0.9 s; distance=1000 "
       "kB\n";
-  CheckpointLogReport report = Parse(kText);
+  CheckpointLogSummary report = Parse(kText);
   EXPECT_EQ(report.events.size(), 4u);
   EXPECT_EQ(report.Timed(), 1);
   EXPECT_EQ(report.Requested(), 1);
   EXPECT_EQ(report.Completed(), 2);
   EXPECT_DOUBLE_EQ(report.Averages().buffers, 200);
   EXPECT_DOUBLE_EQ(report.Span(), 300);
-  Workload w = LogReportToWorkload(report);
+  Workload w = LogSummaryToWorkload(report);
   EXPECT_DOUBLE_EQ(w.wal_bytes_per_second.value_or(-1),
                    std::round(6000.0 * 1024 / 300))
       << "only the interval between the two counted checkpoints";
@@ -412,14 +412,14 @@ TEST(CheckpointLog, NamedZonesFollowDaylightSavingTime) {
       "2024-10-27 02:58:00.000 CEST [9] LOG:  checkpoint starting: time\n"
       "2024-10-27 02:03:00.000 CET [9] LOG:  checkpoint starting: time\n"
       "2024-10-27 02:08:00.000 +01 [9] LOG:  checkpoint starting: time\n";
-  CheckpointLogReport report = Parse(kText);
+  CheckpointLogSummary report = Parse(kText);
   ASSERT_EQ(report.events.size(), 3u);
   EXPECT_DOUBLE_EQ(report.events[1].time - report.events[0].time, 300);
   EXPECT_DOUBLE_EQ(report.Span(), 600);
 }
 
 TEST(CheckpointLog, QuotedWordsInAStatementAreNotAMessage) {
-  CheckpointLogReport report;
+  CheckpointLogSummary report;
   Status st = ParseCheckpointLogs(
       {{"x.log",
         "2024-03-01 10:25:13.201 UTC [2417] app@shop LOG:  statement: INSERT "
@@ -435,8 +435,8 @@ TEST(CheckpointLog, QuotedWordsInAStatementAreNotAMessage) {
 TEST(CheckpointLog, ReadsEveryMemberOfConcatenatedGzip) {
   std::string gz;
   ASSERT_TRUE(ReadTextFile(kRotated2Gz, &gz).ok());
-  CheckpointLogReport once = Parse(gz);
-  CheckpointLogReport twice = Parse(gz + gz);
+  CheckpointLogSummary once = Parse(gz);
+  CheckpointLogSummary twice = Parse(gz + gz);
   EXPECT_EQ(twice.lines, 2 * once.lines);
   EXPECT_EQ(twice.Timed(), 8);
   EXPECT_EQ(twice.Completed(), 8);
@@ -447,13 +447,13 @@ TEST(CheckpointLog, CutsVeryLongLinesAndReadsOn) {
                      std::string(3 << 20, 'x') + "'\n" +
                      "2024-03-01 10:05:00 UTC [1] LOG:  checkpoint starting: "
                      "time\n";
-  CheckpointLogReport report = Parse(text);
+  CheckpointLogSummary report = Parse(text);
   EXPECT_EQ(report.lines, 2);
   EXPECT_EQ(report.Timed(), 1);
 }
 
 TEST(CheckpointLog, BadInputs) {
-  CheckpointLogReport report;
+  CheckpointLogSummary report;
   Status st =
       ReadCheckpointLogs({kRotated, "/nonexistent/postgresql.log"}, &report);
   EXPECT_FALSE(st.ok());
@@ -469,7 +469,7 @@ TEST(CheckpointLog, BadInputs) {
                             "2024-01-01 LOG:  database system is "
                             "ready\n")
                   .ok());
-  CheckpointLogReport empty;
+  CheckpointLogSummary empty;
   st = ReadCheckpointLogs({path}, &empty);
   EXPECT_TRUE(st.IsInvalidInput());
   EXPECT_NE(st.message().find(path + " (stderr, 1 lines)"), std::string::npos)
@@ -506,7 +506,7 @@ TEST(CheckpointLog, BadInputs) {
 
 TEST(CheckpointLog, AFileWithoutCheckpointsAmongOthersIsANote) {
   const std::string quiet = SERVER_LOGS "bad/postgresql-quiet.log";
-  CheckpointLogReport report = Read({quiet, kRotated2Gz});
+  CheckpointLogSummary report = Read({quiet, kRotated2Gz});
   EXPECT_EQ(report.Timed(), 4);
   EXPECT_TRUE(
       HasNote(report, quiet + " (stderr, 6 lines): no checkpoint message"))

@@ -223,7 +223,7 @@ std::vector<std::string> DiagnoseLive(const ObserveResult& r) {
   return out;
 }
 
-std::vector<std::string> DiagnoseLog(const CheckpointLogReport& report,
+std::vector<std::string> DiagnoseLog(const CheckpointLogSummary& report,
                                      const Workload& w) {
   std::vector<std::string> out;
   out.push_back(fmt::format(
@@ -265,7 +265,7 @@ std::vector<std::string> DiagnoseLog(const CheckpointLogReport& report,
   return out;
 }
 
-std::vector<std::string> DiagnoseSegments(const SegmentImportReport& report,
+std::vector<std::string> DiagnoseSegments(const SegmentImportSummary& report,
                                           const Workload& w) {
   std::vector<std::string> out;
   out.push_back(fmt::format(

@@ -24,9 +24,9 @@ namespace pglayout {
 double RequestedShare(int64_t timed, int64_t requested);
 
 std::vector<std::string> DiagnoseLive(const ObserveResult& result);
-std::vector<std::string> DiagnoseLog(const CheckpointLogReport& report,
+std::vector<std::string> DiagnoseLog(const CheckpointLogSummary& report,
                                      const Workload& workload);
-std::vector<std::string> DiagnoseSegments(const SegmentImportReport& report,
+std::vector<std::string> DiagnoseSegments(const SegmentImportSummary& report,
                                           const Workload& workload);
 
 // The |limit| hottest relations: name, kind, tablespace (with its location

@@ -760,7 +760,7 @@ class Aggregator {
   explicit Aggregator(const SegmentImportOptions& options)
       : options_(options) {}
 
-  void Add(const SegmentRow& row, SegmentImportReport* report) {
+  void Add(const SegmentRow& row, SegmentImportSummary* report) {
     snap_seconds_[row.snap] = std::max(snap_seconds_[row.snap], row.seconds);
     Role role = RoleOf(row.type);
     if (Upper(row.segment).rfind("BIN$", 0) == 0) {
@@ -798,7 +798,7 @@ class Aggregator {
     t.part_bytes[part] = std::max(t.part_bytes[part], row.bytes);
   }
 
-  void Finish(Workload* w, SegmentImportReport* report) const {
+  void Finish(Workload* w, SegmentImportSummary* report) const {
     double total = 0;
     for (const auto& [snap, seconds] : snap_seconds_) total += seconds;
     report->snapshots = static_cast<int>(snap_seconds_.size());
@@ -950,7 +950,7 @@ Status ParseSeparator(const std::string& text, char* separator) {
 
 Status ParseSegmentsCsv(std::string_view text, const std::string& source_name,
                         const SegmentImportOptions& options, Workload* workload,
-                        SegmentImportReport* report) {
+                        SegmentImportSummary* report) {
   PGLAYOUT_RETURN_IF_ERROR(CheckOptions(options));
   PGLAYOUT_RETURN_IF_ERROR(CheckEncoding(text, source_name));
   text = SkipBom(text);
@@ -967,7 +967,7 @@ Status ParseSegmentsCsv(std::string_view text, const std::string& source_name,
   std::vector<SegmentRow> rows;
   PGLAYOUT_RETURN_IF_ERROR(
       ReadSegmentRows(text, separator, source_name, &header, &rows));
-  SegmentImportReport r;
+  SegmentImportSummary r;
   r.rows = static_cast<int>(rows.size());
   if (header.long_form) rows = PivotStatistics(rows, header.Has(kBytes));
   Aggregator aggregator(options);
@@ -982,7 +982,7 @@ Status ParseSegmentsCsv(std::string_view text, const std::string& source_name,
 
 Status ImportSegmentsFile(const std::string& path,
                           const SegmentImportOptions& options,
-                          Workload* workload, SegmentImportReport* report) {
+                          Workload* workload, SegmentImportSummary* report) {
   std::string text;
   Status st = ReadTextFile(path, &text);
   if (!st.ok()) return st.WithContext("segment statistics");

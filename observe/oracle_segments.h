@@ -37,7 +37,7 @@ Status ParseSeparator(const std::string& text, char* separator);
 Status ParseSchemaMap(const std::vector<std::string>& entries,
                       SegmentImportOptions* options);
 
-struct SegmentImportReport {
+struct SegmentImportSummary {
   int rows = 0;
   int snapshots = 0;
   double seconds = 0;  // total observed time (sum over snapshots)
@@ -49,12 +49,12 @@ struct SegmentImportReport {
 // Errors are InvalidInput as "file:line:column: ..." naming the column.
 Status ParseSegmentsCsv(std::string_view text, const std::string& source_name,
                         const SegmentImportOptions& options, Workload* workload,
-                        SegmentImportReport* report);
+                        SegmentImportSummary* report);
 
 // Reads |path| and parses it.
 Status ImportSegmentsFile(const std::string& path,
                           const SegmentImportOptions& options,
-                          Workload* workload, SegmentImportReport* report);
+                          Workload* workload, SegmentImportSummary* report);
 
 // A PostgreSQL identifier for a lower-cased Oracle name: bare when it is
 // [a-z_][a-z0-9_$]*, double-quoted otherwise ("order line" -> "\"order

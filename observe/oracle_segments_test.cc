@@ -12,7 +12,7 @@ constexpr char kFixture[] = "observe/testdata/oracle_segments.csv";
 
 TEST(OracleSegments, ImportsTheFixture) {
   Workload w;
-  SegmentImportReport report;
+  SegmentImportSummary report;
   Status st = ImportSegmentsFile(kFixture, {}, &w, &report);
   ASSERT_TRUE(st.ok()) << st.ToString();
   EXPECT_EQ(w.source, "oracle-segments");
@@ -64,7 +64,7 @@ TEST(OracleSegments, SchemaMapAndBlockSize) {
   ASSERT_TRUE(ParseSchemaMap({"sales=shop", "HR=People"}, &options).ok());
   options.block_size = 16384;
   Workload w;
-  SegmentImportReport report;
+  SegmentImportSummary report;
   ASSERT_TRUE(ImportSegmentsFile(kFixture, options, &w, &report).ok());
   ASSERT_NE(w.Find("shop.orders"), nullptr);
   EXPECT_DOUBLE_EQ(w.Find("shop.orders")->read_iops_avg, 300)
@@ -88,7 +88,7 @@ TEST(PgIdentifier, QuotesOnlyWhenNeeded) {
 
 std::string Error(const std::string& text) {
   Workload w;
-  SegmentImportReport report;
+  SegmentImportSummary report;
   Status st = ParseSegmentsCsv(text, "seg.csv", {}, &w, &report);
   EXPECT_TRUE(st.IsInvalidInput()) << st.ToString();
   return st.message();
@@ -127,7 +127,7 @@ TEST(OracleSegments, MalformedCsvNamesLineAndColumn) {
 
 TEST(OracleSegments, QuotedFieldsAndCrlf) {
   Workload w;
-  SegmentImportReport report;
+  SegmentImportSummary report;
   std::string text =
       "OWNER,SEGMENT_NAME,SEGMENT_TYPE,PHYSICAL_READS,PHYSICAL_WRITES,BYTES,"
       "INTERVAL_SECONDS,EXTRA\r\n"
@@ -141,7 +141,7 @@ TEST(OracleSegments, QuotedFieldsAndCrlf) {
 
 // ------------------------------------------ Oracle's own exports (item 7) --
 
-Workload Import(const std::string& path, SegmentImportReport* report,
+Workload Import(const std::string& path, SegmentImportSummary* report,
                 const SegmentImportOptions& options = {}) {
   Workload w;
   Status st = ImportSegmentsFile(path, options, &w, report);
@@ -149,7 +149,7 @@ Workload Import(const std::string& path, SegmentImportReport* report,
   return w;
 }
 
-Workload Parse(const std::string& text, SegmentImportReport* report,
+Workload Parse(const std::string& text, SegmentImportSummary* report,
                const SegmentImportOptions& options = {}) {
   Workload w;
   Status st = ParseSegmentsCsv(text, "seg.csv", options, &w, report);
@@ -160,7 +160,7 @@ Workload Parse(const std::string& text, SegmentImportReport* report,
 TEST(OracleSegments, ImportsSqlPlusExportOfDbaHistViews) {
   // SET MARKUP CSV ON: quoted upper-case DBA_HIST_SEG_STAT[_OBJ] and
   // DBA_HIST_SNAPSHOT names, default TIMESTAMP format, no interval_seconds.
-  SegmentImportReport report;
+  SegmentImportSummary report;
   Workload w = Import("observe/testdata/awr_sqlplus.csv", &report);
   EXPECT_EQ(report.rows, 15);
   EXPECT_EQ(report.snapshots, 3);
@@ -194,7 +194,7 @@ TEST(OracleSegments, ImportsSqlPlusExportOfDbaHistViews) {
 }
 
 TEST(OracleSegments, ImportsExcelFileWithBomSemicolonsAndCrlf) {
-  SegmentImportReport report;
+  SegmentImportSummary report;
   Workload w = Import("observe/testdata/awr_excel_semicolon.csv", &report);
   EXPECT_EQ(report.rows, 6) << "the trailing row of empty cells is blank";
   EXPECT_EQ(report.snapshots, 2);
@@ -221,7 +221,7 @@ TEST(OracleSegments, ImportsExcelFileWithBomSemicolonsAndCrlf) {
 }
 
 TEST(OracleSegments, PivotsVSegmentStatisticsLongForm) {
-  SegmentImportReport report;
+  SegmentImportSummary report;
   Workload w = Import("observe/testdata/vsegstat_long.csv", &report);
   EXPECT_EQ(report.rows, 14);
   EXPECT_EQ(report.snapshots, 1);
@@ -252,7 +252,7 @@ TEST(OracleSegments, PivotsVSegmentStatisticsLongForm) {
 }
 
 TEST(OracleSegments, LongFormTakesSizesFromABytesColumnAndAddsInstances) {
-  SegmentImportReport report;
+  SegmentImportSummary report;
   Workload w = Parse(
       "owner,object_name,object_type,statistic_name,value,bytes,"
       "interval_seconds\n"
@@ -266,7 +266,7 @@ TEST(OracleSegments, LongFormTakesSizesFromABytesColumnAndAddsInstances) {
 }
 
 TEST(OracleSegments, DetectsTabAndPipeSeparators) {
-  SegmentImportReport report;
+  SegmentImportSummary report;
   Workload tab = Parse(
       "OWNER\tSEGMENT_NAME\tSEGMENT_TYPE\tPHYSICAL_READS\tPHYSICAL_WRITES\t"
       "BYTES\tINTERVAL_SECONDS\nS\tA,B\tTABLE\t600\t60\t8192\t60\n",
@@ -289,7 +289,7 @@ TEST(OracleSegments, ForcedSeparatorOverridesDetection) {
       "interval_seconds\nS;T;TABLE;60;0;8192;60\n";
   SegmentImportOptions semicolon;
   ASSERT_TRUE(ParseSeparator(";", &semicolon.separator).ok());
-  SegmentImportReport report;
+  SegmentImportSummary report;
   EXPECT_EQ(Parse(text, &report, semicolon).relations.size(), 1u);
 
   SegmentImportOptions comma;
@@ -401,7 +401,7 @@ std::string TimesCsv(const std::string& begin, const std::string& end) {
 }
 
 double IntervalOf(const std::string& begin, const std::string& end) {
-  SegmentImportReport report;
+  SegmentImportSummary report;
   Workload w = Parse(TimesCsv(begin, end), &report);
   return w.duration;
 }
@@ -424,7 +424,7 @@ TEST(OracleSegments, DerivesTheIntervalFromBeginAndEndTimes) {
   EXPECT_DOUBLE_EQ(IntervalOf("31.12.2023 23:00", "01.01.2024 00:00"), 3600)
       << "Excel's DD.MM.YYYY HH:MI";
 
-  SegmentImportReport report;
+  SegmentImportSummary report;
   Workload w = Parse(
       "owner,segment_name,segment_type,physical_reads,physical_writes,bytes,"
       "interval_seconds,begin_interval_time,end_interval_time\n"
@@ -434,7 +434,7 @@ TEST(OracleSegments, DerivesTheIntervalFromBeginAndEndTimes) {
 }
 
 TEST(OracleSegments, WithoutSnapIdBeginTimesTellSnapshotsApart) {
-  SegmentImportReport report;
+  SegmentImportSummary report;
   Workload w = Parse(
       "owner,segment_name,segment_type,physical_reads,physical_writes,bytes,"
       "begin_interval_time,end_interval_time\n"

@@ -111,7 +111,7 @@ struct Distribution {
   const CitusTable* Find(const std::string& table) const;
 };
 
-// Step 1. InvalidInput for the workload errors BuildDemand reports, and for
+// Phase 1. InvalidInput for the workload errors BuildDemand reports, and for
 // a --key naming a table that is not in the workload.
 Status BuildDistribution(const Workload& workload, const PlanOptions& options,
                          const CitusOptions& citus, Distribution* out);
@@ -172,7 +172,7 @@ Workload WorkerWorkload(const Workload& workload, const Distribution& d,
 // The coordinator's: the local tables and their share of the WAL.
 Workload CoordinatorWorkload(const Workload& workload, const Distribution& d);
 
-// Steps 1 and 2. |coordinator| holds the coordinator's volumes (the host
+// Phases 1 and 2. |coordinator| holds the coordinator's volumes (the host
 // planned for; null or empty: sized like a worker, from |workers|).
 // InvalidInput for bad options (workers 1 or fewer than 0, no worker volumes)
 // and for the errors BuildDistribution reports. A workload no count of workers

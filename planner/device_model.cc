@@ -44,7 +44,7 @@ std::vector<LatencyPoint> ReadCurve(const Volume& v) {
   return curve;
 }
 
-// Latency cannot fall as load rises, but short steps on a noisy disk
+// Latency cannot fall as load rises, but short points on a noisy disk
 // measure it so (1.75 ms at 30% and 0.77 ms at 50% in one lab run), and the
 // placement's bound needs a latency that never decreases with load (its
 // marginal costs must not be negative). Pool adjacent violators: each run
@@ -86,7 +86,7 @@ std::vector<LatencyPoint> PacedCurve(const Volume& v) {
                    [](const LatencyPoint& a, const LatencyPoint& b) {
                      return a.iops < b.iops;
                    });
-  // Two steps that achieved the same rate cannot be interpolated between.
+  // Two points that achieved the same rate cannot be interpolated between.
   curve.erase(std::unique(curve.begin(), curve.end(),
                           [](const LatencyPoint& a, const LatencyPoint& b) {
                             return a.iops == b.iops;

@@ -102,9 +102,9 @@ class DeviceModel {
 
 // The paced points of |volume| the model uses, as (offered IOPS, mean
 // latency) in increasing offered rate: those that completed at least
-// kPacedKeptUp of their offered rate (a step sees about 100 Poisson
+// kPacedKeptUp of their offered rate (a point sees about 100 Poisson
 // arrivals, whose count varies by 10%: 0.7 is three standard deviations;
-// an overloaded step falls far short), with a positive mean latency.
+// an overloaded point falls far short), with a positive mean latency.
 // Exposed for tests.
 inline constexpr double kPacedKeptUp = 0.7;
 std::vector<LatencyPoint> PacedCurve(const Volume& volume);

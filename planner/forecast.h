@@ -2,7 +2,7 @@
 // data and pg_wal are now) and after, a stripe as one volume; the shared
 // hardware as pools; the volumes as the report shows them; the lower bound
 // and the plan's own figures beside it.
-// docs/planning.md#the-steps, step 4; docs/planning.md#the-lower-bound.
+// docs/planning.md#the-phases, phase 4; docs/planning.md#the-lower-bound.
 
 #ifndef PGLAYOUT_PLANNER_FORECAST_H_
 #define PGLAYOUT_PLANNER_FORECAST_H_

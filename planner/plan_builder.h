@@ -3,10 +3,10 @@
 // one volume, the forecast before and after, settings and verdicts).
 // Pure computation: no I/O, no clock, no randomness; the same inputs give
 // the same plan (and the same bytes once written).
-// The steps, each its own unit called in order by BuildPlan: plan_inputs.h
+// The phases, each its own unit called in order by BuildPlan: plan_inputs.h
 // (options, models, demand, where things are now), wal_placement.h,
 // remedy_search.h over layout.h, then plan_placements.h, forecast.h,
-// plan_settings.h and plan_verdicts.h. docs/planning.md#the-steps.
+// plan_settings.h and plan_verdicts.h. docs/planning.md#the-phases.
 
 #ifndef PGLAYOUT_PLANNER_PLAN_BUILDER_H_
 #define PGLAYOUT_PLANNER_PLAN_BUILDER_H_

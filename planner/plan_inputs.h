@@ -2,7 +2,7 @@
 // volume, the volumes that share a device, the demand of each table group
 // and of the WAL, and where the data and pg_wal live now. Every later phase
 // reads it (by const reference); none changes it.
-// docs/planning.md#the-steps, step 1.
+// docs/planning.md#the-phases, phase 1.
 
 #ifndef PGLAYOUT_PLANNER_PLAN_INPUTS_H_
 #define PGLAYOUT_PLANNER_PLAN_INPUTS_H_

@@ -1,7 +1,7 @@
 // The settings the laid-out plan recommends: checkpoints from the WAL's
 // rate and the room on its volume, the I/O settings from the plan's reads
 // and stripes, and backup readers from the volume a base backup reads most.
-// docs/planning.md#the-steps, step 4 (planner/recommend.h has the rules).
+// docs/planning.md#the-phases, phase 4 (planner/recommend.h has the rules).
 
 #ifndef PGLAYOUT_PLANNER_PLAN_SETTINGS_H_
 #define PGLAYOUT_PLANNER_PLAN_SETTINGS_H_

@@ -2,7 +2,7 @@
 // is assembled: the WAL's volume (and its move), shared hardware, each hot
 // relation and the remedies side by side, the fit (with what it would take),
 // headroom, the instance's caps, growth, the bound and the capacity.
-// docs/planning.md#the-steps, step 5; the judgements: planner/verdicts.h.
+// docs/planning.md#the-phases, phase 5; the judgements: planner/verdicts.h.
 
 #ifndef PGLAYOUT_PLANNER_PLAN_VERDICTS_H_
 #define PGLAYOUT_PLANNER_PLAN_VERDICTS_H_

@@ -3,7 +3,7 @@
 // forecast as complete plans (hash partitions only; a stripe first, then
 // partitions for what else stays too hot), ChooseRemedy picks one, and the
 // search returns the chosen plan's partition counts and stripe.
-// docs/planning.md#the-steps, step 3.
+// docs/planning.md#the-phases, phase 3.
 
 #ifndef PGLAYOUT_PLANNER_REMEDY_SEARCH_H_
 #define PGLAYOUT_PLANNER_REMEDY_SEARCH_H_

@@ -8,7 +8,7 @@
 // is above the target when its whole percent is above the target's.
 //
 // The verdicts are computed once the plan is complete (PlanBuilder's last
-// step), from its final forecast: every volume the plan loads, the WAL's
+// phase), from its final forecast: every volume the plan loads, the WAL's
 // included, stripes as one volume (their members are not listed beside
 // them), a stripe the plan builds with no "before".
 

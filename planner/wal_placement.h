@@ -3,7 +3,7 @@
 // else, when no single volume carries it at the target, a stripe of the
 // fewest alike, empty volumes that does. Also the words that explain the
 // choice, and where pg_wal is now with the step by hand that moves it.
-// docs/planning.md#the-steps, step 2.
+// docs/planning.md#the-phases, phase 2.
 
 #ifndef PGLAYOUT_PLANNER_WAL_PLACEMENT_H_
 #define PGLAYOUT_PLANNER_WAL_PLACEMENT_H_

@@ -17,14 +17,14 @@ namespace pglayout::probes {
 // Fraction of the peak that counts as "reached" for the knee of the
 // queue-depth curve.
 inline constexpr double kReachedFraction = 0.9;
-// A depth step that adds less throughput than this no longer pays.
+// A depth point that adds less throughput than this no longer pays.
 inline constexpr double kMinUsefulGain = 0.10;
 // Latency at which a sweep stops whatever the throughput does: no database
 // would run a volume there.
 inline constexpr double kExplodedLatencyUs = 1e6;
 
 // Whether a queue-depth sweep (points in increasing depth) should go on to
-// the next depth: false once the last step raised IOPS by less than
+// the next depth: false once the last point raised IOPS by less than
 // kMinUsefulGain, or its p99 passed kExplodedLatencyUs.
 bool SweepShouldContinue(const std::vector<RandomReadPoint>& curve);
 bool SweepShouldContinue(const std::vector<RandomWritePoint>& curve);

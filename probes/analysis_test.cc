@@ -69,7 +69,7 @@ TEST(StripeWideReadSize, FourDiskRaid0NeedsFourMiB) {
 }
 
 TEST(StripeWideReadSize, ABurstAtOneSizeDoesNotRaiseTheLine) {
-  // Flat at 100 MB/s; one 16 MiB step read 200 from a cache. Against the
+  // Flat at 100 MB/s; one 16 MiB point read 200 from a cache. Against the
   // best point the line would be 180 MB/s and the knee 16 MiB.
   std::vector<SequentialReadPoint> curve;
   for (uint64_t s = 128 * kKiB; s <= 16 * kMiB; s *= 2) {

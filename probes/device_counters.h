@@ -1,6 +1,6 @@
 // I/O on the probed device that is not the probe's own: the device's
-// counters (/proc/diskstats) around a step, less what the probe issued;
-// writes are judged in read steps only. Found at kForeignShare of the
+// counters (/proc/diskstats) around a point, less what the probe issued;
+// writes are judged in read points only. Found at kForeignShare of the
 // probe's own bytes and at least kForeignMinBytes. DeviceCounters is the
 // seam: DiskstatsCounters reads /proc/diskstats, the tests give their own.
 // Why: docs/probe.md#io-that-is-not-the-probes-own.
@@ -46,7 +46,7 @@ class DiskstatsCounters final : public DeviceCounters {
   std::string path_;
 };
 
-// What the probe issued in one step, warm-up included.
+// What the probe issued in one point, warm-up included.
 struct OwnIo {
   uint64_t read_bytes = 0;
   uint64_t write_bytes = 0;
@@ -54,7 +54,7 @@ struct OwnIo {
 
 struct ForeignIo {
   uint64_t read_bytes = 0;   // reads the probe did not issue
-  uint64_t write_bytes = 0;  // writes it did not issue (read steps only)
+  uint64_t write_bytes = 0;  // writes it did not issue (read points only)
   double share = 0;          // their sum over the probe's own bytes
   bool found = false;        // share >= kForeignShare, >= kForeignMinBytes
 };

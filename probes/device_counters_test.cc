@@ -16,7 +16,7 @@ DiskCounters Read(const std::string& snapshot, const std::string& device) {
   return c;
 }
 
-// Two snapshots of /proc/diskstats around one step (probes/testdata):
+// Two snapshots of /proc/diskstats around one point (probes/testdata):
 // nvme0n1 read 983,040 sectors = 480 MiB, all of them the probe's; vdb1
 // (the probed partition) read 1 GiB, its disk vdb 4 GiB: another partition
 // of the disk read 3 GiB meanwhile.
@@ -59,16 +59,16 @@ TEST(ForeignIo, ReadsBeyondTheProbesOnTheDiskAreFound) {
                    .found);
 }
 
-// Writes count as foreign only in a step that issued none; small amounts
+// Writes count as foreign only in a point that issued none; small amounts
 // (metadata, atime) are below kForeignMinBytes or kForeignShare.
-TEST(ForeignIo, WritesAreJudgedInReadStepsAndSmallAmountsAreNoise) {
+TEST(ForeignIo, WritesAreJudgedInReadPointsAndSmallAmountsAreNoise) {
   const DiskCounters before{0, 0};
   EXPECT_TRUE(
       JudgeForeignIo(before, {100 * kMiB, 20 * kMiB}, OwnIo{100 * kMiB, 0})
           .found);
   EXPECT_FALSE(
       JudgeForeignIo(before, {0, 300 * kMiB}, OwnIo{0, 100 * kMiB}).found)
-      << "a write step's journal is not told from another writer";
+      << "a write point's journal is not told from another writer";
   EXPECT_FALSE(
       JudgeForeignIo(before, {100 * kMiB + 3 * kMiB, 0}, OwnIo{100 * kMiB, 0})
           .found)

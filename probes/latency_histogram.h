@@ -5,7 +5,7 @@
 // for one I/O).
 //
 // Fixed size (2048 counters, 16 KiB), so intervals can be recorded
-// separately and merged for the percentiles of a whole step: percentiles of
+// separately and merged for the percentiles of a whole point: percentiles of
 // merged histograms are exact to the bucket, unlike averages of per-interval
 // percentiles.
 

@@ -18,20 +18,20 @@ constexpr int kFillDepth = 4;
 constexpr uint64_t kWalRegion = 16 * kMiB;  // one WAL segment
 constexpr uint64_t kGroupCommit = 128 * kKiB;
 constexpr int kDeepSequentialDepth = 8;
-// The paced read steps (PacedReads): offered loads as fractions of the
-// saturated random-read IOPS, the I/Os a step may have in flight (enough
+// The paced read points (PacedReads): offered loads as fractions of the
+// saturated random-read IOPS, the I/Os a point may have in flight (enough
 // that a burst of arrivals waits at the device, not for a slot), and the
-// fewest reads a step should see for a mean worth keeping.
+// fewest reads a point should see for a mean worth keeping.
 constexpr double kPacedLoads[] = {0.1, 0.3, 0.5, 0.7, 0.9};
 constexpr int kPacedDepth = 64;
 constexpr double kPacedMinReads = 100;
-// A step that completes less than this share of its offered rate was
+// A point that completes less than this share of its offered rate was
 // overloaded (the device, or the probe's own CPU): said in a note. Well
-// below 1: a step's count of about 100 Poisson arrivals varies by 10%, and
+// below 1: a point's count of about 100 Poisson arrivals varies by 10%, and
 // 0.7 is three standard deviations (the planner leaves the same out).
 constexpr double kPacedKeptUp = 0.7;
 
-// Where each phase must end, as a fraction of the budget. Time a phase does
+// Where each suite must end, as a fraction of the budget. Time a suite does
 // not use rolls over to the next.
 constexpr double kFillEnd = 0.25;
 constexpr double kRandReadEnd = 0.55;
@@ -40,7 +40,7 @@ constexpr double kSyncWriteEnd = 0.90;
 constexpr double kRandWriteEnd = 1.0;
 
 struct Mode {
-  StepLimits limits;
+  PointLimits limits;
   double interval_seconds;
   std::vector<int> read_depths;
   std::vector<uint64_t> seq_sizes;   // at depth 1
@@ -48,7 +48,7 @@ struct Mode {
   std::vector<uint64_t> deep_sizes;  // at kDeepSequentialDepth
   bool dsync_and_group_commit;
   std::vector<int> write_depths;
-  StepLimits paced;  // each paced read step: a fixed time
+  PointLimits paced;  // each paced read point: a fixed time
 };
 
 Mode ModeFor(const ProbeOptions& options) {
@@ -88,11 +88,11 @@ double NsToUs(double ns) { return ns / 1000; }
 class Runner {
  public:
   Runner(IoEngine* engine, const ProbeOptions& options, ProgressSink* progress,
-         ProbeReport* report)
+         ProbeResult* result)
       : engine_(engine),
         options_(options),
         progress_(progress),
-        report_(report),
+        result_(result),
         mode_(ModeFor(options)),
         budget_(
             options.budget_seconds > 0
@@ -100,26 +100,26 @@ class Runner {
                 : (options.quick ? kQuickBudgetSeconds : kFullBudgetSeconds)) {}
 
   Status Run() {
-    *report_ = ProbeReport();
-    report_->engine = engine_->name();
+    *result_ = ProbeResult();
+    result_->engine = engine_->name();
     PGLAYOUT_RETURN_IF_ERROR(Fill());
     PGLAYOUT_RETURN_IF_ERROR(RandomReads());
     PGLAYOUT_RETURN_IF_ERROR(PacedReads());
     PGLAYOUT_RETURN_IF_ERROR(SequentialReads());
     PGLAYOUT_RETURN_IF_ERROR(SyncWrites());
     PGLAYOUT_RETURN_IF_ERROR(RandomWrites());
-    report_->seconds = used_ + paced_seconds_;
-    if (capped_steps_ > 0) {
-      report_->notes.push_back(
-          fmt::format("{} of {} steps reached their time cap before +/-{:.1f}% "
-                      "confidence; their figures are less certain",
-                      capped_steps_, steps_, mode_.limits.relative_ci * 100));
+    result_->seconds = used_ + paced_seconds_;
+    if (capped_points_ > 0) {
+      result_->notes.push_back(fmt::format(
+          "{} of {} points reached their time cap before +/-{:.1f}% "
+          "confidence; their figures are less certain",
+          capped_points_, points_, mode_.limits.relative_ci * 100));
     }
     ForeignNotes();
     if (progress_ != nullptr) {
       progress_->Finish(options_.task,
-                        fmt::format("{} steps in {:.1f} s ({})", steps_, used_,
-                                    report_->engine));
+                        fmt::format("{} points in {:.1f} s ({})", points_,
+                                    used_, result_->engine));
     }
     return Status::Ok();
   }
@@ -132,18 +132,18 @@ class Runner {
     job.block_size = block;
     job.queue_depth = depth;
     job.region_offset = 0;
-    job.region_size = report_->filled_bytes / block * block;
+    job.region_size = result_->filled_bytes / block * block;
     job.interval_seconds = mode_.interval_seconds;
     job.seed = ++seed_;
     return job;
   }
 
-  void Progress(const std::string& step, const IntervalStats& s) {
+  void Progress(const std::string& point, const IntervalStats& s) {
     if (progress_ == nullptr) return;
     ProgressUpdate u;
     u.task = options_.task;
-    u.step = step;
-    u.elapsed_s = used_ + step_seconds_;
+    u.step = point;
+    u.elapsed_s = used_ + point_seconds_;
     u.fraction = std::min(1.0, u.elapsed_s / budget_);
     u.eta_s = std::max(0.0, budget_ - u.elapsed_s);
     double rate = s.seconds > 0 ? s.ios / s.seconds : 0;
@@ -152,52 +152,52 @@ class Runner {
     progress_->Update(u);
   }
 
-  // The time left until |phase_end| (a fraction of the budget).
-  double LeftInPhase(double phase_end) const {
-    return std::max(0.0, phase_end * budget_ - used_);
+  // The time left until |suite_end| (a fraction of the budget).
+  double LeftInSuite(double suite_end) const {
+    return std::max(0.0, suite_end * budget_ - used_);
   }
 
-  // What became of one step.
+  // What became of one point.
   enum class Outcome {
     kMeasured,
-    kSkipped,  // the phase had no time left for even a short step
+    kSkipped,  // the suite had no time left for even a short point
     kStalled,  // it ran, but not one I/O completed: not a figure
   };
 
-  // Runs one step within its share of the phase.
-  Status Step(const std::string& label, const IoJob& job, double phase_end,
-              size_t steps_left, StepResult* result, Outcome* outcome) {
-    StepLimits limits = mode_.limits;
+  // Runs one point within its share of the suite.
+  Status RunPoint(const std::string& label, const IoJob& job, double suite_end,
+                  size_t points_left, PointResult* result, Outcome* outcome) {
+    PointLimits limits = mode_.limits;
     // An even share of what is left, but never less than half the minimum:
-    // when time is short the early steps (depth 1 first) run and the last
-    // ones are skipped, rather than every step being too short to mean
+    // when time is short the early points (depth 1 first) run and the last
+    // ones are skipped, rather than every point being too short to mean
     // anything.
-    double left = LeftInPhase(phase_end) - limits.warmup_seconds;
-    double share = LeftInPhase(phase_end) /
-                       static_cast<double>(std::max<size_t>(1, steps_left)) -
+    double left = LeftInSuite(suite_end) - limits.warmup_seconds;
+    double share = LeftInSuite(suite_end) /
+                       static_cast<double>(std::max<size_t>(1, points_left)) -
                    limits.warmup_seconds;
     double floor = limits.min_seconds / 2;
     if (left < floor) {
       *outcome = Outcome::kSkipped;
-      ++skipped_steps_;
+      ++skipped_points_;
       return Status::Ok();
     }
     double room = std::min(left, std::max(share, floor));
     limits.max_seconds = std::min(limits.max_seconds, room);
     limits.min_seconds = std::min(limits.min_seconds, limits.max_seconds);
-    step_seconds_ = 0;
+    point_seconds_ = 0;
     auto on_interval = [&](const IntervalStats& s) {
-      step_seconds_ += s.seconds;
+      point_seconds_ += s.seconds;
       Progress(label, s);
     };
     ForeignIo foreign;
     Status st = MeasureChecked(job, limits, on_interval, result, &foreign);
     used_ += result->engine_seconds;
-    // Someone else's I/O on the device: once more, if the phase has the
+    // Someone else's I/O on the device: once more, if the suite has the
     // time, keeping the cleaner run.
     if (st.ok() && foreign.found &&
-        LeftInPhase(phase_end) >= result->engine_seconds) {
-      StepResult again;
+        LeftInSuite(suite_end) >= result->engine_seconds) {
+      PointResult again;
       ForeignIo foreign_again;
       st = MeasureChecked(job, limits, on_interval, &again, &foreign_again);
       used_ += again.engine_seconds;
@@ -205,42 +205,42 @@ class Runner {
         *result = again;
         foreign = foreign_again;
       }
-      if (st.ok() && !foreign.found) ++cleared_steps_;
+      if (st.ok() && !foreign.found) ++cleared_points_;
     }
     if (st.ok() && foreign.found) {
-      foreign_steps_.push_back(
+      foreign_points_.push_back(
           fmt::format("{}: {}", label, DescribeForeignIo(foreign)));
     }
-    step_seconds_ = 0;
-    ++steps_;
+    point_seconds_ = 0;
+    ++points_;
     if (!st.ok()) return st.WithContext(label);
     if (result->stats.ios == 0) {
-      // A device that completes nothing for a whole step was stalled by
+      // A device that completes nothing for a whole point was stalled by
       // something else (another tenant, a throttle's debt): zero is not
       // its capacity, and a zero would also end the depth sweep.
       *outcome = Outcome::kStalled;
-      report_->notes.push_back(fmt::format(
-          "{}: no I/O completed in {:.1f} s (the device stalled); the step is "
+      result_->notes.push_back(fmt::format(
+          "{}: no I/O completed in {:.1f} s (the device stalled); the point is "
           "left out",
           label, result->engine_seconds));
       return Status::Ok();
     }
     *outcome = Outcome::kMeasured;
-    if (!result->converged) ++capped_steps_;
+    if (!result->converged) ++capped_points_;
     return Status::Ok();
   }
 
-  // MeasureStep with the device's counters read around it; |foreign| stays
+  // MeasurePoint with the device's counters read around it; |foreign| stays
   // empty when there are none (or they cannot be read: said once).
   Status MeasureChecked(
-      const IoJob& job, const StepLimits& limits,
+      const IoJob& job, const PointLimits& limits,
       const std::function<void(const IntervalStats&)>& on_interval,
-      StepResult* result, ForeignIo* foreign) {
+      PointResult* result, ForeignIo* foreign) {
     *foreign = ForeignIo();
     DiskCounters before, after;
     const bool counted = ReadCounters(&before);
     PGLAYOUT_RETURN_IF_ERROR(
-        MeasureStep(engine_, job, limits, on_interval, result));
+        MeasurePoint(engine_, job, limits, on_interval, result));
     if (!counted || !ReadCounters(&after)) return Status::Ok();
     OwnIo own;
     (job.kind == IoKind::kRead ? own.read_bytes : own.write_bytes) =
@@ -254,7 +254,7 @@ class Runner {
     Status st = options_.counters->Read(out);
     if (st.ok()) return true;
     counters_failed_ = true;
-    report_->notes.push_back(fmt::format(
+    result_->notes.push_back(fmt::format(
         "the device's counters could not be read ({}): I/O by others on {} "
         "is not checked",
         st.message(), options_.counters->device()));
@@ -264,46 +264,46 @@ class Runner {
   void ForeignNotes() {
     if (options_.counters == nullptr) return;
     const std::string device = options_.counters->device();
-    if (cleared_steps_ > 0) {
-      report_->notes.push_back(fmt::format(
-          "{} step(s) saw I/O on {} that was not the probe's own and were "
+    if (cleared_points_ > 0) {
+      result_->notes.push_back(fmt::format(
+          "{} point(s) saw I/O on {} that was not the probe's own and were "
           "measured again without it",
-          cleared_steps_, device));
+          cleared_points_, device));
     }
-    if (foreign_steps_.empty()) return;
-    report_->notes.push_back(fmt::format(
-        "{} of {} steps saw I/O on {} that was not the probe's own, even when "
+    if (foreign_points_.empty()) return;
+    result_->notes.push_back(fmt::format(
+        "{} of {} points saw I/O on {} that was not the probe's own, even when "
         "repeated: {}. Another job uses the device, so these figures are low; "
         "probe again when it is idle",
-        foreign_steps_.size(), steps_, device,
-        fmt::join(foreign_steps_, "; ")));
+        foreign_points_.size(), points_, device,
+        fmt::join(foreign_points_, "; ")));
   }
 
   Status Fill() {
     uint64_t size = options_.file_size / kFillBlock * kFillBlock;
     auto observer = [&](const IntervalStats& s) {
-      step_seconds_ += s.seconds;
+      point_seconds_ += s.seconds;
       Progress("fill (sequential write)", s);
       return true;
     };
     double seconds = 0;
     Status st = FillProbeFile(
-        engine_, size, std::max(1.0, LeftInPhase(kFillEnd)), observer,
-        &report_->filled_bytes, &report_->write_mbps, &seconds);
-    step_seconds_ = 0;
+        engine_, size, std::max(1.0, LeftInSuite(kFillEnd)), observer,
+        &result_->filled_bytes, &result_->write_mbps, &seconds);
+    point_seconds_ = 0;
     used_ += seconds;
     PGLAYOUT_RETURN_IF_ERROR(st);
-    if (report_->filled_bytes < size) {
-      report_->notes.push_back(fmt::format(
+    if (result_->filled_bytes < size) {
+      result_->notes.push_back(fmt::format(
           "the fill wrote {} MiB of {} MiB within its time share; reads use "
           "the written part only",
-          report_->filled_bytes / kMiB, size / kMiB));
+          result_->filled_bytes / kMiB, size / kMiB));
     }
-    if (report_->filled_bytes < kMinProbeFileSize) {
+    if (result_->filled_bytes < kMinProbeFileSize) {
       return Status::IoError(fmt::format(
           "the volume wrote only {} MiB in {:.1f} s; too slow to probe within "
           "the time budget",
-          report_->filled_bytes / kMiB, seconds));
+          result_->filled_bytes / kMiB, seconds));
     }
     return Status::Ok();
   }
@@ -312,33 +312,33 @@ class Runner {
     const std::vector<int>& depths = mode_.read_depths;
     for (size_t i = 0; i < depths.size(); ++i) {
       IoJob job = BaseJob(IoKind::kRead, Access::kRandom, kPageSize, depths[i]);
-      StepResult r;
+      PointResult r;
       Outcome outcome = Outcome::kSkipped;
       PGLAYOUT_RETURN_IF_ERROR(
-          Step(fmt::format("randread 8KiB qd={}", depths[i]), job, kRandReadEnd,
-               depths.size() - i, &r, &outcome));
+          RunPoint(fmt::format("randread 8KiB qd={}", depths[i]), job,
+                   kRandReadEnd, depths.size() - i, &r, &outcome));
       if (outcome == Outcome::kSkipped) break;
       if (outcome == Outcome::kStalled) continue;
       const LatencyHistogram& h = r.stats.latency;
-      report_->randread.push_back(RandomReadPoint{
+      result_->randread.push_back(RandomReadPoint{
           depths[i], r.iops(), r.mbps(), NsToUs(h.Percentile(0.5)),
           NsToUs(h.Percentile(0.9)), NsToUs(h.Percentile(0.99)),
           NsToUs(h.Percentile(0.999)), NsToUs(static_cast<double>(h.max_ns())),
           r.cpu_us_per_io()});
-      if (!SweepShouldContinue(report_->randread)) break;
+      if (!SweepShouldContinue(result_->randread)) break;
     }
     return Status::Ok();
   }
 
   // Latency against offered load: open-loop 8 KiB random reads at fixed
   // rates below the saturated IOPS the depth sweep found (kPacedLoads), each
-  // for a fixed time (Mode::paced) outside the budget's phases, so the rest
-  // of the probe keeps its time. A closed-loop step cannot show this on a
+  // for a fixed time (Mode::paced) outside the budget's suites, so the rest
+  // of the probe keeps its time. A closed-loop point cannot show this on a
   // rate-capped volume: at depth 1 it already runs at the cap and measures
   // 1 / IOPS (docs/device-model.md#latency-below-the-cap).
   Status PacedReads() {
     double saturated = 0;
-    for (const RandomReadPoint& p : report_->randread) {
+    for (const RandomReadPoint& p : result_->randread) {
       saturated = std::max(saturated, p.iops);
     }
     if (saturated <= 0) return Status::Ok();
@@ -347,7 +347,7 @@ class Runner {
       IoJob job =
           BaseJob(IoKind::kRead, Access::kRandom, kPageSize, kPacedDepth);
       job.rate_iops = load * saturated;
-      StepLimits limits = PacedLimits();
+      PointLimits limits = PacedLimits();
       limits.min_seconds =
           std::clamp(kPacedMinReads / job.rate_iops, limits.min_seconds,
                      3 * limits.min_seconds);
@@ -355,25 +355,25 @@ class Runner {
       limits.min_samples = 1;
       const std::string label =
           fmt::format("randread 8KiB paced {:.0f}/s", job.rate_iops);
-      step_seconds_ = 0;
+      point_seconds_ = 0;
       auto on_interval = [&](const IntervalStats& s) {
-        step_seconds_ += s.seconds;
+        point_seconds_ += s.seconds;
         Progress(label, s);
       };
-      StepResult r;
+      PointResult r;
       ForeignIo foreign;
       Status st = MeasureChecked(job, limits, on_interval, &r, &foreign);
       paced_seconds_ += r.engine_seconds;
-      step_seconds_ = 0;
-      ++steps_;
+      point_seconds_ = 0;
+      ++points_;
       if (!st.ok()) return st.WithContext(label);
       if (foreign.found) {
-        foreign_steps_.push_back(
+        foreign_points_.push_back(
             fmt::format("{}: {}", label, DescribeForeignIo(foreign)));
       }
       const LatencyHistogram& h = r.stats.latency;
       if (h.count() == 0) continue;
-      report_->paced_read.push_back(PacedReadPoint{
+      result_->paced_read.push_back(PacedReadPoint{
           job.rate_iops, r.iops(), NsToUs(h.mean_ns()),
           NsToUs(h.Percentile(0.5)), NsToUs(h.Percentile(0.99))});
       if (r.iops() < kPacedKeptUp * job.rate_iops) {
@@ -382,7 +382,7 @@ class Runner {
       }
     }
     if (!overloaded.empty()) {
-      report_->notes.push_back(fmt::format(
+      result_->notes.push_back(fmt::format(
           "paced reads completed less than {:.0f}% of the offered rate ({}): "
           "the volume or the probe's CPU could not keep up; the planner "
           "leaves those points out",
@@ -391,13 +391,13 @@ class Runner {
     return Status::Ok();
   }
 
-  // A paced step's time: the mode's, shrunk with a budget below the mode's
+  // A paced point's time: the mode's, shrunk with a budget below the mode's
   // default (--budget), so a short probe stays short.
-  StepLimits PacedLimits() const {
+  PointLimits PacedLimits() const {
     const double mode_budget =
         options_.quick ? kQuickBudgetSeconds : kFullBudgetSeconds;
     const double f = std::min(1.0, budget_ / mode_budget);
-    StepLimits limits = mode_.paced;
+    PointLimits limits = mode_.paced;
     limits.warmup_seconds *= f;
     limits.min_seconds *= f;
     return limits;
@@ -416,7 +416,7 @@ class Runner {
   Status StripeReadSweeps() {
     std::vector<uint64_t> sizes = mode_.seq_sizes;
     std::erase_if(sizes,
-                  [&](uint64_t s) { return s > report_->filled_bytes / 2; });
+                  [&](uint64_t s) { return s > result_->filled_bytes / 2; });
     const size_t total = sizes.size() * static_cast<size_t>(mode_.seq_repeats) +
                          mode_.deep_sizes.size();
     std::vector<std::vector<SequentialReadPoint>> sweeps;
@@ -426,12 +426,12 @@ class Runner {
       std::vector<SequentialReadPoint> sweep;
       for (uint64_t size : sizes) {
         IoJob job = BaseJob(IoKind::kRead, Access::kSequential, size, 1);
-        StepResult r;
+        PointResult r;
         Outcome outcome = Outcome::kSkipped;
         PGLAYOUT_RETURN_IF_ERROR(
-            Step(fmt::format("seqread {}KiB qd=1 (sweep {}/{})", size / kKiB,
-                             pass + 1, mode_.seq_repeats),
-                 job, kSeqReadEnd, total - done++, &r, &outcome));
+            RunPoint(fmt::format("seqread {}KiB qd=1 (sweep {}/{})",
+                                 size / kKiB, pass + 1, mode_.seq_repeats),
+                     job, kSeqReadEnd, total - done++, &r, &outcome));
         if (outcome == Outcome::kSkipped) {
           out_of_time = true;
           break;
@@ -445,30 +445,30 @@ class Runner {
       }
     }
     StripeReadEstimate e = EstimateStripeReadSize(sweeps);
-    report_->seqread = e.median;
-    report_->stripe_read_size_min = e.min_size;
-    report_->stripe_read_size_max = e.max_size;
-    report_->stripe_read_repeats = e.repeats;
+    result_->seqread = e.median;
+    result_->stripe_read_size_min = e.min_size;
+    result_->stripe_read_size_max = e.max_size;
+    result_->stripe_read_repeats = e.repeats;
     return Status::Ok();
   }
 
   Status DeepSequentialReads() {
     std::vector<uint64_t> sizes = mode_.deep_sizes;
     std::erase_if(sizes, [&](uint64_t s) {
-      return s * kDeepSequentialDepth > report_->filled_bytes / 2;
+      return s * kDeepSequentialDepth > result_->filled_bytes / 2;
     });
     for (size_t i = 0; i < sizes.size(); ++i) {
       IoJob job = BaseJob(IoKind::kRead, Access::kSequential, sizes[i],
                           kDeepSequentialDepth);
-      StepResult r;
+      PointResult r;
       Outcome outcome = Outcome::kSkipped;
       PGLAYOUT_RETURN_IF_ERROR(
-          Step(fmt::format("seqread {}KiB qd={}", sizes[i] / kKiB,
-                           kDeepSequentialDepth),
-               job, kSeqReadEnd, sizes.size() - i, &r, &outcome));
+          RunPoint(fmt::format("seqread {}KiB qd={}", sizes[i] / kKiB,
+                               kDeepSequentialDepth),
+                   job, kSeqReadEnd, sizes.size() - i, &r, &outcome));
       if (outcome == Outcome::kSkipped) break;
       if (outcome == Outcome::kStalled) continue;
-      report_->seqread.push_back(
+      result_->seqread.push_back(
           SequentialReadPoint{sizes[i], kDeepSequentialDepth, r.mbps()});
     }
     return Status::Ok();
@@ -491,15 +491,15 @@ class Runner {
           BaseJob(IoKind::kWrite, Access::kSequential, specs[i].size, 1);
       job.region_size = std::min(job.region_size, kWalRegion);
       job.durability = specs[i].durability;
-      StepResult r;
+      PointResult r;
       Outcome outcome = Outcome::kSkipped;
-      PGLAYOUT_RETURN_IF_ERROR(Step(
+      PGLAYOUT_RETURN_IF_ERROR(RunPoint(
           fmt::format("wal {} {}KiB", specs[i].method, specs[i].size / kKiB),
           job, kSyncWriteEnd, specs.size() - i, &r, &outcome));
       if (outcome == Outcome::kSkipped) break;
       if (outcome == Outcome::kStalled) continue;
       const LatencyHistogram& h = r.stats.latency;
-      report_->syncwrite.push_back(SyncWritePoint{
+      result_->syncwrite.push_back(SyncWritePoint{
           specs[i].method, specs[i].size, r.iops(), NsToUs(h.Percentile(0.5)),
           NsToUs(h.Percentile(0.99))});
     }
@@ -512,23 +512,23 @@ class Runner {
       IoJob job =
           BaseJob(IoKind::kWrite, Access::kRandom, kPageSize, depths[i]);
       job.durability = Durability::kFdatasyncAtEnd;
-      StepResult r;
+      PointResult r;
       Outcome outcome = Outcome::kSkipped;
       PGLAYOUT_RETURN_IF_ERROR(
-          Step(fmt::format("randwrite 8KiB qd={}", depths[i]), job,
-               kRandWriteEnd, depths.size() - i, &r, &outcome));
+          RunPoint(fmt::format("randwrite 8KiB qd={}", depths[i]), job,
+                   kRandWriteEnd, depths.size() - i, &r, &outcome));
       if (outcome == Outcome::kSkipped) break;
       if (outcome == Outcome::kStalled) continue;
       const LatencyHistogram& h = r.stats.latency;
-      report_->randwrite.push_back(
+      result_->randwrite.push_back(
           RandomWritePoint{depths[i], r.iops(), NsToUs(h.Percentile(0.5)),
                            NsToUs(h.Percentile(0.99))});
-      if (!SweepShouldContinue(report_->randwrite)) break;
+      if (!SweepShouldContinue(result_->randwrite)) break;
     }
-    if (skipped_steps_ > 0) {
-      report_->notes.push_back(
-          fmt::format("{} steps skipped: the time budget of {:.0f} s was spent",
-                      skipped_steps_, budget_));
+    if (skipped_points_ > 0) {
+      result_->notes.push_back(fmt::format(
+          "{} points skipped: the time budget of {:.0f} s was spent",
+          skipped_points_, budget_));
     }
     return Status::Ok();
   }
@@ -536,49 +536,50 @@ class Runner {
   IoEngine* engine_;
   const ProbeOptions& options_;
   ProgressSink* progress_;
-  ProbeReport* report_;
+  ProbeResult* result_;
   Mode mode_;
   double budget_;
   double used_ = 0;
-  double step_seconds_ = 0;
-  double paced_seconds_ = 0;  // the paced steps, outside the budget
+  double point_seconds_ = 0;
+  double paced_seconds_ = 0;  // the paced points, outside the budget
   uint64_t seed_ = 0;
-  int steps_ = 0;
-  int capped_steps_ = 0;
-  int skipped_steps_ = 0;
-  int cleared_steps_ = 0;  // repeated for foreign I/O, then clean
-  std::vector<std::string> foreign_steps_;  // foreign I/O even when repeated
+  int points_ = 0;
+  int capped_points_ = 0;
+  int skipped_points_ = 0;
+  int cleared_points_ = 0;  // repeated for foreign I/O, then clean
+  std::vector<std::string> foreign_points_;  // foreign I/O even when repeated
   bool counters_failed_ = false;
 };
 
 }  // namespace
 
-double ModeRelativeCi(double max_step_seconds) {
-  return kFullRelativeCi * std::sqrt(kFullStepSeconds / max_step_seconds);
+double ModeRelativeCi(double max_point_seconds) {
+  return kFullRelativeCi * std::sqrt(kFullPointSeconds / max_point_seconds);
 }
 
-double StepResult::iops() const {
+double PointResult::iops() const {
   double t = stats.seconds + sync_seconds;
   return t > 0 ? static_cast<double>(stats.ios) / t : 0;
 }
 
-double StepResult::mbps() const {
+double PointResult::mbps() const {
   double t = stats.seconds + sync_seconds;
   return t > 0 ? static_cast<double>(stats.bytes) / t / 1e6 : 0;
 }
 
-double StepResult::cpu_us_per_io() const {
+double PointResult::cpu_us_per_io() const {
   return stats.ios > 0
              ? stats.cpu_seconds * 1e6 / static_cast<double>(stats.ios)
              : 0;
 }
 
-Status MeasureStep(IoEngine* engine, IoJob job, const StepLimits& limits,
-                   const std::function<void(const IntervalStats&)>& on_interval,
-                   StepResult* result) {
-  *result = StepResult();
+Status MeasurePoint(
+    IoEngine* engine, IoJob job, const PointLimits& limits,
+    const std::function<void(const IntervalStats&)>& on_interval,
+    PointResult* result) {
+  *result = PointResult();
   // A little slack over warm-up + cap so the observer, not the engine's hard
-  // cap, ends a normal step.
+  // cap, ends a normal point.
   job.max_seconds =
       limits.warmup_seconds + limits.max_seconds + 2 * job.interval_seconds;
   StoppingRule rule(limits.relative_ci, limits.min_samples);
@@ -641,27 +642,27 @@ Status FillProbeFile(IoEngine* engine, uint64_t size, double max_seconds,
 }
 
 Status RunProbe(IoEngine* engine, const ProbeOptions& options,
-                ProgressSink* progress, ProbeReport* report) {
+                ProgressSink* progress, ProbeResult* result) {
   if (options.file_size < kMinProbeFileSize) {
     return Status::InvalidInput(
         fmt::format("probe file size {} MiB is below the minimum of {} MiB",
                     options.file_size / kMiB, kMinProbeFileSize / kMiB));
   }
-  Runner runner(engine, options, progress, report);
+  Runner runner(engine, options, progress, result);
   return runner.Run();
 }
 
-void ApplyReport(const ProbeReport& report, Volume* volume) {
-  volume->randread = report.randread;
-  volume->paced_read = report.paced_read;
-  volume->seqread = report.seqread;
-  volume->stripe_read_size_min = report.stripe_read_size_min;
-  volume->stripe_read_size_max = report.stripe_read_size_max;
-  volume->stripe_read_repeats = report.stripe_read_repeats;
-  volume->syncwrite = report.syncwrite;
-  volume->randwrite = report.randwrite;
-  volume->write_mbps = report.write_mbps;
-  volume->probe_engine = report.engine;
+void ApplyProbeResult(const ProbeResult& result, Volume* volume) {
+  volume->randread = result.randread;
+  volume->paced_read = result.paced_read;
+  volume->seqread = result.seqread;
+  volume->stripe_read_size_min = result.stripe_read_size_min;
+  volume->stripe_read_size_max = result.stripe_read_size_max;
+  volume->stripe_read_repeats = result.stripe_read_repeats;
+  volume->syncwrite = result.syncwrite;
+  volume->randwrite = result.randwrite;
+  volume->write_mbps = result.write_mbps;
+  volume->probe_engine = result.engine;
   DeriveHeadlines(volume);
 }
 

@@ -2,11 +2,11 @@
 // that exists but holds no data yet: fill (the sequential write), random
 // reads against queue depth, paced random reads against offered load,
 // sequential reads against request size (swept more than once), WAL-style
-// durable writes, random overwrites. Each step runs until its confidence
+// durable writes, random overwrites. Each point runs until its confidence
 // target or its share of the time budget; with ProbeOptions::counters, a
-// step during which the device served I/O the probe did not issue is
+// point during which the device served I/O the probe did not issue is
 // repeated once and, if it happens again, reported.
-// The steps and their rules: docs/probe.md#the-steps.
+// The suites and their rules: docs/probe.md#the-suites.
 
 #ifndef PGLAYOUT_PROBES_PROBER_H_
 #define PGLAYOUT_PROBES_PROBER_H_
@@ -29,7 +29,7 @@ struct ProbeOptions {
   bool quick = false;
   // 0 = the default for the mode (90 s, or 20 s with quick).
   double budget_seconds = 0;
-  // Stop a step at this relative half-width of the 95% confidence interval
+  // Stop a point at this relative half-width of the 95% confidence interval
   // of its IOPS; 0 = the mode's (ModeRelativeCi).
   double relative_ci = 0;
   std::string task = "probe";  // for progress lines: "probe data1"
@@ -40,16 +40,16 @@ struct ProbeOptions {
 inline constexpr uint64_t kMinProbeFileSize = 16 * kMiB;
 inline constexpr double kFullBudgetSeconds = 90;
 inline constexpr double kQuickBudgetSeconds = 20;
-// The confidence target of a full probe's steps (up to kFullStepSeconds).
+// The confidence target of a full probe's points (up to kFullPointSeconds).
 inline constexpr double kFullRelativeCi = 0.02;
-inline constexpr double kFullStepSeconds = 3;
+inline constexpr double kFullPointSeconds = 3;
 
-// The target for steps of up to |max_step_seconds|: kFullRelativeCi x
-// sqrt(kFullStepSeconds / max_step_seconds), +/-3.5% for quick's 1 s.
-double ModeRelativeCi(double max_step_seconds);
+// The target for points of up to |max_point_seconds|: kFullRelativeCi x
+// sqrt(kFullPointSeconds / max_point_seconds), +/-3.5% for quick's 1 s.
+double ModeRelativeCi(double max_point_seconds);
 
-// How long one step may run, and when it is good enough.
-struct StepLimits {
+// How long one point may run, and when it is good enough.
+struct PointLimits {
   double warmup_seconds = 0.3;  // measured, then discarded
   double min_seconds = 1;
   double max_seconds = 3;
@@ -57,15 +57,15 @@ struct StepLimits {
   size_t min_samples = 5;
 };
 
-// The figures of one step, warm-up excluded.
-struct StepResult {
+// The figures of one point, warm-up excluded.
+struct PointResult {
   IntervalStats stats;        // merged measured intervals
-  double sync_seconds = 0;    // closing fdatasync, for durable write steps
-  double engine_seconds = 0;  // everything the step took, warm-up included
+  double sync_seconds = 0;    // closing fdatasync, for durable write points
+  double engine_seconds = 0;  // everything the point took, warm-up included
   bool converged = false;     // the CI target was met before the time cap
   double relative_ci = 0;     // achieved relative half-width of IOPS
   uint64_t retries = 0;
-  uint64_t issued_bytes = 0;  // every byte of the step, warm-up included
+  uint64_t issued_bytes = 0;  // every byte of the point, warm-up included
 
   double iops() const;  // ios / (measured seconds + sync_seconds)
   double mbps() const;  // 10^6 bytes per second, same time base
@@ -75,9 +75,10 @@ struct StepResult {
 // Runs |job| (max_seconds is overwritten from |limits|) and applies the
 // warm-up and the stopping rule. |on_interval| (may be empty) sees every
 // interval, for progress.
-Status MeasureStep(IoEngine* engine, IoJob job, const StepLimits& limits,
-                   const std::function<void(const IntervalStats&)>& on_interval,
-                   StepResult* result);
+Status MeasurePoint(
+    IoEngine* engine, IoJob job, const PointLimits& limits,
+    const std::function<void(const IntervalStats&)>& on_interval,
+    PointResult* result);
 
 // The job of the fill and of every durable sequential write: direct 1 MiB
 // writes at depth 4 over [0, size) (size rounded down to whole MiB), each
@@ -94,7 +95,7 @@ Status FillProbeFile(IoEngine* engine, uint64_t size, double max_seconds,
                      const IntervalObserver& on_interval, uint64_t* filled,
                      double* mbps, double* seconds);
 
-struct ProbeReport {
+struct ProbeResult {
   std::string engine;         // IoEngine::name()
   uint64_t filled_bytes = 0;  // the readable part of the probe file
   double write_mbps = 0;      // the fill, durable
@@ -107,7 +108,7 @@ struct ProbeReport {
   int stripe_read_repeats = 0;
   std::vector<SyncWritePoint> syncwrite;
   std::vector<RandomWritePoint> randwrite;
-  std::vector<std::string> notes;  // for people: caps hit, steps skipped
+  std::vector<std::string> notes;  // for people: caps hit, points skipped
   double seconds = 0;              // engine time used
 };
 
@@ -115,11 +116,11 @@ struct ProbeReport {
 // first I/O error (ENOSPC mid-fill included) with the engine's message; the
 // caller owns the probe file and removes it.
 Status RunProbe(IoEngine* engine, const ProbeOptions& options,
-                ProgressSink* progress, ProbeReport* report);
+                ProgressSink* progress, ProbeResult* result);
 
-// Copies the report's curves into |volume| and derives its headline fields
+// Copies the result's curves into |volume| and derives its headline fields
 // (see DeriveHeadlines).
-void ApplyReport(const ProbeReport& report, Volume* volume);
+void ApplyProbeResult(const ProbeResult& result, Volume* volume);
 
 }  // namespace pglayout::probes
 

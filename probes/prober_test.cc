@@ -20,7 +20,7 @@ SimulatedDeviceConfig Raid0(int members, double noise = 0) {
 }
 
 struct Probed {
-  ProbeReport report;
+  ProbeResult result;
   Volume volume;
   double simulated_seconds = 0;
 };
@@ -34,9 +34,9 @@ Probed ProbeSimulated(const SimulatedDeviceConfig& config, bool quick = false,
   options.quick = quick;
   options.relative_ci = relative_ci;
   Probed p;
-  Status st = RunProbe(&device, options, nullptr, &p.report);
+  Status st = RunProbe(&device, options, nullptr, &p.result);
   EXPECT_TRUE(st.ok()) << st.ToString();
-  ApplyReport(p.report, &p.volume);
+  ApplyProbeResult(p.result, &p.volume);
   p.simulated_seconds = device.simulated_seconds();
   return p;
 }
@@ -44,8 +44,8 @@ Probed ProbeSimulated(const SimulatedDeviceConfig& config, bool quick = false,
 TEST(Prober, FindsTheKnownAnswersOfAFourDiskRaid0) {
   Probed p = ProbeSimulated(Raid0(4));
   const Volume& v = p.volume;
-  EXPECT_EQ(p.report.engine, "simulated");
-  EXPECT_EQ(p.report.filled_bytes, 1 * kGiB);
+  EXPECT_EQ(p.result.engine, "simulated");
+  EXPECT_EQ(p.result.filled_bytes, 1 * kGiB);
   // Depth-1 8 KiB read: 100 + 8.192 us.
   EXPECT_NEAR(v.read_latency_us, 108.192, 108.192 / 100);
   // Saturation: 4 members / 108.192 us = 36,971 IOPS; the knee reaches 90%
@@ -102,7 +102,7 @@ TEST(Prober, NoiseDoesNotChangeTheAnswers) {
   EXPECT_LE(p.simulated_seconds, kFullBudgetSeconds);
 }
 
-// The paced read steps run outside the budget: a few seconds more.
+// The paced read points run outside the budget: a few seconds more.
 TEST(Prober, QuickModeStaysWithinTwentySeconds) {
   Probed p = ProbeSimulated(Raid0(4, 0.3), /*quick=*/true);
   EXPECT_LE(p.simulated_seconds, kQuickBudgetSeconds + 4);
@@ -112,17 +112,17 @@ TEST(Prober, QuickModeStaysWithinTwentySeconds) {
   EXPECT_GE(p.volume.randread.size(), 3u);
 }
 
-TEST(Prober, ATinyBudgetSkipsStepsAndSaysSo) {
+TEST(Prober, ATinyBudgetSkipsPointsAndSaysSo) {
   SimulatedDevice device(Raid0(4, 0.3));
   ProbeOptions options;
   options.file_size = 1 * kGiB;
   options.budget_seconds = 3;
-  ProbeReport report;
-  ASSERT_TRUE(RunProbe(&device, options, nullptr, &report).ok());
+  ProbeResult result;
+  ASSERT_TRUE(RunProbe(&device, options, nullptr, &result).ok());
   EXPECT_LE(device.simulated_seconds(), 3.5);
-  ASSERT_FALSE(report.randread.empty());
+  ASSERT_FALSE(result.randread.empty());
   bool mentioned = false;
-  for (const std::string& n : report.notes) {
+  for (const std::string& n : result.notes) {
     mentioned = mentioned || n.find("skipped") != std::string::npos;
   }
   EXPECT_TRUE(mentioned);
@@ -159,21 +159,21 @@ class StallingDevice : public IoEngine {
   int runs_ = 0;
 };
 
-TEST(Prober, AStepThatCompletesNothingIsLeftOutNotReadAsZero) {
+TEST(Prober, APointThatCompletesNothingIsLeftOutNotReadAsZero) {
   // Run 1 is the fill, run 2 the depth-1 reads, run 3 the depth-4 reads.
   StallingDevice device(Raid0(4), /*stalled_run=*/3);
   ProbeOptions options;
   options.file_size = 1 * kGiB;
   options.quick = true;
-  ProbeReport report;
-  ASSERT_TRUE(RunProbe(&device, options, nullptr, &report).ok());
+  ProbeResult result;
+  ASSERT_TRUE(RunProbe(&device, options, nullptr, &result).ok());
   // The sweep went on past the stalled depth, and no point reads zero.
-  ASSERT_GE(report.randread.size(), 2u);
-  EXPECT_EQ(report.randread[0].queue_depth, 1);
-  EXPECT_EQ(report.randread[1].queue_depth, 16);
-  for (const RandomReadPoint& p : report.randread) EXPECT_GT(p.iops, 0);
+  ASSERT_GE(result.randread.size(), 2u);
+  EXPECT_EQ(result.randread[0].queue_depth, 1);
+  EXPECT_EQ(result.randread[1].queue_depth, 16);
+  for (const RandomReadPoint& p : result.randread) EXPECT_GT(p.iops, 0);
   std::string notes;
-  for (const std::string& n : report.notes) notes += n + "\n";
+  for (const std::string& n : result.notes) notes += n + "\n";
   EXPECT_NE(notes.find("randread 8KiB qd=4: no I/O completed"),
             std::string::npos)
       << notes;
@@ -186,8 +186,8 @@ TEST(Prober, EnospcDuringTheFillFailsWithAClearMessage) {
   SimulatedDevice device(c);
   ProbeOptions options;
   options.file_size = 1 * kGiB;
-  ProbeReport report;
-  Status st = RunProbe(&device, options, nullptr, &report);
+  ProbeResult result;
+  Status st = RunProbe(&device, options, nullptr, &result);
   EXPECT_EQ(st.code(), Status::Code::kIoError);
   EXPECT_NE(st.message().find("filling the probe file"), std::string::npos);
   EXPECT_NE(st.message().find("ENOSPC"), std::string::npos);
@@ -200,8 +200,8 @@ TEST(Prober, NoDirectIoIsUnavailable) {
   SimulatedDevice device(c);
   ProbeOptions options;
   options.file_size = 64 * kMiB;
-  ProbeReport report;
-  Status st = RunProbe(&device, options, nullptr, &report);
+  ProbeResult result;
+  Status st = RunProbe(&device, options, nullptr, &result);
   EXPECT_EQ(st.code(), Status::Code::kUnavailable);
   EXPECT_NE(st.message().find("O_DIRECT"), std::string::npos) << st.message();
 }
@@ -210,44 +210,44 @@ TEST(Prober, RefusesATinyFile) {
   SimulatedDevice device(Raid0(1));
   ProbeOptions options;
   options.file_size = 1 * kMiB;
-  ProbeReport report;
-  EXPECT_TRUE(RunProbe(&device, options, nullptr, &report).IsInvalidInput());
+  ProbeResult result;
+  EXPECT_TRUE(RunProbe(&device, options, nullptr, &result).IsInvalidInput());
 }
 
 // ------------------------------------------------ the confidence target --
 
 // The half-width a device reaches shrinks as the square root of the seconds
-// measured: +/-2% in a full step of 3 s is +/-3.5% in a quick step of 1 s.
-TEST(ModeRelativeCi, FollowsTheSquareRootOfTheStepLength) {
-  EXPECT_DOUBLE_EQ(ModeRelativeCi(kFullStepSeconds), kFullRelativeCi);
+// measured: +/-2% in a full point of 3 s is +/-3.5% in a quick point of 1 s.
+TEST(ModeRelativeCi, FollowsTheSquareRootOfThePointLength) {
+  EXPECT_DOUBLE_EQ(ModeRelativeCi(kFullPointSeconds), kFullRelativeCi);
   EXPECT_NEAR(ModeRelativeCi(1.0), 0.0346, 1e-4);
 }
 
-bool HasNote(const ProbeReport& r, const std::string& text) {
+bool HasNote(const ProbeResult& r, const std::string& text) {
   for (const std::string& n : r.notes) {
     if (n.find(text) != std::string::npos) return true;
   }
   return false;
 }
 
-// A device noisy enough that a quick step misses +/-2% (the old target of
+// A device noisy enough that a quick point misses +/-2% (the old target of
 // every mode) while the full probe meets it: quick, at its own target,
 // does not warn; held to +/-2% it warns, as it did on every run.
-TEST(Prober, QuickModeJudgesItsStepsAtItsOwnTarget) {
+TEST(Prober, QuickModeJudgesItsPointsAtItsOwnTarget) {
   const SimulatedDeviceConfig noisy = Raid0(4, /*noise=*/0.6);
-  EXPECT_FALSE(HasNote(ProbeSimulated(noisy, false, 0).report, "time cap"));
-  EXPECT_FALSE(HasNote(ProbeSimulated(noisy, true, 0).report, "time cap"));
-  EXPECT_TRUE(HasNote(ProbeSimulated(noisy, true, 0.02).report,
-                      "steps reached their time cap before +/-2.0% "
+  EXPECT_FALSE(HasNote(ProbeSimulated(noisy, false, 0).result, "time cap"));
+  EXPECT_FALSE(HasNote(ProbeSimulated(noisy, true, 0).result, "time cap"));
+  EXPECT_TRUE(HasNote(ProbeSimulated(noisy, true, 0.02).result,
+                      "points reached their time cap before +/-2.0% "
                       "confidence"));
 }
 
 // Open-loop reads at 10 to 90% of the saturated IOPS. One simulated disk
 // serves one 8 KiB read in S = 108.192 us, so with Poisson arrivals it is
 // an M/D/1 queue: mean latency S x (1 + rho / (2 (1 - rho))), 131 us at
-// 30% and 595 us at 90%, where a closed-loop depth-1 step sees S at the
+// 30% and 595 us at 90%, where a closed-loop depth-1 point sees S at the
 // saturated rate.
-TEST(Prober, PacedStepsMeasureLatencyAgainstOfferedLoad) {
+TEST(Prober, PacedPointsMeasureLatencyAgainstOfferedLoad) {
   Probed p = ProbeSimulated(Raid0(1));
   const std::vector<PacedReadPoint>& paced = p.volume.paced_read;
   ASSERT_EQ(paced.size(), 5u);
@@ -270,7 +270,7 @@ TEST(Prober, PacedStepsMeasureLatencyAgainstOfferedLoad) {
       EXPECT_GT(paced[i].mean_us, paced[i - 1].mean_us);
     }
   }
-  EXPECT_FALSE(HasNote(p.report, "paced reads completed less"));
+  EXPECT_FALSE(HasNote(p.result, "paced reads completed less"));
 }
 
 // A paced job on a device that cannot keep up: the rate achieved falls
@@ -337,7 +337,7 @@ class BusyDevice : public DeviceCounters {
   double mbps_, from_, to_;
 };
 
-ProbeReport ProbeBeside(double foreign_mbps, double from, double to,
+ProbeResult ProbeBeside(double foreign_mbps, double from, double to,
                         bool fail = false) {
   SimulatedDevice device(Raid0(4));
   CountingEngine engine(&device);
@@ -347,20 +347,20 @@ ProbeReport ProbeBeside(double foreign_mbps, double from, double to,
   options.file_size = 1 * kGiB;
   options.quick = true;
   options.counters = &counters;
-  ProbeReport report;
-  EXPECT_TRUE(RunProbe(&engine, options, nullptr, &report).ok());
-  return report;
+  ProbeResult result;
+  EXPECT_TRUE(RunProbe(&engine, options, nullptr, &result).ok());
+  return result;
 }
 
 TEST(ProbeBesideAJob, AnIdleDeviceSaysNothing) {
-  const ProbeReport r = ProbeBeside(0, 0, 1e9);
+  const ProbeResult r = ProbeBeside(0, 0, 1e9);
   EXPECT_FALSE(HasNote(r, "not the probe's own")) << r.notes.size();
 }
 
-// Another job reads 200 MB/s throughout: every step sees it, is repeated,
-// sees it again, and the report names the steps.
-TEST(ProbeBesideAJob, AJobBesideTheProbeIsNamedStepByStep) {
-  const ProbeReport r = ProbeBeside(200, 0, 1e9);
+// Another job reads 200 MB/s throughout: every point sees it, is repeated,
+// sees it again, and the result names the points.
+TEST(ProbeBesideAJob, AJobBesideTheProbeIsNamedPointByPoint) {
+  const ProbeResult r = ProbeBeside(200, 0, 1e9);
   ASSERT_TRUE(HasNote(r,
                       "saw I/O on vdb that was not the probe's own, even "
                       "when repeated: randread 8KiB qd=1: "))
@@ -371,21 +371,21 @@ TEST(ProbeBesideAJob, AJobBesideTheProbeIsNamedStepByStep) {
   EXPECT_FALSE(HasNote(r, "measured again without it"));
 }
 
-// A burst of 200 MB/s during the first read step only: the step is
-// measured again, clean, and the report says so without blaming it.
-TEST(ProbeBesideAJob, AStepDisturbedOnceIsMeasuredAgain) {
+// A burst of 200 MB/s during the first read point only: the point is
+// measured again, clean, and the result says so without blaming it.
+TEST(ProbeBesideAJob, APointDisturbedOnceIsMeasuredAgain) {
   // The fill takes the first ~0.3 simulated seconds of a quick probe of
-  // 1 GiB at 4 GB/s; the first read step follows.
-  const ProbeReport r = ProbeBeside(200, 0.4, 0.6);
+  // 1 GiB at 4 GB/s; the first read point follows.
+  const ProbeResult r = ProbeBeside(200, 0.4, 0.6);
   EXPECT_TRUE(HasNote(r,
-                      "1 step(s) saw I/O on vdb that was not the probe's "
+                      "1 point(s) saw I/O on vdb that was not the probe's "
                       "own and were measured again without it"))
       << (r.notes.empty() ? "" : r.notes.back());
   EXPECT_FALSE(HasNote(r, "even when repeated"));
 }
 
 TEST(ProbeBesideAJob, UnreadableCountersAreSaidOnce) {
-  const ProbeReport r = ProbeBeside(200, 0, 1e9, /*fail=*/true);
+  const ProbeResult r = ProbeBeside(200, 0, 1e9, /*fail=*/true);
   EXPECT_TRUE(HasNote(r,
                       "the device's counters could not be read "
                       "(/proc/diskstats: permission denied): I/O by "
@@ -393,22 +393,22 @@ TEST(ProbeBesideAJob, UnreadableCountersAreSaidOnce) {
   EXPECT_FALSE(HasNote(r, "even when repeated"));
 }
 
-TEST(MeasureStep, StopsAsSoonAsTheEstimateIsStable) {
+TEST(MeasurePoint, StopsAsSoonAsTheEstimateIsStable) {
   SimulatedDevice device(Raid0(4));
   IoJob job;
   job.block_size = kPageSize;
   job.queue_depth = 8;
   job.region_size = 1 * kGiB;
-  StepLimits limits;  // 0.3 s warm-up, 1..3 s, +/-2%
-  StepResult r;
-  ASSERT_TRUE(MeasureStep(&device, job, limits, nullptr, &r).ok());
+  PointLimits limits;  // 0.3 s warm-up, 1..3 s, +/-2%
+  PointResult r;
+  ASSERT_TRUE(MeasurePoint(&device, job, limits, nullptr, &r).ok());
   EXPECT_TRUE(r.converged);
   EXPECT_NEAR(r.stats.seconds, 1.0, 0.11);  // deterministic: the minimum
   EXPECT_LT(r.relative_ci, 0.02);
   EXPECT_NEAR(r.engine_seconds, 1.3, 0.11);  // warm-up included
 }
 
-TEST(MeasureStep, ANoisyDeviceRunsToTheCap) {
+TEST(MeasurePoint, ANoisyDeviceRunsToTheCap) {
   SimulatedDeviceConfig c = Raid0(1, /*noise=*/0.9);
   SimulatedDevice device(c);
   IoJob job;
@@ -416,10 +416,10 @@ TEST(MeasureStep, ANoisyDeviceRunsToTheCap) {
   job.queue_depth = 1;
   job.access = Access::kSequential;
   job.region_size = 1 * kGiB;
-  StepLimits limits;
+  PointLimits limits;
   limits.relative_ci = 0.001;
-  StepResult r;
-  ASSERT_TRUE(MeasureStep(&device, job, limits, nullptr, &r).ok());
+  PointResult r;
+  ASSERT_TRUE(MeasurePoint(&device, job, limits, nullptr, &r).ok());
   EXPECT_FALSE(r.converged);
   EXPECT_NEAR(r.stats.seconds, 3.0, 0.11);
 }

@@ -1,4 +1,4 @@
-// When to stop measuring a step: after a minimum number of interval samples,
+// When to stop measuring a point: after a minimum number of interval samples,
 // as soon as the 95% confidence interval of the mean is narrower than a
 // relative target (for example +/-2% of the mean IOPS), in the spirit of
 // fio's steady-state option but on the confidence of the mean rather than

@@ -257,8 +257,8 @@ Status WritePlan(PgCluster* pg, const std::string& method,
   return WriteTextFile(*path, PlanToToml(plan));
 }
 
-// The lines of pglayout's report worth keeping in the bench log.
-void EchoReport(const std::string& output) {
+// The lines of pglayout migrate's output worth keeping in the bench log.
+void EchoMigrateOutput(const std::string& output) {
   std::istringstream in(output);
   std::string line;
   while (std::getline(in, line)) {
@@ -558,7 +558,7 @@ class Bench {
     std::string out;
     fmt::print(stderr, "   pglayout migrate --finalize\n");
     Status st = RunPglayout({"--finalize"}, &out);
-    EchoReport(st.ok() ? out : st.ToString());
+    EchoMigrateOutput(st.ok() ? out : st.ToString());
     return st;
   }
 
@@ -579,7 +579,7 @@ class Bench {
       fmt::print(stderr, "   pglayout migrate --dsn '{}' {}\n",
                  Conninfo(*pg_, kRunDb), fmt::join(args, " "));
       Status st = RunPglayout(args, &out);
-      EchoReport(st.ok() ? out : st.ToString());
+      EchoMigrateOutput(st.ok() ? out : st.ToString());
       PGLAYOUT_RETURN_IF_ERROR(st);
       std::string end;
       PGLAYOUT_RETURN_IF_ERROR(Value(

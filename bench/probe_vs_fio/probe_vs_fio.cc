@@ -93,10 +93,10 @@ Status RunOurs(probes::IoEngine* engine, const Test& t, uint64_t filled,
   job.region_size = t.kind == IoKind::kWrite ? kWalRegion : filled;
   job.interval_seconds = 0.1;
   // Same shape as fio's: a ramp, then a fixed time (no early stop).
-  probes::StepLimits limits{kRampSeconds, o.seconds, o.seconds, 0, 1000000};
-  probes::StepResult r;
+  probes::PointLimits limits{kRampSeconds, o.seconds, o.seconds, 0, 1000000};
+  probes::PointResult r;
   PGLAYOUT_RETURN_IF_ERROR(
-      probes::MeasureStep(engine, job, limits, nullptr, &r));
+      probes::MeasurePoint(engine, job, limits, nullptr, &r));
   f->rate = t.throughput_in_mbps ? r.mbps() : r.iops();
   const probes::LatencyHistogram& h = r.stats.latency;
   f->latency_us =

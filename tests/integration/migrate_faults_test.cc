@@ -41,18 +41,18 @@ Status Open(PgCluster* pg, const std::string& db,
   return OpenPgSessionAsConfigured(Conninfo(pg, db), "pglayout-faults-test", s);
 }
 
-std::string Lines(const MigrateReport& report) {
+std::string Lines(const MigrateResult& report) {
   std::string out;
   for (const std::string& line : report.lines) out += line + "\n";
   return out;
 }
 
-bool HasLine(const MigrateReport& report, const std::string& text) {
+bool HasLine(const MigrateResult& report, const std::string& text) {
   return Lines(report).find(text) != std::string::npos;
 }
 
 // A negative count anywhere ("-4 requested", "-1 timed").
-bool HasNegativeCount(const MigrateReport& report) {
+bool HasNegativeCount(const MigrateResult& report) {
   static const std::regex negative("-[0-9]+ (timed|requested)");
   return std::regex_search(Lines(report), negative);
 }
@@ -79,14 +79,14 @@ std::string AutoConfEntries(SqlSession* s) {
 
 Status Migrate(const std::string& plan_toml, const std::string& conninfo,
                const MigrateOptions& base, MigrateMode mode,
-               MigrateReport* report) {
+               MigrateResult* report) {
   Plan plan;
   PGLAYOUT_RETURN_IF_ERROR(ParsePlan(plan_toml, "plan.toml", &plan));
   MigrateOptions options = base;
   options.conninfo = conninfo;
   options.apply = mode != MigrateMode::kStatus;
   options.mode = mode;
-  *report = MigrateReport();
+  *report = MigrateResult();
   return pglayout::migrator::Migrate(plan, options, nullptr, report);
 }
 
@@ -374,7 +374,7 @@ class MigrateFaultsTest : public PgVersionTest {
       injected = true;
       Inject(c.fault, &canceller);
     };
-    MigrateReport first;
+    MigrateResult first;
     Status st = Migrate(plan, conninfo, faulty, MigrateMode::kRun, &first);
     canceller.Stop();
     old.reset();  // ends the old transaction (a crash ended it already)
@@ -394,7 +394,7 @@ class MigrateFaultsTest : public PgVersionTest {
     }
     {
       // The truth after the fault: the raise, its run, the way back.
-      MigrateReport status;
+      MigrateResult status;
       PGLAYOUT_ASSERT_OK(
           Migrate(plan, conninfo, options_, MigrateMode::kStatus, &status));
       EXPECT_FALSE(HasNegativeCount(status)) << Lines(status);
@@ -409,7 +409,7 @@ class MigrateFaultsTest : public PgVersionTest {
       EXPECT_FALSE(HasLine(status, "no restore is pending")) << Lines(status);
       ASSERT_EQ(status.settings.size(), 1u) << Lines(status);
       EXPECT_EQ(status.settings[0].original, "32MB");
-      MigrateReport end;
+      MigrateResult end;
       PGLAYOUT_ASSERT_OK(
           Migrate(plan, conninfo, options_,
                   c.abort ? MigrateMode::kAbort : MigrateMode::kRun, &end));
@@ -486,7 +486,7 @@ TEST_P(MigrateFaultsTest, TwoDatabasesOfOneClusterEndAtItsOriginal) {
   const std::string in_b = Conninfo(pg_.get(), "b");
   MigrateOptions leave = options_;
   leave.leave_guard_raised = true;
-  MigrateReport a, status_b, b, finalize_a;
+  MigrateResult a, status_b, b, finalize_a;
   PGLAYOUT_ASSERT_OK(Migrate(plan_a, in_a, leave, MigrateMode::kRun, &a));
   EXPECT_EQ(MaxWalSizeSettled(admin_.get(), "36MB"), "36MB");
   EXPECT_EQ(AutoConfEntries(admin_.get()),
@@ -519,7 +519,7 @@ TEST_P(MigrateFaultsTest, TwoDatabasesOfOneClusterEndAtItsOriginal) {
   MakeDatabase("d", false, &plan_b);
   MigrateOptions patient = options_;
   patient.lock_wait_s = 120;
-  MigrateReport c, d;
+  MigrateResult c, d;
   Status st_c, st_d;
   std::thread tc([&]() {
     st_c = Migrate(plan_a, Conninfo(pg_.get(), "c"), patient, MigrateMode::kRun,

@@ -107,7 +107,7 @@ std::string Diff(SqlSession* s, const std::string& a, const std::string& b) {
 }
 
 Status MigratePlan(const std::string& plan_toml, const std::string& conninfo,
-                   bool apply, MigrateReport* report,
+                   bool apply, MigrateResult* report,
                    MigrateOptions options = MigrateOptions()) {
   Plan plan;
   PGLAYOUT_RETURN_IF_ERROR(ParsePlan(plan_toml, "plan.toml", &plan));
@@ -137,19 +137,19 @@ std::string MovePlan(PgCluster* pg, const std::string& table) {
 }
 
 // The first line of |report| containing |text|, or "".
-std::string LineWith(const MigrateReport& report, const std::string& text) {
+std::string LineWith(const MigrateResult& report, const std::string& text) {
   for (const std::string& line : report.lines) {
     if (line.find(text) != std::string::npos) return line;
   }
   return "";
 }
 
-bool HasLine(const MigrateReport& report, const std::string& text) {
+bool HasLine(const MigrateResult& report, const std::string& text) {
   return !LineWith(report, text).empty();
 }
 
 // Every line of |report|, for failure messages.
-std::string Lines(const MigrateReport& report) {
+std::string Lines(const MigrateResult& report) {
   std::string out;
   for (const std::string& line : report.lines) out += line + "\n";
   return out;
@@ -162,10 +162,10 @@ struct OneMove {
   std::string db, plan;
   std::unique_ptr<SqlSession> s, side;  // the test's sessions
   MigrateOptions options;
-  MigrateReport report;
+  MigrateResult report;
 
   Status Run() {
-    report = MigrateReport();
+    report = MigrateResult();
     return MigratePlan(plan, Conninfo(pg, db), true, &report, options);
   }
   // pglayout migrate --abort, without the failpoint.
@@ -241,7 +241,7 @@ TEST_P(MigrateTest, DryRunChangesNothingAndBadInputsAreRefused) {
       "[[tablespace]]\nname = \"dry_ts\"\npath = \"" + dir + "\"\n";
   std::string before = Value(admin.get(), "SHOW max_wal_size");
 
-  MigrateReport report;
+  MigrateResult report;
   PGLAYOUT_ASSERT_OK(MigratePlan(
       ts + "[[placement]]\nrelation = \"public.ok\"\nstrategy = "
            "\"hash_partition\"\ntablespaces = [\"dry_ts\", \"pg_default\"]\n"
@@ -263,7 +263,7 @@ TEST_P(MigrateTest, DryRunChangesNothingAndBadInputsAreRefused) {
 
   auto refused = [&](const std::string& placement, const std::string& extra,
                      const std::string& expected, const std::string& conninfo) {
-    MigrateReport r;
+    MigrateResult r;
     Status st = MigratePlan(extra + placement, conninfo, true, &r);
     EXPECT_TRUE(st.IsInvalidInput()) << st.ToString();
     EXPECT_NE(st.message().find(expected), std::string::npos) << st.message();
@@ -347,7 +347,7 @@ TEST_P(MigrateTest, NamesTheRunWouldTakeAreCheckedBeforeAnyChange) {
            "[\"pg_default\"]\npartitions = 3\nkey = [\"id\"]\n";
   };
   std::string plan = hash("orders") + hash("quoted") + MovePlan(pg, "audited");
-  MigrateReport report;
+  MigrateResult report;
   Status st = MigratePlan(plan, Conninfo(pg, "names"), true, &report);
   EXPECT_TRUE(st.IsInvalidInput()) << st.ToString();
   for (const char* expected :
@@ -414,7 +414,7 @@ TEST_P(MigrateTest, NotValidConstraintsStayNotValid) {
       "2\nkey = [\"id\"]\n";
   MigrateOptions options;
   options.checkpoint_guard = false;
-  MigrateReport report;
+  MigrateResult report;
   PGLAYOUT_ASSERT_OK(
       MigratePlan(plan, Conninfo(pg, "notvalid"), true, &report, options));
   EXPECT_EQ(Value(s.get(), validity), before);
@@ -469,7 +469,7 @@ TEST_P(MigrateTest, PreflightRefusesWhatWouldFailMidRun) {
   };
   std::string plan = hash("guarded") + hash("audited") + hash("split");
   for (bool apply : {false, true}) {
-    MigrateReport report;
+    MigrateResult report;
     Status st = MigratePlan(plan, Conninfo(pg, "midrun"), apply, &report);
     EXPECT_TRUE(st.IsInvalidInput()) << st.ToString();
     for (const char* expected :
@@ -485,7 +485,7 @@ TEST_P(MigrateTest, PreflightRefusesWhatWouldFailMidRun) {
   std::string move = MovePlan(pg, "products");
   MigrateOptions options;
   options.checkpoint_guard = false;
-  MigrateReport report;
+  MigrateResult report;
   Status st = MigratePlan(move, Conninfo(pg, "midrun"), true, &report, options);
   if (version() != PgVersion::k18) {
     EXPECT_TRUE(st.IsInvalidInput()) << st.ToString();
@@ -691,7 +691,7 @@ TEST_P(MigrateTest, AConversionMarksThePartitionsForClusterAndReplication) {
        "ALTER TABLE marks CLUSTER ON marks_v");
   MigrateOptions options;
   options.checkpoint_guard = false;
-  MigrateReport report;
+  MigrateResult report;
   PGLAYOUT_ASSERT_OK(MigratePlan(
       "[[placement]]\nrelation = \"public.marks\"\nstrategy = "
       "\"hash_partition\"\ntablespaces = [\"pg_default\"]\npartitions = "
@@ -741,7 +741,7 @@ TEST_P(MigrateTest, TablespacesAndOfflineMoveAreIdempotent) {
       "\"\n[tablespace.options]\nrandom_page_cost = \"1.1\"\n"
       "[[placement]]\nrelation = 'public.\"Mixed Case\"'\nstrategy = \"move\"\n"
       "tablespaces = [\"off ts\"]\nonline = false\n";
-  MigrateReport first, second;
+  MigrateResult first, second;
   PGLAYOUT_ASSERT_OK(MigratePlan(plan, Conninfo(pg, "off"), true, &first));
   EXPECT_EQ(Value(s.get(),
                   "SELECT string_agg(DISTINCT coalesce(t.spcname, '-'), ',') "
@@ -763,7 +763,7 @@ TEST_P(MigrateTest, TablespacesAndOfflineMoveAreIdempotent) {
             "done,done");
   EXPECT_EQ(Value(s.get(), "SELECT count(*) FROM \"Mixed Case\""), "2000");
   // The same name at another place is refused.
-  MigrateReport third;
+  MigrateResult third;
   std::string moved = plan;
   moved.replace(moved.find(dir), dir.size(), other);
   Status st = MigratePlan(moved, Conninfo(pg, "off"), true, &third);
@@ -785,7 +785,7 @@ TEST_P(MigrateTest, TablespacesAndOfflineMoveAreIdempotent) {
   MigrateOptions impatient;
   impatient.lock_timeout_ms = 20;
   impatient.lock_deadline_s = 0.5;
-  MigrateReport stopped, resumed;
+  MigrateResult stopped, resumed;
   st = MigratePlan(busy, Conninfo(pg, "off"), true, &stopped, impatient);
   ASSERT_FALSE(st.ok());
   std::string error_sql =
@@ -1269,7 +1269,7 @@ TEST_P(MigrateTest, ResumesAfterTheServerCrashesDuringTheCopy) {
   };
   std::string plan = MovePlan(pg.get(), "c");
   std::string conninfo = Conninfo(pg.get(), "postgres");
-  MigrateReport crashed;
+  MigrateResult crashed;
   EXPECT_FALSE(MigratePlan(plan, conninfo, true, &crashed, options).ok());
   EXPECT_EQ(crashes, 1);
   s.reset();
@@ -1285,7 +1285,7 @@ TEST_P(MigrateTest, ResumesAfterTheServerCrashesDuringTheCopy) {
        "UPDATE c_v SET v = 'after' WHERE id % 100 = 0;"
        "DELETE FROM c WHERE id BETWEEN 3000 AND 3099;"
        "DELETE FROM c_v WHERE id BETWEEN 3000 AND 3099");
-  MigrateReport resumed;
+  MigrateResult resumed;
   PGLAYOUT_ASSERT_OK(MigratePlan(plan, conninfo, true, &resumed, options));
   EXPECT_EQ(Diff(s.get(), "c", "c_v"), "0");
   EXPECT_EQ(Value(s.get(),
@@ -1364,7 +1364,7 @@ TEST_P(MigrateTest, BlockCopyReadsMovedRowsOnceAndVerificationCatchesDamage) {
                                    moved_ids));
     }
   };
-  MigrateReport report;
+  MigrateResult report;
   PGLAYOUT_ASSERT_OK(MigratePlan(tablespace + move("t"), Conninfo(pg, "blocks"),
                                  true, &report, options));
   EXPECT_EQ(updates, 1);
@@ -1397,7 +1397,7 @@ TEST_P(MigrateTest, BlockCopyReadsMovedRowsOnceAndVerificationCatchesDamage) {
                          "DELETE FROM " +
                          shadow + " WHERE id = 4242");
   };
-  MigrateReport refused;
+  MigrateResult refused;
   Status st = MigratePlan(tablespace + move("u"), Conninfo(pg, "blocks"), true,
                           &refused, options);
   ASSERT_FALSE(st.ok());
@@ -1413,7 +1413,7 @@ TEST_P(MigrateTest, BlockCopyReadsMovedRowsOnceAndVerificationCatchesDamage) {
   MigrateOptions abort = options;
   abort.mode = MigrateMode::kAbort;
   abort.failpoint = nullptr;
-  MigrateReport aborted;
+  MigrateResult aborted;
   PGLAYOUT_EXPECT_OK(MigratePlan(tablespace + move("u"), Conninfo(pg, "blocks"),
                                  true, &aborted, abort));
   EXPECT_EQ(Value(s.get(),
@@ -1457,7 +1457,7 @@ TEST_P(MigrateTest, RefusesToSwapATableASubscriptionAppliesTo) {
                      "\"move\"\ntablespaces = [\"sub_ts\"]\n";
   MigrateOptions options;
   options.checkpoint_guard = false;
-  MigrateReport refused;
+  MigrateResult refused;
   Status st =
       MigratePlan(plan, Conninfo(pg.get(), "subdb"), true, &refused, options);
   EXPECT_NE(st.message().find("public.t: receives logical replication from "
@@ -1471,7 +1471,7 @@ TEST_P(MigrateTest, RefusesToSwapATableASubscriptionAppliesTo) {
                   "spcname = 'sub_ts'"),
             "0");
 
-  MigrateReport report;
+  MigrateResult report;
   PGLAYOUT_ASSERT_OK(MigratePlan(plan + "online = false\n",
                                  Conninfo(pg.get(), "subdb"), true, &report,
                                  options));
@@ -1857,7 +1857,7 @@ TEST_P(MigrateTest, NonOwnerWritesAreCapturedAndTheSerialSurvivesFinalize) {
          "UPDATE w_v SET v = 'changed' WHERE id % 7 = 0;"
          "DELETE FROM w WHERE id % 11 = 0; DELETE FROM w_v WHERE id % 11 = 0");
   };
-  MigrateReport report;
+  MigrateResult report;
   PGLAYOUT_ASSERT_OK(MigratePlan(MovePlan(pg, "w"), Conninfo(pg, "nonowner"),
                                  true, &report, options));
   EXPECT_TRUE(wrote);
@@ -1944,14 +1944,14 @@ TEST_P(MigrateTest, FinalizeDropsWhatItCanAndNamesWhatItKept) {
   MigrateOptions options;
   options.checkpoint_guard = false;
   options.throttle = ThrottleMode::kOff;
-  MigrateReport report;
+  MigrateResult report;
   const std::string plan = MovePlan(pg, "a") + MovePlan(pg, "b");
   PGLAYOUT_ASSERT_OK(
       MigratePlan(plan, Conninfo(pg, "finalize"), true, &report, options));
   Exec(s.get(), "CREATE VIEW keeps_a AS SELECT * FROM pglayout.old_" + a_oid);
 
   options.mode = MigrateMode::kFinalize;
-  report = MigrateReport();
+  report = MigrateResult();
   Status st =
       MigratePlan(plan, Conninfo(pg, "finalize"), true, &report, options);
   ASSERT_FALSE(st.ok());
@@ -2268,7 +2268,7 @@ TEST_P(MigrateTest, AnAutovacuumHoldingTheTableIsCancelledNotWaitedFor) {
 
   std::string heap = crawling("av_online", false);
   ASSERT_EQ(await_vacuum(heap), "1") << "no autovacuum came for " << heap;
-  MigrateReport online;
+  MigrateResult online;
   PGLAYOUT_ASSERT_OK(MigratePlan(MovePlan(pg.get(), "av_online"), conninfo,
                                  true, &online, options));
   const char kCancelled[] = "autovacuum worker(s) holding a lock this step";
@@ -2278,7 +2278,7 @@ TEST_P(MigrateTest, AnAutovacuumHoldingTheTableIsCancelledNotWaitedFor) {
   std::string toast = crawling("av_offline", true);
   ASSERT_EQ(await_vacuum(toast), "1") << "no autovacuum came for " << toast;
   std::string offline = MovePlan(pg.get(), "av_offline") + "online = false\n";
-  MigrateReport moved;
+  MigrateResult moved;
   PGLAYOUT_ASSERT_OK(MigratePlan(offline, conninfo, true, &moved, options));
   EXPECT_NE(LineWith(moved, kCancelled).find(toast + ")"), std::string::npos)
       << LineWith(moved, "cancelled");
@@ -2409,7 +2409,7 @@ TEST_P(MigrateTest, ATableReferencingItselfMovesAndConvertsOnline) {
   };
 
   const std::string move = MovePlan(pg, "posts");
-  MigrateReport report;
+  MigrateResult report;
   PGLAYOUT_ASSERT_OK(
       MigratePlan(move, Conninfo(pg, "selfref"), true, &report, options));
   EXPECT_EQ(round, 1);
@@ -2435,7 +2435,7 @@ TEST_P(MigrateTest, ATableReferencingItselfMovesAndConvertsOnline) {
       "[[placement]]\nrelation = \"public.posts\"\nstrategy = "
       "\"hash_partition\"\ntablespaces = [\"posts_ts\", \"pg_default\"]\n"
       "partitions = 3\nkey = [\"id\"]\n";
-  report = MigrateReport();
+  report = MigrateResult();
   Status st =
       MigratePlan(hash, Conninfo(pg, "selfref"), true, &report, options);
   if (version() != PgVersion::k18) {
@@ -2491,7 +2491,7 @@ TEST_P(MigrateTest, SwapCarriesForeignKeysPoliciesTriggersAndMovesIndexes) {
   if (version() == PgVersion::k12) {
     // REINDEX CONCURRENTLY ... TABLESPACE is 14+: refused before any change,
     // then the index moves offline as the refusal suggests.
-    MigrateReport refused;
+    MigrateResult refused;
     Status st =
         MigratePlan(plan, Conninfo(pg, "deps"), true, &refused, options);
     EXPECT_NE(st.message().find("public.task_emp: an online index move "
@@ -2511,7 +2511,7 @@ TEST_P(MigrateTest, SwapCarriesForeignKeysPoliciesTriggersAndMovesIndexes) {
       DuringCopy(side.get());
     }
   };
-  MigrateReport report;
+  MigrateResult report;
   PGLAYOUT_ASSERT_OK(
       MigratePlan(plan, Conninfo(pg, "deps"), true, &report, options));
   EXPECT_EQ(copies, 1);
@@ -2606,7 +2606,7 @@ TEST_P(MigrateTest, SwapCarriesForeignKeysPoliciesTriggersAndMovesIndexes) {
       "'pglayout'::regnamespace AND relname LIKE 'old\\_%' AND relkind IN "
       "('r', 'p')";
   std::string old_copies = Value(s.get(), copies_sql);
-  MigrateReport again;
+  MigrateResult again;
   PGLAYOUT_ASSERT_OK(
       MigratePlan(plan, Conninfo(pg, "deps"), true, &again, options));
   std::string lines;
@@ -2722,7 +2722,7 @@ void CheckOldAndPreparedTransactions(PgCluster* pg, const std::string& ts) {
   options.lock_deadline_s = 5;
   Exec(side.get(),
        "BEGIN; INSERT INTO g3 VALUES (0, 'p'); PREPARE TRANSACTION 'held g3'");
-  MigrateReport refused;
+  MigrateResult refused;
   Status st =
       MigratePlan(plan, Conninfo(pg, "postgres"), true, &refused, options);
   EXPECT_TRUE(st.IsInvalidInput()) << st.ToString();
@@ -2735,7 +2735,7 @@ void CheckOldAndPreparedTransactions(PgCluster* pg, const std::string& ts) {
   std::string pid = Value(side.get(), "SELECT pg_backend_pid()");
   Exec(side.get(),
        "BEGIN ISOLATION LEVEL REPEATABLE READ; SELECT count(*) FROM g1");
-  MigrateReport waited, resumed;
+  MigrateResult waited, resumed;
   st = MigratePlan(plan, Conninfo(pg, "postgres"), true, &waited, options);
   EXPECT_NE(st.message().find("transactions older than the copy are still "
                               "open after 1 s: pid " +
@@ -2795,7 +2795,7 @@ TEST_P(MigrateTest, CheckpointGuardKeepsCheckpointsTimed) {
   MigrateOptions unguarded;
   unguarded.checkpoint_guard = false;
   unguarded.batch_rows = 50000;
-  MigrateReport without;
+  MigrateResult without;
   PGLAYOUT_ASSERT_OK(MigratePlan(ts + move("g1"),
                                  Conninfo(pg.get(), "postgres"), true, &without,
                                  unguarded));
@@ -2823,7 +2823,7 @@ TEST_P(MigrateTest, CheckpointGuardKeepsCheckpointsTimed) {
   Exec(other.get(), "SELECT pg_advisory_lock(1885826169, 2)");
   MigrateOptions impatient = guarded;
   impatient.lock_wait_s = 1;
-  MigrateReport blocked;
+  MigrateResult blocked;
   Status st = MigratePlan(ts + move("g2"), Conninfo(pg.get(), "postgres"), true,
                           &blocked, impatient);
   EXPECT_NE(st.message().find("changing server settings (ALTER SYSTEM) from "
@@ -2833,7 +2833,7 @@ TEST_P(MigrateTest, CheckpointGuardKeepsCheckpointsTimed) {
       << st.ToString();
   EXPECT_EQ(MaxWalSizeSettled(s.get(), "32MB"), "32MB");
   Exec(other.get(), "SELECT pg_advisory_unlock(1885826169, 2)");
-  MigrateReport with;
+  MigrateResult with;
   PGLAYOUT_ASSERT_OK(MigratePlan(
       ts + move("g2"), Conninfo(pg.get(), "postgres"), true, &with, guarded));
   EXPECT_EQ(with.checkpoints_requested, 0);
@@ -2890,7 +2890,7 @@ TEST_P(MigrateTest, GuardSkipsAFutileWaitOrLeavesTheSettingForFinalize) {
   });
   MigrateOptions options;
   options.batch_rows = 20000;
-  MigrateReport futile;
+  MigrateResult futile;
   Status st = MigratePlan(plan("f1"), Conninfo(pg.get(), "postgres"), true,
                           &futile, options);
   stop = true;
@@ -2906,7 +2906,7 @@ TEST_P(MigrateTest, GuardSkipsAFutileWaitOrLeavesTheSettingForFinalize) {
 
   MigrateOptions leave = options;
   leave.leave_guard_raised = true;
-  MigrateReport left;
+  MigrateResult left;
   PGLAYOUT_ASSERT_OK(MigratePlan(plan("f2"), Conninfo(pg.get(), "postgres"),
                                  true, &left, leave));
   EXPECT_TRUE(HasLine(left, "checkpoint guard: left max_wal_size at "))
@@ -2920,7 +2920,7 @@ TEST_P(MigrateTest, GuardSkipsAFutileWaitOrLeavesTheSettingForFinalize) {
   MigrateOptions finalize;
   finalize.mode = MigrateMode::kFinalize;
   finalize.restore_wait_s = 0;
-  MigrateReport done;
+  MigrateResult done;
   PGLAYOUT_ASSERT_OK(MigratePlan(plan("f2"), Conninfo(pg.get(), "postgres"),
                                  true, &done, finalize));
   EXPECT_TRUE(HasLine(done, "restored max_wal_size to 32MB")) << Lines(done);
@@ -2988,7 +2988,7 @@ TEST_P(MigrateTest, GuardDefersTheRestoreAndALaterInvocationCompletesItOnce) {
   MigrateOptions options;
   options.batch_rows = 50000;
   options.throttle = ThrottleMode::kOff;
-  MigrateReport run;
+  MigrateResult run;
   PGLAYOUT_ASSERT_OK(MigratePlan(plan("d1"), conninfo, true, &run, options));
   EXPECT_EQ(run.checkpoints_requested, 0);
   EXPECT_TRUE(HasLine(run, "The restore is journaled as deferred"))
@@ -3001,7 +3001,7 @@ TEST_P(MigrateTest, GuardDefersTheRestoreAndALaterInvocationCompletesItOnce) {
   std::string raised = Value(s.get(), "SHOW max_wal_size");
   EXPECT_NE(raised, "32MB");
   // A dry run only says so.
-  MigrateReport dry;
+  MigrateResult dry;
   PGLAYOUT_ASSERT_OK(MigratePlan(plan("d2"), conninfo, false, &dry, options));
   EXPECT_TRUE(HasLine(dry, "its restore to 32MB is deferred")) << Lines(dry);
   EXPECT_EQ(dry.settings.size(), 1u);
@@ -3026,7 +3026,7 @@ TEST_P(MigrateTest, GuardDefersTheRestoreAndALaterInvocationCompletesItOnce) {
   ASSERT_TRUE(CheckpointPast(s.get(), lsn, 180));
   MigrateOptions look;
   look.mode = MigrateMode::kStatus;
-  MigrateReport first, second;
+  MigrateResult first, second;
   Status first_st, second_st;
   std::thread a([&]() {
     first_st = MigratePlan(plan("d1"), conninfo, false, &first, look);
@@ -3045,7 +3045,7 @@ TEST_P(MigrateTest, GuardDefersTheRestoreAndALaterInvocationCompletesItOnce) {
       << Lines(second);
   EXPECT_EQ(guard_states(), "restored");
   EXPECT_EQ(MaxWalSizeSettled(s.get(), "32MB"), "32MB");
-  MigrateReport again;
+  MigrateResult again;
   PGLAYOUT_ASSERT_OK(MigratePlan(plan("d1"), conninfo, false, &again, look));
   EXPECT_FALSE(HasLine(again, "restored max_wal_size")) << Lines(again);
   EXPECT_TRUE(again.settings.empty());
@@ -3056,12 +3056,12 @@ TEST_P(MigrateTest, GuardDefersTheRestoreAndALaterInvocationCompletesItOnce) {
 
   // Deferred again; then a DBA sets max_wal_size: no invocation touches it.
   set("checkpoint_timeout", "1h");
-  MigrateReport run2;
+  MigrateResult run2;
   PGLAYOUT_ASSERT_OK(MigratePlan(plan("d2"), conninfo, true, &run2, options));
   EXPECT_EQ(guard_states(), "restored,deferred") << Lines(run2);
   std::string raised2 = Value(s.get(), "SHOW max_wal_size");
   set("max_wal_size", "100MB");
-  MigrateReport noticed;
+  MigrateResult noticed;
   PGLAYOUT_ASSERT_OK(MigratePlan(plan("d2"), conninfo, false, &noticed, look));
   EXPECT_TRUE(HasLine(
       noticed, "max_wal_size was changed since run 2 set it to " + raised2 +
@@ -3071,7 +3071,7 @@ TEST_P(MigrateTest, GuardDefersTheRestoreAndALaterInvocationCompletesItOnce) {
   MigrateOptions finalize;
   finalize.mode = MigrateMode::kFinalize;
   finalize.restore_wait_s = 0;
-  MigrateReport finalized;
+  MigrateResult finalized;
   PGLAYOUT_ASSERT_OK(
       MigratePlan(plan("d2"), conninfo, true, &finalized, finalize));
   EXPECT_EQ(guard_states(), "restored,changed");
@@ -3109,7 +3109,7 @@ TEST_P(MigrateTest, AnOnlineMoveWritesAboutOneCopyOfTheTableToWal) {
   options.checkpoint_guard = false;
   options.throttle = ThrottleMode::kOff;
   options.batch_rows = 50000;
-  MigrateReport report;
+  MigrateResult report;
   PGLAYOUT_ASSERT_OK(MigratePlan(plan, Conninfo(pg.get(), "postgres"), true,
                                  &report, options));
   double wal = std::stod(

@@ -152,7 +152,7 @@ TEST_P(MigrateKeyTypesTest, EveryKindOfKeyMovesOnlineInKeyOrder) {
     copying = nullptr;
     ++writes;
   };
-  migrator::MigrateReport report;
+  migrator::MigrateResult report;
   PGLAYOUT_ASSERT_OK(migrator::Migrate(plan, options, nullptr, &report));
   EXPECT_EQ(writes, static_cast<int>(std::size(kKinds)));
   for (const KeyKind& k : kKinds) {

@@ -40,26 +40,26 @@ Status Open(PgCluster* pg, const std::string& db,
                                    s);
 }
 
-std::string Lines(const MigrateReport& report) {
+std::string Lines(const MigrateResult& report) {
   std::string out;
   for (const std::string& line : report.lines) out += line + "\n";
   return out;
 }
 
-bool HasLine(const MigrateReport& report, const std::string& text) {
+bool HasLine(const MigrateResult& report, const std::string& text) {
   return Lines(report).find(text) != std::string::npos;
 }
 
 Status Migrate(const std::string& plan_toml, const std::string& conninfo,
                const MigrateOptions& base, MigrateMode mode,
-               MigrateReport* report) {
+               MigrateResult* report) {
   Plan plan;
   PGLAYOUT_RETURN_IF_ERROR(ParsePlan(plan_toml, "plan.toml", &plan));
   MigrateOptions options = base;
   options.conninfo = conninfo;
   options.apply = mode != MigrateMode::kStatus;
   options.mode = mode;
-  *report = MigrateReport();
+  *report = MigrateResult();
   return pglayout::migrator::Migrate(plan, options, nullptr, report);
 }
 
@@ -262,7 +262,7 @@ TEST_P(MigrateLogicalTest, MovesUnderWritesWithoutATrigger) {
                            "slot_name LIKE 'pglayout%' AND plugin = "
                            "'pgoutput'") == "1";
   };
-  MigrateReport report;
+  MigrateResult report;
   Status st = Migrate(plan, Conninfo(pg_.get(), "l0"), options,
                       MigrateMode::kRun, &report);
   writer.Stop();
@@ -283,7 +283,7 @@ TEST_P(MigrateLogicalTest, ATerminationAtEachPhaseResumesToTheSameRows) {
     TwinWriter writer(pg_.get(), db);
     bool injected = false;
     MigrateOptions faulty = TerminatedAt(kPhases[i], &injected);
-    MigrateReport first, second;
+    MigrateResult first, second;
     Status st = Migrate(plan, Conninfo(pg_.get(), db), faulty,
                         MigrateMode::kRun, &first);
     ASSERT_TRUE(injected) << Lines(first);
@@ -307,7 +307,7 @@ TEST_P(MigrateLogicalTest, AServerCrashMidCopyResumesToTheSameRows) {
   bool injected = false;
   MigrateOptions faulty =
       TerminatedAt("copy-batch:2:after-commit", &injected, true);
-  MigrateReport first, second;
+  MigrateResult first, second;
   ASSERT_FALSE(Migrate(plan, Conninfo(pg_.get(), "c0"), faulty,
                        MigrateMode::kRun, &first)
                    .ok());
@@ -325,7 +325,7 @@ TEST_P(MigrateLogicalTest, AbortDropsTheSlot) {
   MakeDatabase("a0", &plan);
   bool injected = false;
   MigrateOptions faulty = TerminatedAt("copy-batch:2:after-commit", &injected);
-  MigrateReport first, aborted;
+  MigrateResult first, aborted;
   ASSERT_FALSE(Migrate(plan, Conninfo(pg_.get(), "a0"), faulty,
                        MigrateMode::kRun, &first)
                    .ok());
@@ -355,7 +355,7 @@ TEST_P(MigrateLogicalTest, AResumeWhoseSlotIsGoneCopiesAgain) {
   TwinWriter writer(pg_.get(), "g0");
   bool injected = false;
   MigrateOptions faulty = TerminatedAt("copy-batch:2:after-commit", &injected);
-  MigrateReport first, second;
+  MigrateResult first, second;
   ASSERT_FALSE(Migrate(plan, Conninfo(pg_.get(), "g0"), faulty,
                        MigrateMode::kRun, &first)
                    .ok());
@@ -403,7 +403,7 @@ TEST_P(MigrateLogicalTest, AutoFallsBackToTheTriggerWithoutLogicalWal) {
       "tablespaces = [\"ts_logical_fallback\"]\n",
       dir);
   MigrateOptions refused = options_;
-  MigrateReport no;
+  MigrateResult no;
   Status st =
       Migrate(plan, Conninfo(shared, db), refused, MigrateMode::kRun, &no);
   ASSERT_FALSE(st.ok()) << Lines(no);
@@ -417,7 +417,7 @@ TEST_P(MigrateLogicalTest, AutoFallsBackToTheTriggerWithoutLogicalWal) {
             "0");
   MigrateOptions automatic = options_;
   automatic.capture = CaptureMode::kAuto;
-  MigrateReport report;
+  MigrateResult report;
   st = Migrate(plan, Conninfo(shared, db), automatic, MigrateMode::kRun,
                &report);
   ASSERT_TRUE(st.ok()) << st.ToString() << "\n" << Lines(report);

@@ -88,7 +88,7 @@ std::string MovePlan(const std::string& ts, const std::string& dir,
 }
 
 Status RunPlan(const std::string& toml, const std::string& conninfo,
-               MigrateOptions options, MigrateReport* report) {
+               MigrateOptions options, MigrateResult* report) {
   Plan plan;
   PGLAYOUT_RETURN_IF_ERROR(ParsePlan(toml, "plan.toml", &plan));
   options.conninfo = conninfo;
@@ -266,7 +266,7 @@ TEST_P(PartitionMoveTest, APartitionMovesOnlineWhileWritesGoThroughTheParent) {
   };
   std::string dir;
   PGLAYOUT_ASSERT_OK(pg->MakeDirectory("partmove_ts", &dir));
-  MigrateReport report;
+  MigrateResult report;
   Status st = RunPlan(MovePlan("partmove_ts", dir, {"public.m_p2"}),
                       Conninfo(pg, "partmove"), options, &report);
   writes_meanwhile(20);  // and after the swap, into the new partition
@@ -364,7 +364,7 @@ TEST_P(PartitionMoveTest, ListPartitionsAndTheDefaultPartitionMove) {
   };
   std::string dir;
   PGLAYOUT_ASSERT_OK(pg->MakeDirectory("partlist_ts", &dir));
-  MigrateReport report;
+  MigrateResult report;
   PGLAYOUT_ASSERT_OK(
       RunPlan(MovePlan("partlist_ts", dir, {"public.l_eu", "public.l_rest"}),
               Conninfo(pg, "partlist"), options, &report));
@@ -569,7 +569,7 @@ TEST_P(PartitionMoveTest, AHashPartitionSplitsOnlineWhileWritesGoOn) {
       writer.Meanwhile(20);
     }
   };
-  MigrateReport report;
+  MigrateResult report;
   Status st = RunPlan(SplitPlan("partsplit", a, b), Conninfo(pg, "partsplit"),
                       options, &report);
   writer.Meanwhile(20);  // and after the swap, into the new partitions
@@ -662,7 +662,7 @@ TEST_P(PartitionMoveTest, ASplitIsRefusedNamingThePartition) {
        "INSERT INTO note VALUES (1, 'x')");
   std::string by_r = SplitPlan("partsplitno", a, b);
   by_r.replace(by_r.find("key = [\"id\"]"), 12, "key = [\"r\"]");
-  MigrateReport report;
+  MigrateResult report;
   Status st =
       RunPlan(by_r, Conninfo(pg, "partsplitno"), MigrateOptions(), &report);
   ASSERT_FALSE(st.ok());

@@ -770,7 +770,7 @@ std::string Conninfo(PgCluster* pg, const std::string& db) {
 }
 
 Status Migrate(const std::string& toml, const std::string& conninfo,
-               MigrateReport* report) {
+               MigrateResult* report) {
   Plan plan;
   PGLAYOUT_RETURN_IF_ERROR(ParsePlan(toml, "plan.toml", &plan));
   MigrateOptions options;
@@ -842,7 +842,7 @@ TEST_P(StructureSuiteTest, MovesAndConversionsKeepEveryTablesStructure) {
 
   Fingerprints before, moved, converted;
   TakeFingerprints(s.get(), tables, &before);
-  MigrateReport report;
+  MigrateResult report;
   PGLAYOUT_ASSERT_OK(Migrate(move, Conninfo(pg, "suite"), &report));
   TakeFingerprints(s.get(), tables, &moved);
   ExpectSame(before, moved, "the move");
@@ -855,7 +855,7 @@ TEST_P(StructureSuiteTest, MovesAndConversionsKeepEveryTablesStructure) {
         << t.relation;
   }
 
-  report = MigrateReport();
+  report = MigrateResult();
   PGLAYOUT_ASSERT_OK(Migrate(hash, Conninfo(pg, "suite"), &report));
   TakeFingerprints(s.get(), tables, &converted);
   ExpectSame(before, converted, "the hash conversion");
@@ -956,7 +956,7 @@ TEST_P(StructureSuiteTest, WhatCannotBeSwappedIsRefusedAndMovesOffline) {
   TakeFingerprints(s.get(), tables, &refused_after);
   ExpectSame(before, refused_after, "the refusal");
 
-  MigrateReport report;
+  MigrateResult report;
   PGLAYOUT_ASSERT_OK(Migrate(offline, Conninfo(pg, "suite_refused"), &report));
   TakeFingerprints(s.get(), tables, &moved);
   ExpectSame(before, moved, "the offline move");

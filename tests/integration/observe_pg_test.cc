@@ -302,13 +302,13 @@ TEST_P(ObservePgTest, BulkInsertIsSeenAsRequestedCheckpointsInViewsAndLog) {
   EXPECT_GT(table->write_iops, 0);
 
   // The same checkpoints in the server's own log.
-  CheckpointLogReport report;
+  CheckpointLogSummary report;
   PGLAYOUT_ASSERT_OK(ReadCheckpointLogs({pg->log_path()}, &report));
   EXPECT_GE(report.WalTriggered(), 1);
   auto completed = std::count_if(report.events.begin(), report.events.end(),
                                  [](const auto& e) { return e.completed; });
   EXPECT_GE(completed, 2);
-  Workload from_log = LogReportToWorkload(report);
+  Workload from_log = LogSummaryToWorkload(report);
   EXPECT_GE(from_log.checkpoints.requested, 2);
   EXPECT_GT(from_log.checkpoints.buffers_written, 0);
 }

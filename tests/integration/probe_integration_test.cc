@@ -138,15 +138,15 @@ void CheckEngine(IoEngine* engine, const ProbeFile& file) {
   EXPECT_GT(mbps, 0);
   ExpectFilledWithRealData(file.path(), 64 * kMiB);
 
-  StepLimits limits{0.05, 0.2, 0.5, 0.02, 5};
+  PointLimits limits{0.05, 0.2, 0.5, 0.02, 5};
   for (int depth : {1, 8}) {
     IoJob job;
     job.block_size = kPageSize;
     job.queue_depth = depth;
     job.region_size = filled;
     job.interval_seconds = 0.05;
-    StepResult r;
-    ASSERT_TRUE(MeasureStep(engine, job, limits, nullptr, &r).ok());
+    PointResult r;
+    ASSERT_TRUE(MeasurePoint(engine, job, limits, nullptr, &r).ok());
     EXPECT_GT(r.stats.ios, 10u);
     EXPECT_EQ(r.stats.bytes, r.stats.ios * kPageSize);
     // Reads that never reach the device (holes, unwritten extents) take
@@ -162,8 +162,8 @@ void CheckEngine(IoEngine* engine, const ProbeFile& file) {
     job.durability = d;
     job.region_size = 1 * kMiB;
     job.interval_seconds = 0.05;
-    StepResult r;
-    ASSERT_TRUE(MeasureStep(engine, job, limits, nullptr, &r).ok());
+    PointResult r;
+    ASSERT_TRUE(MeasurePoint(engine, job, limits, nullptr, &r).ok());
     EXPECT_GT(r.stats.ios, 0u);
   }
 }
@@ -223,7 +223,7 @@ TEST_F(RealFiles, ProbeCommandWritesVolumesTomlAndCleansUp) {
 // Issue 19, reproduction 6: another job reads the same disk while the
 // probe runs (a thread reading its own file with O_DIRECT, so every read
 // reaches the device). The device's counters show more than the probe
-// issued; the probe repeats the steps and names those still disturbed.
+// issued; the probe repeats the points and names those still disturbed.
 TEST_F(RealFiles, ProbeSaysWhenAnotherJobUsesTheDevice) {
   fs::create_directories(dir_ + "/a");
   const std::string busy = dir_ + "/busy";
@@ -398,7 +398,7 @@ TEST_F(RealFiles, ConcurrentRunExposesTwoDirectoriesOnOneDisk) {
   EXPECT_GT(c.read_iops, 0);
   EXPECT_GT(c.read_mbps, 0);
   EXPECT_GT(c.sum_alone_read_iops, 0);
-  // No bound on the ratio itself: the "alone" steps of a --quick run are
+  // No bound on the ratio itself: the "alone" points of a --quick run are
   // short, and other readers of this disk (other tests, other load) push
   // the ratio anywhere from 1.2 to 4 (seen). Whether it is direct I/O is
   // the buffered-vs-direct test's question; here the figures must agree

@@ -95,7 +95,7 @@ Status Migrate(const std::string& toml,
                const migrator::MigrateOptions& options) {
   Plan plan;
   PGLAYOUT_RETURN_IF_ERROR(ParsePlan(toml, "plan.toml", &plan));
-  migrator::MigrateReport report;
+  migrator::MigrateResult report;
   return migrator::Migrate(plan, options, nullptr, &report);
 }
 

@@ -1,9 +1,9 @@
-// What `pglayout migrate` returns (MigrateReport): the preflight's
+// What `pglayout migrate` returns (MigrateResult): the preflight's
 // findings, the steps, the lines for people and the settings still away
 // from their original. Shared by migrator.h and executor.h.
 
-#ifndef PGLAYOUT_MIGRATOR_MIGRATE_REPORT_H_
-#define PGLAYOUT_MIGRATOR_MIGRATE_REPORT_H_
+#ifndef PGLAYOUT_MIGRATOR_MIGRATE_RESULT_H_
+#define PGLAYOUT_MIGRATOR_MIGRATE_RESULT_H_
 
 #include <cstdint>
 #include <string>
@@ -26,7 +26,7 @@ struct SettingStatus {
   std::string since;     // when it got that state (timestamptz text)
 };
 
-struct MigrateReport {
+struct MigrateResult {
   std::vector<Finding> findings;
   std::vector<Step> steps;
   int64_t run_id = 0;
@@ -39,4 +39,4 @@ struct MigrateReport {
 
 }  // namespace pglayout::migrator
 
-#endif  // PGLAYOUT_MIGRATOR_MIGRATE_REPORT_H_
+#endif  // PGLAYOUT_MIGRATOR_MIGRATE_RESULT_H_
