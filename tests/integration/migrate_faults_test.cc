@@ -22,6 +22,7 @@
 #include "migrator/migrator.h"
 #include "migrator/sql_util.h"
 #include "testing/pg_test.h"
+#include "tests/integration/twin_writer.h"
 
 namespace pglayout::migrator {
 namespace {
@@ -148,49 +149,19 @@ std::string CaseName(const FaultCase& c) {
 }
 
 // Keeps table t and its twin t_v equal: each transaction changes both.
-// Reconnects after a fault; stops when told.
-class TwinWriter {
- public:
-  TwinWriter(PgCluster* pg, std::string db) : pg_(pg), db_(std::move(db)) {
-    thread_ = std::thread([this]() { Loop(); });
-  }
-  ~TwinWriter() { Stop(); }
-  void Stop() {
-    stop_ = true;
-    if (thread_.joinable()) thread_.join();
-  }
-  int commits() const { return commits_; }
-
- private:
-  void Loop() {
-    std::unique_ptr<SqlSession> s;
-    for (int i = 0; !stop_; ++i) {
-      if (!s && !Open(pg_, db_, &s).ok()) {
-        s.reset();
-        std::this_thread::sleep_for(std::chrono::milliseconds(200));
-        continue;
-      }
-      int id = 1 + (i * 7919) % 12000;
-      Status st = ExecuteSql(
-          s.get(), fmt::format("BEGIN; UPDATE t SET v = v || 'u' WHERE id = "
-                               "{0}; UPDATE t_v SET v = v || 'u' WHERE id = "
-                               "{0}; INSERT INTO t VALUES ({1}, 'new'); "
-                               "INSERT INTO t_v VALUES ({1}, 'new'); COMMIT",
-                               id, 100000 + i));
-      if (st.ok()) {
-        ++commits_;
-      } else {
-        s.reset();
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-  }
-  PgCluster* pg_;
-  std::string db_;
-  std::atomic<bool> stop_{false};
-  std::atomic<int> commits_{0};
-  std::thread thread_;
-};
+TwinWriter StartTwinWriter(PgCluster* pg, const std::string& db) {
+  return TwinWriter(
+      [pg, db](std::unique_ptr<SqlSession>* s) { return Open(pg, db, s); },
+      [](int i) {
+        int id = 1 + (i * 7919) % 12000;
+        return fmt::format(
+            "UPDATE t SET v = v || 'u' WHERE id = {0}; UPDATE t_v SET v = v "
+            "|| 'u' WHERE id = {0}; INSERT INTO t VALUES ({1}, 'new'); "
+            "INSERT INTO t_v VALUES ({1}, 'new');",
+            id, 100000 + i);
+      },
+      std::chrono::milliseconds(20));
+}
 
 // A cancel that lands on a statement of the migrator's main session in the
 // phase of the failpoint, whatever the timing: from Start() (in the
@@ -365,7 +336,7 @@ class MigrateFaultsTest : public PgVersionTest {
       PGLAYOUT_ASSERT_OK(Open(pg_.get(), db, &old));
       Exec(old.get(), "BEGIN; SELECT txid_current()");
     }
-    TwinWriter writer(pg_.get(), db);
+    TwinWriter writer = StartTwinWriter(pg_.get(), db);
     MigrateOptions faulty = options_;
     Canceller canceller(pg_.get(), db);
     bool injected = false;

@@ -20,6 +20,7 @@
 #include "migrator/migrator.h"
 #include "migrator/sql_util.h"
 #include "testing/pg_test.h"
+#include "tests/integration/twin_writer.h"
 
 namespace pglayout::migrator {
 namespace {
@@ -67,56 +68,27 @@ constexpr int kRows = 6000;
 
 // Keeps t and t_v equal, each transaction changing both the same way:
 // an insert, an update of a small value, an update of the key, an update
-// of a TOASTed value, a delete. Reconnects after a fault.
-class TwinWriter {
- public:
-  TwinWriter(PgCluster* pg, std::string db) : pg_(pg), db_(std::move(db)) {
-    thread_ = std::thread([this]() { Loop(); });
-  }
-  ~TwinWriter() { Stop(); }
-  void Stop() {
-    stop_ = true;
-    if (thread_.joinable()) thread_.join();
-  }
-  int commits() const { return commits_; }
-
- private:
-  void Loop() {
-    std::unique_ptr<SqlSession> s;
-    for (int i = 0; !stop_; ++i) {
-      if (!s && !Open(pg_, db_, &s).ok()) {
-        s.reset();
-        std::this_thread::sleep_for(std::chrono::milliseconds(200));
-        continue;
-      }
-      const int a = 1 + (i * 7919) % kRows, b = 1 + (i * 104729) % kRows,
-                c = 1 + (i * 1299709) % kRows, d = 1 + (i * 15485863) % kRows;
-      std::string body;
-      for (const char* table : {"t", "t_v"}) {
-        body += fmt::format(
-            "INSERT INTO {0} VALUES ({1}, 'new', NULL); "
-            "UPDATE {0} SET v = v || 'u' WHERE id = {2}; "
-            "UPDATE {0} SET id = id + 1000000 WHERE id = {3}; "
-            "UPDATE {0} SET big = big || 'x' WHERE id = {4}; "
-            "DELETE FROM {0} WHERE id = {5}; ",
-            table, 100000 + i, a, b, c, d);
-      }
-      Status st = ExecuteSql(s.get(), "BEGIN; " + body + "COMMIT");
-      if (st.ok()) {
-        ++commits_;
-      } else {
-        (void)ExecuteSql(s.get(), "ROLLBACK");
-        s.reset();
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-  }
-  PgCluster* pg_;
-  std::string db_;
-  std::atomic<bool> stop_{false};
-  std::atomic<int> commits_{0};
-  std::thread thread_;
-};
+// of a TOASTed value, a delete.
+TwinWriter StartTwinWriter(PgCluster* pg, const std::string& db) {
+  return TwinWriter(
+      [pg, db](std::unique_ptr<SqlSession>* s) { return Open(pg, db, s); },
+      [](int i) {
+        const int a = 1 + (i * 7919) % kRows, b = 1 + (i * 104729) % kRows,
+                  c = 1 + (i * 1299709) % kRows, d = 1 + (i * 15485863) % kRows;
+        std::string body;
+        for (const char* table : {"t", "t_v"}) {
+          body += fmt::format(
+              "INSERT INTO {0} VALUES ({1}, 'new', NULL); "
+              "UPDATE {0} SET v = v || 'u' WHERE id = {2}; "
+              "UPDATE {0} SET id = id + 1000000 WHERE id = {3}; "
+              "UPDATE {0} SET big = big || 'x' WHERE id = {4}; "
+              "DELETE FROM {0} WHERE id = {5}; ",
+              table, 100000 + i, a, b, c, d);
+        }
+        return body;
+      },
+      std::chrono::milliseconds(10));
+}
 
 // The failpoints where the main session is terminated, one per phase.
 const std::vector<std::string> kPhases = {
@@ -246,7 +218,7 @@ class MigrateLogicalTest : public PgVersionTest {
 TEST_P(MigrateLogicalTest, MovesUnderWritesWithoutATrigger) {
   std::string plan;
   MakeDatabase("l0", &plan);
-  TwinWriter writer(pg_.get(), "l0");
+  TwinWriter writer = StartTwinWriter(pg_.get(), "l0");
   bool saw_no_trigger = false;
   MigrateOptions options = options_;
   options.failpoint = [&](const std::string& name) {
@@ -280,7 +252,7 @@ TEST_P(MigrateLogicalTest, ATerminationAtEachPhaseResumesToTheSameRows) {
     const std::string db = fmt::format("k{}", i);
     std::string plan;
     MakeDatabase(db, &plan);
-    TwinWriter writer(pg_.get(), db);
+    TwinWriter writer = StartTwinWriter(pg_.get(), db);
     bool injected = false;
     MigrateOptions faulty = TerminatedAt(kPhases[i], &injected);
     MigrateResult first, second;
@@ -303,7 +275,7 @@ TEST_P(MigrateLogicalTest, ATerminationAtEachPhaseResumesToTheSameRows) {
 TEST_P(MigrateLogicalTest, AServerCrashMidCopyResumesToTheSameRows) {
   std::string plan;
   MakeDatabase("c0", &plan);
-  TwinWriter writer(pg_.get(), "c0");
+  TwinWriter writer = StartTwinWriter(pg_.get(), "c0");
   bool injected = false;
   MigrateOptions faulty =
       TerminatedAt("copy-batch:2:after-commit", &injected, true);
@@ -352,7 +324,7 @@ TEST_P(MigrateLogicalTest, AbortDropsTheSlot) {
 TEST_P(MigrateLogicalTest, AResumeWhoseSlotIsGoneCopiesAgain) {
   std::string plan;
   MakeDatabase("g0", &plan);
-  TwinWriter writer(pg_.get(), "g0");
+  TwinWriter writer = StartTwinWriter(pg_.get(), "g0");
   bool injected = false;
   MigrateOptions faulty = TerminatedAt("copy-batch:2:after-commit", &injected);
   MigrateResult first, second;
