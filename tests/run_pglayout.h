@@ -17,11 +17,14 @@
 
 namespace pglayout {
 
-// Runs `pglayout ARGS...` to completion (stdout and stderr together).
-inline Completion RunPglayout(const std::vector<std::string>& args) {
+// Runs `pglayout ARGS...` to completion (stdout and stderr together), with
+// |env| ("NAME=value") added to its environment.
+inline Completion RunPglayout(const std::vector<std::string>& args,
+                              const std::vector<std::string>& env = {}) {
   Command command;
   command.argv = {PGLAYOUT_BINARY};
   command.argv.insert(command.argv.end(), args.begin(), args.end());
+  command.env = env;
   return RunToCompletion(command);
 }
 

@@ -435,6 +435,22 @@ std::string OnlineUncommented(const std::string& sql) {
   return out;
 }
 
+// Every commented line uncommented, notes too: "-- [online] ", "-- " or
+// "--" taken off the start of each line.
+std::string EveryLineUncommented(const std::string& sql) {
+  std::string out;
+  std::istringstream in(OnlineUncommented(sql));
+  for (std::string line; std::getline(in, line);) {
+    if (line.starts_with("-- ")) {
+      line = line.substr(3);
+    } else if (line.starts_with("--")) {
+      line = line.substr(2);
+    }
+    out += line + "\n";
+  }
+  return out;
+}
+
 class PlanSqlPsqlTest : public PgVersionTest {
  protected:
   void SetUp() override {
@@ -453,6 +469,22 @@ class PlanSqlPsqlTest : public PgVersionTest {
     roles_ = Value(admin_.get(), "SELECT count(*) FROM pg_catalog.pg_roles");
   }
 
+  // `pglayout plan` of WriteSqlInputs(|quote_in_paths|) into out/ under
+  // the server's root; the volumes' paths and the plan, read back.
+  void PlanFromSqlInputs(bool quote_in_paths, std::vector<std::string>* paths,
+                         Plan* plan) {
+    const std::string dir = cluster_->root_dir();
+    const OddInputs in =
+        WriteSqlInputs(cluster_.get(), dir, quote_in_paths, paths);
+    ASSERT_NO_FATAL_FAILURE(RunPlan(in, "auto", dir + "/out", plan));
+    ASSERT_FALSE(plan->tablespaces.empty());
+  }
+
+  std::string VictimConninfo() const {
+    return "host=127.0.0.1 port=" + std::to_string(cluster_->port()) +
+           " dbname=victim user=postgres";
+  }
+
   std::string Psql(const std::string& file) {
     std::string output;
     EXPECT_TRUE(
@@ -462,13 +494,42 @@ class PlanSqlPsqlTest : public PgVersionTest {
     return output;
   }
 
+  // psql -f |file| in the directory |cwd|, going on after errors.
+  std::string PsqlIn(const std::string& cwd, const std::string& file) {
+    Command command;
+    command.argv = {PgClientBinDir() + "/psql", "-X", "-d",
+                    VictimConninfo(),           "-f", file};
+    command.cwd = cwd;
+    Completion run = RunToCompletion(command);
+    EXPECT_EQ(run.exit_code, 0) << run.output;
+    return run.output;
+  }
+
+  // Each tablespace of |plan| is where its volume is, byte for byte, one of
+  // |paths|, and there are no others.
+  void ExpectTablespacesAsPlanned(const Plan& plan,
+                                  const std::vector<std::string>& paths) {
+    for (const TablespaceSpec& ts : plan.tablespaces) {
+      EXPECT_EQ(Value(admin_.get(),
+                      "SELECT pg_catalog.pg_tablespace_location(oid) FROM "
+                      "pg_catalog.pg_tablespace WHERE spcname = $1",
+                      {ts.name}),
+                ts.path)
+          << ts.name;
+      EXPECT_NE(std::find(paths.begin(), paths.end(), ts.path), paths.end())
+          << ts.path;
+    }
+    EXPECT_EQ(Value(admin_.get(),
+                    "SELECT count(*) FROM pg_catalog.pg_tablespace WHERE "
+                    "spcname NOT IN ('pg_default', 'pg_global')"),
+              std::to_string(plan.tablespaces.size()));
+  }
+
   // The canary stands, no role was made, no injected shell command ran.
   void ExpectNothingInjected(const std::string& output) {
     std::unique_ptr<SqlSession> victim;
-    PGLAYOUT_ASSERT_OK(OpenPgSessionAsConfigured(
-        "host=127.0.0.1 port=" + std::to_string(cluster_->port()) +
-            " dbname=victim user=postgres",
-        "pglayout-test", &victim));
+    PGLAYOUT_ASSERT_OK(
+        OpenPgSessionAsConfigured(VictimConninfo(), "pglayout-test", &victim));
     EXPECT_EQ(Value(victim.get(), "SELECT count(*) FROM canary"), "0")
         << output;
     EXPECT_EQ(Value(admin_.get(), "SELECT count(*) FROM pg_catalog.pg_roles"),
@@ -495,27 +556,12 @@ class PlanSqlPsqlTest : public PgVersionTest {
 TEST_P(PlanSqlPsqlTest, RunsOnlyThePlansStatements) {
   std::vector<std::string> paths;
   const std::string dir = cluster_->root_dir();
-  const OddInputs in = WriteSqlInputs(cluster_.get(), dir, false, &paths);
   Plan plan;
-  ASSERT_NO_FATAL_FAILURE(RunPlan(in, "auto", dir + "/out", &plan));
-  ASSERT_FALSE(plan.tablespaces.empty());
+  ASSERT_NO_FATAL_FAILURE(PlanFromSqlInputs(false, &paths, &plan));
   const std::string output = Psql(dir + "/out/plan.sql");
   EXPECT_EQ(output.find("ERROR"), std::string::npos) << output;
   ExpectNothingInjected(output);
-  for (const TablespaceSpec& ts : plan.tablespaces) {
-    EXPECT_EQ(Value(admin_.get(),
-                    "SELECT pg_catalog.pg_tablespace_location(oid) FROM "
-                    "pg_catalog.pg_tablespace WHERE spcname = $1",
-                    {ts.name}),
-              ts.path)
-        << ts.name;
-    EXPECT_NE(std::find(paths.begin(), paths.end(), ts.path), paths.end())
-        << ts.path;
-  }
-  EXPECT_EQ(Value(admin_.get(),
-                  "SELECT count(*) FROM pg_catalog.pg_tablespace WHERE "
-                  "spcname NOT IN ('pg_default', 'pg_global')"),
-            std::to_string(plan.tablespaces.size()));
+  ExpectTablespacesAsPlanned(plan, paths);
   std::vector<std::string> names;
   for (const SettingChange& s : plan.settings) names.push_back(s.name);
   EXPECT_EQ(
@@ -538,9 +584,8 @@ TEST_P(PlanSqlPsqlTest, RunsOnlyThePlansStatements) {
 TEST_P(PlanSqlPsqlTest, QuotesInPathsRunNothingElse) {
   std::vector<std::string> paths;
   const std::string dir = cluster_->root_dir();
-  const OddInputs in = WriteSqlInputs(cluster_.get(), dir, true, &paths);
   Plan plan;
-  ASSERT_NO_FATAL_FAILURE(RunPlan(in, "auto", dir + "/out", &plan));
+  ASSERT_NO_FATAL_FAILURE(PlanFromSqlInputs(true, &paths, &plan));
   const std::string output = Psql(dir + "/out/plan.sql");
   ExpectNothingInjected(output);
   std::istringstream lines(output);
@@ -554,6 +599,69 @@ TEST_P(PlanSqlPsqlTest, QuotesInPathsRunNothingElse) {
 }
 
 PGLAYOUT_INSTANTIATE_PG_VERSIONS(PlanSqlPsqlTest);
+
+// The same server, on 12 too, for plan.sql with every commented line
+// uncommented (notes as well as the [online] statements) and run by psql,
+// going on after each error, in a sandbox directory: what a careless
+// person might do. The notes fail as SQL, each on its own; nothing of a
+// name or a path runs; the statements do what they say (the tablespaces,
+// public.b moved, public.a rebuilt with its hash partitions); no file
+// appears in the sandbox or the test's directory. (It fails while the
+// notes print names as they are: docs/security.md, "Files for people".)
+class PlanSqlEveryLineTest : public PlanSqlPsqlTest {};
+
+TEST_P(PlanSqlEveryLineTest, RunsNothingOfANameOrPath) {
+  std::vector<std::string> paths;
+  const std::string dir = cluster_->root_dir();
+  Plan plan;
+  ASSERT_NO_FATAL_FAILURE(PlanFromSqlInputs(false, &paths, &plan));
+  const Placement* moved = nullptr;
+  const Placement* hashed = nullptr;
+  for (const Placement& p : plan.placements) {
+    if (p.relation == "public.b") moved = &p;
+    if (p.relation == "public.a") hashed = &p;
+  }
+  ASSERT_TRUE(moved != nullptr && moved->strategy == Strategy::kMove);
+  ASSERT_TRUE(hashed != nullptr &&
+              hashed->strategy == Strategy::kHashPartition);
+  PGLAYOUT_ASSERT_OK(cluster_->RunClient(
+      {"psql", "-X", "-v", "ON_ERROR_STOP=1", "-d", "victim", "-c",
+       "CREATE TABLE public.b (id int PRIMARY KEY)"},
+      nullptr));
+  std::string sandbox;
+  PGLAYOUT_ASSERT_OK(MakeTempDirectory(
+      ::testing::TempDir() + "/plan_sql_sandbox_XXXXXX", &sandbox));
+  const std::string file = sandbox + "/every.sql";
+  WriteWhole(file, EveryLineUncommented(ReadWhole(dir + "/out/plan.sql")));
+  const std::string output = PsqlIn(sandbox, file);
+  ExpectNothingInjected(output);
+  std::vector<std::string> left;
+  for (const fs::directory_entry& e : fs::directory_iterator(sandbox)) {
+    left.push_back(e.path().filename().string());
+  }
+  EXPECT_EQ(left, std::vector<std::string>{"every.sql"}) << output;
+  ExpectTablespacesAsPlanned(plan, paths);
+  std::unique_ptr<SqlSession> victim;
+  PGLAYOUT_ASSERT_OK(
+      OpenPgSessionAsConfigured(VictimConninfo(), "pglayout-test", &victim));
+  EXPECT_EQ(Value(victim.get(),
+                  "SELECT t.spcname FROM pg_catalog.pg_class c JOIN "
+                  "pg_catalog.pg_tablespace t ON t.oid = c.reltablespace "
+                  "WHERE c.oid = 'public.b'::pg_catalog.regclass"),
+            moved->tablespaces.at(0))
+      << output;
+  EXPECT_EQ(Value(victim.get(),
+                  "SELECT pg_catalog.count(*) FROM pg_catalog.pg_inherits "
+                  "WHERE inhparent = 'public.a'::pg_catalog.regclass"),
+            std::to_string(hashed->partitions))
+      << output;
+  EXPECT_EQ(Value(victim.get(),
+                  "SELECT pg_catalog.count(*) FROM pg_catalog.pg_class "
+                  "WHERE oid = 'public.c'::pg_catalog.regclass"),
+            "1");
+}
+
+PGLAYOUT_INSTANTIATE_PG_VERSIONS_FROM_12(PlanSqlEveryLineTest);
 
 // ------------------------------------------------------------- settings --
 

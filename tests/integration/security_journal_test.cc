@@ -2,7 +2,8 @@
 // database owner who pre-creates the schema, or puts a trigger, a view, a
 // rule, a policy or a function in it, gets every command a superuser runs
 // against the database refused, naming the object, with nothing changed
-// and the trap not fired. A journal pglayout made itself passes the same
+// and the trap not fired (observe, which leaves the schema out, runs and
+// changes nothing either). A journal pglayout made itself passes the same
 // check on every later command.
 
 #include <gtest/gtest.h>
@@ -21,23 +22,31 @@
 namespace pglayout {
 namespace {
 
-// The attacker's database with table public.t (owned by the attacker)
-// and the two plans a superuser would run: an offline and an online move
-// of it into tablespaces the plans create.
+// The attacker's database with its tables public.t, public.h and the
+// range-partitioned public.m (partitions m1, m2), and the plans a
+// superuser would run: an offline and an online move of t into
+// tablespaces the plans create, a hash conversion of h, and an online
+// move of the partition m1.
 struct JournalAttack {
   AttackerDatabase db;
-  std::string offline_plan, online_plan;
-  std::string offline_ts, online_ts;
+  std::string offline_plan, online_plan, hash_plan, partition_plan;
+  std::string offline_ts, online_ts, partition_ts;
 };
 
-std::string MovePlan(PgCluster* cluster, const std::string& ts, bool online) {
+std::string MovePlan(PgCluster* cluster, const std::string& relation,
+                     const std::string& ts, bool online) {
   std::string dir;
   EXPECT_TRUE(cluster->MakeDirectory(ts, &dir).ok());
   return "[[tablespace]]\nname = \"" + ts + "\"\npath = \"" + dir +
-         "\"\n[[placement]]\nrelation = \"public.t\"\nstrategy = "
-         "\"move\"\ntablespaces = [\"" +
-         ts + "\"]\nonline = " + (online ? "true" : "false") + "\n";
+         "\"\n[[placement]]\nrelation = \"" + relation +
+         "\"\nstrategy = \"move\"\ntablespaces = [\"" + ts +
+         "\"]\nonline = " + (online ? "true" : "false") + "\n";
 }
+
+const char kHashPlan[] =
+    "[[placement]]\nrelation = \"public.h\"\nstrategy = "
+    "\"hash_partition\"\ntablespaces = [\"pg_default\"]\npartitions = 3\n"
+    "key = [\"id\"]\n";
 
 Status MakeJournalAttack(PgCluster* cluster, const std::string& tag,
                          JournalAttack* out) {
@@ -50,6 +59,13 @@ Status MakeJournalAttack(PgCluster* cluster, const std::string& tag,
       "CREATE TABLE public.t (id int PRIMARY KEY, v text);"
       "INSERT INTO public.t SELECT g, 'v' FROM generate_series(1, 200) g;"
       "GRANT SELECT ON public.t TO PUBLIC;"
+      "CREATE TABLE public.h (id int PRIMARY KEY, v text);"
+      "INSERT INTO public.h SELECT g, 'h' FROM generate_series(1, 200) g;"
+      "CREATE TABLE public.m (id int PRIMARY KEY) PARTITION BY RANGE (id);"
+      "CREATE TABLE public.m1 PARTITION OF public.m FOR VALUES FROM (1) "
+      "TO (101); CREATE TABLE public.m2 PARTITION OF public.m FOR VALUES "
+      "FROM (101) TO (201);"
+      "INSERT INTO public.m SELECT generate_series(1, 200);"
       "CREATE FUNCTION public.trap() RETURNS int LANGUAGE plpgsql AS " +
           QuoteLiteral(EscalationBody(out->db, "1")) +
           ";"
@@ -58,21 +74,26 @@ Status MakeJournalAttack(PgCluster* cluster, const std::string& tag,
           QuoteLiteral(EscalationBody(out->db, "NEW"))));
   out->offline_ts = tag + "_off_ts";
   out->online_ts = tag + "_on_ts";
+  out->partition_ts = tag + "_part_ts";
   // Tablespace names are cluster-wide: a failed earlier run's are gone.
   std::unique_ptr<SqlSession> admin;
   PGLAYOUT_RETURN_IF_ERROR(cluster->Connect(&admin));
-  for (const std::string& ts : {out->offline_ts, out->online_ts}) {
+  for (const std::string& ts :
+       {out->offline_ts, out->online_ts, out->partition_ts}) {
     PGLAYOUT_RETURN_IF_ERROR(
         ExecuteSql(admin.get(), "DROP TABLESPACE IF EXISTS " + QuoteIdent(ts)));
   }
-  out->offline_plan = MovePlan(cluster, out->offline_ts, false);
-  out->online_plan = MovePlan(cluster, out->online_ts, true);
+  out->offline_plan = MovePlan(cluster, "public.t", out->offline_ts, false);
+  out->online_plan = MovePlan(cluster, "public.t", out->online_ts, true);
+  out->hash_plan = kHashPlan;
+  out->partition_plan = MovePlan(cluster, "public.m1", out->partition_ts, true);
   return Status::Ok();
 }
 
 // What must not change when pglayout refuses: the schema's relations and
 // their owners, the rows of pglayout.run when it is a table (counted as
-// the attacker, whose trap does nothing), and the cluster's tablespaces.
+// the attacker, whose trap does nothing), the cluster's tablespaces, and
+// where t and m1 are and what h is.
 std::string Snapshot(PgCluster* cluster, const JournalAttack& a) {
   std::unique_ptr<SqlSession> attacker, admin;
   EXPECT_TRUE(
@@ -90,31 +111,50 @@ std::string Snapshot(PgCluster* cluster, const JournalAttack& a) {
             "pglayout.run)::text ELSE '-' END");
   std::string spaces =
       Value(admin.get(),
-            "SELECT count(*) FROM pg_tablespace WHERE spcname IN ($1, $2)",
-            {a.offline_ts, a.online_ts});
-  std::string placed = Value(
-      attacker.get(),
-      "SELECT reltablespace FROM pg_class WHERE oid = 'public.t'::regclass");
+            "SELECT count(*) FROM pg_tablespace WHERE spcname IN ($1, $2, $3)",
+            {a.offline_ts, a.online_ts, a.partition_ts});
+  std::string placed =
+      Value(attacker.get(),
+            "SELECT string_agg(relname || ':' || reltablespace || ':' || "
+            "relkind, ',' ORDER BY relname) FROM pg_class WHERE oid IN "
+            "('public.t'::regclass, 'public.h'::regclass, "
+            "'public.m1'::regclass)");
   return "relations " + rels + "; runs " + runs + "; tablespaces " + spaces +
-         "; t in " + placed;
+         "; h, m1, t " + placed;
 }
 
-// Every command a superuser runs against the journal's database.
-std::vector<std::vector<std::string>> Commands(const JournalAttack& a) {
+// A command a superuser runs against the journal's database, and whether
+// it opens the journal (observe does not: it leaves schema pglayout out).
+struct JournalCommand {
+  std::vector<std::string> args;
+  bool opens_journal = true;
+};
+
+// Every command a superuser runs against the journal's database: each
+// kind of move (offline, online, hash conversion, a partition), --status,
+// --abort, --finalize, report --journal and observe.
+std::vector<JournalCommand> Commands(const JournalAttack& a) {
   const std::string dsn = a.db.superuser_conninfo;
-  const std::string offline =
-      WriteTempFile(a.db.dbname + "-off.toml", a.offline_plan);
-  const std::string online =
-      WriteTempFile(a.db.dbname + "-on.toml", a.online_plan);
   const std::string page = ::testing::TempDir() + "/" + a.db.dbname + ".html";
-  return {
-      {"migrate", offline, "--dsn", dsn, "--apply", "--no-checkpoint-guard"},
-      {"migrate", online, "--dsn", dsn, "--apply", "--no-checkpoint-guard"},
-      {"migrate", "--status", "--dsn", dsn},
-      {"migrate", "--abort", "--dsn", dsn},
-      {"migrate", "--finalize", "--dsn", dsn},
-      {"report", "--journal", dsn, "-o", page},
-  };
+  std::vector<JournalCommand> out;
+  for (const auto& [name, plan] :
+       {std::pair<std::string, std::string>{"off", a.offline_plan},
+        {"on", a.online_plan},
+        {"hash", a.hash_plan},
+        {"part", a.partition_plan}}) {
+    out.push_back(
+        {{"migrate", WriteTempFile(a.db.dbname + "-" + name + ".toml", plan),
+          "--dsn", dsn, "--apply", "--no-checkpoint-guard"}});
+  }
+  out.push_back({{"migrate", "--status", "--dsn", dsn}});
+  out.push_back({{"migrate", "--abort", "--dsn", dsn}});
+  out.push_back({{"migrate", "--finalize", "--dsn", dsn}});
+  out.push_back({{"report", "--journal", dsn, "-o", page}});
+  out.push_back({{"observe", "--dsn", dsn, "--duration", "2s", "--interval",
+                  "1s", "--no-device-reads", "-o",
+                  ::testing::TempDir() + "/" + a.db.dbname + "-w.toml"},
+                 false});
+  return out;
 }
 
 std::string Joined(const std::vector<std::string>& args) {
@@ -224,10 +264,14 @@ TEST_P(SecurityJournalTest, ASchemaPglayoutSomeoneElsePreparedIsRefused) {
               "sql AS 'SELECT public.trap(); SELECT pg_catalog.now()'"));
     }
     const std::string before = Snapshot(cluster, a);
-    for (const std::vector<std::string>& args : Commands(a)) {
+    for (const JournalCommand& command : Commands(a)) {
+      const std::vector<std::string>& args = command.args;
       Completion run = RunPglayout(args);
-      EXPECT_EQ(run.exit_code, 2) << Joined(args) << "\n" << run.output;
+      EXPECT_EQ(run.exit_code, command.opens_journal ? 2 : 0)
+          << Joined(args) << "\n"
+          << run.output;
       for (const std::string& name : v.named) {
+        if (!command.opens_journal) break;
         EXPECT_NE(run.output.find(name), std::string::npos)
             << Joined(args) << " does not name \"" << name << "\":\n"
             << run.output;
@@ -243,12 +287,13 @@ TEST_P(SecurityJournalTest, ItsOwnJournalPassesOnEveryLaterCommand) {
   PGLAYOUT_ASSERT_OK(SharedCluster(&cluster));
   JournalAttack a;
   PGLAYOUT_ASSERT_OK(MakeJournalAttack(cluster, "jown", &a));
-  std::vector<std::vector<std::string>> commands = Commands(a);
+  std::vector<JournalCommand> commands = Commands(a);
   // The online move first: it leaves the attacker's table, retired as
   // pglayout.old_<oid> with its grant, for --finalize; the offline move
   // then places the new table again in a run of its own.
   std::swap(commands[0], commands[1]);
-  for (const std::vector<std::string>& args : commands) {
+  for (const JournalCommand& command : commands) {
+    const std::vector<std::string>& args = command.args;
     Completion run = RunPglayout(args);
     EXPECT_EQ(run.exit_code, 0) << Joined(args) << "\n" << run.output;
     EXPECT_EQ(run.output.find("cannot be trusted"), std::string::npos)
@@ -265,7 +310,7 @@ TEST_P(SecurityJournalTest, ItsOwnJournalPassesOnEveryLaterCommand) {
   EXPECT_EQ(Value(super.get(),
                   "SELECT string_agg(state, ',' ORDER BY run_id) FROM "
                   "pglayout.run"),
-            "done,done");
+            "done,done,done,done");
   // Nothing of it is the attacker's to read or use.
   EXPECT_EQ(Value(super.get(),
                   "SELECT has_schema_privilege($1, 'pglayout', 'USAGE') OR "

@@ -2,12 +2,15 @@
 // that owns the database plants functions and operators in public that win
 // over pg_catalog's for an unqualified call, points the search_path at
 // them, or turns standard_conforming_strings off so that a backslash in a
-// literal ends it; then the superuser runs observe, migrate --apply,
-// --status and report --journal. Also the role and database settings that
+// literal ends it; then the superuser runs observe, migrate --apply (an
+// online move, a hash conversion, a partition's move, an offline move),
+// a move killed mid-copy and its --abort, --status, --finalize and report
+// --journal (RunEveryCommand). Also the role and database settings that
 // must not break a command (timeouts), and the scan of every statement the
 // server logged for pglayout's own sessions.
 
 #include <gtest/gtest.h>
+#include <signal.h>
 
 #include <fstream>
 #include <map>
@@ -21,6 +24,7 @@
 #include "testing/pg_test.h"
 #include "testing/sql_qualification.h"
 #include "tests/integration/attacker.h"
+#include "tests/integration/structure_fingerprint.h"
 #include "tests/run_pglayout.h"
 
 namespace pglayout {
@@ -38,42 +42,103 @@ Status Exec(const std::string& conninfo, const std::string& sql) {
   return ExecuteSql(s.get(), sql);
 }
 
-// public.t (moved online) and public.h (converted to 3 hash partitions),
-// each with a few thousand rows, owned by |owner|.
+// public.t (moved online), public.h (converted to 3 hash partitions),
+// public.m1 (a partition of the range-partitioned public.m, moved online),
+// public.o (moved offline) and public.k (a move killed mid-copy, then
+// aborted), each with a few thousand rows, all owned by |owner|.
 std::string Tables(const std::string& owner) {
-  return "CREATE TABLE public.t (id int PRIMARY KEY, v text);"
-         "INSERT INTO public.t SELECT g, 'v' || g "
-         "FROM pg_catalog.generate_series(1, 3000) g;"
-         "CREATE TABLE public.h (id int PRIMARY KEY, v text);"
-         "INSERT INTO public.h SELECT g, 'h' FROM "
-         "pg_catalog.generate_series(1, 2000) g;"
-         "ALTER TABLE public.t OWNER TO " +
-         QuoteIdent(owner) + "; ALTER TABLE public.h OWNER TO " +
-         QuoteIdent(owner);
+  std::string sql =
+      "CREATE TABLE public.t (id int PRIMARY KEY, v text);"
+      "INSERT INTO public.t SELECT g, 'v' || g "
+      "FROM pg_catalog.generate_series(1, 3000) g;"
+      "CREATE TABLE public.h (id int PRIMARY KEY, v text);"
+      "INSERT INTO public.h SELECT g, 'h' FROM "
+      "pg_catalog.generate_series(1, 2000) g;"
+      "CREATE TABLE public.m (id int PRIMARY KEY, v text) "
+      "PARTITION BY RANGE (id);"
+      "CREATE TABLE public.m1 PARTITION OF public.m FOR VALUES FROM (1) TO "
+      "(1001); CREATE TABLE public.m2 PARTITION OF public.m FOR VALUES FROM "
+      "(1001) TO (2001);"
+      "INSERT INTO public.m SELECT g, 'm' FROM "
+      "pg_catalog.generate_series(1, 2000) g;"
+      "CREATE TABLE public.o (id int PRIMARY KEY, v text);"
+      "INSERT INTO public.o SELECT g, 'o' FROM "
+      "pg_catalog.generate_series(1, 1000) g;"
+      "CREATE TABLE public.k (id int PRIMARY KEY, v text);"
+      "INSERT INTO public.k SELECT g, 'k' FROM "
+      "pg_catalog.generate_series(1, 1000) g;";
+  for (const char* table : {"t", "h", "m", "m1", "m2", "o", "k"}) {
+    sql += std::string("ALTER TABLE public.") + table + " OWNER TO " +
+           QuoteIdent(owner) + ";";
+  }
+  return sql;
 }
 
-std::string Plan(PgCluster* pg, const std::string& tag) {
+std::string PlacementToml(const std::string& relation, const std::string& ts,
+                          const std::string& extra) {
+  return "[[placement]]\nrelation = \"" + relation +
+         "\"\nstrategy = \"move\"\ntablespaces = [\"" + ts + "\"]\n" + extra;
+}
+
+// The tablespace |tag|_ts, made under the cluster's root, for a plan.
+std::string TablespaceToml(PgCluster* pg, const std::string& tag) {
   std::string dir;
   EXPECT_TRUE(pg->MakeDirectory(tag + "_ts", &dir).ok());
-  return "[[tablespace]]\nname = \"" + tag + "_ts\"\npath = \"" + dir +
-         "\"\n[[placement]]\nrelation = \"public.t\"\nstrategy = \"move\"\n"
-         "tablespaces = [\"" +
-         tag +
-         "_ts\"]\n"
-         "[[placement]]\nrelation = \"public.h\"\n"
-         "strategy = \"hash_partition\"\ntablespaces = [\"pg_default\"]\n"
-         "partitions = 3\nkey = [\"id\"]\n";
+  return "[[tablespace]]\nname = \"" + tag + "_ts\"\npath = \"" + dir + "\"\n";
 }
 
-// observe, migrate --apply of Plan(), migrate --status and report
-// --journal against |conninfo|, each expected to exit 0.
+// Every kind of move at once: t online, h to hash partitions, the
+// partition m1 online, o offline.
+std::string Plan(PgCluster* pg, const std::string& tag) {
+  const std::string ts = tag + "_ts";
+  return TablespaceToml(pg, tag) + PlacementToml("public.t", ts, "") +
+         "[[placement]]\nrelation = \"public.h\"\n"
+         "strategy = \"hash_partition\"\ntablespaces = [\"pg_default\"]\n"
+         "partitions = 3\nkey = [\"id\"]\n" +
+         PlacementToml("public.m1", ts, "") +
+         PlacementToml("public.o", ts, "online = false\n");
+}
+
+// The tables a run keeps what they were (public.h becomes partitioned,
+// and public.k is back as it was after --abort).
+const char* const kKeptTables[] = {"public.t", "public.m1", "public.o",
+                                   "public.k"};
+
+std::vector<std::vector<std::string>> Fingerprints(
+    const std::string& conninfo) {
+  std::vector<std::vector<std::string>> out;
+  std::unique_ptr<SqlSession> s;
+  EXPECT_TRUE(OpenPgSession(conninfo, "fingerprint", &s).ok());
+  for (const char* table : kKeptTables) {
+    out.emplace_back();
+    EXPECT_TRUE(TableFingerprint(s.get(), table, &out.back()).ok()) << table;
+  }
+  return out;
+}
+
+// Every command a superuser runs, each expected to exit 0 against
+// |conninfo|: observe; a move of public.k killed at its second batch,
+// then --abort; migrate --apply of Plan(); --status; --finalize (it drops
+// the old copies the online moves kept); report --journal. After them
+// the kept tables' structure is what it was and public.h is partitioned.
 void RunEveryCommand(PgCluster* pg, const std::string& tag,
                      const std::string& conninfo) {
+  const std::vector<std::vector<std::string>> before = Fingerprints(conninfo);
   const std::string dir = ::testing::TempDir();
   Completion observe = RunPglayout(
       {"observe", "--dsn", conninfo, "--duration", "3s", "--interval", "1s",
        "--no-device-reads", "-o", dir + "/" + tag + "-workload.toml"});
   EXPECT_EQ(observe.exit_code, 0) << observe.output;
+  const std::string killed_plan = WriteTempFile(
+      tag + "-killed.toml", TablespaceToml(pg, tag + "_k") +
+                                PlacementToml("public.k", tag + "_k_ts", ""));
+  Completion killed = RunPglayout(
+      {"migrate", killed_plan, "--dsn", conninfo, "--apply", "--throttle",
+       "off", "--no-checkpoint-guard", "--batch-rows", "100"},
+      FailpointEnv("copy-batch:2:before-commit"));
+  EXPECT_EQ(killed.signal, SIGKILL) << killed.output;
+  Completion abort = RunPglayout({"migrate", "--abort", "--dsn", conninfo});
+  EXPECT_EQ(abort.exit_code, 0) << abort.output;
   const std::string plan = WriteTempFile(tag + "-plan.toml", Plan(pg, tag));
   Completion apply =
       RunPglayout({"migrate", plan, "--dsn", conninfo, "--apply", "--throttle",
@@ -81,9 +146,33 @@ void RunEveryCommand(PgCluster* pg, const std::string& tag,
   EXPECT_EQ(apply.exit_code, 0) << apply.output;
   Completion status = RunPglayout({"migrate", "--status", "--dsn", conninfo});
   EXPECT_EQ(status.exit_code, 0) << status.output;
+  Completion finalize =
+      RunPglayout({"migrate", "--finalize", "--dsn", conninfo});
+  EXPECT_EQ(finalize.exit_code, 0) << finalize.output;
   Completion report = RunPglayout({"report", "--journal", conninfo, "-o",
                                    dir + "/" + tag + "-report.html"});
   EXPECT_EQ(report.exit_code, 0) << report.output;
+  const std::vector<std::vector<std::string>> after = Fingerprints(conninfo);
+  for (size_t i = 0; i < before.size() && i < after.size(); ++i) {
+    EXPECT_EQ(FingerprintDiff(before[i], after[i]), "") << kKeptTables[i];
+  }
+  std::unique_ptr<SqlSession> s;
+  PGLAYOUT_ASSERT_OK(OpenPgSession(conninfo, "check", &s));
+  EXPECT_EQ(Value(s.get(),
+                  "SELECT pg_catalog.string_agg(c.relname || ':' || "
+                  "COALESCE(t.spcname::pg_catalog.text, '-'), ',' ORDER BY "
+                  "c.relname) FROM pg_catalog.pg_class c LEFT JOIN "
+                  "pg_catalog.pg_tablespace t ON t.oid = c.reltablespace "
+                  "WHERE c.oid IN ('public.t'::pg_catalog.regclass, "
+                  "'public.m1'::pg_catalog.regclass, "
+                  "'public.o'::pg_catalog.regclass, "
+                  "'public.k'::pg_catalog.regclass)"),
+            "k:-,m1:" + tag + "_ts,o:" + tag + "_ts,t:" + tag + "_ts")
+      << "k stays where it was, the others moved";
+  EXPECT_EQ(Value(s.get(),
+                  "SELECT relkind FROM pg_catalog.pg_class WHERE oid = "
+                  "'public.h'::pg_catalog.regclass"),
+            "p");
 }
 
 // The attacker's trap as a function of |signature| returning |returns|,
