@@ -32,6 +32,19 @@ std::string Visible(std::string_view text) {
   return out;
 }
 
+std::string SqlNote(std::string_view text) {
+  std::string body = Visible(text);
+  std::string out = "/* ";
+  for (size_t i = 0; i < body.size(); ++i) {
+    out += body[i];
+    const bool pair =
+        i + 1 < body.size() && ((body[i] == '*' && body[i + 1] == '/') ||
+                                (body[i] == '/' && body[i + 1] == '*'));
+    if (pair) out += '\\';
+  }
+  return out + " */";
+}
+
 bool HasControl(std::string_view text) {
   for (char c : text) {
     if (Control(c)) return true;

@@ -16,6 +16,13 @@ namespace pglayout::planner {
 // no line break. Every other byte is kept.
 std::string Visible(std::string_view text);
 
+// |text| as a block comment of plan.sql and citus.sql: "/* text */", made
+// Visible, with "*/" and "/*" inside written "*\/" and "/\*" so that no
+// value ends the comment or nests another. Unlike a "-- " line, a note in
+// a block comment stays a comment when someone takes "-- " off every
+// line, and psql runs no backslash command inside it.
+std::string SqlNote(std::string_view text);
+
 // true when |text| holds a control character (a line break among them).
 bool HasControl(std::string_view text);
 

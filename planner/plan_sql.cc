@@ -254,44 +254,51 @@ Status PlanSqlSteps(const Plan& plan, const SqlObjects& objects,
 
 std::string WalMoveSqlNote(const Plan& plan) {
   if (!plan.wal_move) return "";
-  std::string out = fmt::format(
-      "\n-- pg_wal moves to {} [needs a restart]: not SQL, and migrate never "
-      "does it.\n-- With the server stopped, as stripe.sh writes it out:\n",
-      Visible(plan.wal_volume));
-  // A path's line break, shown escaped, cannot end the comment.
+  std::string out =
+      "\n" +
+      SqlNote(fmt::format("pg_wal moves to {} [needs a restart]: not SQL, and "
+                          "migrate never does it.",
+                          plan.wal_volume)) +
+      "\n" + SqlNote("With the server stopped, as stripe.sh writes it out:") +
+      "\n";
+  // Each command in a block comment of its own: a path cannot end it.
   for (const std::string& line : WalMoveCommands(*plan.wal_move)) {
-    out += "--   " + Visible(line) + "\n";
+    out += SqlNote("  " + line) + "\n";
   }
   return out;
 }
 
 std::string RenderPlanSql(const std::vector<SqlStep>& steps) {
   std::string out =
-      "-- pglayout plan.sql: the statements `pglayout migrate` runs, in "
-      "order, for review.\n"
-      "-- Lines marked [online] are done by migrate's online engine (copy "
-      "with change\n"
-      "-- capture, then a short swap) and are shown commented out: running "
-      "this file\n"
-      "-- by hand never takes a long lock (nor creates what migrate will "
-      "create).\n"
-      "-- [outside a transaction] statements cannot run inside BEGIN ... "
-      "COMMIT.\n"
-      "-- Comments show a line break or control character in a name as \\n, "
-      "\\xNN.\n"
-      "\n-- The literals below mean what they say whatever the database's "
-      "default.\n"
+      "/* pglayout plan.sql: the statements `pglayout migrate` runs, in "
+      "order,\n"
+      "   for review. Lines marked [online] are done by migrate's online "
+      "engine\n"
+      "   (copy with change capture, then a short swap) and are shown "
+      "commented\n"
+      "   out: running this file by hand never takes a long lock (nor "
+      "creates\n"
+      "   what migrate will create). [outside a transaction] statements "
+      "cannot\n"
+      "   run inside BEGIN ... COMMIT. Notes are block comments, which stay\n"
+      "   comments whatever is uncommented; they show a line break or "
+      "control\n"
+      "   character in a name as \\n, \\xNN. */\n"
+      "\n/* The literals below mean what they say whatever the database's "
+      "default. */\n"
       "SET standard_conforming_strings = on;\n";
-  if (steps.empty()) out += "\n-- Nothing to do: the layout stays as it is.\n";
+  if (steps.empty()) {
+    out += "\n" + SqlNote("Nothing to do: the layout stays as it is.") + "\n";
+  }
   for (const SqlStep& step : steps) {
     // A step without a comment continues the one before it.
     if (!step.comment.empty()) {
-      // Comments come from names and paths people write: each stays on
-      // its line, so no value can end the comment and start a statement.
-      out += "\n-- " + Visible(step.comment);
-      if (!step.in_transaction) out += " [outside a transaction]";
-      if (step.needs_restart) out += " [needs a restart]";
-      out += "\n";
+      // Comments come from names and paths people write: a block comment
+      // that no value can end (file_text.h).
+      std::string note = step.comment;
+      if (!step.in_transaction) note += " [outside a transaction]";
+      if (step.needs_restart) note += " [needs a restart]";
+      out += "\n" + SqlNote(note) + "\n";
     }
     if (step.online) {
       out += "-- [online] " + Visible(step.sql) + ";\n";

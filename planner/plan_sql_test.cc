@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/ddl.h"
+#include "planner/file_text.h"
 
 namespace pglayout::planner {
 namespace {
@@ -109,15 +110,18 @@ TEST(PlanSql, NoValueEndsAComment) {
     EXPECT_EQ(line.find('\r'), std::string::npos) << line;
     EXPECT_FALSE(line.starts_with("DROP")) << line;
   }
-  EXPECT_NE(sql.find("-- tablespace on volume d2\\rDROP TABLE a; [outside"),
+  EXPECT_NE(sql.find("/* tablespace on volume d2\\rDROP TABLE a; [outside"),
             std::string::npos)
       << sql;
-  EXPECT_NE(sql.find("--   mv '/old\\nDROP TABLE d;' '/new\\rDROP TABLE e;'"),
+  EXPECT_NE(sql.find("/*   mv '/old\\nDROP TABLE d;' '/new\\rDROP TABLE e;'"),
             std::string::npos)
       << sql;
-  EXPECT_NE(sql.find("-- pg_wal moves to wal\\nDROP TABLE c; [needs"),
+  EXPECT_NE(sql.find("/* pg_wal moves to wal\\nDROP TABLE c; [needs"),
             std::string::npos)
       << sql;
+  // A value cannot end or nest a note's block comment either.
+  EXPECT_EQ(SqlNote("a */ DROP TABLE g; /* b"),
+            "/* a *\\/ DROP TABLE g; /\\* b */");
 }
 
 // The literals of plan.sql are written for standard_conforming_strings =

@@ -606,8 +606,8 @@ PGLAYOUT_INSTANTIATE_PG_VERSIONS(PlanSqlPsqlTest);
 // person might do. The notes fail as SQL, each on its own; nothing of a
 // name or a path runs; the statements do what they say (the tablespaces,
 // public.b moved, public.a rebuilt with its hash partitions); no file
-// appears in the sandbox or the test's directory. (It fails while the
-// notes print names as they are: docs/security.md, "Files for people".)
+// appears in the sandbox or the test's directory. (It fails when a note
+// is a "-- " line: docs/security.md, "Files for people".)
 class PlanSqlEveryLineTest : public PlanSqlPsqlTest {};
 
 TEST_P(PlanSqlEveryLineTest, RunsNothingOfANameOrPath) {
