@@ -472,7 +472,9 @@ TEST(CitusSql, OrderAndQuoting) {
   for (size_t i = 0; i < sql.size();) {
     const size_t end = sql.find('\n', i);
     const std::string line = sql.substr(i, end - i);
-    if (!line.empty() && !line.starts_with("--")) ++statements;
+    if (!line.empty() && !line.starts_with("--") && !line.starts_with("/*")) {
+      ++statements;
+    }
     i = end + 1;
   }
   EXPECT_EQ(statements, expected.size() - 1);  // the DROP is commented out
@@ -558,7 +560,7 @@ TEST(CitusColocation, TheSameKeyNameAndTypeMakeOneGroup) {
                      "'\"sales\".\"order_lines\"');"),
             std::string::npos)
       << sql;
-  EXPECT_NE(sql.find("--   by sales.order_lines and sales.orders are both"),
+  EXPECT_NE(sql.find("/*   by sales.order_lines and sales.orders are both"),
             std::string::npos)
       << sql;
 }

@@ -20,16 +20,16 @@ std::string RegclassLiteral(const std::string& table) {
   return QuoteLiteral(QuoteQualified(table));
 }
 
-// Each line of |text| as an SQL comment. Within a line, a carriage return
-// (which also ends an SQL comment) or any other control character from a
-// name is shown escaped (planner/file_text.h).
+// Each line of |text| as a block comment of its own, which no value can
+// end and which stays a comment when "-- " is taken off every line
+// (planner/file_text.h).
 std::string Comment(const std::string& text) {
   std::string out;
   size_t start = 0;
   while (start <= text.size()) {
     size_t end = text.find('\n', start);
     if (end == std::string::npos) end = text.size();
-    out += "-- " + Visible(text.substr(start, end - start)) + "\n";
+    out += SqlNote(text.substr(start, end - start)) + "\n";
     start = end + 1;
   }
   return out;
