@@ -20,35 +20,16 @@
 #include "migrator/migrator.h"
 #include "migrator/sql_util.h"
 #include "testing/pg_test.h"
+#include "tests/integration/migrate_test_util.h"
 #include "tests/integration/twin_writer.h"
 
 namespace pglayout::migrator {
 namespace {
 
-void Exec(SqlSession* s, const std::string& sql) {
-  Status st = ExecuteSql(s, sql);
-  ASSERT_TRUE(st.ok()) << sql << ": " << st.ToString();
-}
-
-std::string Conninfo(PgCluster* pg, const std::string& db) {
-  return "host=127.0.0.1 port=" + std::to_string(pg->port()) + " dbname=" + db +
-         " user=postgres";
-}
-
 Status Open(PgCluster* pg, const std::string& db,
             std::unique_ptr<SqlSession>* s) {
   return OpenPgSessionAsConfigured(Conninfo(pg, db), "pglayout-logical-test",
                                    s);
-}
-
-std::string Lines(const MigrateResult& report) {
-  std::string out;
-  for (const std::string& line : report.lines) out += line + "\n";
-  return out;
-}
-
-bool HasLine(const MigrateResult& report, const std::string& text) {
-  return Lines(report).find(text) != std::string::npos;
 }
 
 Status Migrate(const std::string& plan_toml, const std::string& conninfo,
