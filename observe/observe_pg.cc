@@ -309,10 +309,10 @@ class PgStatsSource : public StatsSource {
   // |st| of the last statement, with that hint if a privilege was missing.
   Status WithPrivilegeHint(const Status& st) {
     if (st.ok() || session_->last_sqlstate() != "42501") return st;
-    return Status::SqlError(fmt::format(
-        "{}; observe needs to read the statistics views: grant the role "
-        "pg_read_all_stats (or pg_monitor) to the observing user ({})",
-        st.message(), session_->Describe()));
+    return st.WithHint(fmt::format(
+        "observe reads the statistics views: grant pg_read_all_stats (or "
+        "pg_monitor) to the observing role ({}).",
+        session_->Describe()));
   }
 
   Status Value(const std::string& sql, SqlValue* value,

@@ -346,10 +346,12 @@ TEST(PgStatsSource, MissingPrivilegeNamesTheRoleToGrant) {
   bool skipped;
   Status st = source->ReadSample(&sample, &skipped);
   EXPECT_FALSE(st.ok());
-  EXPECT_NE(st.message().find("pg_read_all_stats (or pg_monitor)"),
+  EXPECT_NE(st.hint().find("pg_read_all_stats (or pg_monitor)"),
             std::string::npos)
-      << st.message();
-  EXPECT_NE(st.message().find("as bob"), std::string::npos);
+      << st.hint();
+  EXPECT_NE(st.hint().find("as bob"), std::string::npos) << st.hint();
+  EXPECT_EQ(st.message().find("pg_read_all_stats"), std::string::npos)
+      << "the advice is the hint, not the error: " << st.message();
   EXPECT_EQ(session.statements.back(), "ROLLBACK");
 }
 
