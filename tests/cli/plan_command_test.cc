@@ -4,40 +4,15 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/cli/fixtures.h"
 #include "tests/run_pglayout.h"
 
 namespace pglayout {
 namespace {
 
-constexpr char kVolumes[] = R"(
-[[volume]]
-name = "wal"
-path = "/mnt/wal"
-capacity = "100GB"
-read_iops = 3000
-write_iops = 3000
-sync_write_latency_us = 500
-[[volume]]
-name = "data"
-path = "/mnt/data"
-capacity = "500GB"
-read_iops = 3000
-write_iops = 3000
-sync_write_latency_us = 900
-)";
+constexpr const char* kVolumes = testing_fixtures::kTwoVolumes;
 
-constexpr char kWorkload[] = R"(
-[settings]
-data_directory = "/mnt/data/pgdata"
-[wal]
-bytes_per_second = 14000000
-commits_per_second = 500
-[[relation]]
-name = "public.t"
-size = "10GB"
-read_iops = 1000
-write_iops = 100
-)";
+constexpr const char* kWorkload = testing_fixtures::kOneRelationWorkload;
 
 Completion Plan(const std::vector<std::string>& extra) {
   std::vector<std::string> args = {
