@@ -14,7 +14,7 @@ namespace {
 
 // Every object whose namespace is $1, with what the judgment needs. Only
 // catalog reads: no view, function or operator of the schema is used.
-constexpr char kObjectsSql[] = R"SQL(
+constexpr char kObjectsHeadSql[] = R"SQL(
 WITH ns AS (
   SELECT n.oid, n.nspowner, n.nspacl FROM pg_catalog.pg_namespace n
   WHERE n.nspname OPERATOR(pg_catalog.=) $1::pg_catalog.name),
@@ -92,58 +92,42 @@ objs (category, name, detail, object_oid, parent, owner, acl, rls,
          'pg_catalog.pg_statistic_ext'::pg_catalog.regclass::pg_catalog.oid
   FROM pg_catalog.pg_statistic_ext s, ns
   WHERE s.stxnamespace OPERATOR(pg_catalog.=) ns.oid
-  UNION ALL
-  SELECT 'other', o.oprname::pg_catalog.text, '', o.oid, 0::pg_catalog.oid, o.oprowner,
-         NULL, false,
-         'pg_catalog.pg_operator'::pg_catalog.regclass::pg_catalog.oid
-  FROM pg_catalog.pg_operator o, ns
-  WHERE o.oprnamespace OPERATOR(pg_catalog.=) ns.oid
-  UNION ALL
-  SELECT 'other', o.opcname::pg_catalog.text, '', o.oid, 0::pg_catalog.oid, o.opcowner,
-         NULL, false,
-         'pg_catalog.pg_opclass'::pg_catalog.regclass::pg_catalog.oid
-  FROM pg_catalog.pg_opclass o, ns
-  WHERE o.opcnamespace OPERATOR(pg_catalog.=) ns.oid
-  UNION ALL
-  SELECT 'other', o.opfname::pg_catalog.text, '', o.oid, 0::pg_catalog.oid, o.opfowner,
-         NULL, false,
-         'pg_catalog.pg_opfamily'::pg_catalog.regclass::pg_catalog.oid
-  FROM pg_catalog.pg_opfamily o, ns
-  WHERE o.opfnamespace OPERATOR(pg_catalog.=) ns.oid
-  UNION ALL
-  SELECT 'other', o.collname::pg_catalog.text, '', o.oid, 0::pg_catalog.oid, o.collowner,
-         NULL, false,
-         'pg_catalog.pg_collation'::pg_catalog.regclass::pg_catalog.oid
-  FROM pg_catalog.pg_collation o, ns
-  WHERE o.collnamespace OPERATOR(pg_catalog.=) ns.oid
-  UNION ALL
-  SELECT 'other', o.conname::pg_catalog.text, '', o.oid, 0::pg_catalog.oid, o.conowner,
-         NULL, false,
-         'pg_catalog.pg_conversion'::pg_catalog.regclass::pg_catalog.oid
-  FROM pg_catalog.pg_conversion o, ns
-  WHERE o.connamespace OPERATOR(pg_catalog.=) ns.oid
-  UNION ALL
-  SELECT 'other', o.cfgname::pg_catalog.text, '', o.oid, 0::pg_catalog.oid, o.cfgowner,
-         NULL, false,
-         'pg_catalog.pg_ts_config'::pg_catalog.regclass::pg_catalog.oid
-  FROM pg_catalog.pg_ts_config o, ns
-  WHERE o.cfgnamespace OPERATOR(pg_catalog.=) ns.oid
-  UNION ALL
-  SELECT 'other', o.dictname::pg_catalog.text, '', o.oid, 0::pg_catalog.oid, o.dictowner,
-         NULL, false,
-         'pg_catalog.pg_ts_dict'::pg_catalog.regclass::pg_catalog.oid
-  FROM pg_catalog.pg_ts_dict o, ns
-  WHERE o.dictnamespace OPERATOR(pg_catalog.=) ns.oid
-  UNION ALL
-  SELECT 'other', o.prsname::pg_catalog.text, '', o.oid, 0::pg_catalog.oid, 0::pg_catalog.oid, NULL, false,
-         'pg_catalog.pg_ts_parser'::pg_catalog.regclass::pg_catalog.oid
-  FROM pg_catalog.pg_ts_parser o, ns
-  WHERE o.prsnamespace OPERATOR(pg_catalog.=) ns.oid
-  UNION ALL
-  SELECT 'other', o.tmplname::pg_catalog.text, '', o.oid, 0::pg_catalog.oid, 0::pg_catalog.oid, NULL, false,
-         'pg_catalog.pg_ts_template'::pg_catalog.regclass::pg_catalog.oid
-  FROM pg_catalog.pg_ts_template o, ns
-  WHERE o.tmplnamespace OPERATOR(pg_catalog.=) ns.oid)
+)SQL";
+
+// The schema's other objects, judged by owner alone: one arm each of
+// kind 'other', from catalog |catalog| whose columns start with |prefix|
+// (a parser and a template have no owner: 0).
+struct OtherCatalog {
+  const char* catalog;
+  const char* prefix;
+  bool has_owner;
+};
+constexpr OtherCatalog kOtherCatalogs[] = {
+    {"pg_operator", "opr", true},      {"pg_opclass", "opc", true},
+    {"pg_opfamily", "opf", true},      {"pg_collation", "coll", true},
+    {"pg_conversion", "con", true},    {"pg_ts_config", "cfg", true},
+    {"pg_ts_dict", "dict", true},      {"pg_ts_parser", "prs", false},
+    {"pg_ts_template", "tmpl", false},
+};
+
+std::string OtherObjectsSql() {
+  std::string sql;
+  for (const OtherCatalog& c : kOtherCatalogs) {
+    const std::string owner =
+        c.has_owner ? fmt::format("o.{}owner", c.prefix) : "0::pg_catalog.oid";
+    sql += fmt::format(
+        "  UNION ALL\n"
+        "  SELECT 'other', o.{0}name::pg_catalog.text, '', o.oid, "
+        "0::pg_catalog.oid, {1}, NULL, false,\n"
+        "         'pg_catalog.{2}'::pg_catalog.regclass::pg_catalog.oid\n"
+        "  FROM pg_catalog.{2} o, ns\n"
+        "  WHERE o.{0}namespace OPERATOR(pg_catalog.=) ns.oid\n",
+        c.prefix, owner, c.catalog);
+  }
+  return sql;
+}
+
+constexpr char kObjectsTailSql[] = R"SQL()
 SELECT o.category, o.name, o.detail, o.object_oid, o.parent,
        coalesce(r.rolname::pg_catalog.text, ''),
        coalesce(r.rolsuper OR r.rolname OPERATOR(pg_catalog.=) CURRENT_USER,
@@ -289,11 +273,10 @@ Status JudgeJournalSchema(const std::vector<JournalSchemaObject>& objects,
       "changed:",
       kJournalSchema, running_role);
   for (const std::string& p : problems) text += "\n  " + p;
-  text +=
-      "\nA superuser should inspect the schema, drop what pglayout did not "
+  return Status::InvalidInput(text).WithHint(
+      "A superuser should inspect the schema, drop what pglayout did not "
       "make and give the rest to a trusted role (ALTER SCHEMA pglayout OWNER "
-      "TO ...), or drop the schema when no run is unfinished";
-  return Status::InvalidInput(text);
+      "TO ...), or drop the schema when no run is unfinished.");
 }
 
 Status RevokeOwnFunctionsFromPublic(SqlSession* session,
@@ -323,7 +306,8 @@ Status RevokeOwnFunctionsFromPublic(SqlSession* session,
 
 Status CheckJournalSchema(SqlSession* session) {
   SqlResult r;
-  Status st = session->Execute(kObjectsSql, {std::string(kJournalSchema)}, &r);
+  const std::string sql = kObjectsHeadSql + OtherObjectsSql() + kObjectsTailSql;
+  Status st = session->Execute(sql, {std::string(kJournalSchema)}, &r);
   if (!st.ok()) {
     return st.WithContext(session->Describe() +
                           ": checking schema pglayout's objects");
@@ -347,8 +331,7 @@ Status CheckJournalSchema(SqlSession* session) {
         objects.push_back(std::move(o));
       }));
   Status judged = JudgeJournalSchema(objects, running_role);
-  if (judged.ok()) return judged;
-  return Status::InvalidInput(session->Describe() + ": " + judged.message());
+  return judged.WithContext(session->Describe());
 }
 
 }  // namespace pglayout

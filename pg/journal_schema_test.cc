@@ -93,6 +93,10 @@ TEST(JournalSchemaTest, ForeignObjectsAreEachNamed) {
         << expected << "\n"
         << st.message();
   }
+  // What to do about it is the hint, not a line of the error.
+  EXPECT_EQ(st.hint().rfind("A superuser should inspect the schema", 0), 0u)
+      << st.hint();
+  EXPECT_EQ(st.message().find("A superuser should"), std::string::npos);
 }
 
 TEST(JournalSchemaTest, ItsOwnKindsNeedATrustedOwnerNoGrantsNoRowSecurity) {
