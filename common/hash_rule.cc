@@ -204,8 +204,7 @@ std::string UnknownFactsReason(const std::vector<std::string>& unknown) {
     list += u;
   }
   return "workload.toml does not record its " + list +
-         " (written by an older pglayout observe): run observe again to "
-         "judge it";
+         " (pglayout observe records them: observe again to judge it)";
 }
 
 }  // namespace pglayout

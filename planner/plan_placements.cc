@@ -28,20 +28,12 @@ bool HasRowKey(const TableDemand& d) {
   return !facts_known || !r.primary_key.empty() || !r.unique_keys.empty();
 }
 
-// Whether observe read |r|'s facts (keys, triggers, ...) when it wrote |w|
-// from a live server: it does for its --facts hottest tables only, and
-// records persistence for every table.
-bool LiveFactsMissing(const Relation& r, const Workload& w) {
-  return w.source == "live" && !r.rule_facts && !r.replica_identity &&
-         r.primary_key.empty() && r.unique_keys.empty();
-}
-
 // Why the partition |r| cannot be detached, copied and attached again
 // (docs/online-migration.md#moving-a-partition), or "".
 std::string PartitionReason(const Relation& r, const Workload& w) {
   if (r.partition_of.empty()) {
-    return "a partition of a table workload.toml does not name (written by "
-           "an older pglayout observe)";
+    return "a partition of a table workload.toml does not name (pglayout "
+           "observe names it)";
   }
   const Relation* root = w.Find(r.partition_of);
   if (root != nullptr && !root->foreign_keys_in.empty()) {
@@ -77,9 +69,9 @@ std::string OfflineReason(const TableDemand& d, const Workload& w,
                           int version) {
   if (d.facts == nullptr) return "";
   const Relation& r = *d.facts;
-  if (LiveFactsMissing(r, w) && r.kind != RelationKind::kMaterializedView) {
-    return "workload.toml records none of its keys (observe reads the facts "
-           "of its --facts hottest tables only)";
+  if (r.kind != RelationKind::kMaterializedView) {
+    const std::string unread = FactsNotReadReason(r, w);
+    if (!unread.empty()) return unread;
   }
   if (!HasRowKey(d)) return "no primary key or unique key";
   if (r.kind == RelationKind::kMaterializedView) {

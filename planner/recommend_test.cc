@@ -473,7 +473,7 @@ TEST(CheckHashPartitioning, Rules) {
   // The referencing key, the trigger, and the facts an older workload file
   // does not carry.
   ASSERT_EQ(c.cautions.size(), 3u);
-  EXPECT_NE(c.cautions[0].find("run observe again"), std::string::npos)
+  EXPECT_NE(c.cautions[0].find("observe again to judge it"), std::string::npos)
       << c.cautions[0];
   EXPECT_NE(c.cautions[1].find("re-pointed at the new parent"),
             std::string::npos)

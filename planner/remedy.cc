@@ -154,6 +154,15 @@ void AddRuleReasons(const HashRuleFacts& facts, PartitionCheck* c) {
 
 }  // namespace
 
+std::string FactsNotReadReason(const Relation& table, const Workload& w) {
+  const bool unread = w.source == "live" && !table.rule_facts &&
+                      !table.replica_identity && table.primary_key.empty() &&
+                      table.unique_keys.empty();
+  if (!unread) return "";
+  return "workload.toml records none of its keys (observe reads the facts "
+         "of its --facts hottest tables only)";
+}
+
 PartitionCheck CheckHashPartitioning(const Relation& table,
                                      const std::vector<std::string>& key,
                                      int server_version_num) {
@@ -172,7 +181,7 @@ PartitionCheck CheckHashSplit(const Relation& leaf, const Relation* root,
   if (root == nullptr || root->partition_key.empty()) {
     c.blockers.push_back(fmt::format(
         "a partition of {}, whose partition key workload.toml does not "
-        "record (written by an older pglayout observe)",
+        "record (pglayout observe records it)",
         leaf.partition_of.empty() ? "a table it does not name"
                                   : leaf.partition_of));
     return c;

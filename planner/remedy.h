@@ -37,6 +37,12 @@ struct PartitionCheck {
 // unknown. |server_version_num| 0: kAssumedServerVersion.
 HashRuleFacts RuleFacts(const Relation& table, int server_version_num);
 
+// Why |table| of a live workload |w| cannot be judged at all: observe
+// read none of its facts (it reads those of its --facts hottest tables
+// only and the persistence of every table), or "" when it did, or when
+// |w| did not come from a live server.
+std::string FactsNotReadReason(const Relation& table, const Workload& w);
+
 // Judges hash partitioning of |table| on |key| (empty: the primary key) for
 // a server of |server_version_num|: the shared rule's CheckHashConversion
 // and CheckOnlineSwap (the same reasons as the preflight's), and

@@ -501,6 +501,8 @@ class RemedySearch {
                                         ? std::vector<std::string>{}
                                         : key->second,
                                     in_.version);
+    const std::string unread = FactsNotReadReason(facts, in_.workload);
+    if (!unread.empty()) h.partition = PartitionCheck{{}, {unread}, {}};
     const std::string view =
         DependentMatview(*in_.tables[t].facts, in_.workload);
     if (!view.empty()) h.partition.blockers.push_back(MatviewReason(view));

@@ -119,6 +119,30 @@ TEST(PartitionCount, UnequalVolumesStayWithinTheTarget) {
   EXPECT_GE(on_v3, 2);
 }
 
+// A hot table of a live workload whose facts observe did not read (it reads
+// those of its --facts hottest tables only) is not judged "no primary key",
+// nor blamed on an older observe: the plan says what is missing.
+TEST(PartitionCount, AHotTableWithoutFactsIsNotGuessedAt) {
+  const std::string volumes = Volume("base", 3000) + Volume("wal", 3000, 300) +
+                              Volume("v1", 4000) + Volume("v2", 4000);
+  const std::string workload = std::string(kHeader) +
+                               "[[relation]]\nname = \"shop.events\"\n"
+                               "size = \"30GB\"\nread_iops = 7000\n"
+                               "persistence = \"permanent\"\n";
+  const PlanOutcome out = Plan(volumes, workload);
+  ASSERT_EQ(out.hot.size(), 1u) << Verdicts(out);
+  const HotRelation& h = out.hot.front();
+  EXPECT_EQ(h.table, "shop.events");
+  EXPECT_NE(h.chosen, "hash_partition");
+  ASSERT_EQ(h.partition.blockers.size(), 1u)
+      << fmt::format("{}", fmt::join(h.partition.blockers, " | "));
+  EXPECT_EQ(h.partition.blockers[0],
+            "workload.toml records none of its keys (observe reads the facts "
+            "of its --facts hottest tables only)");
+  EXPECT_TRUE(h.partition.cautions.empty())
+      << fmt::format("{}", fmt::join(h.partition.cautions, " | "));
+}
+
 // Random sets of spare volumes, one hot table, the bound at or below the
 // target: every volume within the target when the bound is 5 points or more
 // below it, else within 5 points of the bound.

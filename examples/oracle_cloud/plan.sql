@@ -40,7 +40,7 @@ CREATE TABLESPACE "pglayout_sdh" LOCATION '/mnt/sdh';
 /* I/O costs and concurrency of volume sdh */
 ALTER TABLESPACE "pglayout_sdh" SET ("effective_io_concurrency" = '24', "maintenance_io_concurrency" = '24', "random_page_cost" = '1.1', "seq_page_cost" = '1');
 
-/* public.b: from sdb to sdh: 800 read + 5778 write IOPS, 27% of it, 135 GiB; workload.toml does not record its index names and exclusion constraints, NO INHERIT checks, row trigger kinds, foreign keys of partitioned tables to it, row key over NOT NULL columns (written by an older pglayout observe): run observe again to judge it; migrate's preflight checks the live catalog */
+/* public.b: from sdb to sdh: 800 read + 5778 write IOPS, 27% of it, 135 GiB */
 -- [online] ALTER TABLE "public"."b" SET TABLESPACE "pglayout_sdh";
 
 /* index public.b_pkey follows its table (built on the online copy) */

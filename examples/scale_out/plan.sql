@@ -40,10 +40,10 @@ CREATE TABLESPACE "pglayout_sdh" LOCATION '/mnt/sdh';
 /* I/O costs and concurrency of volume sdh */
 ALTER TABLESPACE "pglayout_sdh" SET ("effective_io_concurrency" = '24', "maintenance_io_concurrency" = '24', "random_page_cost" = '1.1', "seq_page_cost" = '1');
 
-/* public.audit_log: from sdb to sde: 100 read + 333 write IOPS, 2% of it, 25 GiB; workload.toml records none of its keys (observe reads the facts of its --facts hottest tables only), so it moves offline (ALTER ... SET TABLESPACE locks it while its files are copied) */
+/* public.audit_log: from sdb to sde: 100 read + 333 write IOPS, 2% of it, 25 GiB; no primary key or unique key, so it moves offline (ALTER ... SET TABLESPACE locks it while its files are copied) */
 ALTER TABLE "public"."audit_log" SET TABLESPACE "pglayout_sde";
 
-/* public.products: from sdb to sdd: 800 read + 56 write IOPS, 4% of it, 5 GiB; workload.toml does not record its index names and exclusion constraints, NO INHERIT checks, row trigger kinds, foreign keys of partitioned tables to it, row key over NOT NULL columns (written by an older pglayout observe): run observe again to judge it; migrate's preflight checks the live catalog */
+/* public.products: from sdb to sdd: 800 read + 56 write IOPS, 4% of it, 5 GiB */
 -- [online] ALTER TABLE "public"."products" SET TABLESPACE "pglayout_sdd";
 
 /* public.a: 11 hash partitions on (id), built online by migrate; <oid> is the table's oid, known at run time (`pglayout migrate plan.toml` prints the exact SQL) */

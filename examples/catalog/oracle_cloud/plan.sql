@@ -22,37 +22,37 @@ CREATE TABLESPACE "pglayout_data_stripe" LOCATION '/mnt/data_stripe/pg';
 /* I/O costs and concurrency of volume data_stripe */
 ALTER TABLESPACE "pglayout_data_stripe" SET ("effective_io_concurrency" = '120', "maintenance_io_concurrency" = '120', "random_page_cost" = '1.1', "seq_page_cost" = '1');
 
-/* public.a: created on data_stripe: 73000 read + 444 write IOPS, 63% of it, 205 GiB; workload.toml does not record its index names and exclusion constraints, NO INHERIT checks, row trigger kinds, foreign keys of partitioned tables to it, row key over NOT NULL columns (written by an older pglayout observe): run observe again to judge it; migrate's preflight checks the live catalog */
+/* public.a: created on data_stripe: 73000 read + 444 write IOPS, 63% of it, 205 GiB */
 -- [online] ALTER TABLE "public"."a" SET TABLESPACE "pglayout_data_stripe";
 
 /* index public.a_pkey follows its table (built on the online copy) */
 -- [online] ALTER INDEX "public"."a_pkey" SET TABLESPACE "pglayout_data_stripe";
 
-/* public.audit_log: created on data_stripe: 100 read + 333 write IOPS, 0% of it, 25 GiB; workload.toml records none of its keys (observe reads the facts of its --facts hottest tables only), so it moves offline (ALTER ... SET TABLESPACE locks it while its files are copied) */
+/* public.audit_log: created on data_stripe: 100 read + 333 write IOPS, 0% of it, 25 GiB; no primary key or unique key, so it moves offline (ALTER ... SET TABLESPACE locks it while its files are copied) */
 ALTER TABLE "public"."audit_log" SET TABLESPACE "pglayout_data_stripe";
 
-/* public.b: created on data7: 800 read + 5778 write IOPS, 34% of it, 135 GiB; workload.toml does not record its index names and exclusion constraints, NO INHERIT checks, row trigger kinds, foreign keys of partitioned tables to it, row key over NOT NULL columns (written by an older pglayout observe): run observe again to judge it; migrate's preflight checks the live catalog */
+/* public.b: created on data7: 800 read + 5778 write IOPS, 34% of it, 135 GiB */
 -- [online] ALTER TABLE "public"."b" SET TABLESPACE "pglayout_data7";
 
 /* index public.b_pkey follows its table (built on the online copy) */
 -- [online] ALTER INDEX "public"."b_pkey" SET TABLESPACE "pglayout_data7";
 
-/* public.c: created on data_stripe: 800 read + 5778 write IOPS, 6% of it, 124 GiB; workload.toml does not record its index names and exclusion constraints, NO INHERIT checks, row trigger kinds, foreign keys of partitioned tables to it, row key over NOT NULL columns (written by an older pglayout observe): run observe again to judge it; migrate's preflight checks the live catalog */
+/* public.c: created on data_stripe: 800 read + 5778 write IOPS, 6% of it, 124 GiB */
 -- [online] ALTER TABLE "public"."c" SET TABLESPACE "pglayout_data_stripe";
 
 /* index public.c_pkey follows its table (built on the online copy) */
 -- [online] ALTER INDEX "public"."c_pkey" SET TABLESPACE "pglayout_data_stripe";
 
-/* public.customers: created on data7: 2500 read + 556 write IOPS, 16% of it, 40 GiB; workload.toml does not record its index names and exclusion constraints, NO INHERIT checks, row trigger kinds, foreign keys of partitioned tables to it, row key over NOT NULL columns (written by an older pglayout observe): run observe again to judge it; migrate's preflight checks the live catalog */
+/* public.customers: created on data7: 2500 read + 556 write IOPS, 16% of it, 40 GiB */
 -- [online] ALTER TABLE "public"."customers" SET TABLESPACE "pglayout_data7";
 
-/* public.invoices: created on data_stripe: 1200 read + 556 write IOPS, 1% of it, 35 GiB; workload.toml does not record its index names and exclusion constraints, NO INHERIT checks, row trigger kinds, foreign keys of partitioned tables to it, row key over NOT NULL columns (written by an older pglayout observe): run observe again to judge it; migrate's preflight checks the live catalog */
+/* public.invoices: created on data_stripe: 1200 read + 556 write IOPS, 1% of it, 35 GiB */
 -- [online] ALTER TABLE "public"."invoices" SET TABLESPACE "pglayout_data_stripe";
 
-/* public.orders: created on data7: 2000 read + 889 write IOPS, 15% of it, 60 GiB; workload.toml does not record its index names and exclusion constraints, NO INHERIT checks, row trigger kinds, foreign keys of partitioned tables to it, row key over NOT NULL columns (written by an older pglayout observe): run observe again to judge it; migrate's preflight checks the live catalog */
+/* public.orders: created on data7: 2000 read + 889 write IOPS, 15% of it, 60 GiB */
 -- [online] ALTER TABLE "public"."orders" SET TABLESPACE "pglayout_data7";
 
-/* public.products: created on data7: 800 read + 56 write IOPS, 4% of it, 5 GiB; workload.toml does not record its index names and exclusion constraints, NO INHERIT checks, row trigger kinds, foreign keys of partitioned tables to it, row key over NOT NULL columns (written by an older pglayout observe): run observe again to judge it; migrate's preflight checks the live catalog */
+/* public.products: created on data7: 800 read + 56 write IOPS, 4% of it, 5 GiB */
 -- [online] ALTER TABLE "public"."products" SET TABLESPACE "pglayout_data7";
 
 /* max_wal_size was 4GB [outside a transaction] */

@@ -16,19 +16,19 @@ CREATE TABLESPACE "pglayout_data_stripe" LOCATION '/mnt/data_stripe/pg';
 /* I/O costs and concurrency of volume data_stripe */
 ALTER TABLESPACE "pglayout_data_stripe" SET ("effective_io_concurrency" = '120', "maintenance_io_concurrency" = '120', "random_page_cost" = '0.28', "seq_page_cost" = '0.25');
 
-/* public.a: from sdb to data_stripe: 73000 read + 444 write IOPS, 60% of it, 205 GiB; workload.toml does not record its index names and exclusion constraints, NO INHERIT checks, row trigger kinds, foreign keys of partitioned tables to it, row key over NOT NULL columns (written by an older pglayout observe): run observe again to judge it; migrate's preflight checks the live catalog */
+/* public.a: from sdb to data_stripe: 73000 read + 444 write IOPS, 60% of it, 205 GiB */
 -- [online] ALTER TABLE "public"."a" SET TABLESPACE "pglayout_data_stripe";
 
 /* index public.a_pkey follows its table (built on the online copy) */
 -- [online] ALTER INDEX "public"."a_pkey" SET TABLESPACE "pglayout_data_stripe";
 
-/* public.audit_log: from sdb to data_stripe: 100 read + 333 write IOPS, 0% of it, 25 GiB; workload.toml records none of its keys (observe reads the facts of its --facts hottest tables only), so it moves offline (ALTER ... SET TABLESPACE locks it while its files are copied) */
+/* public.audit_log: from sdb to data_stripe: 100 read + 333 write IOPS, 0% of it, 25 GiB; no primary key or unique key, so it moves offline (ALTER ... SET TABLESPACE locks it while its files are copied) */
 ALTER TABLE "public"."audit_log" SET TABLESPACE "pglayout_data_stripe";
 
-/* public.customers: from sdb to data_stripe: 2500 read + 556 write IOPS, 3% of it, 40 GiB; workload.toml does not record its index names and exclusion constraints, NO INHERIT checks, row trigger kinds, foreign keys of partitioned tables to it, row key over NOT NULL columns (written by an older pglayout observe): run observe again to judge it; migrate's preflight checks the live catalog */
+/* public.customers: from sdb to data_stripe: 2500 read + 556 write IOPS, 3% of it, 40 GiB */
 -- [online] ALTER TABLE "public"."customers" SET TABLESPACE "pglayout_data_stripe";
 
-/* public.orders: from sdb to data_stripe: 2000 read + 889 write IOPS, 2% of it, 60 GiB; workload.toml does not record its index names and exclusion constraints, NO INHERIT checks, row trigger kinds, foreign keys of partitioned tables to it, row key over NOT NULL columns (written by an older pglayout observe): run observe again to judge it; migrate's preflight checks the live catalog */
+/* public.orders: from sdb to data_stripe: 2000 read + 889 write IOPS, 2% of it, 60 GiB */
 -- [online] ALTER TABLE "public"."orders" SET TABLESPACE "pglayout_data_stripe";
 
 /* max_wal_size was 4GB [outside a transaction] */
