@@ -7,6 +7,7 @@
 #include <cmath>
 #include <map>
 
+#include "common/growth.h"
 #include "planner/forecast.h"
 #include "planner/verdicts.h"
 
@@ -538,16 +539,24 @@ class RemedySearch {
 
 // "2 on v1, 2 on v2, 3 on v3": where the partitions of |table| are in
 // |layout|, and on how many volumes (|volumes|).
-std::string PartitionsPerVolume(const PlanInputs& in, const Layout& layout,
-                                const std::optional<StripeState>& stripe,
-                                const std::string& table, int* volumes) {
-  std::map<int, int> per_bin;
+// The bin of each partition of |table| in |layout|, partition j at j.
+std::vector<int> PartitionBins(const PlanInputs& in, const Layout& layout,
+                               const std::string& table) {
+  std::vector<int> bins;
   for (size_t i = 0; i < layout.items.size(); ++i) {
     const PlaceItem& item = layout.items[i];
     if (item.parts > 1 && in.tables[item.table].table == table) {
-      ++per_bin[layout.result.bin_of[i]];
+      bins.push_back(layout.result.bin_of[i]);
     }
   }
+  return bins;
+}
+
+std::string PartitionsPerVolume(const PlanInputs& in, const Layout& layout,
+                                const std::optional<StripeState>& stripe,
+                                const std::vector<int>& bins, int* volumes) {
+  std::map<int, int> per_bin;
+  for (int bin : bins) ++per_bin[bin];
   std::vector<std::string> parts;
   for (const auto& [bin, count] : per_bin) {
     parts.push_back(
@@ -581,16 +590,22 @@ std::string CountReason(const HotRelation& h, double target) {
       fmt::join(curve, ", "));
 }
 
-// With growth projected and twice the count chosen: what a doubling takes.
-std::string GrowthReason(const HotRelation& h, int volumes) {
+// With growth projected and twice the count chosen: what a doubling takes,
+// partitions named (common/growth.h).
+std::string GrowthReason(const PlanInputs& in, const Layout& layout,
+                         const std::optional<StripeState>& stripe,
+                         const HotRelation& h, const std::vector<int>& bins) {
   if (!h.room_to_grow) return "";
+  std::vector<std::string> volume_of;
+  for (int bin : bins) volume_of.push_back(BinName(in, layout, stripe, bin));
+  const std::string moves = DoublingMovesText(MovesForDoubling(volume_of));
   return fmt::format(
       "; room to grow: the data grows over the horizon, so {} partitions "
-      "(twice the count the spread needs): when it doubles, {} more volumes "
-      "like "
-      "these take half of each volume's partitions, moved whole and online, "
-      "with no conversion again",
-      h.partitions, volumes);
+      "(twice the count the spread needs): {}, whole and online, with no "
+      "conversion again",
+      h.partitions,
+      moves.empty() ? "later, more volumes can take some of them"
+                    : "when it doubles, " + moves);
 }
 
 // The demand of |h| when it is a partition split by its parent's key, else
@@ -618,9 +633,10 @@ std::string Explain(const PlanInputs& in, const Layout& layout,
   std::string what;
   const TableDemand* split = SplitOf(in, h);
   int volumes = 0;
+  const std::vector<int> bins = PartitionBins(in, layout, h.table);
   const std::string where =
       h.chosen == "hash_partition"
-          ? PartitionsPerVolume(in, layout, stripe, h.table, &volumes)
+          ? PartitionsPerVolume(in, layout, stripe, bins, &volumes)
           : "";
   if (h.chosen == "hash_partition" && split != nullptr) {
     what = fmt::format(
@@ -639,7 +655,7 @@ std::string Explain(const PlanInputs& in, const Layout& layout,
                "its indexes, online, and only this table changes; {}",
                h.partitions, fmt::join(h.partition.key, ", "), volumes, where,
                CountReason(h, target)) +
-           GrowthReason(h, volumes);
+           GrowthReason(in, layout, stripe, h, bins);
   } else if (h.chosen == "stripe") {
     const double u = layout.result.utilization[layout.BinOfStripe()];
     what = fmt::format(

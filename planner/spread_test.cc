@@ -143,6 +143,57 @@ TEST(PartitionCount, AHotTableWithoutFactsIsNotGuessedAt) {
       << fmt::format("{}", fmt::join(h.partition.cautions, " | "));
 }
 
+// Growth projected: twice the count the spread needs, and the reason names
+// what the next doubling takes (docs/planning.md#growth): each volume keeps
+// the first half of its partitions, a new volume like it takes the rest.
+TEST(Growth, RoomToGrowNamesThePartitionsADoublingMoves) {
+  VolumeSet v;
+  Workload w;
+  ASSERT_TRUE(ParseVolumes(Volume("base", 3000) + Volume("wal", 3000, 300) +
+                               Volume("v1", 4000) + Volume("v2", 4000),
+                           "v.toml", &v)
+                  .ok());
+  ASSERT_TRUE(ParseWorkload(
+                  std::string(kHeader) + Relation("shop.events", 4500, "30GB"),
+                  "w.toml", &w)
+                  .ok());
+  PlanOptions options;
+  GrowthRate rate;
+  ASSERT_TRUE(ParseGrowthRate("20%/year", &rate).ok());
+  options.growth = rate;
+  PlanOutcome out;
+  ASSERT_TRUE(BuildPlan(v, w, options, &out).ok());
+  const Placement* events = Find(out.plan, "shop.events");
+  ASSERT_NE(events, nullptr) << Verdicts(out);
+  ASSERT_EQ(events->strategy, Strategy::kHashPartition) << Verdicts(out);
+  ASSERT_EQ(out.hot.size(), 1u);
+  EXPECT_TRUE(out.hot[0].room_to_grow) << events->reason;
+  EXPECT_EQ(events->partitions, 10) << events->reason;
+  // Partition j on tablespaces[j]: v1 holds 0, 3, 6, 9, v2 1, 4, 7 and the
+  // database's volume 2, 5, 8; each gives its later half.
+  EXPECT_EQ(events->tablespaces,
+            (std::vector<std::string>{
+                "pglayout_v1", "pglayout_v2", "pg_default", "pglayout_v1",
+                "pglayout_v2", "pg_default", "pglayout_v1", "pglayout_v2",
+                "pg_default", "pglayout_v1"}));
+  EXPECT_NE(events->reason.find(
+                "room to grow: the data grows over the horizon, so 10 "
+                "partitions (twice the count the spread needs): when it "
+                "doubles, adding 3 volumes like v1, v2 and base moves "
+                "partitions 6-9 there, whole and online"),
+            std::string::npos)
+      << events->reason;
+  // Without growth, the count the spread needs and no growth line.
+  options.growth.reset();
+  options.horizon_seconds = 0;
+  ASSERT_TRUE(BuildPlan(v, w, options, &out).ok());
+  events = Find(out.plan, "shop.events");
+  ASSERT_NE(events, nullptr);
+  EXPECT_EQ(events->partitions, 5) << events->reason;
+  EXPECT_EQ(events->reason.find("room to grow"), std::string::npos)
+      << events->reason;
+}
+
 // Random sets of spare volumes, one hot table, the bound at or below the
 // target: every volume within the target when the bound is 5 points or more
 // below it, else within 5 points of the bound.

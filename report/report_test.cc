@@ -443,9 +443,9 @@ TEST(Report, PartitionsPerVolumeTheCountCurveAndTheGrowthLine) {
       (std::vector<std::string>{
           "ℹ Room to grow: shop.events is planned in 7 partitions over 3 "
           "volumes, twice the count the spread needs, because its data grows "
-          "over the horizon. When it doubles, 3 more volumes like these take "
-          "half of each volume's partitions, moved whole and online, with no "
-          "conversion again."}));
+          "over the horizon. When it doubles, adding 3 volumes like v1, v2 "
+          "and v3 moves partitions 3-4 and 6 there, whole and online, with "
+          "no conversion again."}));
 
   // Without room to grow, no growth line; the curve stays.
   details.hot[0].room_to_grow = false;

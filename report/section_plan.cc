@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/growth.h"
 #include "report/chart.h"
 #include "report/format.h"
 #include "report/sections.h"
@@ -225,16 +226,26 @@ std::string CellText(const Placement& p, const std::string& tablespace) {
 // How many of |p|'s hash partitions each volume holds, in the order the
 // placement first uses them (a tablespace on no declared volume by its own
 // name).
-std::vector<std::pair<std::string, int>> PartitionsOnEachVolume(
-    const Plan& plan, const Placement& p) {
-  std::vector<std::pair<std::string, int>> per_volume;
+// The volume of each partition of |p|, partition j at j (a tablespace the
+// plan does not tie to a volume stands for itself).
+std::vector<std::string> VolumeOfEachPartition(const Plan& plan,
+                                               const Placement& p) {
+  std::vector<std::string> volume_of;
   const int count =
       std::max<int>(p.partitions, static_cast<int>(p.tablespaces.size()));
   for (int i = 0; i < count && !p.tablespaces.empty(); ++i) {
     const std::string& ts = p.tablespaces[i % p.tablespaces.size()];
     const TablespaceSpec* spec = plan.FindTablespace(ts);
-    const std::string volume =
-        spec != nullptr && !spec->volume.empty() ? spec->volume : ts;
+    volume_of.push_back(spec != nullptr && !spec->volume.empty() ? spec->volume
+                                                                 : ts);
+  }
+  return volume_of;
+}
+
+std::vector<std::pair<std::string, int>> PartitionsOnEachVolume(
+    const Plan& plan, const Placement& p) {
+  std::vector<std::pair<std::string, int>> per_volume;
+  for (const std::string& volume : VolumeOfEachPartition(plan, p)) {
     auto it = std::find_if(per_volume.begin(), per_volume.end(),
                            [&](const auto& e) { return e.first == volume; });
     if (it == per_volume.end()) {
@@ -412,16 +423,19 @@ void RenderCountCurve(const HotTableView& h, size_t index, double target,
 // that buys, with the volumes the placement spans today.
 std::string GrowthLine(const HotTableView& h, const Plan& plan) {
   size_t volumes = 0;
+  std::string moves;
   for (const Placement& p : plan.placements) {
-    if (p.relation == h.table) volumes = PartitionsOnEachVolume(plan, p).size();
+    if (p.relation != h.table) continue;
+    volumes = PartitionsOnEachVolume(plan, p).size();
+    moves = DoublingMovesText(MovesForDoubling(VolumeOfEachPartition(plan, p)));
   }
   return fmt::format(
       "Room to grow: {} is planned in {} partitions over {} volumes, twice "
       "the count the spread needs, because its data grows over the horizon. "
-      "When it doubles, {} more volumes like these take half of each "
-      "volume's partitions, moved whole and online, with no conversion "
-      "again.",
-      h.table, h.partitions, volumes, volumes);
+      "{}, whole and online, with no conversion again.",
+      h.table, h.partitions, volumes,
+      moves.empty() ? "Later, more volumes can take some of them"
+                    : "When it doubles, " + moves);
 }
 
 // For each table the plan partitioned: the counts it tried, and the
