@@ -122,6 +122,28 @@ std::vector<std::string> CheckOnlineSwap(const HashRuleFacts& f) {
   return out;
 }
 
+std::vector<std::string> CheckParentReferencers(
+    const std::string& parent,
+    const std::vector<ForeignKeyFact>& from_partitioned,
+    int server_version_num) {
+  std::vector<std::string> out;
+  for (const ForeignKeyFact& fk : from_partitioned) {
+    if (fk.table == parent) {
+      out.push_back(fmt::format(
+          "its parent {} has foreign key {} to itself: the swap would drop "
+          "and validate it again over every partition",
+          parent, DisplayIdent(fk.name)));
+    } else if (server_version_num < 180000) {
+      out.push_back(fmt::format(
+          "foreign key {} of partitioned table {} references its parent {}: "
+          "the swap re-adds it NOT VALID, which a partitioned table accepts "
+          "from PostgreSQL 18",
+          DisplayIdent(fk.name), fk.table, parent));
+    }
+  }
+  return out;
+}
+
 std::vector<std::string> KeyConstraintEntry(const KeyConstraintFact& key) {
   const char* kind =
       key.kind == KeyConstraintFact::Kind::kPrimaryKey  ? "primary"

@@ -75,6 +75,18 @@ std::vector<std::string> CheckHashConversion(
 // referencer before 18. Reasons as the preflight gives them.
 std::vector<std::string> CheckOnlineSwap(const HashRuleFacts& f);
 
+// What an online move or split of a partition needs of the foreign keys
+// that reference its parent |parent| (or an ancestor): the swap drops them
+// before DETACH PARTITION (which would check their rows) and adds them back
+// NOT VALID after ATTACH, then validates them
+// (docs/online-migration.md#moving-a-partition). |from_partitioned| are the
+// referencing tables that are partitioned, the parent itself among them
+// (table == parent). Reasons as the preflight gives them; empty = allowed.
+std::vector<std::string> CheckParentReferencers(
+    const std::string& parent,
+    const std::vector<ForeignKeyFact>& from_partitioned,
+    int server_version_num);
+
 // The columns of a partition key "HASH (a, "B c")" -> {a, B c}; empty when
 // it is not HASH or names an expression, an opclass or a collation.
 std::vector<std::string> HashKeyColumns(const std::string& partition_key);

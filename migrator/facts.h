@@ -154,9 +154,12 @@ struct TableFacts {
   // Foreign keys the partition has from its parent (conparentid): ATTACH
   // takes them over from an equal key of the new partition.
   std::vector<ForeignKeyFacts> inherited_fks_out;
-  // Foreign keys of other tables that reference the parent (or an
-  // ancestor), "foreign key f of table t": DETACH checks their rows.
-  std::vector<std::string> parent_referenced_by;
+  // Foreign keys that reference the parent (or an ancestor), each as
+  // declared on its table (conparentid = 0; |table| is the referencing
+  // one, the parent itself for a key to itself): DETACH PARTITION checks
+  // their rows, so the swap drops them first, adds them back NOT VALID
+  // after ATTACH and validates them after the swap.
+  std::vector<ForeignKeyFacts> parent_fks_in;
   bool typed = false;  // CREATE TABLE ... OF type
   bool extension_member = false;
   bool system = false;  // in pg_catalog / information_schema

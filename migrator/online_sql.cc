@@ -1099,6 +1099,12 @@ void AppendCarryOver(const TableFacts& t, const OnlineNames& names,
 void AppendDetach(const TableFacts& t, const OnlineNames& names,
                   std::vector<std::string>* out) {
   if (t.partition_parent.empty()) return;
+  // DETACH would check the rows of the keys to the parent: they go first
+  // and come back with the copy (AppendAttach).
+  for (const ForeignKeyFacts& fk : t.parent_fks_in) {
+    out->push_back(fmt::format("ALTER TABLE {} DROP CONSTRAINT {}", fk.table,
+                               QuoteIdent(fk.name)));
+  }
   out->push_back(fmt::format("ALTER TABLE {} DETACH PARTITION {}",
                              t.partition_parent, names.QualifiedTable()));
   for (const ForeignKeyFacts& fk : t.inherited_fks_out) {
@@ -1127,6 +1133,12 @@ void AppendAttach(const TableFacts& t, const OnlineNames& names,
     out->push_back(fmt::format("ALTER TABLE {} DROP CONSTRAINT IF EXISTS {}",
                                t.default_partition,
                                QuoteIdent(names.default_check)));
+  }
+  // NOT VALID: the rows were valid and are the same; PostSwapSql
+  // validates them outside the lock.
+  for (const ForeignKeyFacts& fk : t.parent_fks_in) {
+    out->push_back(fmt::format("ALTER TABLE {} ADD CONSTRAINT {} {} NOT VALID",
+                               fk.table, QuoteIdent(fk.name), fk.definition));
   }
 }
 
@@ -1197,10 +1209,22 @@ std::string ForeignKeyKey(const ForeignKeyFacts& fk, bool incoming) {
   return incoming ? "in:" + fk.table + ":" + fk.name : "out:" + fk.name;
 }
 
+namespace {
+
+// A key to the parent, by its table and name as an incoming one's.
+std::string ParentKeyKey(const ForeignKeyFacts& fk) {
+  return "parent:" + fk.table + ":" + fk.name;
+}
+
+}  // namespace
+
 std::vector<std::string> NotValidForeignKeys(const TableFacts& t) {
   std::vector<std::string> out;
   for (const ForeignKeyFacts& fk : t.fks_in) {
     if (!fk.valid) out.push_back(ForeignKeyKey(fk, true));
+  }
+  for (const ForeignKeyFacts& fk : t.parent_fks_in) {
+    if (!fk.valid) out.push_back(ParentKeyKey(fk));
   }
   for (const ForeignKeyFacts& fk : t.fks_out) {
     if (!fk.valid) out.push_back(ForeignKeyKey(fk, false));
@@ -1223,6 +1247,11 @@ std::vector<std::string> PostSwapSql(const TableFacts& t,
     if (not_valid.count(ForeignKeyKey(fk, false))) continue;
     out.push_back(fmt::format("ALTER TABLE {} VALIDATE CONSTRAINT {}",
                               names.QualifiedTable(), QuoteIdent(fk.name)));
+  }
+  for (const ForeignKeyFacts& fk : t.parent_fks_in) {
+    if (not_valid.count(ParentKeyKey(fk))) continue;
+    out.push_back(fmt::format("ALTER TABLE {} VALIDATE CONSTRAINT {}", fk.table,
+                              QuoteIdent(fk.name)));
   }
   out.push_back("ANALYZE " + names.QualifiedTable());
   return out;

@@ -142,6 +142,58 @@ TEST(OnlineSql, APartitionsSwapDetachesThenAttachesTheCopyWithItsBounds) {
   EXPECT_EQ(plain.find("PARTITION"), std::string::npos) << plain;
 }
 
+// Keys of other tables to the parent: dropped before DETACH (which would
+// check their rows against the partition), added back NOT VALID after
+// ATTACH in the same transaction, validated after the swap unless they
+// were NOT VALID before it.
+TEST(OnlineSql, KeysToTheParentAreDroppedAroundTheSwapThenValidated) {
+  TableFacts t = SalesPartition();
+  t.parent_fks_in = {
+      {"line_sale_fkey", R"(public."Line;x")",
+       "FOREIGN KEY (sale) REFERENCES public.sales(id)", true, false},
+      {"old_sale_fkey", "public.archive",
+       "FOREIGN KEY (sale) REFERENCES public.sales(id)", false, false}};
+  OnlineTarget target;
+  target.tablespaces = {"a"};
+  OnlineNames names = MakeOnlineNames(t, target);
+  const std::string table = R"("public"."orders")";
+  std::vector<std::string> swap = SwapSql(t, target, names, SwapInputs());
+  auto at = [&](const std::string& sql) {
+    auto it = std::find(swap.begin(), swap.end(), sql);
+    EXPECT_NE(it, swap.end()) << sql << "\n" << Join(swap, "\n");
+    return it - swap.begin();
+  };
+  auto drop_line =
+      at(R"(ALTER TABLE public."Line;x" DROP CONSTRAINT "line_sale_fkey")");
+  auto drop_old =
+      at(R"(ALTER TABLE public.archive DROP CONSTRAINT "old_sale_fkey")");
+  auto detach = at("ALTER TABLE public.sales DETACH PARTITION " + table);
+  auto attach = at("ALTER TABLE public.sales ATTACH PARTITION " + table +
+                   " FOR VALUES FROM (1000) TO (2000)");
+  auto add_line =
+      at(R"(ALTER TABLE public."Line;x" ADD CONSTRAINT "line_sale_fkey" )"
+         "FOREIGN KEY (sale) REFERENCES public.sales(id) NOT VALID");
+  auto add_old =
+      at(R"(ALTER TABLE public.archive ADD CONSTRAINT "old_sale_fkey" )"
+         "FOREIGN KEY (sale) REFERENCES public.sales(id) NOT VALID");
+  EXPECT_LT(drop_line, detach);
+  EXPECT_LT(drop_old, detach);
+  EXPECT_LT(attach, add_line);
+  EXPECT_LT(attach, add_old);
+  const std::vector<std::string> not_valid = NotValidForeignKeys(t);
+  EXPECT_EQ(not_valid,
+            std::vector<std::string>{"parent:public.archive:old_sale_fkey"});
+  const std::vector<std::string> post =
+      PostSwapSql(t, names, {not_valid.begin(), not_valid.end()});
+  EXPECT_NE(std::find(post.begin(), post.end(),
+                      R"(ALTER TABLE public."Line;x" VALIDATE CONSTRAINT )"
+                      R"("line_sale_fkey")"),
+            post.end())
+      << Join(post, "\n");
+  EXPECT_EQ(Join(post, "\n").find("old_sale_fkey"), std::string::npos)
+      << "a key NOT VALID before the swap stays so";
+}
+
 TEST(OnlineNames, APrimaryKeyCopyKeepsItsPartitionNumberWhenCut) {
   TableFacts t = Orders();
   t.name = std::string(60, 'l');

@@ -175,6 +175,9 @@ std::vector<std::string> SwapRelations(const OnlineContext& c) {
                                   c.names.QualifiedShadow()};
   for (const ForeignKeyFacts& fk : c.table.fks_in) out.push_back(fk.table);
   for (const ForeignKeyFacts& fk : c.table.fks_out) out.push_back(fk.table);
+  for (const ForeignKeyFacts& fk : c.table.parent_fks_in) {
+    out.push_back(fk.table);
+  }
   for (const ForeignKeyFacts& fk : c.table.inherited_fks_out) {
     out.push_back(fk.table);
   }

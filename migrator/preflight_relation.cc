@@ -50,12 +50,17 @@ HashRuleFacts RuleFacts(const TableFacts& t, const ServerFacts& server) {
 }
 
 // An online move of a partition detaches it and attaches its copy
-// (docs/online-migration.md#moving-a-partition).
-void CheckPartition(const std::string& o, const TableFacts& t, Findings* f) {
-  for (const std::string& fk : t.parent_referenced_by) {
-    f->Refuse(o, fk + " references its parent " + t.partition_parent +
-                     ": DETACH PARTITION refuses while rows of that table "
-                     "reference this partition's rows");
+// (docs/online-migration.md#moving-a-partition); the foreign keys to its
+// parent are dropped and added back around that (the shared rule).
+void CheckPartition(const std::string& o, const TableFacts& t,
+                    const ServerFacts& server, Findings* f) {
+  std::vector<ForeignKeyFact> from_partitioned;
+  for (const ForeignKeyFacts& fk : t.parent_fks_in) {
+    if (fk.from_partitioned) from_partitioned.push_back({fk.name, fk.table});
+  }
+  for (const std::string& reason : CheckParentReferencers(
+           t.partition_parent, from_partitioned, server.version_num)) {
+    f->Refuse(o, reason);
   }
   for (const ColumnFacts& c : t.columns) {
     if (c.identity) {
@@ -103,7 +108,7 @@ void CheckTableKind(const Placement& p, const TableFacts& t,
     f->Refuse(o,
               "is unlogged or temporary: its copy would not survive a crash");
   }
-  if (t.is_partition) CheckPartition(o, t, f);
+  if (t.is_partition) CheckPartition(o, t, server, f);
   if (t.has_inheritance) f->Refuse(o, "takes part in table inheritance");
   if (t.typed) f->Refuse(o, "is a typed table (CREATE TABLE ... OF)");
   if (t.extension_member) f->Refuse(o, "belongs to an extension");

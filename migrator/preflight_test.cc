@@ -474,14 +474,38 @@ TEST(Preflight, AcceptsAPartitionOnlineAndRefusesWhatDetachCannotDo) {
   c.tables["public.orders"] = SalesPartition();
   EXPECT_EQ(c.Refusals(), "");
   TableFacts& t = c.tables["public.orders"];
-  t.parent_referenced_by = {"foreign key line_sale_fkey of table public.line"};
+  // A plain table's key to the parent is dropped and added back by the
+  // swap; a partitioned table's needs 18 (NOT VALID), and the parent's
+  // own key to itself is refused.
+  t.parent_fks_in = {{"line_sale_fkey", "public.line",
+                      "FOREIGN KEY (sale) REFERENCES public.sales(id)", true,
+                      false}};
+  EXPECT_EQ(c.Refusals(), "");
+  t.parent_fks_in.push_back({"part_sale_fkey", "public.part",
+                             "FOREIGN KEY (sale) REFERENCES public.sales(id)",
+                             true, true});
+  t.parent_fks_in.push_back({"sales_up_fkey", "public.sales",
+                             "FOREIGN KEY (up) REFERENCES public.sales(id)",
+                             true, true});
+  c.server.version_num = 180000;
+  EXPECT_TRUE(c.Refusals().starts_with(
+      "public.orders: its parent public.sales has foreign key sales_up_fkey "
+      "to itself: the swap would drop and validate it again over every "
+      "partition; online = false moves it offline"))
+      << c.Refusals();
+  EXPECT_EQ(c.Refusals().find("fkey", c.Refusals().find("sales_up_fkey") + 13),
+            std::string::npos)
+      << "on 18 only the parent's own key is refused: " << c.Refusals();
+  c.server.version_num = 150000;
   t.columns[0].identity = 'd';
   std::string r = c.Refusals();
-  EXPECT_NE(r.find("public.orders: foreign key line_sale_fkey of table "
-                   "public.line references its parent public.sales: DETACH "
-                   "PARTITION refuses"),
+  EXPECT_NE(r.find("public.orders: foreign key part_sale_fkey of partitioned "
+                   "table public.part references its parent public.sales: "
+                   "the swap re-adds it NOT VALID, which a partitioned table "
+                   "accepts from PostgreSQL 18"),
             std::string::npos)
       << r;
+  EXPECT_EQ(r.find("line_sale_fkey"), std::string::npos) << r;
   EXPECT_NE(r.find("column id is an identity column"), std::string::npos) << r;
   EXPECT_NE(r.find("online = false moves it offline"), std::string::npos) << r;
   // Partitioned partitions and hash conversions of partitions are refused.
@@ -503,7 +527,8 @@ TEST(Preflight, AcceptsAPartitionOnlineAndRefusesWhatDetachCannotDo) {
 
 // A hash partition split by its parent's key: allowed (the foreign key it
 // has from its parent included, on every PostgreSQL); another key, a
-// single partition or a referenced parent are refused, naming the object.
+// single partition or a parent with a key to itself are refused, naming
+// the object.
 TEST(Preflight, SplitsAHashPartitionByItsParentsKeyOnly) {
   PreflightCase c;
   c.tables["public.orders"] = SalesPartition();
@@ -518,7 +543,9 @@ TEST(Preflight, SplitsAHashPartitionByItsParentsKeyOnly) {
   }
   t.parent_partition_key = "HASH (id int4_ops_custom)";
   c.plan.placements[0].partitions = 1;
-  t.parent_referenced_by = {"foreign key line_sale_fkey of table public.line"};
+  t.parent_fks_in = {{"sales_up_fkey", "public.sales",
+                      "FOREIGN KEY (up) REFERENCES public.sales(id)", true,
+                      true}};
   std::string r = c.Refusals();
   EXPECT_NE(r.find("public.orders: its parent public.sales is partitioned by "
                    "HASH (id int4_ops_custom): a split partitions by the same "
@@ -528,8 +555,8 @@ TEST(Preflight, SplitsAHashPartitionByItsParentsKeyOnly) {
   EXPECT_NE(r.find("public.orders: a split needs at least 2 partitions, not 1"),
             std::string::npos)
       << r;
-  EXPECT_NE(r.find("public.orders: foreign key line_sale_fkey of table "
-                   "public.line references its parent public.sales"),
+  EXPECT_NE(r.find("public.orders: its parent public.sales has foreign key "
+                   "sales_up_fkey to itself"),
             std::string::npos)
       << r;
 }

@@ -1043,16 +1043,20 @@ Status ReadPartition(SqlSession* s, uint32_t oid, TableFacts* t) {
       }));
   SqlResult refs;
   PGLAYOUT_RETURN_IF_ERROR(s->Execute(
-      "SELECT DISTINCT pg_catalog.format('foreign key %I of table %s', "
-      "c.conname, c.conrelid::pg_catalog.regclass) FROM "
-      "pg_catalog.pg_constraint c WHERE c.contype = 'f' AND c.conparentid = "
-      "0 AND c.confrelid IN (SELECT a.relid FROM "
+      "SELECT c.conname, pg_catalog.format('%I.%I', rn.nspname, r.relname), "
+      "pg_catalog.pg_get_constraintdef(c.oid), c.convalidated, r.relkind = "
+      "'p' FROM pg_catalog.pg_constraint c JOIN pg_catalog.pg_class r ON "
+      "r.oid = c.conrelid JOIN pg_catalog.pg_namespace rn ON rn.oid = "
+      "r.relnamespace WHERE c.contype = 'f' AND c.conparentid = 0 AND "
+      "c.confrelid IN (SELECT a.relid FROM "
       "pg_catalog.pg_partition_ancestors($1::pg_catalog.oid) a WHERE a.relid "
-      "<> "
-      "$1::pg_catalog.oid) ORDER BY 1",
+      "<> $1::pg_catalog.oid) ORDER BY 2, 1",
       {std::to_string(oid)}, &refs));
-  return ReadTexts(refs, "foreign keys to an ancestor",
-                   &t->parent_referenced_by);
+  return ReadRows(refs, "foreign keys to an ancestor", [&](SqlRowReader& row) {
+    t->parent_fks_in.push_back({row.Text(0), row.Text(1),
+                                WithoutNotValid(row.Text(2)), row.Bool(3),
+                                row.Bool(4)});
+  });
 }
 
 }  // namespace

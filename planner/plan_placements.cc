@@ -30,17 +30,15 @@ bool HasRowKey(const TableDemand& d) {
 
 // Why the partition |r| cannot be detached, copied and attached again
 // (docs/online-migration.md#moving-a-partition), or "".
-std::string PartitionReason(const Relation& r, const Workload& w) {
+std::string PartitionReason(const Relation& r, const Workload& w, int version) {
   if (r.partition_of.empty()) {
     return "a partition of a table workload.toml does not name (pglayout "
            "observe names it)";
   }
   const Relation* root = w.Find(r.partition_of);
-  if (root != nullptr && !root->foreign_keys_in.empty()) {
-    return fmt::format(
-        "foreign key {} references its parent {}: DETACH PARTITION refuses "
-        "while rows of that table reference this partition's rows",
-        root->foreign_keys_in.front(), root->name);
+  if (root != nullptr) {
+    const std::string referenced = ParentReferencersReason(*root, version);
+    if (!referenced.empty()) return referenced;
   }
   if (!r.identity_columns.empty()) {
     return fmt::format(
@@ -81,7 +79,7 @@ std::string OfflineReason(const TableDemand& d, const Workload& w,
     return "unlogged (its online copy would not survive a crash)";
   }
   if (r.partitioned && r.kind != RelationKind::kPartitioned) {
-    const std::string why = PartitionReason(r, w);
+    const std::string why = PartitionReason(r, w, version);
     if (!why.empty()) return why;
   }
   if (r.persistence || r.replica_identity) {

@@ -154,6 +154,25 @@ void AddRuleReasons(const HashRuleFacts& facts, PartitionCheck* c) {
 
 }  // namespace
 
+std::string ParentReferencersReason(const Relation& root, int server_version) {
+  if (root.foreign_keys_in.empty()) return "";
+  if (!root.rule_facts) {
+    return fmt::format(
+        "foreign key {} references its parent {}, and workload.toml does not "
+        "record whether its table is partitioned (pglayout observe records "
+        "it)",
+        root.foreign_keys_in.front(), root.name);
+  }
+  std::vector<ForeignKeyFact> from_partitioned;
+  for (const auto& fk : root.referenced_by_partitioned) {
+    if (fk.size() == 2) from_partitioned.push_back({fk[0], fk[1]});
+  }
+  const std::vector<std::string> reasons = CheckParentReferencers(
+      root.name, from_partitioned,
+      server_version > 0 ? server_version : kAssumedServerVersion);
+  return reasons.empty() ? "" : reasons.front();
+}
+
 std::string FactsNotReadReason(const Relation& table, const Workload& w) {
   const bool unread = w.source == "live" && !table.rule_facts &&
                       !table.replica_identity && table.primary_key.empty() &&
@@ -194,12 +213,9 @@ PartitionCheck CheckHashSplit(const Relation& leaf, const Relation* root,
         root->name, root->partition_key));
     return c;
   }
-  if (!root->foreign_keys_in.empty()) {
-    c.blockers.push_back(fmt::format(
-        "foreign key {} references its parent {}: DETACH PARTITION refuses "
-        "while rows of that table reference this partition's rows",
-        root->foreign_keys_in.front(), root->name));
-  }
+  const std::string referenced =
+      ParentReferencersReason(*root, server_version_num);
+  if (!referenced.empty()) c.blockers.push_back(referenced);
   if (!leaf.identity_columns.empty()) {
     c.blockers.push_back(fmt::format(
         "column {} is an identity column, which a partition shares with its "

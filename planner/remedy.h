@@ -56,14 +56,22 @@ PartitionCheck CheckHashPartitioning(const Relation& table,
                                      const std::vector<std::string>& key,
                                      int server_version_num);
 
+// Why no partition of |root| can be detached and attached again online
+// for the foreign keys that reference it, judged by the shared rule
+// (CheckParentReferencers), or "": a key of a plain table is dropped and
+// added back around the swap; a partitioned referencer before 18, or the
+// root's key to itself, is not; a workload.toml that does not say which
+// referencers are partitioned gets no guess.
+std::string ParentReferencersReason(const Relation& root, int server_version);
+
 // Judges splitting hash partition |leaf| of |root| (its partition tree's
 // root, Relation::partition_of; null when workload.toml does not hold it)
 // into partitions of its own by the root's key
 // (docs/online-migration.md#splitting-a-hash-partition): the root must be
-// partitioned by HASH on plain columns (Relation::partition_key), no
-// other table may reference it (DETACH PARTITION would refuse), no
-// identity column, and the shared rule as for a conversion. |key| is the
-// root's, whatever was asked.
+// partitioned by HASH on plain columns (Relation::partition_key), the keys
+// that reference it must be ones the swap can drop and add back
+// (ParentReferencersReason), no identity column, and the shared rule as for a
+// conversion. |key| is the root's, whatever was asked.
 inline bool IsLeafPartition(const Relation& r) {
   return r.partitioned && r.kind != RelationKind::kPartitioned;
 }
