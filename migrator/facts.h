@@ -127,103 +127,39 @@ struct UntrustedCodeFacts {
   std::string owner;     // the function's owner (unquoted)
 };
 
+// A relation's facts in groups named as pg/table_facts_read.h names them
+// (keys, dependents, storage, security) plus its place in a partition tree
+// (partition). Outside the groups: what the relation is and its structure
+// (columns, indexes, statistics), which the SQL generators copy.
 struct TableFacts {
   bool exists = false;
   uint32_t oid = 0;
   std::string schema;
   std::string name;
-  char kind = 'r';  // relkind: r, p, i, m, v, f, S, t
-  Persistence persistence = Persistence::kPermanent;
-  bool is_partition = false;
+  char kind = 'r';               // relkind: r, p, i, m, v, f, S, t
   bool has_inheritance = false;  // an inheritance parent or child
-  // A partition (is_partition): its parent (quoted-qualified), its bound
-  // as pg_get_expr(relpartbound) prints it ("FOR VALUES FROM (1) TO (9)",
-  // "DEFAULT"), and its partition constraint, ancestors' included
-  // (pg_get_partition_constraintdef; "" when it has none, as the only
-  // partition of a parent when that partition is its DEFAULT).
-  std::string partition_parent;
-  std::string partition_bound;
-  std::string partition_constraint;
-  // The parent's partition key as pg_get_partkeydef prints it: "HASH (id)"
-  // (an opclass or collation other than the column's default shows).
-  std::string parent_partition_key;
-  // The parent's DEFAULT partition when it is another one
-  // (quoted-qualified; "" if none), and whether that one is partitioned.
-  std::string default_partition;
-  bool default_partition_partitioned = false;
-  // Foreign keys the partition has from its parent (conparentid): ATTACH
-  // takes them over from an equal key of the new partition.
-  std::vector<ForeignKeyFacts> inherited_fks_out;
-  // Foreign keys that reference the parent (or an ancestor), each as
-  // declared on its table (conparentid = 0; |table| is the referencing
-  // one, the parent itself for a key to itself): DETACH PARTITION checks
-  // their rows, so the swap drops them first, adds them back NOT VALID
-  // after ATTACH and validates them after the swap.
-  std::vector<ForeignKeyFacts> parent_fks_in;
-  bool typed = false;  // CREATE TABLE ... OF type
+  bool typed = false;            // CREATE TABLE ... OF type
   bool extension_member = false;
   bool system = false;  // in pg_catalog / information_schema
   // Set by the migrator, not read from the system catalogs: the placement is
   // already carried out as planned (a finished hash-partition plan run
   // again), so there is nothing to check or do.
   bool placed_as_planned = false;
-  std::string owner;
-  // The running role has the owner's privileges (is the owner or a member
-  // of its role, with INHERIT): what ALTER TABLE ... SET TABLESPACE needs.
-  bool owner_privileges = true;
-  std::string tablespace;  // "" = database default
-  std::string table;       // for an index: its table (quoted-qualified)
-  uint64_t heap_size = 0;  // main fork + fsm + vm
-  uint64_t toast_size = 0;
-  uint64_t index_size = 0;
-  double reltuples = 0;
-  bool row_security = false;
-  bool force_row_security = false;
-  ReplicaIdentity replica_identity = ReplicaIdentity::kDefault;
-  std::vector<std::string> reloptions;        // "fillfactor=90"
-  std::vector<std::string> toast_reloptions;  // "autovacuum_enabled=off"
-  std::string comment;                        // "" = none
+  std::string table;    // for an index: its table (quoted-qualified)
+  std::string comment;  // "" = none
 
   std::vector<ColumnFacts> columns;  // user columns in attnum order
   std::vector<IndexFacts> indexes;
-  // The columns that identify a row for the online copy: the primary key,
-  // else a unique, non-partial, valid index over NOT NULL plain columns.
-  std::vector<std::string> row_key;
-  std::string row_key_index;  // the index providing row_key, "" if none
-  // Its own foreign keys, one to itself among them, and those of other
-  // tables that reference it (a self-reference is in fks_out only).
-  std::vector<ForeignKeyFacts> fks_out;
-  std::vector<ForeignKeyFacts> fks_in;
-  std::vector<CheckFacts> not_valid_checks;
   // In creation (oid) order, the order LIKE ... INCLUDING STATISTICS
   // copies them in.
   std::vector<StatisticsFacts> statistics;
-  std::vector<std::string> no_inherit_checks;  // CHECK ... NO INHERIT names
-  // The valid ones with their definitions ("CHECK ((v > 0)) NO INHERIT"):
-  // LIKE copies them inheritable on PostgreSQL 12.
-  std::vector<CheckFacts> valid_no_inherit_checks;
-  std::vector<TriggerFacts> triggers;  // user triggers only
-  // User triggers under a name an online copy gives its own
-  // (kOwnTriggerNames): "pglayout_capture".
-  std::vector<std::string> triggers_named_like_ours;
   // Relations of the table's schema under names a hash conversion would
   // create (its partitions and their indexes). Set by the migrator for a
   // hash-partition placement, not read by GatherTableFacts.
   std::vector<std::string> taken_names;
-  std::vector<PolicyFacts> policies;
-  // REVOKE and GRANT statements (and SET LOCAL ROLE around a grant made
-  // by a role other than the owner) that make the old table's privileges
-  // on a new one, "{table}" standing for the table.
-  std::vector<std::string> grants;
   // COMMENT ON INDEX / CONSTRAINT / TRIGGER / POLICY statements for what the
   // swap makes anew, "{table}" standing for the table.
   std::vector<std::string> object_comments;
-  std::vector<ViewFacts> views;                 // views reading the table
-  std::vector<std::string> owned_sequences;     // serial: "schema.seq|column"
-  std::vector<std::string> identity_sequences;  // "column|schema.seq"
-  // Column -> its identity sequence's type ("integer"): LIKE ... INCLUDING
-  // IDENTITY makes every copied identity sequence a bigint one.
-  std::map<std::string, std::string> identity_sequence_types;
   // A hash of what the shadow took over when it was made: columns (type,
   // NOT NULL, default, identity, generated, collation, storage,
   // compression), indexes, constraints, owner, persistence and storage
@@ -232,10 +168,93 @@ struct TableFacts {
   // triggers, comments, views) is read afresh at the swap.
   std::string structure_hash;
 
-  // What depends on the table and stops a swap (the preflight refuses an
-  // online copy over each): a swap would leave it on the old copy, break
-  // it, or wait for it forever.
+  // Where a partition sits in its tree and what ATTACH and DETACH of it
+  // check (docs/online-migration.md#moving-a-partition). Empty unless
+  // is_partition; read only for a partition.
+  struct Partition {
+    bool is_partition = false;  // relispartition
+    // Its parent (quoted-qualified), not the tree's root (which the model
+    // calls partition_of).
+    std::string parent;
+    // Its bound as pg_get_expr(relpartbound) prints it ("FOR VALUES FROM
+    // (1) TO (9)", "DEFAULT"), and its partition constraint, ancestors'
+    // included (pg_get_partition_constraintdef; "" when it has none, as the
+    // only partition of a parent when that partition is its DEFAULT).
+    std::string bound;
+    std::string constraint;
+    // The parent's partition key as pg_get_partkeydef prints it: "HASH
+    // (id)" (an opclass or collation other than the column's default
+    // shows); the model's partition_key is a partitioned table's own.
+    std::string parent_key;
+    // The parent's DEFAULT partition when it is another one
+    // (quoted-qualified; "" if none), and whether that one is partitioned.
+    std::string default_partition;
+    bool default_partition_partitioned = false;
+    // Foreign keys the partition has from its parent (conparentid): ATTACH
+    // takes them over from an equal key of the new partition.
+    std::vector<ForeignKeyFacts> inherited_fks_out;
+    // Foreign keys that reference the parent (or an ancestor), each as
+    // declared on its table (conparentid = 0; |table| is the referencing
+    // one, the parent itself for a key to itself): DETACH PARTITION checks
+    // their rows, so the swap drops them first, adds them back NOT VALID
+    // after ATTACH and validates them after the swap.
+    std::vector<ForeignKeyFacts> parent_fks_in;
+  };
+  Partition partition;
+
+  // Its files and how it logs: what a move carries over and is sized by
+  // (reltuples is the planner's estimate).
+  struct Storage {
+    Persistence persistence = Persistence::kPermanent;
+    ReplicaIdentity replica_identity = ReplicaIdentity::kDefault;
+    std::string tablespace;  // "" = database default
+    uint64_t heap_size = 0;  // main fork + fsm + vm
+    uint64_t toast_size = 0;
+    uint64_t index_size = 0;
+    double reltuples = 0;
+    std::vector<std::string> reloptions;        // "fillfactor=90"
+    std::vector<std::string> toast_reloptions;  // "autovacuum_enabled=off"
+  };
+  Storage storage;
+
+  // What the online copy identifies rows by, and the CHECK constraints
+  // that LIKE would copy wrongly or a partitioned table cannot have.
+  struct Keys {
+    // The columns that identify a row for the online copy: the primary
+    // key, else a unique, non-partial, valid index over NOT NULL plain
+    // columns.
+    std::vector<std::string> row_key;
+    std::string row_key_index;  // the index providing row_key, "" if none
+    std::vector<CheckFacts> not_valid_checks;
+    std::vector<std::string> no_inherit_checks;  // CHECK ... NO INHERIT names
+    // The valid ones with their definitions ("CHECK ((v > 0)) NO INHERIT"):
+    // LIKE copies them inheritable on PostgreSQL 12.
+    std::vector<CheckFacts> valid_no_inherit_checks;
+  };
+  Keys keys;
+
+  // What is tied to the table by a dependency. The swap re-creates or
+  // re-points the first ones (foreign keys, views, triggers, sequences);
+  // each of the others stops a swap (the preflight refuses an online copy
+  // over it): a swap would leave it on the old copy, break it, or wait for
+  // it forever.
   struct Dependents {
+    // Its own foreign keys, one to itself among them, and those of other
+    // tables that reference it (a self-reference is in fks_out only).
+    std::vector<ForeignKeyFacts> fks_out;
+    std::vector<ForeignKeyFacts> fks_in;
+    std::vector<ViewFacts> views;        // views reading the table
+    std::vector<TriggerFacts> triggers;  // user triggers only
+    // User triggers under a name an online copy gives its own
+    // (kOwnTriggerNames): "pglayout_capture".
+    std::vector<std::string> triggers_named_like_ours;
+    std::vector<std::string> owned_sequences;     // serial: "schema.seq|column"
+    std::vector<std::string> identity_sequences;  // "column|schema.seq"
+    // Column -> its identity sequence's type ("integer"): LIKE ... INCLUDING
+    // IDENTITY makes every copied identity sequence a bigint one.
+    std::map<std::string, std::string> identity_sequence_types;
+
+    // Those that stop a swap.
     std::vector<std::string> matviews;
     std::vector<std::string> rules;          // rule names (not _RETURN)
     std::vector<std::string> rowtype_users;  // "table.column" or function
@@ -249,9 +268,22 @@ struct TableFacts {
   };
   Dependents dependents;
 
-  // What copying it would run or need under pglayout's privileges
-  // (docs/security.md#code-of-other-roles).
+  // Who may do what with it, and what copying it would run or need under
+  // pglayout's privileges (docs/security.md#code-of-other-roles). The swap
+  // gives the new table the same owner, row security, policies and grants.
   struct Security {
+    std::string owner;
+    // The running role has the owner's privileges (is the owner or a
+    // member of its role, with INHERIT): what ALTER TABLE ... SET
+    // TABLESPACE needs.
+    bool owner_privileges = true;
+    bool row_security = false;
+    bool force_row_security = false;
+    std::vector<PolicyFacts> policies;
+    // REVOKE and GRANT statements (and SET LOCAL ROLE around a grant made
+    // by a role other than the owner) that make the old table's privileges
+    // on a new one, "{table}" standing for the table.
+    std::vector<std::string> grants;
     // Code of other roles: every function that is not a superuser's which
     // copying the table's rows into a new table would evaluate (through
     // its CHECK constraints, defaults and generated columns, the
@@ -265,7 +297,9 @@ struct TableFacts {
   };
   Security security;
 
-  uint64_t total_size() const { return heap_size + toast_size + index_size; }
+  uint64_t total_size() const {
+    return storage.heap_size + storage.toast_size + storage.index_size;
+  }
   const ColumnFacts* FindColumn(const std::string& column) const;
 };
 

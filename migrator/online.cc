@@ -96,8 +96,8 @@ Status SetCapture(std::string* phase, StepRecord* record, OnlineContext* c) {
     phase->clear();
   }
   CaptureFacts facts;
-  PGLAYOUT_RETURN_IF_ERROR(
-      ReadCaptureFacts(c->ex->session(), c->oid, c->table.row_key, &facts));
+  PGLAYOUT_RETURN_IF_ERROR(ReadCaptureFacts(c->ex->session(), c->oid,
+                                            c->table.keys.row_key, &facts));
   bool logical = false;
   std::string why;
   PGLAYOUT_RETURN_IF_ERROR(

@@ -153,14 +153,15 @@ Status ShadowIndexExists(const OnlineContext& c, const std::string& name,
 }
 
 double EstimatedRows(const TableFacts& t) {
-  if (t.reltuples > 0) return t.reltuples;
-  return static_cast<double>(t.heap_size) / 8192.0 * kRowsPerBlockGuess;
+  if (t.storage.reltuples > 0) return t.storage.reltuples;
+  return static_cast<double>(t.storage.heap_size) / 8192.0 * kRowsPerBlockGuess;
 }
 
 int64_t BlocksHolding(const TableFacts& t, int64_t rows, int64_t blocks) {
-  double rows_per_block = t.reltuples > 0 && blocks > 0
-                              ? t.reltuples / static_cast<double>(blocks)
-                              : kRowsPerBlockGuess;
+  double rows_per_block =
+      t.storage.reltuples > 0 && blocks > 0
+          ? t.storage.reltuples / static_cast<double>(blocks)
+          : kRowsPerBlockGuess;
   return std::max<int64_t>(1,
                            static_cast<int64_t>(static_cast<double>(rows) /
                                                 std::max(rows_per_block, 1.0)));

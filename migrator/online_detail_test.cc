@@ -18,11 +18,11 @@ TableFacts Table() {
   loose.name = "orders_customer_fk";
   loose.table = "public.customers";
   loose.valid = false;
-  t.fks_out.push_back(loose);
+  t.dependents.fks_out.push_back(loose);
   ForeignKeyFacts checked = loose;
   checked.name = "orders_item_fk";
   checked.valid = true;
-  t.fks_out.push_back(checked);
+  t.dependents.fks_out.push_back(checked);
   return t;
 }
 
@@ -104,12 +104,12 @@ TEST(OnlineDetail, TheCapturesSlotReadsBackAndOlderRunsHaveNone) {
 
 TEST(OnlineContext, BlocksHoldingFollowsTheTablesDensityOrAGuess) {
   TableFacts t;
-  t.reltuples = 1000;  // 10 rows a block over 100 blocks
+  t.storage.reltuples = 1000;  // 10 rows a block over 100 blocks
   EXPECT_EQ(BlocksHolding(t, 200, 100), 20);
   EXPECT_EQ(BlocksHolding(t, 1, 100), 1);  // never 0
   TableFacts unanalyzed;                   // 50 rows a block assumed
   EXPECT_EQ(BlocksHolding(unanalyzed, 500, 100), 10);
-  unanalyzed.heap_size = 10 * 8192;
+  unanalyzed.storage.heap_size = 10 * 8192;
   EXPECT_DOUBLE_EQ(EstimatedRows(unanalyzed), 500);
   EXPECT_DOUBLE_EQ(EstimatedRows(t), 1000);
 }

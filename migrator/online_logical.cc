@@ -46,7 +46,7 @@ Status DecodedKeys(const OnlineContext& c, const std::string& slot,
     messages.push_back(std::move(bytes));
   }
   std::vector<DecodedKey> all;
-  Status st = DecodeChangedKeys(messages, c.oid, c.table.row_key, &all);
+  Status st = DecodeChangedKeys(messages, c.oid, c.table.keys.row_key, &all);
   if (!st.ok()) {
     return st.WithContext(c.relation() + ": logical capture from slot " + slot);
   }
@@ -58,7 +58,7 @@ Status DecodedKeys(const OnlineContext& c, const std::string& slot,
 std::vector<SqlValue> KeyArrays(const OnlineContext& c,
                                 const std::set<DecodedKey>& keys) {
   std::vector<SqlValue> out;
-  for (size_t i = 0; i < c.table.row_key.size(); ++i) {
+  for (size_t i = 0; i < c.table.keys.row_key.size(); ++i) {
     std::vector<std::string> column;
     for (const DecodedKey& k : keys) column.push_back(k[i]);
     out.push_back(TextArrayLiteral(column));

@@ -35,7 +35,7 @@ std::string LogKeyType(const TableFacts& t, const std::string& column) {
 // "(t."a", t."b")" or without an alias: "("a", "b")".
 std::string KeyTuple(const TableFacts& t, const std::string& alias) {
   std::vector<std::string> parts;
-  for (const std::string& k : t.row_key) {
+  for (const std::string& k : t.keys.row_key) {
     parts.push_back(alias.empty() ? QuoteIdent(k)
                                   : alias + "." + QuoteIdent(k));
   }
@@ -46,7 +46,7 @@ std::string KeyTuple(const TableFacts& t, const std::string& alias) {
 std::vector<std::string> KeyColumnsOf(const TableFacts& t,
                                       const std::string& alias) {
   std::vector<std::string> out;
-  for (const std::string& k : t.row_key) {
+  for (const std::string& k : t.keys.row_key) {
     out.push_back(alias + "." + QuoteIdent(k));
   }
   return out;
@@ -55,9 +55,9 @@ std::vector<std::string> KeyColumnsOf(const TableFacts& t,
 // "($1::pg_catalog.int4, $2::pg_catalog.text)" starting at parameter |first|.
 std::string ParamTuple(const TableFacts& t, int first) {
   std::vector<std::string> parts;
-  for (size_t i = 0; i < t.row_key.size(); ++i) {
+  for (size_t i = 0; i < t.keys.row_key.size(); ++i) {
     parts.push_back(fmt::format("${}::{}", first + static_cast<int>(i),
-                                KeyType(t, t.row_key[i])));
+                                KeyType(t, t.keys.row_key[i])));
   }
   return "(" + JoinComma(parts) + ")";
 }
@@ -67,7 +67,7 @@ std::string ParamTuple(const TableFacts& t, int first) {
 std::string OrderByKey(const TableFacts& t, const char* direction,
                        const std::string& alias = "") {
   std::vector<std::string> parts;
-  for (const std::string& k : t.row_key) {
+  for (const std::string& k : t.keys.row_key) {
     parts.push_back((alias.empty() ? "" : alias + ".") + QuoteIdent(k) +
                     direction);
   }
@@ -87,16 +87,16 @@ std::string Overriding(const TableFacts& t) {
 
 // WHERE clause matching the keys in the $1.. arrays.
 std::string KeyInArrays(const TableFacts& t) {
-  if (t.row_key.size() == 1) {
-    return fmt::format("{} = ANY ($1::{}[])", QuoteIdent(t.row_key[0]),
-                       KeyType(t, t.row_key[0]));
+  if (t.keys.row_key.size() == 1) {
+    return fmt::format("{} = ANY ($1::{}[])", QuoteIdent(t.keys.row_key[0]),
+                       KeyType(t, t.keys.row_key[0]));
   }
   // The multi-argument unnest() is only sugar for ROWS FROM when written
   // unqualified; ROWS FROM keeps every function schema-qualified.
   std::vector<std::string> arrays;
-  for (size_t i = 0; i < t.row_key.size(); ++i) {
+  for (size_t i = 0; i < t.keys.row_key.size(); ++i) {
     arrays.push_back(fmt::format("pg_catalog.unnest(${}::{}[])", i + 1,
-                                 KeyType(t, t.row_key[i])));
+                                 KeyType(t, t.keys.row_key[i])));
   }
   return fmt::format("{} IN (SELECT * FROM ROWS FROM ({}))", KeyTuple(t, ""),
                      JoinComma(arrays));
@@ -104,7 +104,7 @@ std::string KeyInArrays(const TableFacts& t) {
 
 std::string LogKeyColumns(const TableFacts& t) {
   std::vector<std::string> parts;
-  for (size_t i = 0; i < t.row_key.size(); ++i) {
+  for (size_t i = 0; i < t.keys.row_key.size(); ++i) {
     parts.push_back(fmt::format("k{}", i + 1));
   }
   return JoinComma(parts);
@@ -123,7 +123,7 @@ std::string LikeClause(const std::string& table, int server_version) {
 // shadow goes without it until the swap adds it back, NOT VALID.
 void AppendDropNotValidChecks(const TableFacts& t, const std::string& shadow,
                               std::vector<std::string>* out) {
-  for (const CheckFacts& c : t.not_valid_checks) {
+  for (const CheckFacts& c : t.keys.not_valid_checks) {
     out->push_back(fmt::format("ALTER TABLE {} DROP CONSTRAINT {}", shadow,
                                QuoteIdent(c.name)));
   }
@@ -133,7 +133,7 @@ void AppendDropNotValidChecks(const TableFacts& t, const std::string& shadow,
 // (empty) shadow gets it again as it is.
 void AppendNoInheritChecks(const TableFacts& t, const std::string& shadow,
                            std::vector<std::string>* out) {
-  for (const CheckFacts& c : t.valid_no_inherit_checks) {
+  for (const CheckFacts& c : t.keys.valid_no_inherit_checks) {
     out->push_back(fmt::format(
         "ALTER TABLE {0} DROP CONSTRAINT {1}, ADD CONSTRAINT {1} {2}", shadow,
         QuoteIdent(c.name), c.definition));
@@ -197,7 +197,7 @@ bool IsAutovacuumOption(const std::string& option) {
 // for. The swap gives the table's own setting back (AutovacuumRestoreSql).
 std::vector<std::string> ShadowReloptions(const TableFacts& t) {
   std::vector<std::string> out;
-  for (const std::string& o : t.reloptions) {
+  for (const std::string& o : t.storage.reloptions) {
     if (!IsAutovacuumOption(o)) out.push_back(o);
   }
   out.push_back(std::string(kAutovacuumEnabled) + "=false");
@@ -209,10 +209,10 @@ std::vector<std::string> ShadowReloptions(const TableFacts& t) {
 // need not scan it.
 void AppendBoundCheck(const TableFacts& t, const OnlineNames& names,
                       std::vector<std::string>* tx) {
-  if (t.partition_parent.empty() || t.partition_constraint.empty()) return;
+  if (t.partition.parent.empty() || t.partition.constraint.empty()) return;
   tx->push_back(fmt::format(
       "ALTER TABLE {} ADD CONSTRAINT {} CHECK ({})", names.QualifiedShadow(),
-      QuoteIdent(names.bound_check), t.partition_constraint));
+      QuoteIdent(names.bound_check), t.partition.constraint));
 }
 
 std::string SetDefaultTablespace(const std::string& ts) {
@@ -276,7 +276,7 @@ std::vector<std::string> PlainIndexSql(const IndexFacts& index, size_t pos,
 std::string CaptureBody(const TableFacts& t, const OnlineNames& names) {
   auto insert = [&](const char* record) {
     std::vector<std::string> values;
-    for (const std::string& k : t.row_key) {
+    for (const std::string& k : t.keys.row_key) {
       values.push_back(std::string(record) + "." + QuoteIdent(k));
     }
     return fmt::format("INSERT INTO {} ({}) VALUES ({});", names.log,
@@ -364,8 +364,8 @@ OnlineTarget TargetOf(const Placement& p) {
 OnlineTarget TargetOf(const Placement& p, const TableFacts& t) {
   OnlineTarget target = TargetOf(p);
   int modulus = 0, remainder = 0;
-  if (target.partitioned && t.is_partition &&
-      ParseHashBound(t.partition_bound, &modulus, &remainder)) {
+  if (target.partitioned && t.partition.is_partition &&
+      ParseHashBound(t.partition.bound, &modulus, &remainder)) {
     target.parent_modulus = modulus;
     target.parent_remainder = remainder;
   }
@@ -430,7 +430,8 @@ std::vector<std::string> ShadowCreateSql(const TableFacts& t,
   std::vector<std::string> tx;
   std::string shadow = names.QualifiedShadow();
   std::string like = LikeClause(names.QualifiedTable(), server_version);
-  std::string with = WithOptionsClause(ShadowReloptions(t), t.toast_reloptions);
+  std::string with =
+      WithOptionsClause(ShadowReloptions(t), t.storage.toast_reloptions);
   if (!target.partitioned) {
     tx.push_back(SetDefaultTablespace(target.tablespaces[0]));
     tx.push_back(fmt::format("CREATE TABLE {} ({}){} TABLESPACE {}", shadow,
@@ -470,17 +471,17 @@ std::vector<ShadowIndex> ShadowIndexSql(const TableFacts& t,
     ShadowIndex built;
     built.source = index.name;
     built.temp_name = names.TempIndexName(i);
-    built.row_key = index.name == t.row_key_index;
+    built.row_key = index.name == t.keys.row_key_index;
     built.sql = target.partitioned
                     ? PartitionedIndexSql(index, i, target, names)
                     : PlainIndexSql(index, i, target, names);
     out.push_back(std::move(built));
   };
   for (size_t i = 0; i < t.indexes.size(); ++i) {
-    if (t.indexes[i].name == t.row_key_index) add(i);
+    if (t.indexes[i].name == t.keys.row_key_index) add(i);
   }
   for (size_t i = 0; i < t.indexes.size(); ++i) {
-    if (t.indexes[i].name != t.row_key_index) add(i);
+    if (t.indexes[i].name != t.keys.row_key_index) add(i);
   }
   return out;
 }
@@ -490,9 +491,9 @@ std::vector<std::string> CaptureCreateSql(const TableFacts& t,
                                           uint64_t run_id, bool key_index,
                                           bool row_trigger) {
   std::vector<std::string> key_defs;
-  for (size_t i = 0; i < t.row_key.size(); ++i) {
-    key_defs.push_back(
-        fmt::format("k{} {} NOT NULL", i + 1, LogKeyType(t, t.row_key[i])));
+  for (size_t i = 0; i < t.keys.row_key.size(); ++i) {
+    key_defs.push_back(fmt::format("k{} {} NOT NULL", i + 1,
+                                   LogKeyType(t, t.keys.row_key[i])));
   }
   std::string message = fmt::format(
       "pglayout migrate run {} is moving table {}; TRUNCATE is blocked until "
@@ -553,7 +554,7 @@ std::vector<AttachPrep> AttachPrepSql(const TableFacts& t,
     heaps.push_back(names.QualifiedPartition(static_cast<int>(r)));
   }
   if (heaps.empty()) heaps.push_back(names.QualifiedShadow());
-  for (const ForeignKeyFacts& fk : t.inherited_fks_out) {
+  for (const ForeignKeyFacts& fk : t.partition.inherited_fks_out) {
     for (const std::string& heap : heaps) {
       AttachPrep prep;
       prep.table = heap;
@@ -565,14 +566,15 @@ std::vector<AttachPrep> AttachPrepSql(const TableFacts& t,
     }
   }
   // A partitioned DEFAULT partition is left alone: ATTACH scans it.
-  if (!t.default_partition.empty() && !t.default_partition_partitioned &&
-      !t.partition_constraint.empty()) {
+  if (!t.partition.default_partition.empty() &&
+      !t.partition.default_partition_partitioned &&
+      !t.partition.constraint.empty()) {
     AttachPrep prep;
-    prep.table = t.default_partition;
+    prep.table = t.partition.default_partition;
     prep.constraint = names.default_check;
     prep.add = fmt::format(
         "ALTER TABLE {} ADD CONSTRAINT {} CHECK (NOT ({})) NOT VALID",
-        prep.table, QuoteIdent(names.default_check), t.partition_constraint);
+        prep.table, QuoteIdent(names.default_check), t.partition.constraint);
     prep.locks = {prep.table};
     out.push_back(std::move(prep));
   }
@@ -610,8 +612,8 @@ std::string AfterCursor(const TableFacts& t, bool first) {
 // "b_", "b__"... when a key column is named so (it would be ambiguous).
 std::string SizeColumn(const TableFacts& t) {
   std::string name = "b";
-  while (std::find(t.row_key.begin(), t.row_key.end(), name) !=
-         t.row_key.end()) {
+  while (std::find(t.keys.row_key.begin(), t.keys.row_key.end(), name) !=
+         t.keys.row_key.end()) {
     name += "_";
   }
   return name;
@@ -622,7 +624,7 @@ std::string SizeColumn(const TableFacts& t) {
 // The LEFT JOIN keeps one row when the batch is empty.
 std::string BatchSummary(const TableFacts& t, const std::string& rows) {
   std::vector<std::string> last;
-  for (const std::string& k : t.row_key) {
+  for (const std::string& k : t.keys.row_key) {
     last.push_back(rows + "." + QuoteIdent(k) + "::pg_catalog.text");
   }
   return fmt::format(
@@ -669,7 +671,7 @@ std::string CopyBatchSql(const TableFacts& t, const OnlineNames& names,
 ReplaySql MakeReplaySql(const TableFacts& t, const OnlineNames& names) {
   std::string keys = LogKeyColumns(t);
   std::vector<std::string> arrays;
-  for (size_t i = 0; i < t.row_key.size(); ++i) {
+  for (size_t i = 0; i < t.keys.row_key.size(); ++i) {
     arrays.push_back(
         fmt::format("pg_catalog.array_agg(k{})::pg_catalog.text", i + 1));
   }
@@ -693,9 +695,9 @@ ReplaySql MakeReplaySql(const TableFacts& t, const OnlineNames& names) {
 
 std::string LogKeysInsertSql(const TableFacts& t, const OnlineNames& names) {
   std::vector<std::string> arrays;
-  for (size_t i = 0; i < t.row_key.size(); ++i) {
+  for (size_t i = 0; i < t.keys.row_key.size(); ++i) {
     arrays.push_back(fmt::format("pg_catalog.unnest(${}::{}[])", i + 1,
-                                 KeyType(t, t.row_key[i])));
+                                 KeyType(t, t.keys.row_key[i])));
   }
   return fmt::format("INSERT INTO {} ({}) SELECT * FROM ROWS FROM ({})",
                      names.log, LogKeyColumns(t), JoinComma(arrays));
@@ -703,14 +705,14 @@ std::string LogKeysInsertSql(const TableFacts& t, const OnlineNames& names) {
 
 std::string UnloggedKeysSql(const TableFacts& t, const OnlineNames& names) {
   std::vector<std::string> arrays, aggregates;
-  for (size_t i = 0; i < t.row_key.size(); ++i) {
+  for (size_t i = 0; i < t.keys.row_key.size(); ++i) {
     arrays.push_back(fmt::format("pg_catalog.unnest(${}::{}[])", i + 1,
-                                 KeyType(t, t.row_key[i])));
+                                 KeyType(t, t.keys.row_key[i])));
     aggregates.push_back(
         fmt::format("pg_catalog.array_agg(d.k{})::pg_catalog.text", i + 1));
   }
   std::vector<std::string> columns;
-  for (size_t i = 0; i < t.row_key.size(); ++i) {
+  for (size_t i = 0; i < t.keys.row_key.size(); ++i) {
     columns.push_back(fmt::format("k{}", i + 1));
   }
   return fmt::format(
@@ -777,9 +779,9 @@ std::string KeyIsLogged(const TableFacts& t, const OnlineNames& names,
 std::string KeyNotLogged(const TableFacts& t, const OnlineNames& names,
                          const std::string& alias) {
   std::vector<std::string> match;
-  for (size_t i = 0; i < t.row_key.size(); ++i) {
-    match.push_back(
-        fmt::format("l.k{} = {}.{}", i + 1, alias, QuoteIdent(t.row_key[i])));
+  for (size_t i = 0; i < t.keys.row_key.size(); ++i) {
+    match.push_back(fmt::format("l.k{} = {}.{}", i + 1, alias,
+                                QuoteIdent(t.keys.row_key[i])));
   }
   return fmt::format("NOT EXISTS (SELECT FROM {} l WHERE {})", names.log,
                      Join(match, " AND "));
@@ -842,7 +844,7 @@ std::string DifferingKeysSql(const TableFacts& t, const OnlineNames& names,
   std::string source = side("ONLY " + names.QualifiedTable());
   std::string shadow = side(names.QualifiedShadow());
   std::vector<std::string> key_text;
-  for (const std::string& k : t.row_key) {
+  for (const std::string& k : t.keys.row_key) {
     key_text.push_back("d." + QuoteIdent(k) + "::pg_catalog.text");
   }
   return fmt::format(
@@ -869,10 +871,11 @@ void AppendRetireOld(const TableFacts& t, const OnlineNames& names,
         "ALTER INDEX {}.{} RENAME TO {}", schema, QuoteIdent(t.indexes[i].name),
         QuoteIdent(fmt::format("{}_i{}", names.old_name, i))));
   }
-  for (size_t i = 0; i < t.identity_sequences.size(); ++i) {
-    out->push_back(fmt::format(
-        "ALTER SEQUENCE {} RENAME TO {}", Split(t.identity_sequences[i], true),
-        QuoteIdent(fmt::format("{}_s{}", names.old_name, i))));
+  for (size_t i = 0; i < t.dependents.identity_sequences.size(); ++i) {
+    out->push_back(
+        fmt::format("ALTER SEQUENCE {} RENAME TO {}",
+                    Split(t.dependents.identity_sequences[i], true),
+                    QuoteIdent(fmt::format("{}_s{}", names.old_name, i))));
   }
   // A statistics object stays in its schema when its table moves: the old
   // one's go to pglayout under names of their own, freeing the originals.
@@ -931,7 +934,7 @@ void AppendAutovacuumRestore(const TableFacts& t, const OnlineTarget& target,
                              const OnlineNames& names,
                              std::vector<std::string>* out) {
   std::string restore = fmt::format("RESET ({})", kAutovacuumEnabled);
-  for (const std::string& o : t.reloptions) {
+  for (const std::string& o : t.storage.reloptions) {
     if (IsAutovacuumOption(o)) {
       restore = "SET " + WithOptionsClause({o}, {}).substr(strlen("WITH "));
     }
@@ -956,17 +959,18 @@ void AppendNameNew(const TableFacts& t, const OnlineNames& names,
                                QuoteIdent(names.TempIndexName(i)),
                                QuoteIdent(t.indexes[i].name)));
   }
-  for (size_t i = 0; i < t.identity_sequences.size(); ++i) {
+  for (size_t i = 0; i < t.dependents.identity_sequences.size(); ++i) {
     // identity_sequences holds "schema.sequence|column".
-    std::string column = Split(t.identity_sequences[i], false);
+    std::string column = Split(t.dependents.identity_sequences[i], false);
     std::string old_seq = fmt::format(
         "pglayout.{}", QuoteIdent(fmt::format("{}_s{}", names.old_name, i)));
     auto it = inputs.shadow_identity_sequences.find(column);
     std::string new_seq = it == inputs.shadow_identity_sequences.end()
                               ? "<identity sequence of " + column + ">"
                               : it->second;
-    auto type = t.identity_sequence_types.find(column);
-    if (type != t.identity_sequence_types.end() && type->second != "bigint") {
+    auto type = t.dependents.identity_sequence_types.find(column);
+    if (type != t.dependents.identity_sequence_types.end() &&
+        type->second != "bigint") {
       out->push_back(
           fmt::format("ALTER SEQUENCE {} AS {}", new_seq, type->second));
     }
@@ -975,7 +979,7 @@ void AppendNameNew(const TableFacts& t, const OnlineNames& names,
                     "s.last_value, s.is_called) "
                     "FROM {} s",
                     QuoteLiteral(new_seq), old_seq));
-    std::string original = Split(t.identity_sequences[i], true);
+    std::string original = Split(t.dependents.identity_sequences[i], true);
     std::string seq_schema, seq_name;
     if (SplitQualifiedName(original, &seq_schema, &seq_name).ok()) {
       out->push_back(fmt::format("ALTER SEQUENCE {} RENAME TO {}", new_seq,
@@ -994,11 +998,12 @@ void AppendNameNew(const TableFacts& t, const OnlineNames& names,
 void AppendGiveShadow(const TableFacts& t, const OnlineTarget& target,
                       const OnlineNames& names, std::vector<std::string>* out) {
   out->push_back(fmt::format("ALTER TABLE {} OWNER TO {}",
-                             names.QualifiedShadow(), QuoteIdent(t.owner)));
+                             names.QualifiedShadow(),
+                             QuoteIdent(t.security.owner)));
   for (int r = 0; target.partitioned && r < target.partitions; ++r) {
     out->push_back(fmt::format("ALTER TABLE {} OWNER TO {}",
                                names.QualifiedPartition(r),
-                               QuoteIdent(t.owner)));
+                               QuoteIdent(t.security.owner)));
   }
 }
 
@@ -1012,25 +1017,26 @@ std::string ForTable(std::string sql, const std::string& table) {
 void AppendCarryOver(const TableFacts& t, const OnlineNames& names,
                      std::vector<std::string>* out) {
   std::string table = names.QualifiedTable();
-  for (const std::string& g : t.grants) out->push_back(ForTable(g, table));
+  for (const std::string& g : t.security.grants)
+    out->push_back(ForTable(g, table));
   if (!t.comment.empty()) {
     out->push_back(fmt::format("COMMENT ON TABLE {} IS {}", table,
                                QuoteLiteral(t.comment)));
   }
-  if (t.row_security) {
+  if (t.security.row_security) {
     out->push_back("ALTER TABLE " + table + " ENABLE ROW LEVEL SECURITY");
   }
-  if (t.force_row_security) {
+  if (t.security.force_row_security) {
     out->push_back("ALTER TABLE " + table + " FORCE ROW LEVEL SECURITY");
   }
-  for (const PolicyFacts& p : t.policies) {
+  for (const PolicyFacts& p : t.security.policies) {
     out->push_back(fmt::format("CREATE POLICY {} ON {} {}", QuoteIdent(p.name),
                                table, p.definition));
   }
-  const char* identity = t.replica_identity == ReplicaIdentity::kFull ? "FULL"
-                         : t.replica_identity == ReplicaIdentity::kNothing
-                             ? "NOTHING"
-                             : nullptr;
+  const char* identity =
+      t.storage.replica_identity == ReplicaIdentity::kFull      ? "FULL"
+      : t.storage.replica_identity == ReplicaIdentity::kNothing ? "NOTHING"
+                                                                : nullptr;
   for (size_t r = 0; identity && r <= names.partitions.size(); ++r) {
     out->push_back(fmt::format(
         "ALTER TABLE {} REPLICA IDENTITY {}",
@@ -1070,7 +1076,7 @@ void AppendCarryOver(const TableFacts& t, const OnlineNames& names,
           QuoteIdent(names.schema), QuoteIdent(i.name), column, target));
     }
   }
-  for (const TriggerFacts& tr : t.triggers) {
+  for (const TriggerFacts& tr : t.dependents.triggers) {
     out->push_back(tr.definition);
     const char* state = tr.enabled == 'D'   ? "DISABLE"
                         : tr.enabled == 'A' ? "ENABLE ALWAYS"
@@ -1081,7 +1087,7 @@ void AppendCarryOver(const TableFacts& t, const OnlineNames& names,
                                  QuoteIdent(tr.name)));
     }
   }
-  for (const ViewFacts& v : t.views) {
+  for (const ViewFacts& v : t.dependents.views) {
     std::string with = WithOptionsClause(v.options, {});
     std::string def = v.definition;
     while (!def.empty() &&
@@ -1098,16 +1104,16 @@ void AppendCarryOver(const TableFacts& t, const OnlineNames& names,
 // must not keep rows of the referenced tables from being deleted.
 void AppendDetach(const TableFacts& t, const OnlineNames& names,
                   std::vector<std::string>* out) {
-  if (t.partition_parent.empty()) return;
+  if (t.partition.parent.empty()) return;
   // DETACH would check the rows of the keys to the parent: they go first
   // and come back with the copy (AppendAttach).
-  for (const ForeignKeyFacts& fk : t.parent_fks_in) {
+  for (const ForeignKeyFacts& fk : t.partition.parent_fks_in) {
     out->push_back(fmt::format("ALTER TABLE {} DROP CONSTRAINT {}", fk.table,
                                QuoteIdent(fk.name)));
   }
   out->push_back(fmt::format("ALTER TABLE {} DETACH PARTITION {}",
-                             t.partition_parent, names.QualifiedTable()));
-  for (const ForeignKeyFacts& fk : t.inherited_fks_out) {
+                             t.partition.parent, names.QualifiedTable()));
+  for (const ForeignKeyFacts& fk : t.partition.inherited_fks_out) {
     out->push_back(fmt::format("ALTER TABLE {} DROP CONSTRAINT {}",
                                names.QualifiedTable(), QuoteIdent(fk.name)));
   }
@@ -1120,23 +1126,23 @@ void AppendDetach(const TableFacts& t, const OnlineNames& names,
 // the parent's row triggers; then both checks go.
 void AppendAttach(const TableFacts& t, const OnlineNames& names,
                   std::vector<std::string>* out) {
-  if (t.partition_parent.empty()) return;
+  if (t.partition.parent.empty()) return;
   out->push_back(fmt::format("ALTER TABLE {} ATTACH PARTITION {} {}",
-                             t.partition_parent, names.QualifiedTable(),
-                             t.partition_bound));
+                             t.partition.parent, names.QualifiedTable(),
+                             t.partition.bound));
   // IF EXISTS: a DEFAULT partition's constraint may have been empty when
   // its copy was made (it was the parent's only partition then).
   out->push_back(fmt::format("ALTER TABLE {} DROP CONSTRAINT IF EXISTS {}",
                              names.QualifiedTable(),
                              QuoteIdent(names.bound_check)));
-  if (!t.default_partition.empty()) {
+  if (!t.partition.default_partition.empty()) {
     out->push_back(fmt::format("ALTER TABLE {} DROP CONSTRAINT IF EXISTS {}",
-                               t.default_partition,
+                               t.partition.default_partition,
                                QuoteIdent(names.default_check)));
   }
   // NOT VALID: the rows were valid and are the same; PostSwapSql
   // validates them outside the lock.
-  for (const ForeignKeyFacts& fk : t.parent_fks_in) {
+  for (const ForeignKeyFacts& fk : t.partition.parent_fks_in) {
     out->push_back(fmt::format("ALTER TABLE {} ADD CONSTRAINT {} {} NOT VALID",
                                fk.table, QuoteIdent(fk.name), fk.definition));
   }
@@ -1152,21 +1158,21 @@ std::vector<std::string> SwapSql(const TableFacts& t,
       "DROP TRIGGER IF EXISTS pglayout_capture ON " + names.QualifiedTable(),
       "DROP TRIGGER pglayout_block_truncate ON " + names.QualifiedTable()};
   AppendGiveShadow(t, target, names, &out);
-  for (const CheckFacts& c : t.not_valid_checks) {
+  for (const CheckFacts& c : t.keys.not_valid_checks) {
     out.push_back(fmt::format("ALTER TABLE {} ADD CONSTRAINT {} {} NOT VALID",
                               names.QualifiedShadow(), QuoteIdent(c.name),
                               c.definition));
   }
-  for (const std::string& seq : t.owned_sequences) {
+  for (const std::string& seq : t.dependents.owned_sequences) {
     out.push_back(fmt::format("ALTER SEQUENCE {} OWNED BY {}.{}",
                               Split(seq, true), names.QualifiedShadow(),
                               QuoteIdent(Split(seq, false))));
   }
-  for (const ForeignKeyFacts& fk : t.fks_in) {
+  for (const ForeignKeyFacts& fk : t.dependents.fks_in) {
     out.push_back(fmt::format("ALTER TABLE {} DROP CONSTRAINT {}", fk.table,
                               QuoteIdent(fk.name)));
   }
-  for (const ForeignKeyFacts& fk : t.fks_out) {
+  for (const ForeignKeyFacts& fk : t.dependents.fks_out) {
     out.push_back(fmt::format("ALTER TABLE {} DROP CONSTRAINT {}",
                               names.QualifiedTable(), QuoteIdent(fk.name)));
   }
@@ -1177,11 +1183,11 @@ std::vector<std::string> SwapSql(const TableFacts& t,
   AppendNameStatistics(t, names, inputs, &out);
   AppendAttach(t, names, &out);
   AppendCarryOver(t, names, &out);
-  for (const ForeignKeyFacts& fk : t.fks_in) {
+  for (const ForeignKeyFacts& fk : t.dependents.fks_in) {
     out.push_back(fmt::format("ALTER TABLE {} ADD CONSTRAINT {} {} NOT VALID",
                               fk.table, QuoteIdent(fk.name), fk.definition));
   }
-  for (const ForeignKeyFacts& fk : t.fks_out) {
+  for (const ForeignKeyFacts& fk : t.dependents.fks_out) {
     out.push_back(fmt::format("ALTER TABLE {} ADD CONSTRAINT {} {} NOT VALID",
                               names.QualifiedTable(), QuoteIdent(fk.name),
                               fk.definition));
@@ -1195,12 +1201,13 @@ std::vector<std::string> SwapSql(const TableFacts& t,
 
 std::string SwapLockSql(const TableFacts& t, const OnlineNames& names) {
   std::vector<std::string> tables;
-  if (!t.partition_parent.empty()) {
-    tables.push_back("ONLY " + t.partition_parent);
+  if (!t.partition.parent.empty()) {
+    tables.push_back("ONLY " + t.partition.parent);
   }
   tables.push_back(names.QualifiedTable());
   tables.push_back(names.QualifiedShadow());
-  if (!t.default_partition.empty()) tables.push_back(t.default_partition);
+  if (!t.partition.default_partition.empty())
+    tables.push_back(t.partition.default_partition);
   return fmt::format("LOCK TABLE {} IN ACCESS EXCLUSIVE MODE",
                      JoinComma(tables));
 }
@@ -1220,13 +1227,13 @@ std::string ParentKeyKey(const ForeignKeyFacts& fk) {
 
 std::vector<std::string> NotValidForeignKeys(const TableFacts& t) {
   std::vector<std::string> out;
-  for (const ForeignKeyFacts& fk : t.fks_in) {
+  for (const ForeignKeyFacts& fk : t.dependents.fks_in) {
     if (!fk.valid) out.push_back(ForeignKeyKey(fk, true));
   }
-  for (const ForeignKeyFacts& fk : t.parent_fks_in) {
+  for (const ForeignKeyFacts& fk : t.partition.parent_fks_in) {
     if (!fk.valid) out.push_back(ParentKeyKey(fk));
   }
-  for (const ForeignKeyFacts& fk : t.fks_out) {
+  for (const ForeignKeyFacts& fk : t.dependents.fks_out) {
     if (!fk.valid) out.push_back(ForeignKeyKey(fk, false));
   }
   return out;
@@ -1238,17 +1245,17 @@ std::vector<std::string> PostSwapSql(const TableFacts& t,
   std::vector<std::string> out;
   // A key that was NOT VALID before the swap stays so: its older rows may
   // not hold, and validating them is the user's decision.
-  for (const ForeignKeyFacts& fk : t.fks_in) {
+  for (const ForeignKeyFacts& fk : t.dependents.fks_in) {
     if (not_valid.count(ForeignKeyKey(fk, true))) continue;
     out.push_back(fmt::format("ALTER TABLE {} VALIDATE CONSTRAINT {}", fk.table,
                               QuoteIdent(fk.name)));
   }
-  for (const ForeignKeyFacts& fk : t.fks_out) {
+  for (const ForeignKeyFacts& fk : t.dependents.fks_out) {
     if (not_valid.count(ForeignKeyKey(fk, false))) continue;
     out.push_back(fmt::format("ALTER TABLE {} VALIDATE CONSTRAINT {}",
                               names.QualifiedTable(), QuoteIdent(fk.name)));
   }
-  for (const ForeignKeyFacts& fk : t.parent_fks_in) {
+  for (const ForeignKeyFacts& fk : t.partition.parent_fks_in) {
     if (not_valid.count(ParentKeyKey(fk))) continue;
     out.push_back(fmt::format("ALTER TABLE {} VALIDATE CONSTRAINT {}", fk.table,
                               QuoteIdent(fk.name)));

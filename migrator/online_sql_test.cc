@@ -31,9 +31,9 @@ using fixtures::Server;
 // partition's bounds.
 TEST(OnlineSql, ASplitPartitionsTheCopyByRemaindersOfTheParentsModulus) {
   TableFacts t = SalesPartition();
-  t.partition_bound = "FOR VALUES WITH (modulus 3, remainder 1)";
-  t.partition_constraint = "satisfies_hash_partition('16385'::oid, 3, 1, id)";
-  t.default_partition = "";
+  t.partition.bound = "FOR VALUES WITH (modulus 3, remainder 1)";
+  t.partition.constraint = "satisfies_hash_partition('16385'::oid, 3, 1, id)";
+  t.partition.default_partition = "";
   Plan plan = HashPlan();
   OnlineTarget target = TargetOf(plan.placements[0], t);
   EXPECT_EQ(TargetModulus(target), 6);
@@ -148,7 +148,7 @@ TEST(OnlineSql, APartitionsSwapDetachesThenAttachesTheCopyWithItsBounds) {
 // were NOT VALID before it.
 TEST(OnlineSql, KeysToTheParentAreDroppedAroundTheSwapThenValidated) {
   TableFacts t = SalesPartition();
-  t.parent_fks_in = {
+  t.partition.parent_fks_in = {
       {"line_sale_fkey", R"(public."Line;x")",
        "FOREIGN KEY (sale) REFERENCES public.sales(id)", true, false},
       {"old_sale_fkey", "public.archive",
@@ -250,7 +250,7 @@ TableFacts Composite() {
                {"total", "numeric", false, 0, 's', -1, {}, "", "", ""}};
   t.columns[0].cast_type = "pg_catalog.int8";
   t.columns[1].cast_type = "pg_catalog.int4";
-  t.row_key = {"order id", "line"};
+  t.keys.row_key = {"order id", "line"};
   return t;
 }
 
@@ -279,7 +279,7 @@ TEST(OnlineSql, CompositeKeysUseRowComparisonsAndArrays) {
       << "each batch reports the bytes it copied";
   // A key column named like the size column would make it ambiguous.
   TableFacts b = t;
-  b.row_key = {"b", "line"};
+  b.keys.row_key = {"b", "line"};
   std::string named_b = CopyBatchSql(b, names, 500, false);
   EXPECT_NE(named_b.find("pg_column_size(n.*) AS \"b_\")"), std::string::npos)
       << named_b;
@@ -321,7 +321,7 @@ TEST(OnlineSql, ShadowHasNoIndexUntilTheCopyEndsThenTheKeyFirst) {
   std::swap(t.indexes[0], t.indexes[1]);
   t.indexes[1].constraint_def =
       "PRIMARY KEY (id) USING INDEX TABLESPACE \"old \"\"ts\"\"\"";
-  t.reloptions = {"autovacuum_enabled=on", "fillfactor=90"};
+  t.storage.reloptions = {"autovacuum_enabled=on", "fillfactor=90"};
   OnlineTarget target;
   target.tablespaces = {"fast"};
   OnlineNames names = MakeOnlineNames(t, target);
@@ -527,12 +527,12 @@ TEST(OnlineSql, EveryBuilderQuotesHostileNames) {
     }
     // The partition of a hostile parent, with a DEFAULT partition beside it.
     TableFacts part = t;
-    part.is_partition = true;
-    part.partition_parent =
+    part.partition.is_partition = true;
+    part.partition.parent =
         QuoteIdent(t.schema) + "." + QuoteIdent(fixtures::Prefixed("R", name));
-    part.partition_bound = "FOR VALUES FROM (1) TO (9)";
-    part.partition_constraint = "(" + QuoteIdent(t.columns[0].name) + " >= 1)";
-    part.default_partition =
+    part.partition.bound = "FOR VALUES FROM (1) TO (9)";
+    part.partition.constraint = "(" + QuoteIdent(t.columns[0].name) + " >= 1)";
+    part.partition.default_partition =
         QuoteIdent(t.schema) + "." + QuoteIdent(fixtures::Prefixed("D", name));
     EXPECT_EQ(fixtures::HostileNameProblems(AllOnlineSql(part, move, 150000)),
               "");

@@ -85,9 +85,9 @@ Status CheckUnchanged(const OnlineContext& c, const std::string& detail) {
 // over while the final check says there is nothing left.
 Status CheckTriggersCarried(const OnlineContext& c, const TableFacts& old) {
   std::vector<std::string> foreign, missing;
-  PGLAYOUT_RETURN_IF_ERROR(CompareTriggers(c.ex->session(),
-                                           c.names.QualifiedTable(),
-                                           old.triggers, &foreign, &missing));
+  PGLAYOUT_RETURN_IF_ERROR(
+      CompareTriggers(c.ex->session(), c.names.QualifiedTable(),
+                      old.dependents.triggers, &foreign, &missing));
   for (const std::string& m : missing) foreign.push_back("missing: " + m);
   if (foreign.empty()) return Status::Ok();
   return Status::Aborted(fmt::format(
@@ -173,18 +173,20 @@ Status WaitForOlderTransactions(const OnlineContext& c) {
 std::vector<std::string> SwapRelations(const OnlineContext& c) {
   std::vector<std::string> out = {c.names.QualifiedTable(),
                                   c.names.QualifiedShadow()};
-  for (const ForeignKeyFacts& fk : c.table.fks_in) out.push_back(fk.table);
-  for (const ForeignKeyFacts& fk : c.table.fks_out) out.push_back(fk.table);
-  for (const ForeignKeyFacts& fk : c.table.parent_fks_in) {
+  for (const ForeignKeyFacts& fk : c.table.dependents.fks_in)
+    out.push_back(fk.table);
+  for (const ForeignKeyFacts& fk : c.table.dependents.fks_out)
+    out.push_back(fk.table);
+  for (const ForeignKeyFacts& fk : c.table.partition.parent_fks_in) {
     out.push_back(fk.table);
   }
-  for (const ForeignKeyFacts& fk : c.table.inherited_fks_out) {
+  for (const ForeignKeyFacts& fk : c.table.partition.inherited_fks_out) {
     out.push_back(fk.table);
   }
-  if (!c.table.partition_parent.empty())
-    out.push_back(c.table.partition_parent);
-  if (!c.table.default_partition.empty())
-    out.push_back(c.table.default_partition);
+  if (!c.table.partition.parent.empty())
+    out.push_back(c.table.partition.parent);
+  if (!c.table.partition.default_partition.empty())
+    out.push_back(c.table.partition.default_partition);
   return out;
 }
 

@@ -27,12 +27,12 @@ namespace pglayout::migrator {
 Status SwapShadow(const OnlineContext& c, const std::string& detail,
                   OnlinePace* pace, OnlineVerifier* verifier);
 
-// The user triggers of |table| (quoted-qualified; as TableFacts::triggers
-// counts them) that are not among |own| by name, definition and ENABLE
-// state, as their definitions, into *foreign; the names of |own|'s it
-// lacks into *missing. The swap (which rolls back on either) and the final
-// check (on a foreign one) compare the new table with the old
-// (docs/security.md#code-of-other-roles).
+// The user triggers of |table| (quoted-qualified; as
+// TableFacts::dependents.triggers counts them) that are not among |own| by
+// name, definition and ENABLE state, as their definitions, into *foreign; the
+// names of |own|'s it lacks into *missing. The swap (which rolls back on
+// either) and the final check (on a foreign one) compare the new table with the
+// old (docs/security.md#code-of-other-roles).
 Status CompareTriggers(SqlSession* session, const std::string& table,
                        const std::vector<TriggerFacts>& own,
                        std::vector<std::string>* foreign,

@@ -93,7 +93,8 @@ Status CheckSwappedTriggers(SqlSession* session, const Plan& plan,
     std::string table = QuoteIdent(schema) + "." + QuoteIdent(name);
     std::vector<std::string> foreign, missing;
     PGLAYOUT_RETURN_IF_ERROR(CompareTriggers(
-        session, table, facts.Table(p.relation).triggers, &foreign, &missing));
+        session, table, facts.Table(p.relation).dependents.triggers, &foreign,
+        &missing));
     for (const std::string& f : foreign) {
       problems->push_back(table +
                           " has a trigger it did not have when the run "

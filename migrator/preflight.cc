@@ -138,12 +138,12 @@ std::vector<Finding> CheckPrivileges(const Placement& p, const TableFacts& t,
                                      const ServerFacts& server) {
   Findings f;
   if (server.superuser) return f.list;
-  if (!t.owner_privileges) {
+  if (!t.security.owner_privileges) {
     f.Refuse(p.relation,
              fmt::format("role {} is neither its owner ({}) nor a member of "
                          "that role, and moving it needs the owner's "
                          "privileges (ALTER TABLE ... SET TABLESPACE)",
-                         server.user, t.owner));
+                         server.user, t.security.owner));
   }
   const auto& lacking = server.tablespaces_without_create;
   for (const std::string& ts : p.tablespaces) {
@@ -254,7 +254,8 @@ std::map<std::string, uint64_t> BytesPerTablespace(const Placement& placement,
                                                    const TableFacts& table) {
   std::map<std::string, uint64_t> out;
   if (placement.tablespaces.empty()) return out;
-  uint64_t total = table.kind == 'i' ? table.heap_size : table.total_size();
+  uint64_t total =
+      table.kind == 'i' ? table.storage.heap_size : table.total_size();
   if (placement.strategy == Strategy::kMove) {
     out[placement.tablespaces[0]] = total;
     return out;

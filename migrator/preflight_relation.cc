@@ -32,20 +32,20 @@ HashRuleFacts RuleFacts(const TableFacts& t, const ServerFacts& server) {
     k.has_expressions = i.has_expressions;
     f.keys.push_back(std::move(k));
   }
-  for (const ForeignKeyFacts& fk : t.fks_out) {
+  for (const ForeignKeyFacts& fk : t.dependents.fks_out) {
     f.fks_out.push_back({fk.name, fk.table});
   }
-  for (const ForeignKeyFacts& fk : t.fks_in) {
+  for (const ForeignKeyFacts& fk : t.dependents.fks_in) {
     if (fk.from_partitioned) {
       f.fks_in_from_partitioned.push_back({fk.name, fk.table});
     }
   }
-  f.no_inherit_checks = t.no_inherit_checks;
-  for (const TriggerFacts& tr : t.triggers) {
+  f.no_inherit_checks = t.keys.no_inherit_checks;
+  for (const TriggerFacts& tr : t.dependents.triggers) {
     f.triggers.push_back({tr.name, tr.row, tr.before, tr.transition_tables});
   }
   f.publications = t.dependents.publications;
-  f.row_key = t.row_key;
+  f.row_key = t.keys.row_key;
   return f;
 }
 
@@ -55,11 +55,11 @@ HashRuleFacts RuleFacts(const TableFacts& t, const ServerFacts& server) {
 void CheckPartition(const std::string& o, const TableFacts& t,
                     const ServerFacts& server, Findings* f) {
   std::vector<ForeignKeyFact> from_partitioned;
-  for (const ForeignKeyFacts& fk : t.parent_fks_in) {
+  for (const ForeignKeyFacts& fk : t.partition.parent_fks_in) {
     if (fk.from_partitioned) from_partitioned.push_back({fk.name, fk.table});
   }
   for (const std::string& reason : CheckParentReferencers(
-           t.partition_parent, from_partitioned, server.version_num)) {
+           t.partition.parent, from_partitioned, server.version_num)) {
     f->Refuse(o, reason);
   }
   for (const ColumnFacts& c : t.columns) {
@@ -69,8 +69,8 @@ void CheckPartition(const std::string& o, const TableFacts& t,
                        "with its parent and its copy cannot");
     }
   }
-  if (t.default_partition_partitioned) {
-    f->Warn(o, "the DEFAULT partition " + t.default_partition +
+  if (t.partition.default_partition_partitioned) {
+    f->Warn(o, "the DEFAULT partition " + t.partition.default_partition +
                    " of its parent is partitioned: ATTACH PARTITION scans it "
                    "under the swap's lock, which holds the parent (reads and "
                    "writes through it wait that long)");
@@ -104,11 +104,11 @@ void CheckTableKind(const Placement& p, const TableFacts& t,
                     const ServerFacts& server, Findings* f) {
   const std::string& o = p.relation;
   if (t.kind != 'r') f->Refuse(o, "is not an ordinary table");
-  if (t.persistence != Persistence::kPermanent) {
+  if (t.storage.persistence != Persistence::kPermanent) {
     f->Refuse(o,
               "is unlogged or temporary: its copy would not survive a crash");
   }
-  if (t.is_partition) CheckPartition(o, t, server, f);
+  if (t.partition.is_partition) CheckPartition(o, t, server, f);
   if (t.has_inheritance) f->Refuse(o, "takes part in table inheritance");
   if (t.typed) f->Refuse(o, "is a typed table (CREATE TABLE ... OF)");
   if (t.extension_member) f->Refuse(o, "belongs to an extension");
@@ -124,7 +124,7 @@ void CheckTableKind(const Placement& p, const TableFacts& t,
 // A row key the copy and the replay can identify rows by.
 void CheckRowKey(const Placement& p, const TableFacts& t, Findings* f) {
   const std::string& o = p.relation;
-  for (const std::string& k : t.row_key) {
+  for (const std::string& k : t.keys.row_key) {
     const ColumnFacts* c = t.FindColumn(k);
     if (c && c->generated) {
       f->Refuse(o,
@@ -194,7 +194,7 @@ void CheckReplication(const Placement& p, const TableFacts& t, Findings* f) {
 void CheckSwap(const Placement& p, const TableFacts& t,
                const ServerFacts& server, Findings* f) {
   const std::string& o = p.relation;
-  for (const std::string& name : t.triggers_named_like_ours) {
+  for (const std::string& name : t.dependents.triggers_named_like_ours) {
     f->Refuse(o, fmt::format("has a trigger named {}, the name an online copy "
                              "gives its own capture trigger; rename it first "
                              "(ALTER TRIGGER {} ON {} RENAME TO ...)",
@@ -210,7 +210,7 @@ void CheckSwap(const Placement& p, const TableFacts& t,
                              role, DisplayIdent(t.schema), QuoteIdent(t.schema),
                              role));
   }
-  if (t.row_security && !server.superuser) {
+  if (t.security.row_security && !server.superuser) {
     f->Refuse(o,
               "has row-level security: copying it needs a superuser or "
               "BYPASSRLS, otherwise rows would be filtered out");
@@ -223,7 +223,7 @@ void CheckSwap(const Placement& p, const TableFacts& t,
 void CheckUntrustedCode(const Placement& p, const TableFacts& t, Findings* f) {
   const bool move = p.strategy == Strategy::kMove;
   const char* what = !move                         ? "the hash conversion"
-                     : !t.partition_parent.empty() ? "the partition move"
+                     : !t.partition.parent.empty() ? "the partition move"
                                                    : "the online move";
   for (const UntrustedCodeFacts& code : t.security.untrusted_code) {
     f->Refuse(
@@ -261,14 +261,14 @@ void CheckOnlineCopy(const Placement& p, const TableFacts& t,
 void CheckMove(const Placement& p, const TableFacts& t,
                const ServerFacts& server, double offline_rate_mbps,
                Findings* f) {
-  if (t.kind == 'p' && t.is_partition) {
+  if (t.kind == 'p' && t.partition.is_partition) {
     f->Refuse(p.relation,
               fmt::format("is itself partitioned (a partition of {} with "
                           "partitions of its own): moving it moves nothing, "
                           "and pglayout does not detach and attach a "
                           "partitioned partition; place its partitions "
                           "instead",
-                          t.partition_parent));
+                          t.partition.parent));
     return;
   }
   if (t.kind == 'p') {
@@ -323,18 +323,18 @@ void CheckMove(const Placement& p, const TableFacts& t,
 void CheckSplit(const Placement& p, const TableFacts& t, Findings* f) {
   const std::string& o = p.relation;
   int modulus = 0, remainder = 0;
-  if (!ParseHashBound(t.partition_bound, &modulus, &remainder)) {
+  if (!ParseHashBound(t.partition.bound, &modulus, &remainder)) {
     f->Refuse(o, fmt::format("is a partition of {} ({}), not a hash "
                              "partition: it can be moved (strategy = "
                              "\"move\"), not split",
-                             t.partition_parent, t.partition_bound));
+                             t.partition.parent, t.partition.bound));
     return;
   }
-  if (HashKeyColumns(t.parent_partition_key) != p.key) {
+  if (HashKeyColumns(t.partition.parent_key) != p.key) {
     f->Refuse(o, fmt::format("its parent {} is partitioned by {}: a split "
                              "partitions by the same key (plain columns, "
                              "default opclasses), not by ({})",
-                             t.partition_parent, t.parent_partition_key,
+                             t.partition.parent, t.partition.parent_key,
                              DisplayIdentList(p.key)));
   }
   if (p.partitions < 2) {
@@ -346,7 +346,7 @@ void CheckSplit(const Placement& p, const TableFacts& t, Findings* f) {
 void CheckHashPartition(const Placement& p, const TableFacts& t,
                         const ServerFacts& server, Findings* f) {
   const std::string& o = p.relation;
-  if (t.is_partition && t.kind == 'r') CheckSplit(p, t, f);
+  if (t.partition.is_partition && t.kind == 'r') CheckSplit(p, t, f);
   if (t.kind == 'p') {
     f->Refuse(o,
               "is already partitioned, not as this plan says (its partitions "

@@ -97,7 +97,7 @@ uint64_t SortSpill(const std::vector<PlacementWork>& builds,
     const TableFacts* t = w.table;
     if (MovesOffline(p, *t)) continue;
     if (t->kind == 'i') {
-      add(t->heap_size, server_memory);
+      add(t->storage.heap_size, server_memory);
       continue;
     }
     uint64_t parts = p.strategy == Strategy::kHashPartition

@@ -93,8 +93,8 @@ TEST(Preflight, RefusesAnOfflineMoveWithoutTheOwnersPrivilegesOrCreate) {
   move.online = false;
   move.tablespaces = {"fast"};
   c.plan.placements = {move};
-  c.tables["public.orders"].owner = "owner";
-  c.tables["public.orders"].owner_privileges = false;
+  c.tables["public.orders"].security.owner = "owner";
+  c.tables["public.orders"].security.owner_privileges = false;
   std::string r = c.Refusals();
   EXPECT_NE(r.find("public.orders: role app is neither its owner (owner) nor "
                    "a member of that role"),
@@ -106,7 +106,7 @@ TEST(Preflight, RefusesAnOfflineMoveWithoutTheOwnersPrivilegesOrCreate) {
       << r;
   EXPECT_NE(r.find("lacks CREATE on database"), std::string::npos) << r;
 
-  c.tables["public.orders"].owner_privileges = true;
+  c.tables["public.orders"].security.owner_privileges = true;
   c.server.tablespaces_without_create.clear();
   c.server.journal_schema_exists = true;
   EXPECT_EQ(c.Refusals(), "");
@@ -116,8 +116,8 @@ TEST(Preflight, RefusesATableWithoutPrimaryKey) {
   PreflightCase c;
   TableFacts& t = c.tables["public.orders"];
   t.indexes.erase(t.indexes.begin());
-  t.row_key.clear();
-  t.row_key_index.clear();
+  t.keys.row_key.clear();
+  t.keys.row_key_index.clear();
   EXPECT_NE(c.Refusals().find("public.orders: has no primary key"),
             std::string::npos)
       << c.Refusals();
@@ -165,7 +165,7 @@ TEST(Preflight, RefusesCodeOfAnotherRoleNamingTheWayOut) {
 
 TEST(Preflight, RefusesAnInactiveSlotThatCouldFillTheWalVolume) {
   PreflightCase c;
-  c.tables["public.orders"].heap_size = 10 * kGiB;
+  c.tables["public.orders"].storage.heap_size = 10 * kGiB;
   c.server.replication_slots = {{"standby1", false, "extended", 2 * kGiB},
                                 {"live", true, "reserved", 0}};
   PreflightInput in = c.Input();
@@ -341,7 +341,7 @@ TEST(Preflight, CountsTheIndexBuildsSortFilesInTheTempTablespace) {
   index.kind = 'i';
   index.schema = "public";
   index.name = "orders_customer";
-  index.heap_size = 100 * kMiB;
+  index.storage.heap_size = 100 * kMiB;
   c.tables["public.orders_customer"] = index;
   Placement move_index;
   move_index.relation = "public.orders_customer";
@@ -359,7 +359,7 @@ TEST(Preflight, CountsTheIndexBuildsSortFilesInTheTempTablespace) {
 TEST(Preflight, RefusesPublicationsAndOutgoingForeignKeysBefore18) {
   PreflightCase c;
   c.tables["public.orders"].dependents.publications = {"all_tables"};
-  c.tables["public.orders"].fks_out = {
+  c.tables["public.orders"].dependents.fks_out = {
       {"orders_customer_fkey", "public.customers", "FOREIGN KEY ..."}};
   std::string r = c.Refusals();
   EXPECT_NE(r.find("is published by publication all_tables"),
@@ -415,7 +415,7 @@ TEST(Preflight, RefusesObjectsOfOtherTablesBoundToTheTable) {
 TEST(Preflight, RefusesNamesTheRunWouldTake) {
   PreflightCase c;
   TableFacts& t = c.tables["public.orders"];
-  t.triggers_named_like_ours = {"pglayout_capture"};
+  t.dependents.triggers_named_like_ours = {"pglayout_capture"};
   t.taken_names = {"orders_p1"};
   // Two index names alike in their first 60 bytes: cut to 63 bytes with
   // "_p0", both copies on partition 0 would have one name.
@@ -443,15 +443,17 @@ TEST(Preflight, RefusesNamesTheRunWouldTake) {
 TEST(Preflight, RefusesWhatAPartitionedTableCannotHave) {
   PreflightCase c;
   TableFacts& t = c.tables["public.orders"];
-  t.no_inherit_checks = {"local_only"};
-  t.triggers = {{"audit",
-                 "CREATE TRIGGER audit AFTER INSERT ON public.orders "
-                 "REFERENCING NEW TABLE AS added FOR EACH ROW EXECUTE "
-                 "FUNCTION f()",
-                 'O', /*row=*/true, /*before=*/false,
-                 /*transition_tables=*/true}};
-  t.fks_in = {{"sales_order_fkey", "public.sales", "FOREIGN KEY ...", true,
-               /*from_partitioned=*/true}};
+  t.keys.no_inherit_checks = {"local_only"};
+  t.dependents.triggers = {
+      {"audit",
+       "CREATE TRIGGER audit AFTER INSERT ON public.orders "
+       "REFERENCING NEW TABLE AS added FOR EACH ROW EXECUTE "
+       "FUNCTION f()",
+       'O', /*row=*/true, /*before=*/false,
+       /*transition_tables=*/true}};
+  t.dependents.fks_in = {{"sales_order_fkey", "public.sales", "FOREIGN KEY ...",
+                          true,
+                          /*from_partitioned=*/true}};
   c.server.version_num = 170000;
   std::string r = c.Refusals();
   EXPECT_NE(r.find("CHECK constraint local_only is NO INHERIT"),
@@ -477,16 +479,16 @@ TEST(Preflight, AcceptsAPartitionOnlineAndRefusesWhatDetachCannotDo) {
   // A plain table's key to the parent is dropped and added back by the
   // swap; a partitioned table's needs 18 (NOT VALID), and the parent's
   // own key to itself is refused.
-  t.parent_fks_in = {{"line_sale_fkey", "public.line",
-                      "FOREIGN KEY (sale) REFERENCES public.sales(id)", true,
-                      false}};
+  t.partition.parent_fks_in = {
+      {"line_sale_fkey", "public.line",
+       "FOREIGN KEY (sale) REFERENCES public.sales(id)", true, false}};
   EXPECT_EQ(c.Refusals(), "");
-  t.parent_fks_in.push_back({"part_sale_fkey", "public.part",
-                             "FOREIGN KEY (sale) REFERENCES public.sales(id)",
-                             true, true});
-  t.parent_fks_in.push_back({"sales_up_fkey", "public.sales",
-                             "FOREIGN KEY (up) REFERENCES public.sales(id)",
-                             true, true});
+  t.partition.parent_fks_in.push_back(
+      {"part_sale_fkey", "public.part",
+       "FOREIGN KEY (sale) REFERENCES public.sales(id)", true, true});
+  t.partition.parent_fks_in.push_back(
+      {"sales_up_fkey", "public.sales",
+       "FOREIGN KEY (up) REFERENCES public.sales(id)", true, true});
   c.server.version_num = 180000;
   EXPECT_TRUE(c.Refusals().starts_with(
       "public.orders: its parent public.sales has foreign key sales_up_fkey "
@@ -533,19 +535,19 @@ TEST(Preflight, SplitsAHashPartitionByItsParentsKeyOnly) {
   PreflightCase c;
   c.tables["public.orders"] = SalesPartition();
   TableFacts& t = c.tables["public.orders"];
-  t.partition_bound = "FOR VALUES WITH (modulus 3, remainder 1)";
-  t.partition_constraint = "satisfies_hash_partition('16385'::oid, 3, 1, id)";
-  t.parent_partition_key = "HASH (id)";
-  t.default_partition = "";
+  t.partition.bound = "FOR VALUES WITH (modulus 3, remainder 1)";
+  t.partition.constraint = "satisfies_hash_partition('16385'::oid, 3, 1, id)";
+  t.partition.parent_key = "HASH (id)";
+  t.partition.default_partition = "";
   for (int version : {120000, 150000, 180000}) {
     c.server.version_num = version;
     EXPECT_EQ(c.Refusals(), "") << version;
   }
-  t.parent_partition_key = "HASH (id int4_ops_custom)";
+  t.partition.parent_key = "HASH (id int4_ops_custom)";
   c.plan.placements[0].partitions = 1;
-  t.parent_fks_in = {{"sales_up_fkey", "public.sales",
-                      "FOREIGN KEY (up) REFERENCES public.sales(id)", true,
-                      true}};
+  t.partition.parent_fks_in = {{"sales_up_fkey", "public.sales",
+                                "FOREIGN KEY (up) REFERENCES public.sales(id)",
+                                true, true}};
   std::string r = c.Refusals();
   EXPECT_NE(r.find("public.orders: its parent public.sales is partitioned by "
                    "HASH (id int4_ops_custom): a split partitions by the same "

@@ -189,24 +189,25 @@ Status ReadTableRow(SqlSession* s, uint32_t oid, TableFacts* t) {
   t->schema = row.Text(1);
   t->name = row.Text(2);
   t->kind = FirstChar(row.Text(3));
-  t->persistence = PersistenceFromCode(FirstChar(row.Text(4)));
-  t->is_partition = row.Bool(5);
+  t->storage.persistence = PersistenceFromCode(FirstChar(row.Text(4)));
+  t->partition.is_partition = row.Bool(5);
   t->has_inheritance = row.Bool(6);
   t->typed = row.Bool(7);
   t->extension_member = row.Bool(8);
   t->system = row.Bool(9);
-  t->owner = row.Text(10);
-  t->tablespace = row.Text(11);
+  t->security.owner = row.Text(10);
+  t->storage.tablespace = row.Text(11);
   t->table = row.Text(12);
-  t->heap_size = static_cast<uint64_t>(row.Int(13));
-  t->toast_size = static_cast<uint64_t>(row.Int(14));
-  t->index_size = static_cast<uint64_t>(row.Int(15));
-  t->reltuples = row.Double(16);
-  t->row_security = row.Bool(17);
-  t->force_row_security = row.Bool(18);
-  t->replica_identity = ReplicaIdentityFromCode(FirstChar(row.Text(19)));
+  t->storage.heap_size = static_cast<uint64_t>(row.Int(13));
+  t->storage.toast_size = static_cast<uint64_t>(row.Int(14));
+  t->storage.index_size = static_cast<uint64_t>(row.Int(15));
+  t->storage.reltuples = row.Double(16);
+  t->security.row_security = row.Bool(17);
+  t->security.force_row_security = row.Bool(18);
+  t->storage.replica_identity =
+      ReplicaIdentityFromCode(FirstChar(row.Text(19)));
   t->comment = row.Text(20);
-  t->owner_privileges = row.Bool(21);
+  t->security.owner_privileges = row.Bool(21);
   return row.status();
 }
 
@@ -221,7 +222,8 @@ Status ReadRelOptions(SqlSession* s, uint32_t oid, TableFacts* t) {
                  "WHERE c.oid = $1::pg_catalog.oid",
                  {std::to_string(oid)}, &r));
   return ReadRows(r, "reloptions", [&](SqlRowReader& row) {
-    (row.Text(0) == "main" ? t->reloptions : t->toast_reloptions)
+    (row.Text(0) == "main" ? t->storage.reloptions
+                           : t->storage.toast_reloptions)
         .push_back(row.Text(1));
   });
 }
@@ -408,8 +410,8 @@ Status ReadIndexes(SqlSession* s, uint32_t oid, TableFacts* t) {
 void ChooseRowKey(TableFacts* t) {
   for (const IndexFacts& i : t->indexes) {
     if (i.primary && i.valid) {
-      t->row_key = i.columns;
-      t->row_key_index = i.name;
+      t->keys.row_key = i.columns;
+      t->keys.row_key_index = i.name;
       return;
     }
   }
@@ -421,8 +423,8 @@ void ChooseRowKey(TableFacts* t) {
       if (!c || !c->not_null) all_not_null = false;
     }
     if (!all_not_null) continue;
-    t->row_key = i.columns;
-    t->row_key_index = i.name;
+    t->keys.row_key = i.columns;
+    t->keys.row_key_index = i.name;
     return;
   }
 }
@@ -463,12 +465,13 @@ Status ReadForeignKeys(SqlSession* s, uint32_t oid, TableFacts* t) {
     bool valid = row.Bool(6);
     std::string definition = WithoutNotValid(row.Text(5));
     if (out)
-      t->fks_out.push_back({row.Text(0), row.Text(4), definition, valid});
+      t->dependents.fks_out.push_back(
+          {row.Text(0), row.Text(4), definition, valid});
     // A foreign key to the table itself is one of its own (fks_out): the
     // swap drops it with the old table's keys and adds it to the new one,
     // whose definition names the table, so it references the new table.
     if (in && !out) {
-      t->fks_in.push_back(
+      t->dependents.fks_in.push_back(
           {row.Text(0), row.Text(3), definition, valid, row.Bool(7)});
     }
   }));
@@ -483,10 +486,10 @@ Status ReadForeignKeys(SqlSession* s, uint32_t oid, TableFacts* t) {
     const std::string name = row.Text(0), definition = row.Text(1);
     const bool validated = row.Bool(2), no_inherit = row.Bool(3);
     if (!validated) {
-      t->not_valid_checks.push_back({name, WithoutNotValid(definition)});
+      t->keys.not_valid_checks.push_back({name, WithoutNotValid(definition)});
     }
     if (validated && no_inherit) {
-      t->valid_no_inherit_checks.push_back({name, definition});
+      t->keys.valid_no_inherit_checks.push_back({name, definition});
     }
   });
 }
@@ -497,9 +500,9 @@ Status ReadForeignKeys(SqlSession* s, uint32_t oid, TableFacts* t) {
 Status ReadRuleFacts(SqlSession* s, uint32_t oid, TableFacts* t) {
   TableRuleFacts read;
   PGLAYOUT_RETURN_IF_ERROR(ReadTableRuleFacts(s, oid, &read));
-  t->no_inherit_checks = read.keys.no_inherit_checks;
+  t->keys.no_inherit_checks = read.keys.no_inherit_checks;
   t->dependents.publications = read.dependents.publications;
-  for (TriggerFacts& trigger : t->triggers) {
+  for (TriggerFacts& trigger : t->dependents.triggers) {
     for (const TriggerFact& kind : read.dependents.triggers) {
       if (kind.name != trigger.name) continue;
       trigger.row = kind.row;
@@ -526,7 +529,8 @@ Status ReadTriggersAndPolicies(SqlSession* s, uint32_t oid, TableFacts* t) {
           std::string(kOwnTriggerNames) + InheritedTriggers(s) + " ORDER BY 1",
       {std::to_string(oid)}, &r));
   PGLAYOUT_RETURN_IF_ERROR(ReadRows(r, "pg_trigger", [&](SqlRowReader& row) {
-    t->triggers.push_back({row.Text(0), row.Text(1), FirstChar(row.Text(2))});
+    t->dependents.triggers.push_back(
+        {row.Text(0), row.Text(1), FirstChar(row.Text(2))});
   }));
   // A trigger of ours calls a function in schema pglayout; one that does
   // not is the user's, under a name an online copy needs.
@@ -540,7 +544,7 @@ Status ReadTriggersAndPolicies(SqlSession* s, uint32_t oid, TableFacts* t) {
           std::string(kOwnTriggerNames) + " ORDER BY 1",
       {std::to_string(oid)}, &taken));
   PGLAYOUT_RETURN_IF_ERROR(ReadTexts(taken, "triggers named like ours",
-                                     &t->triggers_named_like_ours));
+                                     &t->dependents.triggers_named_like_ours));
   SqlResult p;
   PGLAYOUT_RETURN_IF_ERROR(s->Execute(
       "SELECT p.polname, 'AS ' || CASE WHEN p.polpermissive "
@@ -557,7 +561,7 @@ Status ReadTriggersAndPolicies(SqlSession* s, uint32_t oid, TableFacts* t) {
       "BY 1",
       {std::to_string(oid)}, &p));
   return ReadRows(p, "pg_policy", [&](SqlRowReader& row) {
-    t->policies.push_back({row.Text(0), row.Text(1)});
+    t->security.policies.push_back({row.Text(0), row.Text(1)});
   });
 }
 
@@ -686,8 +690,8 @@ Status ReadGrants(SqlSession* s, uint32_t oid, const std::string& object,
       {std::to_string(oid)}, &revoked));
   PGLAYOUT_RETURN_IF_ERROR(ReadRows(
       revoked, "the owner's revoked privileges", [&](SqlRowReader& row) {
-        t->grants.push_back(fmt::format("REVOKE {} ON {} FROM {}", row.Text(0),
-                                        object, row.Text(1)));
+        t->security.grants.push_back(fmt::format(
+            "REVOKE {} ON {} FROM {}", row.Text(0), object, row.Text(1)));
       }));
   // Grants in an order where every grantor holds its grant option first:
   // the owner's, then rounds of those whose grantor's option is granted.
@@ -699,16 +703,16 @@ Status ReadGrants(SqlSession* s, uint32_t oid, const std::string& object,
   };
   auto emit = [&](const Grant& g) {
     if (!g.by_owner) {
-      t->grants.push_back("SET LOCAL ROLE " + g.grantor);
+      t->security.grants.push_back("SET LOCAL ROLE " + g.grantor);
       if (!g.grantor_sees_schema) {
         t->security.grantors_without_usage.push_back(g.grantor);
       }
     }
-    t->grants.push_back(fmt::format(
+    t->security.grants.push_back(fmt::format(
         "GRANT {}{} ON {} TO {}{}", g.privilege,
         g.column.empty() ? "" : " (" + QuoteIdent(g.column) + ")", object,
         g.grantee, g.grantable ? " WITH GRANT OPTION" : ""));
-    if (!g.by_owner) t->grants.push_back("SET LOCAL ROLE NONE");
+    if (!g.by_owner) t->security.grants.push_back("SET LOCAL ROLE NONE");
     if (g.grantable) {
       options.insert(g.grantee + "|" + g.privilege + "|" + g.column);
     }
@@ -815,10 +819,10 @@ Status ReadDependents(SqlSession* s, uint32_t oid, TableFacts* t) {
         if (FirstChar(row.Text(1)) == 'm') {
           t->dependents.matviews.push_back(row.Text(0));
         } else {
-          t->views.push_back({row.Text(0), row.Text(2), {}});
+          t->dependents.views.push_back({row.Text(0), row.Text(2), {}});
         }
       }));
-  for (ViewFacts& v : t->views) {
+  for (ViewFacts& v : t->dependents.views) {
     SqlResult opts;
     PGLAYOUT_RETURN_IF_ERROR(s->Execute(
         "SELECT pg_catalog.unnest(reloptions) FROM pg_catalog.pg_class "
@@ -900,12 +904,13 @@ Status ReadReplicationAndSequences(SqlSession* s, uint32_t oid, TableFacts* t) {
     const bool has_comment = !row.IsNull(5);
     const std::string comment = row.Text(5);
     PGLAYOUT_RETURN_IF_ERROR(row.status());
-    (deptype == 'a' ? t->owned_sequences : t->identity_sequences)
+    (deptype == 'a' ? t->dependents.owned_sequences
+                    : t->dependents.identity_sequences)
         .push_back(sequence + "|" + column);
     if (deptype != 'i') continue;
     // The swap makes identity sequences anew: their type, privileges and
     // comment come back by name.
-    t->identity_sequence_types[column] = type;
+    t->dependents.identity_sequence_types[column] = type;
     PGLAYOUT_RETURN_IF_ERROR(
         ReadGrants(s, sequence_oid, "SEQUENCE " + sequence, t));
     if (has_comment) {
@@ -919,8 +924,8 @@ Status ReadReplicationAndSequences(SqlSession* s, uint32_t oid, TableFacts* t) {
 // A partition's parent, bound and partition constraint, the parent's
 // DEFAULT partition, the foreign keys it has from its parent and those
 // that reference an ancestor (docs/online-migration.md#moving-a-partition).
-// Code of other roles (TableFacts::untrusted_code). The column types are
-// followed through domains, arrays, composite types and ranges to every
+// Code of other roles (TableFacts::security.untrusted_code). The column types
+// are followed through domains, arrays, composite types and ranges to every
 // domain whose constraints a value is checked against; the expressions'
 // functions are found through pg_depend, which records each function and
 // operator an expression calls (recordDependencyOnExpr): for a default,
@@ -1018,12 +1023,12 @@ Status ReadPartition(SqlSession* s, uint32_t oid, TableFacts* t) {
       {std::to_string(oid)}, &r));
   if (r.rows.empty()) return Status::Ok();
   SqlRowReader row(r, 0, "the partition's parent");
-  t->partition_parent = row.Text(0);
-  t->partition_bound = row.Text(1);
-  t->partition_constraint = row.Text(2);
-  t->default_partition = row.Text(3);
-  t->default_partition_partitioned = row.Bool(4);
-  t->parent_partition_key = row.Text(5);
+  t->partition.parent = row.Text(0);
+  t->partition.bound = row.Text(1);
+  t->partition.constraint = row.Text(2);
+  t->partition.default_partition = row.Text(3);
+  t->partition.default_partition_partitioned = row.Bool(4);
+  t->partition.parent_key = row.Text(5);
   PGLAYOUT_RETURN_IF_ERROR(row.status());
   SqlResult fks;
   PGLAYOUT_RETURN_IF_ERROR(s->Execute(
@@ -1037,9 +1042,9 @@ Status ReadPartition(SqlSession* s, uint32_t oid, TableFacts* t) {
       {std::to_string(oid)}, &fks));
   PGLAYOUT_RETURN_IF_ERROR(
       ReadRows(fks, "foreign keys from the parent", [&](SqlRowReader& row) {
-        t->inherited_fks_out.push_back({row.Text(0), row.Text(1),
-                                        WithoutNotValid(row.Text(2)),
-                                        row.Bool(3)});
+        t->partition.inherited_fks_out.push_back({row.Text(0), row.Text(1),
+                                                  WithoutNotValid(row.Text(2)),
+                                                  row.Bool(3)});
       }));
   SqlResult refs;
   PGLAYOUT_RETURN_IF_ERROR(s->Execute(
@@ -1053,9 +1058,9 @@ Status ReadPartition(SqlSession* s, uint32_t oid, TableFacts* t) {
       "<> $1::pg_catalog.oid) ORDER BY 2, 1",
       {std::to_string(oid)}, &refs));
   return ReadRows(refs, "foreign keys to an ancestor", [&](SqlRowReader& row) {
-    t->parent_fks_in.push_back({row.Text(0), row.Text(1),
-                                WithoutNotValid(row.Text(2)), row.Bool(3),
-                                row.Bool(4)});
+    t->partition.parent_fks_in.push_back({row.Text(0), row.Text(1),
+                                          WithoutNotValid(row.Text(2)),
+                                          row.Bool(3), row.Bool(4)});
   });
 }
 
@@ -1209,7 +1214,8 @@ Status GatherTableFacts(SqlSession* session, uint32_t oid, TableFacts* facts) {
   PGLAYOUT_RETURN_IF_ERROR(ReadStatistics(session, oid, &t));
   PGLAYOUT_RETURN_IF_ERROR(ReadDependents(session, oid, &t));
   PGLAYOUT_RETURN_IF_ERROR(ReadReplicationAndSequences(session, oid, &t));
-  if (t.is_partition) PGLAYOUT_RETURN_IF_ERROR(ReadPartition(session, oid, &t));
+  if (t.partition.is_partition)
+    PGLAYOUT_RETURN_IF_ERROR(ReadPartition(session, oid, &t));
   PGLAYOUT_RETURN_IF_ERROR(ReadStructureHash(session, oid, &t.structure_hash));
   PGLAYOUT_RETURN_IF_ERROR(ReadUntrustedCode(session, oid, &t));
   PGLAYOUT_RETURN_IF_ERROR(

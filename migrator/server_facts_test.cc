@@ -80,11 +80,11 @@ TEST(GatherTableFacts, ReadsTheTableRowAndItsIndexes) {
   EXPECT_TRUE(t.exists);
   EXPECT_EQ(t.name, "orders");
   EXPECT_EQ(t.kind, 'r');
-  EXPECT_EQ(t.heap_size, 24576u);
-  EXPECT_EQ(t.index_size, 8192u);
-  EXPECT_DOUBLE_EQ(t.reltuples, 1000);
-  EXPECT_EQ(t.replica_identity, ReplicaIdentity::kDefault);
-  EXPECT_FALSE(t.owner_privileges);
+  EXPECT_EQ(t.storage.heap_size, 24576u);
+  EXPECT_EQ(t.storage.index_size, 8192u);
+  EXPECT_DOUBLE_EQ(t.storage.reltuples, 1000);
+  EXPECT_EQ(t.storage.replica_identity, ReplicaIdentity::kDefault);
+  EXPECT_FALSE(t.security.owner_privileges);
   ASSERT_EQ(t.indexes.size(), 1u);
   EXPECT_TRUE(t.indexes[0].valid);
   EXPECT_TRUE(t.indexes[0].primary);

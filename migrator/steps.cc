@@ -56,7 +56,8 @@ Step OfflineMoveStep(const Placement& p, const TableFacts& t,
   const std::string& ts = p.tablespaces[0];
   s.title = fmt::format("move {} to tablespace {} (offline)", p.relation, ts);
   s.objects.emplace_back(t.kind, Quoted(t));
-  s.bytes = t.kind == 'i' ? t.heap_size : t.heap_size + t.toast_size;
+  s.bytes = t.kind == 'i' ? t.storage.heap_size
+                          : t.storage.heap_size + t.storage.toast_size;
   if (t.kind != 'i') {
     for (const IndexFacts& i : t.indexes) {
       s.objects.emplace_back('i',
@@ -69,7 +70,8 @@ Step OfflineMoveStep(const Placement& p, const TableFacts& t,
   }
   s.note = OfflineLockForecast(t, options.offline_rate_mbps) +
            "; lock waits are bounded by lock_timeout and retried";
-  if (t.tablespace == ts || (ts == "pg_default" && t.tablespace.empty())) {
+  if (t.storage.tablespace == ts ||
+      (ts == "pg_default" && t.storage.tablespace.empty())) {
     s.note += "; the relation is already there (statements are no-ops)";
   }
   return s;
@@ -84,7 +86,7 @@ Step OnlineIndexStep(const Placement& p, const TableFacts& t) {
   s.title = fmt::format("rebuild index {} in tablespace {} (online)",
                         p.relation, p.tablespaces[0]);
   s.sql = {ReindexConcurrentlySql(Quoted(t), p.tablespaces[0])};
-  s.bytes = t.heap_size;
+  s.bytes = t.storage.heap_size;
   s.note =
       "REINDEX CONCURRENTLY does not block reads or writes; an "
       "interrupted rebuild leaves an invalid _ccnew index that a "
@@ -96,12 +98,12 @@ Step OnlineIndexStep(const Placement& p, const TableFacts& t) {
 // (docs/online-migration.md#moving-a-partition).
 std::string PartitionSwapNote(const TableFacts& t, const OnlineNames& names) {
   std::string default_part =
-      t.default_partition.empty()
+      t.partition.default_partition.empty()
           ? ""
           : fmt::format(
                 " and on the DEFAULT partition {}, which ATTACH {}",
-                t.default_partition,
-                t.default_partition_partitioned
+                t.partition.default_partition,
+                t.partition.default_partition_partitioned
                     ? "scans under that lock (it is partitioned, so no "
                       "constraint spares the scan)"
                     : "does not scan (a validated constraint says no row "
@@ -117,7 +119,7 @@ std::string PartitionSwapNote(const TableFacts& t, const OnlineNames& names) {
       "nothing (the copy carries a validated CHECK equal to the partition "
       "constraint, and the parent's foreign keys already validated); the "
       "old partition is kept, detached, as {2} until --finalize",
-      t.partition_parent, default_part, names.QualifiedOld());
+      t.partition.parent, default_part, names.QualifiedOld());
 }
 
 Step OnlineCopyStep(const Placement& p, const TableFacts& t,
@@ -134,18 +136,18 @@ Step OnlineCopyStep(const Placement& p, const TableFacts& t,
         "modulus {} by ({}) over {} (online copy, then detach and attach the "
         "copy)",
         p.relation, s.target.parent_remainder, s.target.parent_modulus,
-        t.partition_parent, p.partitions, TargetModulus(s.target),
+        t.partition.parent, p.partitions, TargetModulus(s.target),
         JoinComma(p.key), JoinComma(p.tablespaces));
   } else if (p.strategy == Strategy::kHashPartition) {
     s.title = fmt::format(
         "convert {} to {} hash partitions by ({}) over {} "
         "(online)",
         p.relation, p.partitions, JoinComma(p.key), JoinComma(p.tablespaces));
-  } else if (!t.partition_parent.empty()) {
+  } else if (!t.partition.parent.empty()) {
     s.title = fmt::format(
         "move {} (a partition of {}) to tablespace {} (online copy, then "
         "detach and attach the copy)",
-        p.relation, t.partition_parent, p.tablespaces[0]);
+        p.relation, t.partition.parent, p.tablespaces[0]);
   } else {
     s.title = fmt::format("move {} to tablespace {} (online copy and swap)",
                           p.relation, p.tablespaces[0]);
@@ -215,7 +217,7 @@ Step OnlineCopyStep(const Placement& p, const TableFacts& t,
       "EXCLUSIVE for a moment; the old table is kept as {} until "
       "--finalize",
       names.QualifiedOld());
-  if (!t.partition_parent.empty()) s.note = PartitionSwapNote(t, names);
+  if (!t.partition.parent.empty()) s.note = PartitionSwapNote(t, names);
   return s;
 }
 
@@ -509,7 +511,8 @@ std::string FormatSteps(const std::vector<Step>& steps) {
 }
 
 std::string OfflineLockForecast(const TableFacts& t, double mbps) {
-  uint64_t heap = t.kind == 'i' ? t.heap_size : t.heap_size + t.toast_size;
+  uint64_t heap = t.kind == 'i' ? t.storage.heap_size
+                                : t.storage.heap_size + t.storage.toast_size;
   uint64_t bytes = heap, largest = heap;
   for (const IndexFacts& i : t.indexes) {
     if (t.kind != 'i') bytes += i.size;

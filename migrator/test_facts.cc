@@ -31,10 +31,10 @@ TableFacts Orders() {
   t.oid = 16384;
   t.schema = "public";
   t.name = "orders";
-  t.owner = "app";
-  t.heap_size = 800 * kMiB;
-  t.index_size = 200 * kMiB;
-  t.reltuples = 1e6;
+  t.security.owner = "app";
+  t.storage.heap_size = 800 * kMiB;
+  t.storage.index_size = 200 * kMiB;
+  t.storage.reltuples = 1e6;
   t.columns = {{"id",
                 "bigint",
                 true,
@@ -79,8 +79,8 @@ TableFacts Orders() {
   by_customer.using_clause = "USING btree (customer)";
   by_customer.size = 100 * kMiB;
   t.indexes = {pk, by_customer};
-  t.row_key = {"id"};
-  t.row_key_index = "orders_pkey";
+  t.keys.row_key = {"id"};
+  t.keys.row_key_index = "orders_pkey";
   return t;
 }
 
@@ -100,16 +100,16 @@ Plan HashPlan() {
 
 TableFacts SalesPartition() {
   TableFacts t = Orders();
-  t.is_partition = true;
-  t.partition_parent = "public.sales";
-  t.partition_bound = "FOR VALUES FROM (1000) TO (2000)";
-  t.partition_constraint =
+  t.partition.is_partition = true;
+  t.partition.parent = "public.sales";
+  t.partition.bound = "FOR VALUES FROM (1000) TO (2000)";
+  t.partition.constraint =
       "((id IS NOT NULL) AND (id >= 1000) AND "
       "(id < 2000))";
-  t.default_partition = "public.sales_rest";
-  t.inherited_fks_out = {{"sales_customer_fkey", "public.customers",
-                          "FOREIGN KEY (customer) REFERENCES customers(id)",
-                          true}};
+  t.partition.default_partition = "public.sales_rest";
+  t.partition.inherited_fks_out = {
+      {"sales_customer_fkey", "public.customers",
+       "FOREIGN KEY (customer) REFERENCES customers(id)", true}};
   return t;
 }
 
@@ -148,7 +148,7 @@ TableFacts HostileTable(const std::string& name) {
   TableFacts t = Orders();
   t.schema = Prefixed("S", name);
   t.name = name;
-  t.owner = Prefixed("O", name);
+  t.security.owner = Prefixed("O", name);
   const std::string key = Prefixed("K", name);
   const std::string other = Prefixed("C", name);
   t.columns[0].name = key;
@@ -160,8 +160,8 @@ TableFacts HostileTable(const std::string& name) {
   t.indexes[1].name = Prefixed("I", name);
   t.indexes[1].columns = {other};
   t.indexes[1].using_clause = "USING btree (" + QuoteIdent(other) + ")";
-  t.row_key = {key};
-  t.row_key_index = t.indexes[0].name;
+  t.keys.row_key = {key};
+  t.keys.row_key_index = t.indexes[0].name;
   return t;
 }
 

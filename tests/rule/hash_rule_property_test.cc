@@ -91,11 +91,11 @@ void AddKeys(Dice* d, Twin* t) {
   // The row key: the primary key, else a unique key over NOT NULL
   // columns (here: when the dice say its columns are NOT NULL).
   if (primary) {
-    t->facts.row_key = {"id"};
+    t->facts.keys.row_key = {"id"};
   } else if (!t->relation.unique_keys.empty() && d->Chance(50)) {
-    t->facts.row_key = t->relation.unique_keys.front();
+    t->facts.keys.row_key = t->relation.unique_keys.front();
   }
-  t->relation.row_key = t->facts.row_key;
+  t->relation.row_key = t->facts.keys.row_key;
 }
 
 migrator::ForeignKeyFacts Fk(const std::string& name, const std::string& table,
@@ -111,22 +111,23 @@ migrator::ForeignKeyFacts Fk(const std::string& name, const std::string& table,
 void AddForeignKeys(Dice* d, Twin* t) {
   if (d->Chance(25)) {
     t->relation.foreign_keys_out.push_back("t_a_fkey (a) -> public.other (id)");
-    t->facts.fks_out.push_back(Fk("t_a_fkey", "public.other"));
+    t->facts.dependents.fks_out.push_back(Fk("t_a_fkey", "public.other"));
   }
   if (d->Chance(20)) {  // to itself
     t->relation.foreign_keys_out.push_back("t_up (b) -> public.t (id)");
-    t->facts.fks_out.push_back(Fk("t_up", "public.t"));
+    t->facts.dependents.fks_out.push_back(Fk("t_up", "public.t"));
   }
   if (d->Chance(25)) {
     t->relation.foreign_keys_in.push_back("public.child.child_t_fkey");
-    t->facts.fks_in.push_back(
+    t->facts.dependents.fks_in.push_back(
         {"child_t_fkey", "public.child", "FOREIGN KEY (t) REFERENCES t(id)"});
   }
   if (d->Chance(20)) {
     t->relation.foreign_keys_in.push_back("public.events.events_t_fkey");
     t->relation.referenced_by_partitioned.push_back(
         {"events_t_fkey", "public.events"});
-    t->facts.fks_in.push_back(Fk("events_t_fkey", "public.events", true));
+    t->facts.dependents.fks_in.push_back(
+        Fk("events_t_fkey", "public.events", true));
   }
 }
 
@@ -141,7 +142,7 @@ void AddTrigger(Twin* t, const std::string& name, const std::string& def,
   trigger.row = def.find(" FOR EACH ROW ") != std::string::npos;
   trigger.before = def.find(" BEFORE ") != std::string::npos;
   trigger.transition_tables = def.find(" REFERENCING ") != std::string::npos;
-  t->facts.triggers.push_back(trigger);
+  t->facts.dependents.triggers.push_back(trigger);
 }
 
 void AddOthers(Dice* d, Twin* t) {
@@ -164,7 +165,7 @@ void AddOthers(Dice* d, Twin* t) {
   }
   if (d->Chance(15)) {
     t->relation.no_inherit_checks.push_back("t_local");
-    t->facts.no_inherit_checks.push_back("t_local");
+    t->facts.keys.no_inherit_checks.push_back("t_local");
   }
   if (d->Chance(15)) {
     t->relation.publications.push_back("pub");
@@ -187,7 +188,7 @@ Twin RandomTable(Dice* d) {
   t.facts.schema = "public";
   t.facts.name = "t";
   t.facts.kind = 'r';
-  t.facts.persistence = Persistence::kPermanent;
+  t.facts.storage.persistence = Persistence::kPermanent;
   for (const std::string& c : kColumns) {
     migrator::ColumnFacts column;
     column.name = c;
