@@ -137,6 +137,12 @@ class MigrateCommand : public Command {
                       "end, then stop (default 5min)",
                       "s")
         ->group(kGroupSafety);
+    verify_option_ =
+        AddWordOption(app, "--verify", &verify_text_, {"full", "off"},
+                      "full (default): compare each online copy with its "
+                      "table before the swap; off: skip that (an unverified "
+                      "run)")
+            ->group(kGroupSafety);
     app->add_flag("--standby-dirs-ready", options_.standby_dirs_ready,
                   "Each new tablespace's directory exists on every streaming "
                   "standby")
@@ -177,6 +183,11 @@ class MigrateCommand : public Command {
     options_.copy_by_blocks = copy_order_ == "blocks";
     parsed = migrator::ParseCaptureMode(capture_text_, &options_.capture);
     if (!parsed.ok()) return UsageError(parsed.message());
+    // Unset when not given: a resumed run keeps its own.
+    if (verify_option_->count() > 0) {
+      options_.verify = verify_text_ == "off" ? migrator::VerifyMode::kOff
+                                              : migrator::VerifyMode::kFull;
+    }
     Plan plan;
     if (abort_ || finalize_ || status_) {
       if (int(abort_) + int(finalize_) + int(status_) > 1) {
@@ -270,6 +281,8 @@ class MigrateCommand : public Command {
   std::string throttle_text_ = "adaptive";
   std::string copy_order_ = "blocks";
   std::string capture_text_ = "auto";
+  std::string verify_text_ = "full";
+  CLI::Option* verify_option_ = nullptr;
   ConnectionOptions connection_;
   double lock_timeout_s_ = 0.2;
 };

@@ -60,4 +60,28 @@ CLI::Option* AddDurationOption(CLI::App* app, const std::string& name,
       ->type_name("DURATION");
 }
 
+CLI::Option* AddWordOption(CLI::App* app, const std::string& name,
+                           std::string* text,
+                           const std::vector<std::string>& words,
+                           const std::string& description) {
+  const std::string option = name.substr(name.rfind(',') + 1);
+  std::string listed, placeholder;
+  for (size_t i = 0; i < words.size(); ++i) {
+    placeholder += (i == 0 ? "" : "|") + words[i];
+    listed += (i == 0 ? "" : i + 1 == words.size() ? " or " : ", ") + words[i];
+  }
+  auto parse = [=](const std::string& given) {
+    for (const std::string& w : words) {
+      if (given == w) {
+        *text = given;
+        return;
+      }
+    }
+    throw CLI::ValidationError(
+        option, fmt::format("'{}' is not a choice; use {}", given, listed));
+  };
+  return app->add_option_function<std::string>(name, parse, description)
+      ->type_name(placeholder);
+}
+
 }  // namespace pglayout::cli

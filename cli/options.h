@@ -7,6 +7,7 @@
 
 #include <CLI/CLI.hpp>
 #include <string>
+#include <vector>
 
 #include "pg/conninfo.h"
 
@@ -33,6 +34,14 @@ CLI::Option* AddDurationOption(CLI::App* app, const std::string& name,
                                const std::string& bare_unit,
                                double min_seconds = 0,
                                double max_seconds = 1e12);
+
+// An option that takes one of |words| (placeholder "full|off") and sets
+// |*text| to it when given; |*text| keeps its default otherwise. Any other
+// word is a usage error naming the option and the words (exit 2).
+CLI::Option* AddWordOption(CLI::App* app, const std::string& name,
+                           std::string* text,
+                           const std::vector<std::string>& words,
+                           const std::string& description);
 
 }  // namespace pglayout::cli
 

@@ -55,6 +55,37 @@ TEST(DurationOption, ABadOrOutOfRangeDurationNamesTheOption) {
   EXPECT_DOUBLE_EQ(value, 7);  // unchanged
 }
 
+TEST(WordOption, KeepsTheDefaultTakesAWordAndNamesTheWordsOtherwise) {
+  auto make = [](CLI::App* app, std::string* text) {
+    return AddWordOption(app, "--verify", text, {"full", "off"}, "");
+  };
+  {
+    CLI::App app;
+    std::string verify = "full";
+    CLI::Option* option = make(&app, &verify);
+    EXPECT_EQ(Parse(&app, {}), "");
+    EXPECT_EQ(verify, "full");
+    EXPECT_EQ(option->count(), 0u);  // not given: a resumed run keeps its own
+    EXPECT_EQ(option->get_type_name(), "full|off");
+  }
+  {
+    CLI::App app;
+    std::string verify = "full";
+    CLI::Option* option = make(&app, &verify);
+    EXPECT_EQ(Parse(&app, {"--verify", "off"}), "");
+    EXPECT_EQ(verify, "off");
+    EXPECT_EQ(option->count(), 1u);
+  }
+  {
+    CLI::App app;
+    std::string verify = "full";
+    make(&app, &verify);
+    EXPECT_EQ(Parse(&app, {"--verify=fast"}),
+              "--verify: 'fast' is not a choice; use full or off");
+    EXPECT_EQ(verify, "full");  // unchanged
+  }
+}
+
 TEST(ConnectionOptions, DbnameAndTheOldSpellingSetTheSameField) {
   for (const char* name : {"-d", "--dbname", "--dsn"}) {
     CLI::App app;

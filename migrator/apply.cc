@@ -3,6 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
+#include <optional>
+#include <string>
 
 #include "common/ddl.h"
 #include "common/files.h"
@@ -192,6 +195,34 @@ Status ReportCheckpoints(Executor* ex, const RunRecord& run,
   return Status::Ok();
 }
 
+// The run's final comparison of online copies: --verify when given (a
+// resumed run records the new choice and says so), else the one the run
+// was started with (docs/online-migration.md#verification).
+Status SetRunVerification(const RunRecord& run, bool is_new, Executor* ex) {
+  const std::optional<VerifyMode> given = ex->options().verify;
+  VerifyMode mode = given.value_or(VerifyMode::kFull);
+  if (!is_new && !given) {
+    mode = run.verify == "off" ? VerifyMode::kOff : VerifyMode::kFull;
+  }
+  ex->set_verify(mode);
+  if (is_new || (given && run.verify != VerifyModeName(mode))) {
+    PGLAYOUT_RETURN_IF_ERROR(
+        ex->journal()->SetRunVerify(run.run_id, VerifyModeName(mode)));
+    if (!is_new) {
+      ex->Line(fmt::format(
+          "run {}: --verify {} from now on (it was started with --verify {})",
+          run.run_id, VerifyModeName(mode), run.verify));
+    }
+  }
+  if (mode == VerifyMode::kOff) {
+    ex->Line(fmt::format(
+        "run {}: --verify off: online copies are not compared with their "
+        "tables at the end; the run is unverified",
+        run.run_id));
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Status ApplyRun(const ApplyInput& in, Executor* ex, GuardRestorer* restorer,
@@ -222,6 +253,7 @@ Status ApplyRun(const ApplyInput& in, Executor* ex, GuardRestorer* restorer,
   } else {
     ex->Line(fmt::format("run {} resumed", run.run_id));
   }
+  PGLAYOUT_RETURN_IF_ERROR(SetRunVerification(run, in.run.run_id == 0, ex));
   PGLAYOUT_RETURN_IF_ERROR(ex->Exec(fmt::format(
       "SET application_name = {}",
       QuoteLiteral(fmt::format("{}/run{}/main", kAppName, run.run_id)))));
@@ -243,7 +275,13 @@ Status ApplyRun(const ApplyInput& in, Executor* ex, GuardRestorer* restorer,
   PGLAYOUT_RETURN_IF_ERROR(ReadCheckpointCounts(ex->session(), &end));
   PGLAYOUT_RETURN_IF_ERROR(ReportCheckpoints(ex, run, end, report));
   PGLAYOUT_RETURN_IF_ERROR(journal->FinishRun(run.run_id, "done", end));
-  ex->Line(fmt::format("run {} done", run.run_id));
+  // Whether its online copies were compared, this invocation's and an
+  // earlier one's.
+  std::map<std::string, StepRecord> done;
+  PGLAYOUT_RETURN_IF_ERROR(journal->LoadSteps(run.run_id, &done));
+  const std::string note = VerificationNote(done);
+  ex->Line(fmt::format("run {} done{}", run.run_id,
+                       note.empty() ? "" : ", " + note));
   return Status::Ok();
 }
 

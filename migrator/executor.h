@@ -49,6 +49,10 @@ class Executor {
   ProgressSink* progress() { return progress_; }
   int64_t run_id() const { return run_id_; }
   void set_run_id(int64_t id) { run_id_ = id; }
+  // The run's final comparison of online copies: options().verify, else
+  // the journal's for a resumed run (ApplyRun sets it).
+  VerifyMode verify() const { return verify_; }
+  void set_verify(VerifyMode mode) { verify_ = mode; }
 
   // Opens another session to the same database, hardened like the run's
   // own and tagged "pglayout-migrate/run<N>/<role>" (a resumed run finds
@@ -116,6 +120,7 @@ class Executor {
   ProgressSink* progress_;
   MigrateResult* report_;
   int64_t run_id_ = 0;
+  VerifyMode verify_ = VerifyMode::kFull;
   std::string failed_sqlstate_;            // of the last failed Transaction()
   bool autovacuum_cancel_failed_ = false;  // and said so in the report
   bool retry_requested_ = false;           // by the body of WithLockRetry

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "common/units.h"
 #include "migrator/sql_util.h"
 #include "pg/journal_schema.h"
 #include "pg/sql_row.h"
@@ -60,6 +61,10 @@ constexpr const char* kSchemaSql[] = {
     " new_rows bigint NOT NULL, new_sum bigint NOT NULL,"
     " verified_at timestamptz NOT NULL DEFAULT pg_catalog.now(),"
     " PRIMARY KEY (run_id, step_key))",
+    // --verify: the run's choice, and each online step's final comparison
+    // ('full' compared, 'off' skipped; NULL: not past its catch-up).
+    "ALTER TABLE pglayout.run ADD COLUMN IF NOT EXISTS verify text",
+    "ALTER TABLE pglayout.step ADD COLUMN IF NOT EXISTS verify text",
 };
 
 // The elements of an array literal, NULL ones as "".
@@ -135,12 +140,15 @@ Status Journal::EnsureSchema() {
 namespace {
 
 // The run that |tail| (WHERE / ORDER BY ... LIMIT 1) selects, if any.
+// verify through to_jsonb: --status reads journals that no run of this
+// version has upgraded yet.
 Status ReadRun(SqlSession* session, const std::string& tail, RunRecord* run) {
   SqlResult r;
   PGLAYOUT_RETURN_IF_ERROR(session->Execute(
       "SELECT run_id, plan_hash, state, coalesce(checkpoints_timed_start, 0), "
-      "coalesce(checkpoints_requested_start, 0), started_at::pg_catalog.text "
-      "FROM pglayout.run " +
+      "coalesce(checkpoints_requested_start, 0), started_at::pg_catalog.text, "
+      "coalesce(pg_catalog.to_jsonb(r) OPERATOR(pg_catalog.->>) 'verify', "
+      "'full') FROM pglayout.run r " +
           tail,
       {}, &r));
   if (r.rows.empty()) return Status::Ok();
@@ -151,6 +159,7 @@ Status ReadRun(SqlSession* session, const std::string& tail, RunRecord* run) {
   run->checkpoints_timed_start = row.Int(3);
   run->checkpoints_requested_start = row.Int(4);
   run->started_at = row.Text(5);
+  run->verify = row.Text(6);
   return row.status();
 }
 
@@ -197,6 +206,13 @@ Status Journal::StartRun(const std::string& plan_hash,
   return Status::Ok();
 }
 
+Status Journal::SetRunVerify(int64_t run_id, const std::string& verify) {
+  SqlResult r;
+  return session_->Execute(
+      "UPDATE pglayout.run SET verify = $2 WHERE run_id = $1",
+      {std::to_string(run_id), verify}, &r);
+}
+
 Status Journal::FinishRun(int64_t run_id, const std::string& state,
                           const CheckpointCounts& end) {
   SqlResult r;
@@ -216,7 +232,8 @@ Status Journal::LoadSteps(int64_t run_id,
   PGLAYOUT_RETURN_IF_ERROR(session_->Execute(
       "SELECT step_key, state, phase, coalesce(relation_oid, 0), "
       "cursor::pg_catalog.text, rows_copied, rows_replayed, batches, detail, "
-      "bytes_copied FROM pglayout.step WHERE run_id = $1",
+      "bytes_copied, coalesce(pg_catalog.to_jsonb(s) OPERATOR(pg_catalog.->>) "
+      "'verify', '') FROM pglayout.step s WHERE run_id = $1",
       {std::to_string(run_id)}, &r));
   return ReadRows(r, "pglayout.step", [&](SqlRowReader& row) {
     StepRecord s;
@@ -230,6 +247,7 @@ Status Journal::LoadSteps(int64_t run_id,
     s.batches = row.Int(7);
     s.detail = row.Text(8);
     s.bytes_copied = row.Int(9);
+    s.verify = row.Text(10);
     (*steps)[s.key] = std::move(s);
   });
 }
@@ -310,6 +328,15 @@ Status Journal::RecordVerification(int64_t run_id, const std::string& key,
        std::to_string(src_sum), std::to_string(new_rows),
        std::to_string(new_sum)},
       &r);
+}
+
+Status Journal::SetStepVerify(int64_t run_id, const std::string& key,
+                              const std::string& verify) {
+  SqlResult r;
+  return session_->Execute(
+      "UPDATE pglayout.step SET verify = $3 WHERE run_id = $1 AND step_key = "
+      "$2",
+      {std::to_string(run_id), key, verify}, &r);
 }
 
 Status Journal::RecordOriginal(int64_t run_id, const SettingRecord& s) {
@@ -406,6 +433,27 @@ Status Journal::ListOldCopies(
     const int64_t run_id = row.Int(0);
     copies->emplace_back(run_id, row.Text(1));
   });
+}
+
+std::string VerificationNote(const std::map<std::string, StepRecord>& records) {
+  int64_t compared = 0, skipped = 0;
+  for (const auto& [key, rec] : records) {
+    compared += rec.verify == "full";
+    skipped += rec.verify == "off";
+  }
+  if (skipped > 0) {
+    return fmt::format(
+        "unverified: {} not compared with {} table (--verify "
+        "off)",
+        CountOf(skipped, "online copy", "online copies"),
+        skipped == 1 ? "its" : "their");
+  }
+  if (compared > 0) {
+    return fmt::format("verified: {} compared with {} table",
+                       CountOf(compared, "online copy", "online copies"),
+                       compared == 1 ? "its" : "their");
+  }
+  return "";
 }
 
 std::string PlanHash(const std::string& canonical_plan_text) {

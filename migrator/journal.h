@@ -26,6 +26,9 @@ struct RunRecord {
   // timestamptz text: a checkpoint statistics reset after it makes the
   // run's counts unknown (CheckpointsBetween).
   std::string started_at;
+  // The online copies' final comparison the run was started with (or last
+  // given on a resume): "full" or "off". Runs of older versions: "full".
+  std::string verify = "full";
 };
 
 struct StepRecord {
@@ -39,6 +42,9 @@ struct StepRecord {
   int64_t batches = 0;
   int64_t bytes_copied = 0;  // sum of pg_column_size of the copied rows
   std::string detail;        // free text for people
+  // An online copy's final comparison once past its catch-up: "full"
+  // (compared and equal) or "off" (skipped, --verify off); "" before.
+  std::string verify;
 };
 
 struct SettingRecord {
@@ -73,6 +79,9 @@ class Journal {
   Status StartRun(const std::string& plan_hash, const std::string& plan_text,
                   const std::string& tool_version, int64_t timed,
                   int64_t requested, RunRecord* run);
+  // Records the run's verification ("full" or "off"): at its start, and
+  // when a resume is given another --verify.
+  Status SetRunVerify(int64_t run_id, const std::string& verify);
   // Ends the run with |state| and the checkpoint counters at its end, so
   // that the checkpoints during the run can be told later.
   Status FinishRun(int64_t run_id, const std::string& state,
@@ -102,6 +111,10 @@ class Journal {
   Status RecordVerification(int64_t run_id, const std::string& key,
                             int64_t src_rows, int64_t src_sum, int64_t new_rows,
                             int64_t new_sum);
+  // Whether online step |key|'s final comparison ran ("full") or was
+  // skipped ("off"); kept in its step row (StepRecord::verify).
+  Status SetStepVerify(int64_t run_id, const std::string& key,
+                       const std::string& verify);
 
   // Settings. RecordOriginal keeps the first original of (run, kind, name):
   // a resumed run must not mistake its own raised value for the original.
@@ -126,6 +139,13 @@ class Journal {
  private:
   SqlSession* session_;
 };
+
+// How the online steps of |records| ended their catch-up, for people:
+// "unverified: 1 online copy not compared with its table (--verify off)"
+// when any skipped the final comparison, "verified: 2 online copies
+// compared with their tables" when all that got there ran it, "" when none
+// did yet.
+std::string VerificationNote(const std::map<std::string, StepRecord>& records);
 
 // A stable 64-bit FNV-1a hash of the plan's canonical text, in hex.
 std::string PlanHash(const std::string& canonical_plan_text);

@@ -28,5 +28,41 @@ TEST(Journal, KeepsTheFirstOriginalOfASetting) {
   EXPECT_NE(PlanHash("a"), PlanHash("b"));
 }
 
+TEST(Journal, VerificationNoteSaysWhetherTheOnlineCopiesWereCompared) {
+  std::map<std::string, StepRecord> steps;
+  steps["tablespace:fast"].verify = "";
+  EXPECT_EQ(VerificationNote(steps), "");  // no online copy got there
+  steps["copy:public.a"].verify = "full";
+  steps["copy:public.b"].verify = "full";
+  EXPECT_EQ(VerificationNote(steps),
+            "verified: 2 online copies compared with their table");
+  steps["copy:public.b"].verify = "off";
+  EXPECT_EQ(VerificationNote(steps),
+            "unverified: 1 online copy not compared with its table (--verify "
+            "off)");
+}
+
+TEST(Journal, ReadsTheVerifyOfJournalsOlderVersionsMade) {
+  FakeSqlSession session;
+  session.Answer("to_regclass('pglayout.setting')", {{"t"}});
+  session.Answer("FROM pglayout.run r",
+                 {{"7", "00ff", "running", "0", "0", "2026-12-06", "off"}});
+  Journal journal(&session);
+  RunRecord run;
+  EXPECT_TRUE(journal.FindActiveRun(&run).ok());
+  EXPECT_EQ(run.run_id, 7);
+  EXPECT_EQ(run.verify, "off");
+  std::map<std::string, StepRecord> steps;
+  EXPECT_TRUE(journal.LoadSteps(3, &steps).ok());
+  for (const std::string& sql : session.statements) {
+    if (sql.find("FROM pglayout.run") == std::string::npos &&
+        sql.find("FROM pglayout.step") == std::string::npos) {
+      continue;
+    }
+    // A journal no run of this version has upgraded has no verify column.
+    EXPECT_NE(sql.find("pg_catalog.to_jsonb("), std::string::npos) << sql;
+  }
+}
+
 }  // namespace
 }  // namespace pglayout::migrator

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "common/clock.h"
@@ -33,6 +34,17 @@ enum class CaptureMode { kAuto, kTrigger, kLogical };
 // "auto" / "trigger" / "logical"; InvalidInput naming them otherwise
 // (online_logical.cc).
 Status ParseCaptureMode(const std::string& text, CaptureMode* mode);
+
+// Whether each online copy ends with the full comparison of the table and
+// its copy in one snapshot (docs/online-migration.md#verification). Off
+// skips that comparison only: the swap's own checks and the placement
+// check still run.
+enum class VerifyMode { kFull, kOff };
+
+// "full" / "off", as the journal and --verify spell them.
+inline const char* VerifyModeName(VerifyMode mode) {
+  return mode == VerifyMode::kOff ? "off" : "full";
+}
 
 struct MigrateOptions {
   std::string conninfo;  // libpq connection string; "" = PG* environment
@@ -62,6 +74,10 @@ struct MigrateOptions {
   // Verification reads each side in chunks of about this many rows, with
   // the throttle's pauses between them, all in one snapshot.
   int64_t verify_range_rows = 1000000;
+  // The online copies' final comparison. Unset: a new run's is full, a
+  // resumed run keeps the one it was started with (the journal's); given,
+  // it applies to the online copies not yet past their catch-up.
+  std::optional<VerifyMode> verify;
   // maintenance_work_mem for the shadow's index builds (SET LOCAL, never
   // below the server's setting). More is not faster: one 10 M-row int key
   // on 2 cores, idle, without parallel workers (the adaptive throttle's

@@ -67,6 +67,10 @@ Status RunPlan(const Plan& plan, RunFacts facts, const RunRecord& active,
   // Our own run lock is not "another run".
   if (options.apply) facts.server.lock_holder.clear();
   StepOptions step_options = StepOptionsFor(options, facts.server);
+  // A resumed run keeps the --verify it was started with unless given one.
+  if (!options.verify && active.run_id != 0) {
+    step_options.verify = active.verify != "off";
+  }
   PGLAYOUT_RETURN_IF_ERROR(
       GuardOriginalFor(ex->session(), ex->journal(), active, &step_options));
   PGLAYOUT_RETURN_IF_ERROR(JudgePlan(plan, facts, records, options,

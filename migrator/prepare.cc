@@ -108,6 +108,7 @@ StepOptions StepOptionsFor(const MigrateOptions& options,
                            const ServerFacts& server) {
   StepOptions o;
   o.copy_by_blocks = options.copy_by_blocks;
+  o.verify = options.verify != VerifyMode::kOff;
   o.offline_rate_mbps = options.offline_rate_mbps;
   o.batch_rows = options.batch_rows;
   o.checkpoint_guard = options.checkpoint_guard;

@@ -107,6 +107,24 @@ Status FinalizeRuns(const RunRecord& active, Executor* ex,
   return Status::Aborted(text);
 }
 
+namespace {
+
+// An unfinished run's verification: its --verify, and how its online
+// copies past their catch-up ended it.
+std::string RunVerificationLine(
+    const RunRecord& run, const std::map<std::string, StepRecord>& steps) {
+  const std::string note = VerificationNote(steps);
+  const bool off = run.verify == "off";
+  return fmt::format(
+      "  verification: --verify {}{}{}", run.verify,
+      off ? " (online copies are not compared with their tables; the run is "
+            "unverified)"
+          : "",
+      note.empty() ? "" : "; so far " + note);
+}
+
+}  // namespace
+
 Status ShowStatus(const RunRecord& active, Executor* ex,
                   GuardRestorer* restorer, MigrateResult* report) {
   Journal* journal = ex->journal();
@@ -125,17 +143,22 @@ Status ShowStatus(const RunRecord& active, Executor* ex,
         "run {} is unfinished (or running now): `pglayout migrate --apply` "
         "with its plan resumes it, `--abort` rolls it back",
         active.run_id));
+    ex->Line(RunVerificationLine(active, records));
     for (const auto& [key, rec] : records) {
       if (rec.state == "done") continue;
-      ex->Line(fmt::format("  {}: {}{}", key, rec.state,
-                           rec.phase.empty() ? "" : ", " + rec.phase));
+      ex->Line(fmt::format("  {}: {}{}{}", key, rec.state,
+                           rec.phase.empty() ? "" : ", " + rec.phase,
+                           rec.verify == "off" ? ", unverified" : ""));
     }
   } else {
     RunRecord last;
     PGLAYOUT_RETURN_IF_ERROR(journal->LatestRun(&last));
     report->run_id = last.run_id;
-    ex->Line(fmt::format("run {} {}; no run is unfinished", last.run_id,
-                         last.state));
+    std::map<std::string, StepRecord> records;
+    PGLAYOUT_RETURN_IF_ERROR(journal->LoadSteps(last.run_id, &records));
+    const std::string note = VerificationNote(records);
+    ex->Line(fmt::format("run {} {}{}; no run is unfinished", last.run_id,
+                         last.state, note.empty() ? "" : " (" + note + ")"));
   }
   PGLAYOUT_RETURN_IF_ERROR(restorer->CompleteDeferred(false));
   PGLAYOUT_RETURN_IF_ERROR(restorer->Describe(&report->settings));

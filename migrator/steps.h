@@ -66,6 +66,8 @@ struct StepOptions {
   double offline_rate_mbps = 200;  // assumed copy rate for lock estimates
   int64_t batch_rows = 20000;
   bool copy_by_blocks = true;  // MigrateOptions::copy_by_blocks
+  // The online copies' final comparison runs (the run's --verify is full).
+  bool verify = true;
   bool checkpoint_guard = true;
   uint64_t max_wal_size_cap = 0;  // 0 = no cap beyond free WAL space
   uint64_t wal_free_bytes = 0;    // 0 = unknown

@@ -230,8 +230,8 @@ struct HostilePlan {
     plan.settings = {{"search_path", "a'b\\c", "", ""}};
     server.settings["max_wal_size"] = "64";  // MB: the copies raise it
   }
-  std::vector<Step> Build() const {
-    return BuildSteps(plan, server, tables, StepOptions());
+  std::vector<Step> Build(StepOptions options = StepOptions()) const {
+    return BuildSteps(plan, server, tables, options);
   }
   std::string ts;
   Plan plan;
@@ -344,6 +344,28 @@ TEST(BuildSteps, AnOnlineCopyListsItsPhasesInRunOrder) {
       EXPECT_LT(order[i - 1], order[i]) << i;
     }
   }
+}
+
+// --verify off: the dry run shows no verification statements, and says so.
+TEST(BuildSteps, AnUnverifiedOnlineCopyListsNoVerification) {
+  HostilePlan hp("plain");
+  StepOptions off;
+  off.verify = false;
+  auto has = [](const Step& s, const std::string& part) {
+    for (const std::string& sql : s.sql) {
+      if (sql.find(part) != std::string::npos) return true;
+    }
+    return false;
+  };
+  const Step verified = StepOf(hp.Build(), StepKind::kOnlineCopy);
+  const Step unverified = StepOf(hp.Build(off), StepKind::kOnlineCopy);
+  EXPECT_TRUE(has(verified, "-- 5. verify in one snapshot"));
+  EXPECT_EQ(unverified.sql.size() + 3, verified.sql.size());
+  EXPECT_TRUE(has(unverified,
+                  "-- 5. no verification (--verify off): the copy is not "
+                  "compared with the table"));
+  EXPECT_FALSE(has(unverified, "-- 5. verify"));
+  EXPECT_TRUE(has(unverified, "-- 6. swap"));
 }
 
 }  // namespace

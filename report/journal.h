@@ -28,6 +28,10 @@ struct JournalStep {
   // them, else the size of the relation it placed; 0 if none.
   uint64_t bytes = 0;
   std::string error;  // what stopped the step when status is "failed"
+  // An online copy's final comparison of the table and its copy: "full"
+  // (compared), "off" (skipped: `migrate --verify off`), "" (none, or not
+  // reached yet).
+  std::string verify;
 };
 
 // A setting the migrator changed: raised for the run only (a guard such
@@ -61,6 +65,11 @@ struct MigrationJournal {
   std::vector<JournalStep> steps;
   std::vector<JournalSetting> settings;
 };
+
+// "unverified: N online copies not compared with their tables (--verify
+// off)" when a step skipped its final comparison, "verified: N ..." when
+// the online copies that got there were compared, "" when none did.
+std::string VerificationOf(const MigrationJournal& journal);
 
 // Where a journal comes from. Implementations read one run (the latest
 // unless they were told which) and return:

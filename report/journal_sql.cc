@@ -35,6 +35,21 @@ std::string StepDescription(const std::string& phase,
   return what;
 }
 
+std::string VerificationOf(const MigrationJournal& journal) {
+  int compared = 0, skipped = 0;
+  for (const JournalStep& s : journal.steps) {
+    compared += s.verify == "full";
+    skipped += s.verify == "off";
+  }
+  const int n = skipped > 0 ? skipped : compared;
+  if (n == 0) return "";
+  return fmt::format("{}: {} online cop{} {}compared with {} table{}",
+                     skipped > 0 ? "unverified" : "verified", n,
+                     n == 1 ? "y" : "ies", skipped > 0 ? "not " : "",
+                     n == 1 ? "its" : "their",
+                     skipped > 0 ? " (--verify off)" : "");
+}
+
 namespace {
 
 class SqlJournalSource : public JournalSource {
@@ -142,7 +157,8 @@ class SqlJournalSource : public JournalSource {
         "coalesce(extract(epoch FROM finished_at - started_at), 0), "
         "coalesce(pg_catalog.pg_total_relation_size(relation_oid), 0), "
         "coalesce((pg_catalog.to_jsonb(s) ->> 'bytes_copied')::bigint, 0), "
-        "coalesce(pg_catalog.to_jsonb(s) ->> 'error', '') "
+        "coalesce(pg_catalog.to_jsonb(s) ->> 'error', ''), "
+        "coalesce(pg_catalog.to_jsonb(s) ->> 'verify', '') "
         "FROM pglayout.step s WHERE run_id = $1 "
         "ORDER BY step_no, step_key",
         {std::to_string(run_id)}, &r));
@@ -158,6 +174,7 @@ class SqlJournalSource : public JournalSource {
           colon != std::string::npos ? key.substr(colon + 1) : row.Text(6);
       s.status = row.Text(2);
       s.error = row.Text(10);
+      s.verify = row.Text(11);
       if (!s.error.empty() && s.status != "done") s.status = "failed";
       s.description = StepDescription(row.Text(3), row.Text(4));
       s.rows = row.Int(5);

@@ -77,11 +77,11 @@ MigrationJournal SampleJournal() {
   j.checkpoints_requested = 1;
   j.steps = {
       {1, "create_tablespace", "", "CREATE TABLESPACE hot1", "done", 0.2, 0, 0,
-       ""},
+       "", ""},
       {2, "copy", "public.table_a", "copy into 5 partitions", "done", 1830,
-       750000000, 193273528320ULL, ""},
+       750000000, 193273528320ULL, "", ""},
       {3, "move", "public.events", "ALTER TABLE ... SET TABLESPACE", "failed",
-       12.5, 0, 0, "lock timeout"},
+       12.5, 0, 0, "lock timeout", ""},
   };
   j.settings = {{"max_wal_size", true, "1GB", "64GB", "restored"},
                 {"checkpoint_timeout", true, "5min", "30min", "applied"},
@@ -554,6 +554,35 @@ TEST(Report, MigrationJournalShowsStepsCheckpointsAndRestores) {
                        "until a timed checkpoint makes room"));
   EXPECT_TRUE(
       Contains(text, "effective_io_concurrencyplan164✓ set by the plan"));
+}
+
+// A run whose online copy skipped its final comparison says so, in the
+// run's facts and on the step; a compared one says it was verified.
+TEST(Report, AnUnverifiedRunSaysSo) {
+  MigrationJournal journal = SampleJournal();
+  ASSERT_GE(journal.steps.size(), 2u);
+  ReportInput in;
+  in.journal = &journal;
+  in.journal_source = "127.0.0.1:5432/app as dba";
+  auto render = [&]() {
+    auto page = ParseOrFail(RenderPage(in));
+    return page ? page->AllText() : std::string();
+  };
+  EXPECT_FALSE(Contains(render(), "Verification"));  // no online copy
+  journal.steps[1].verify = "full";
+  std::string text = render();
+  EXPECT_TRUE(Contains(text,
+                       "Verificationverified: 1 online copy compared with its "
+                       "table"))
+      << text;
+  EXPECT_FALSE(Contains(text, "unverified"));
+  journal.steps[1].verify = "off";
+  text = render();
+  EXPECT_TRUE(Contains(text,
+                       "Verificationunverified: 1 online copy not compared "
+                       "with its table (--verify off)"))
+      << text;
+  EXPECT_TRUE(Contains(text, "; unverified")) << text;
 }
 
 // After a server crash the statistics start over: the counts are unknown,

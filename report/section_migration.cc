@@ -41,7 +41,8 @@ void RenderRunFacts(const MigrationJournal& j, Markup* out) {
                {"Finished", j.finished_at},
                {"Time in steps", Seconds(seconds)},
                {"Rows copied", rows > 0 ? Compact(rows) + " rows" : ""},
-               {"Data copied", bytes > 0 ? Bytes(bytes) : ""}},
+               {"Data copied", bytes > 0 ? Bytes(bytes) : ""},
+               {"Verification", VerificationOf(j)}},
               out);
 }
 
@@ -81,6 +82,9 @@ void RenderStepTable(const MigrationJournal& j, Markup* out) {
   std::vector<Row> rows;
   for (const JournalStep& s : j.steps) {
     std::string what = s.description;
+    if (s.verify == "off") {
+      what += (what.empty() ? "" : "; ") + std::string("unverified");
+    }
     if (!s.error.empty()) what += (what.empty() ? "" : ": ") + s.error;
     rows.push_back({fmt::format("{}", s.ordinal), s.kind, OrDash(s.relation),
                     StatusText(s.status),

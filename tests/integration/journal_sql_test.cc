@@ -61,6 +61,8 @@ class SqlJournal : public PgVersionTest {
     PGLAYOUT_ASSERT_OK(journal.RecordBatch(run.run_id,
                                            "move:public.journal_orders", 1, {},
                                            {"1000"}, 1000, 36000));
+    PGLAYOUT_ASSERT_OK(
+        journal.SetStepVerify(run.run_id, "move:public.journal_orders", "off"));
     PGLAYOUT_ASSERT_OK(journal.SetStep(run.run_id, "move:public.journal_orders",
                                        2, "done", "swapped"));
     migrator::SettingRecord guard;
@@ -135,6 +137,11 @@ TEST_P(SqlJournal, ReadsWhatTheMigratorWrote) {
   EXPECT_EQ(j.steps[1].bytes, 36000u);  // what the copy wrote
   EXPECT_EQ(j.steps[1].description,
             "swapped; the old table is kept until --finalize");
+  EXPECT_EQ(j.steps[0].verify, "");
+  EXPECT_EQ(j.steps[1].verify, "off");  // --verify off
+  EXPECT_EQ(VerificationOf(j),
+            "unverified: 1 online copy not compared with its table (--verify "
+            "off)");
   ASSERT_EQ(j.settings.size(), 2u);
   EXPECT_EQ(j.settings[0].name, "max_wal_size");
   EXPECT_TRUE(j.settings[0].temporary);

@@ -12,6 +12,7 @@
 #include <signal.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <fstream>
@@ -2149,6 +2150,99 @@ TEST_P(MigrateTest, TheSwapVerifiesWhatItReplaysUnderItsLock) {
       << LineWith(m.report, "swapped");
   EXPECT_EQ(Value(m.s.get(), "SELECT count(*) FILTER (WHERE v = 'w') FROM u"),
             "6");
+}
+
+// --verify off skips the online copy's final comparison, and the journal,
+// --status and the run's last line say the run was unverified; a resume
+// keeps the choice. The default run compares and says it verified.
+TEST_P(MigrateTest, VerifyOffSkipsTheFinalComparisonAndSaysSo) {
+  OneMove m;
+  PGLAYOUT_ASSERT_OK(StartMove("verifyoff", "vo", 3000, &m));
+  Exec(m.s.get(), "CREATE TABLE vo_twin AS TABLE vo");
+  std::vector<std::string> points;
+  m.options.failpoint = [&](const std::string& name) {
+    points.push_back(name);
+  };
+  auto reached = [&](const std::string& name) {
+    return std::find(points.begin(), points.end(), name) != points.end();
+  };
+  auto journaled = [&](const std::string& key) {
+    return Value(m.s.get(),
+                 "SELECT r.verify || ' ' || s.verify || ' ' || (SELECT "
+                 "count(*) FROM pglayout.verification v WHERE v.run_id = "
+                 "r.run_id) FROM pglayout.run r JOIN pglayout.step s USING "
+                 "(run_id) WHERE s.step_key = '" +
+                     key + "'");
+  };
+  auto status = [&]() {
+    MigrateOptions look;
+    look.mode = MigrateMode::kStatus;
+    MigrateResult out;
+    PGLAYOUT_EXPECT_OK(
+        MigratePlan(m.plan, Conninfo(m.pg, m.db), false, &out, look));
+    return out;
+  };
+
+  // A transaction older than the copy holds the swap back: the run stops
+  // past its catch-up, resumable.
+  Exec(m.side.get(),
+       "BEGIN ISOLATION LEVEL REPEATABLE READ; SELECT count(*) FROM vo_twin");
+  m.options.verify = VerifyMode::kOff;
+  m.options.old_xact_wait_s = 0.5;
+  Status st = m.Run();
+  EXPECT_NE(st.message().find("transactions older than the copy"),
+            std::string::npos)
+      << st.ToString();
+  EXPECT_FALSE(reached("before-verify:move:public.vo"));
+  EXPECT_TRUE(HasLine(m.report, "public.vo: not verified (--verify off)"))
+      << Lines(m.report);
+  EXPECT_EQ(journaled("move:public.vo"), "off off 0");
+  MigrateResult unfinished = status();
+  EXPECT_EQ(LineWith(unfinished, "verification:"),
+            "  verification: --verify off (online copies are not compared "
+            "with their tables; the run is unverified); so far unverified: 1 "
+            "online copy not compared with its table (--verify off)")
+      << Lines(unfinished);
+  EXPECT_EQ(LineWith(unfinished, "move:public.vo"),
+            "  move:public.vo: running, swap, unverified");
+  Exec(m.side.get(), "COMMIT");
+
+  // Resumed without --verify: the run keeps off.
+  m.options.verify.reset();
+  PGLAYOUT_ASSERT_OK(m.Run());
+  const std::string run = std::to_string(m.report.run_id);
+  ASSERT_FALSE(m.report.lines.empty());
+  EXPECT_EQ(m.report.lines.back(),
+            "run " + run +
+                " done, unverified: 1 online copy not compared with its "
+                "table (--verify off)");
+  EXPECT_EQ(Diff(m.s.get(), "vo", "vo_twin"), "0");
+  EXPECT_EQ(Value(m.s.get(), "SELECT count(*) FROM vo"), "3000");
+  EXPECT_EQ(journaled("move:public.vo"), "off off 0");
+  EXPECT_EQ(LineWith(status(), "no run is unfinished"),
+            "run " + run +
+                " done (unverified: 1 online copy not compared with its table "
+                "(--verify off)); no run is unfinished");
+
+  // The default: compared, and said so.
+  Exec(m.s.get(),
+       "CREATE TABLE vf (id int PRIMARY KEY, v text);"
+       "INSERT INTO vf SELECT g, 'v' FROM generate_series(1, 3000) g");
+  m.plan = MovePlan(m.pg, "vf");
+  points.clear();
+  PGLAYOUT_ASSERT_OK(m.Run());
+  const std::string next = std::to_string(m.report.run_id);
+  EXPECT_TRUE(reached("before-verify:move:public.vf"));
+  EXPECT_TRUE(HasLine(m.report, "public.vf: verified 3000 rows"))
+      << Lines(m.report);
+  EXPECT_EQ(
+      m.report.lines.back(),
+      "run " + next + " done, verified: 1 online copy compared with its table");
+  EXPECT_EQ(journaled("move:public.vf"), "full full 1");
+  EXPECT_EQ(LineWith(status(), "no run is unfinished"),
+            "run " + next +
+                " done (verified: 1 online copy compared with its table); no "
+                "run is unfinished");
 }
 
 // A table never vacuumed or analyzed (reltuples unknown) is not taken for

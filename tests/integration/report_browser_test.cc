@@ -179,11 +179,11 @@ class ReportBrowser : public ::testing::Test {
     journal.status = "done";
     journal.checkpoints_timed = 6;
     journal.checkpoints_requested = 1;
-    journal.steps = {
-        {1, "tablespace", "hot1", "", "done", 0.3, 0, 0, ""},
-        {2, "partition", "public.table_a", "phase swapped", "done", 2710,
-         750000000, 193273528320ULL, ""},
-        {3, "move", "public.events", "", "aborted", 40, 0, 0, "lock timeout"}};
+    journal.steps = {{1, "tablespace", "hot1", "", "done", 0.3, 0, 0, "", ""},
+                     {2, "partition", "public.table_a", "phase swapped", "done",
+                      2710, 750000000, 193273528320ULL, "", "full"},
+                     {3, "move", "public.events", "", "aborted", 40, 0, 0,
+                      "lock timeout", ""}};
     journal.settings = {{"max_wal_size", true, "1GB", "64GB", "restored"}};
     ReportInput in;
     in.journal = &journal;
