@@ -4,13 +4,16 @@
 // values) and deletes in t and, in the same transactions, in its twin t_v:
 // after the move, after the main session is terminated at each phase and
 // after a server crash mid-copy, each followed by a resume, t equals t_v, and
-// no replication slot or capture publication is left; --abort drops the slot; a
+// no replication slot or capture publication is left; the same after the
+// pglayout client itself is killed with SIGKILL at each phase, and --abort
+// after such a kill leaves no slot; --abort drops the slot; a
 // slot dropped under a stopped run makes the resume copy again; and auto on a
 // wal_level = replica server captures by trigger and says why. Why:
 // docs/online-migration.md#logical-capture.
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <signal.h>
 
 #include <atomic>
 #include <chrono>
@@ -22,6 +25,7 @@
 #include "testing/pg_test.h"
 #include "tests/integration/migrate_test_util.h"
 #include "tests/integration/twin_writer.h"
+#include "tests/run_pglayout.h"
 
 namespace pglayout::migrator {
 namespace {
@@ -80,6 +84,38 @@ const std::vector<std::string> kPhases = {
     "before-verify:",             // the verification
     "before-swap:",               // the swap
 };
+
+// The failpoints where the pglayout binary kills itself with SIGKILL, in
+// the order one run after another meets them: each resume is killed at the
+// next. The copy (slot made before its journal row; a batch; keys logged,
+// the slot not advanced), the catch-up (a replay; the verification) and
+// the swap.
+const std::vector<std::string> kKillPoints = {
+    "after-slot:move:public.t",    "copy-batch:2:after-commit",
+    "capture-pump:after-commit",   "replay:before-commit",
+    "before-verify:move:public.t", "before-swap:move:public.t",
+};
+
+// `pglayout migrate PLAN --apply` with the suite's options on database
+// |db|, killing itself at |failpoint| ("" = none).
+Completion RunMigrateBinary(PgCluster* pg, const std::string& plan_path,
+                            const std::string& db,
+                            const std::string& failpoint) {
+  return RunPglayout(
+      {"migrate", plan_path, "--dsn", Conninfo(pg, db), "--apply", "--capture",
+       "logical", "--batch-rows", "1500", "--throttle", "off",
+       "--old-xact-wait", "5"},
+      failpoint.empty() ? std::vector<std::string>{} : FailpointEnv(failpoint));
+}
+
+// The capture slots and publications a killed client leaves: "slots,
+// publications" counted by pglayout's prefix.
+std::string CaptureLeft(SqlSession* s) {
+  return Value(s,
+               "SELECT (SELECT count(*) FROM pg_replication_slots WHERE "
+               "slot_name LIKE 'pglayout\\_%') || ',' || (SELECT count(*) "
+               "FROM pg_publication WHERE pubname LIKE 'pglayout\\_%')");
+}
 
 bool AtPhase(const std::string& phase, const std::string& name) {
   if (phase == "index:") {
@@ -247,6 +283,65 @@ TEST_P(MigrateLogicalTest, ATerminationAtEachPhaseResumesToTheSameRows) {
     ASSERT_TRUE(st.ok()) << st.ToString() << "\n" << Lines(second);
     EXPECT_TRUE(HasLine(second, "run 1 done")) << Lines(second);
     ExpectConverged(db, writer.commits());
+    if (HasFatalFailure()) return;
+  }
+}
+
+// The client itself killed with SIGKILL (no destructor, no cleanup of its
+// own) at each phase in turn, each resume killed at the next: the slot
+// outlives each kill, and the last resume converges with no slot left.
+TEST_P(MigrateLogicalTest, AKilledClientAtEachPhaseResumesToTheSameRows) {
+  std::string plan;
+  MakeDatabase("s0", &plan);
+  const std::string path = WriteTempFile(
+      fmt::format("logical_s0_{}.toml", PgVersionName(version())), plan);
+  std::unique_ptr<SqlSession> s;
+  PGLAYOUT_ASSERT_OK(Open(pg_.get(), "s0", &s));
+  TwinWriter writer = StartTwinWriter(pg_.get(), "s0");
+  for (const std::string& failpoint : kKillPoints) {
+    Completion killed = RunMigrateBinary(pg_.get(), path, "s0", failpoint);
+    ASSERT_EQ(killed.signal, SIGKILL) << failpoint << "\n" << killed.output;
+    EXPECT_EQ(CaptureLeft(s.get()), "1,1") << failpoint;
+  }
+  Completion last = RunMigrateBinary(pg_.get(), path, "s0", "");
+  writer.Stop();
+  ASSERT_EQ(last.exit_code, 0) << last.output;
+  EXPECT_NE(last.output.find("run 1 done"), std::string::npos) << last.output;
+  EXPECT_EQ(CaptureLeft(s.get()), "0,0");
+  ExpectConverged("s0", writer.commits());
+}
+
+// The client killed with SIGKILL in the copy (before the slot's journal
+// row, and after a batch) and in the catch-up, then --abort: no slot, no
+// publication, no shadow left.
+TEST_P(MigrateLogicalTest, AKilledClientThenAbortLeavesNoSlot) {
+  const std::vector<std::string> points = {"after-slot:move:public.t",
+                                           "copy-batch:2:after-commit",
+                                           "replay:before-commit"};
+  for (size_t i = 0; i < points.size(); ++i) {
+    SCOPED_TRACE(points[i]);
+    const std::string db = fmt::format("b{}", i);
+    std::string plan;
+    MakeDatabase(db, &plan);
+    const std::string path = WriteTempFile(
+        fmt::format("logical_{}_{}.toml", db, PgVersionName(version())), plan);
+    std::unique_ptr<SqlSession> s;
+    PGLAYOUT_ASSERT_OK(Open(pg_.get(), db, &s));
+    Completion killed = RunMigrateBinary(pg_.get(), path, db, points[i]);
+    ASSERT_EQ(killed.signal, SIGKILL) << killed.output;
+    EXPECT_EQ(CaptureLeft(s.get()), "1,1");
+    Completion aborted =
+        RunPglayout({"migrate", "--abort", "--dsn", Conninfo(pg_.get(), db)});
+    ASSERT_EQ(aborted.exit_code, 0) << aborted.output;
+    EXPECT_NE(aborted.output.find("run 1 aborted"), std::string::npos)
+        << aborted.output;
+    EXPECT_EQ(CaptureLeft(s.get()), "0,0");
+    ExpectNoCapture(s.get());
+    EXPECT_EQ(Value(s.get(),
+                    "SELECT count(*) FROM pg_class WHERE relname LIKE "
+                    "'pglayout_new_%'"),
+              "0");
+    EXPECT_EQ(Value(s.get(), "SELECT count(*) FROM t"), std::to_string(kRows));
     if (HasFatalFailure()) return;
   }
 }
