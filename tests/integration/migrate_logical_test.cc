@@ -6,7 +6,9 @@
 // after a server crash mid-copy, each followed by a resume, t equals t_v, and
 // no replication slot or capture publication is left; the same after the
 // pglayout client itself is killed with SIGKILL at each phase, and --abort
-// after such a kill leaves no slot; --abort drops the slot; a
+// after such a kill leaves no slot; --abort drops the slot; --finalize drops
+// the slot and publication a finished run left, keeps one a session reads
+// and leaves names that only resemble pglayout's; a
 // slot dropped under a stopped run makes the resume copy again; and auto on a
 // wal_level = replica server captures by trigger and says why. Why:
 // docs/online-migration.md#logical-capture.
@@ -15,6 +17,7 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <thread>
@@ -343,6 +346,121 @@ TEST_P(MigrateLogicalTest, AKilledClientThenAbortLeavesNoSlot) {
               "0");
     EXPECT_EQ(Value(s.get(), "SELECT count(*) FROM t"), std::to_string(kRows));
     if (HasFatalFailure()) return;
+  }
+}
+
+// The names of the slots and publications, sorted, comma-separated.
+std::string SlotNames(SqlSession* s) {
+  return Value(s,
+               "SELECT coalesce(string_agg(slot_name::text, ',' ORDER BY "
+               "slot_name), '') FROM pg_replication_slots");
+}
+std::string PublicationNames(SqlSession* s) {
+  return Value(s,
+               "SELECT coalesce(string_agg(pubname::text, ',' ORDER BY "
+               "pubname), '') FROM pg_publication");
+}
+
+// --finalize drops the capture a finished run left behind (made here as
+// a kill right after the slot, before its journal row, leaves it) and
+// tells which run left it; it keeps, and tells, a slot a session reads
+// (pg_recvlogical), until that session ends; and it never touches a slot
+// or publication whose name only resembles pglayout's, nor another
+// database's.
+TEST_P(MigrateLogicalTest, FinalizeDropsTheCaptureARunLeftBehind) {
+  std::string plan;
+  MakeDatabase("f0", &plan);
+  const std::string path = WriteTempFile(
+      fmt::format("logical_f0_{}.toml", PgVersionName(version())), plan);
+  Completion done = RunMigrateBinary(pg_.get(), path, "f0", "");
+  ASSERT_EQ(done.exit_code, 0) << done.output;
+  std::unique_ptr<SqlSession> s;
+  PGLAYOUT_ASSERT_OK(Open(pg_.get(), "f0", &s));
+  ASSERT_EQ(SlotNames(s.get()), "");
+  const std::string db =
+      Value(s.get(),
+            "SELECT oid FROM pg_database WHERE datname = current_database()");
+  // The moved table's oid at the run (its old copy's now), and t_v's.
+  const std::string moved =
+      Value(s.get(),
+            "SELECT relation_oid FROM pglayout.step WHERE step_key = "
+            "'move:public.t'");
+  const std::string twin = Value(s.get(), "SELECT 't_v'::regclass::oid");
+  const std::string left = fmt::format("pglayout_{}_{}", db, moved);
+  const std::string held = fmt::format("pglayout_{}_{}", db, twin);
+  const std::string similar = left + "_mine";
+  const std::string other_db = fmt::format("pglayout_1_{}", moved);
+  for (const std::string& slot : {left, held, similar, other_db}) {
+    Exec(s.get(), fmt::format("SELECT pg_create_logical_replication_slot('{}', "
+                              "'pgoutput')",
+                              slot));
+  }
+  Exec(s.get(), fmt::format("CREATE PUBLICATION pglayout_capture_{0} FOR "
+                            "TABLE t; CREATE PUBLICATION pglayout_capture_{1} "
+                            "FOR TABLE t_v; CREATE PUBLICATION "
+                            "pglayout_capture_{0}_mine FOR TABLE t",
+                            moved, twin));
+  std::unique_ptr<BackgroundClient> reader;
+  PGLAYOUT_ASSERT_OK(pg_->StartClient(
+      {"pg_recvlogical", "-d", "f0", "--slot", held, "--start", "-o",
+       "proto_version=1", "-o", "publication_names=pglayout_capture_" + twin,
+       "-f", "/dev/null"},
+      &reader));
+  const std::string active_sql = fmt::format(
+      "SELECT active FROM pg_replication_slots WHERE slot_name = '{}'", held);
+  for (int i = 0; i < 300 && Value(s.get(), active_sql) != "t"; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ASSERT_EQ(Value(s.get(), active_sql), "t") << "pg_recvlogical reads it";
+
+  Completion first = RunPglayout(
+      {"migrate", "--finalize", "--dsn", Conninfo(pg_.get(), "f0")});
+  EXPECT_NE(first.exit_code, 0) << first.output;
+  for (const std::string& line :
+       {fmt::format("dropped slot {} (left by run 1)", left),
+        fmt::format("dropped publication pglayout_capture_{} (left by run 1)",
+                    moved),
+        fmt::format("kept slot {} (left by run 1): in use by process ", held),
+        fmt::format("kept publication pglayout_capture_{} (left by run 1): "
+                    "its slot is kept",
+                    twin),
+        std::string("1 capture slot was kept:"),
+        std::string("pglayout: hint: a session still uses the slot")}) {
+    EXPECT_NE(first.output.find(line), std::string::npos) << line << "\n"
+                                                          << first.output;
+  }
+  std::vector<std::string> slots = {held, similar, other_db};
+  std::sort(slots.begin(), slots.end());
+  EXPECT_EQ(SlotNames(s.get()),
+            fmt::format("{},{},{}", slots[0], slots[1], slots[2]));
+  std::vector<std::string> publications = {
+      fmt::format("pglayout_capture_{}_mine", moved),
+      "pglayout_capture_" + twin};
+  std::sort(publications.begin(), publications.end());
+  EXPECT_EQ(PublicationNames(s.get()), publications[0] + "," + publications[1]);
+
+  PGLAYOUT_EXPECT_OK(reader->Stop(nullptr));
+  const std::string inactive_sql = fmt::format(
+      "SELECT count(*) FROM pg_replication_slots WHERE slot_name = '{}' AND "
+      "active",
+      held);
+  for (int i = 0; i < 300 && Value(s.get(), inactive_sql) != "0"; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  Completion second = RunPglayout(
+      {"migrate", "--finalize", "--dsn", Conninfo(pg_.get(), "f0")});
+  EXPECT_EQ(second.exit_code, 0) << second.output;
+  EXPECT_NE(
+      second.output.find(fmt::format("dropped slot {} (left by run 1)", held)),
+      std::string::npos)
+      << second.output;
+  std::vector<std::string> foreign = {similar, other_db};
+  std::sort(foreign.begin(), foreign.end());
+  EXPECT_EQ(SlotNames(s.get()), foreign[0] + "," + foreign[1]);
+  EXPECT_EQ(PublicationNames(s.get()),
+            fmt::format("pglayout_capture_{}_mine", moved));
+  for (const std::string& slot : foreign) {
+    Exec(s.get(), fmt::format("SELECT pg_drop_replication_slot('{}')", slot));
   }
 }
 
