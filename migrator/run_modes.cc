@@ -217,6 +217,17 @@ Status ShowStatus(const RunRecord& active, Executor* ex,
         "it",
         name, run));
   }
+  // With a run unfinished its slot is in use; otherwise one is left over.
+  if (active.run_id != 0) return Status::Ok();
+  std::vector<CaptureObject> slots;
+  PGLAYOUT_RETURN_IF_ERROR(ListCaptureSlots(ex->session(), &slots));
+  for (const CaptureObject& slot : slots) {
+    int64_t run = 0;
+    PGLAYOUT_RETURN_IF_ERROR(ex->journal()->RunOfRelation(slot.oid, &run));
+    ex->Line(fmt::format(
+        "capture slot {} ({}): `pglayout migrate --finalize` drops it",
+        slot.name, LeftBy(run)));
+  }
   return Status::Ok();
 }
 

@@ -15,7 +15,7 @@ namespace pglayout::migrator {
 // Where the runs stand, for people (report lines) and --json (settings):
 // the unfinished run and its steps, a deferred restore (completed first
 // if a timed checkpoint has made room), settings left raised, old copies
-// awaiting --finalize.
+// and (no run unfinished) capture slots awaiting --finalize.
 Status ShowStatus(const RunRecord& active, Executor* ex,
                   GuardRestorer* restorer, MigrateResult* report);
 

@@ -413,6 +413,16 @@ TEST_P(MigrateLogicalTest, FinalizeDropsTheCaptureARunLeftBehind) {
   }
   ASSERT_EQ(Value(s.get(), active_sql), "t") << "pg_recvlogical reads it";
 
+  Completion status =
+      RunPglayout({"migrate", "--status", "--dsn", Conninfo(pg_.get(), "f0")});
+  EXPECT_EQ(status.exit_code, 0) << status.output;
+  EXPECT_NE(status.output.find(fmt::format(
+                "capture slot {} (left by run 1): `pglayout migrate "
+                "--finalize` drops it",
+                left)),
+            std::string::npos)
+      << status.output;
+  EXPECT_EQ(status.output.find(similar), std::string::npos) << status.output;
   Completion first = RunPglayout(
       {"migrate", "--finalize", "--dsn", Conninfo(pg_.get(), "f0")});
   EXPECT_NE(first.exit_code, 0) << first.output;
