@@ -181,6 +181,23 @@ Status Journal::LatestRun(RunRecord* run) {
   return ReadRun(session_, "ORDER BY run_id DESC LIMIT 1", run);
 }
 
+Status Journal::RunOfRelation(uint32_t oid, int64_t* run_id) {
+  *run_id = 0;
+  bool exists = false;
+  PGLAYOUT_RETURN_IF_ERROR(Exists(&exists));
+  if (!exists) return Status::Ok();
+  SqlResult r;
+  PGLAYOUT_RETURN_IF_ERROR(session_->Execute(
+      "SELECT COALESCE((SELECT pg_catalog.max(s.run_id) FROM "
+      "pglayout.step s WHERE s.relation_oid OPERATOR(pg_catalog.=) "
+      "$1::pg_catalog.oid), (SELECT pg_catalog.max(r.run_id) FROM "
+      "pglayout.run r), 0)",
+      {std::to_string(oid)}, &r));
+  SqlRowReader row(r, 0, "pglayout.step (the run of a relation)");
+  *run_id = row.Int(0);
+  return row.status();
+}
+
 Status Journal::StartRun(const std::string& plan_hash,
                          const std::string& plan_text,
                          const std::string& tool_version, int64_t timed,

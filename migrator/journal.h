@@ -132,6 +132,9 @@ class Journal {
       std::vector<std::pair<int64_t, SettingRecord>>* settings);
   // The newest run (run_id 0 when none, or no journal).
   Status LatestRun(RunRecord* run);
+  // The newest run with a step on relation |oid|, else the newest run
+  // (0 when none, or no journal): which run left what was made for |oid|.
+  Status RunOfRelation(uint32_t oid, int64_t* run_id);
 
   // Old copies kept after swaps, not yet dropped: "pglayout"."old_123".
   Status ListOldCopies(std::vector<std::pair<int64_t, std::string>>* copies);

@@ -180,14 +180,6 @@ Status ChooseCapture(CaptureMode requested, const CaptureFacts& facts,
   return Status::Ok();
 }
 
-std::string CaptureSlotName(uint32_t database_oid, uint32_t oid) {
-  return fmt::format("pglayout_{}_{}", database_oid, oid);
-}
-
-std::string CapturePublicationName(uint32_t oid) {
-  return fmt::format("pglayout_capture_{}", oid);
-}
-
 namespace {
 
 Status DatabaseOid(SqlSession* session, uint32_t* oid) {
@@ -360,24 +352,64 @@ Status SlotUsable(SqlSession* session, const std::string& slot, bool* usable) {
   return Status::Ok();
 }
 
+Status ListCaptureSlots(SqlSession* session,
+                        std::vector<CaptureObject>* slots) {
+  slots->clear();
+  uint32_t db = 0;
+  PGLAYOUT_RETURN_IF_ERROR(DatabaseOid(session, &db));
+  SqlResult r;
+  PGLAYOUT_RETURN_IF_ERROR(session->Execute(
+      "SELECT slot_name::pg_catalog.text, active_pid::pg_catalog.text FROM "
+      "pg_catalog.pg_replication_slots ORDER BY slot_name",
+      {}, &r));
+  for (const SqlRow& row : r.rows) {
+    CaptureObject slot;
+    slot.name = Cell(row, 0);
+    if (!ParseCaptureSlotName(slot.name, db, &slot.oid)) continue;
+    // NULL (no session uses it) reads "".
+    slot.active_pid = std::stoll("0" + Cell(row, 1));
+    slots->push_back(slot);
+  }
+  return Status::Ok();
+}
+
+Status ListCapturePublications(SqlSession* session,
+                               std::vector<CaptureObject>* publications) {
+  publications->clear();
+  SqlResult r;
+  PGLAYOUT_RETURN_IF_ERROR(session->Execute(
+      "SELECT pubname::pg_catalog.text FROM pg_catalog.pg_publication ORDER "
+      "BY pubname",
+      {}, &r));
+  for (const SqlRow& row : r.rows) {
+    CaptureObject publication;
+    publication.name = Cell(row, 0);
+    if (ParseCapturePublicationName(publication.name, &publication.oid)) {
+      publications->push_back(publication);
+    }
+  }
+  return Status::Ok();
+}
+
 namespace {
 
-// Drops the slots that |slots_sql| ($1) lists, once no session uses them.
-Status DropSlotsListed(Executor* ex, const std::string& slots_sql,
-                       const std::string& param) {
+// Drops this database's capture slots that |wanted| accepts ("" = all),
+// once no session uses them.
+Status DropSlotsListed(Executor* ex, const std::string& wanted) {
   const double start = ex->clock()->Now();
   while (true) {
-    SqlResult r;
-    PGLAYOUT_RETURN_IF_ERROR(ex->session()->Execute(slots_sql, {param}, &r));
+    std::vector<CaptureObject> slots;
+    PGLAYOUT_RETURN_IF_ERROR(ListCaptureSlots(ex->session(), &slots));
     bool waiting = false;
-    for (const SqlRow& row : r.rows) {
-      if (Cell(row, 1) == "t") {
+    for (const CaptureObject& slot : slots) {
+      if (!wanted.empty() && slot.name != wanted) continue;
+      if (slot.active_pid != 0) {
         waiting = true;
         continue;
       }
       SqlResult dropped;
       PGLAYOUT_RETURN_IF_ERROR(ex->session()->Execute(
-          "SELECT pg_catalog.pg_drop_replication_slot($1)", {Cell(row, 0)},
+          "SELECT pg_catalog.pg_drop_replication_slot($1)", {slot.name},
           &dropped));
     }
     if (!waiting) return Status::Ok();
@@ -391,37 +423,26 @@ Status DropSlotsListed(Executor* ex, const std::string& slots_sql,
   }
 }
 
-constexpr char kSlotColumns[] =
-    "SELECT slot_name::pg_catalog.text, active_pid IS NOT NULL FROM "
-    "pg_catalog.pg_replication_slots WHERE ";
-
 }  // namespace
 
 Status DropCaptureSlot(Executor* ex, const std::string& slot) {
   if (slot.empty()) return Status::Ok();
-  PGLAYOUT_RETURN_IF_ERROR(
-      DropSlotsListed(ex, std::string(kSlotColumns) + "slot_name = $1", slot));
-  const std::string oid = slot.substr(slot.rfind('_') + 1);
+  PGLAYOUT_RETURN_IF_ERROR(DropSlotsListed(ex, slot));
+  // The journal's name: the table's oid follows its last '_'.
+  const auto oid =
+      static_cast<uint32_t>(std::stoul("0" + slot.substr(slot.rfind('_') + 1)));
   return ex->Exec("DROP PUBLICATION IF EXISTS " +
-                  QuoteIdent("pglayout_capture_" + oid));
+                  QuoteIdent(CapturePublicationName(oid)));
 }
 
 Status DropCaptureSlots(Executor* ex) {
-  uint32_t db = 0;
-  PGLAYOUT_RETURN_IF_ERROR(DatabaseOid(ex->session(), &db));
-  PGLAYOUT_RETURN_IF_ERROR(DropSlotsListed(
-      ex,
-      std::string(kSlotColumns) +
-          "pg_catalog.starts_with(slot_name::pg_catalog.text, $1)",
-      fmt::format("pglayout_{}_", db)));
-  SqlResult pubs;
-  PGLAYOUT_RETURN_IF_ERROR(ex->session()->Execute(
-      "SELECT pubname::pg_catalog.text FROM pg_catalog.pg_publication WHERE "
-      "pubname::pg_catalog.text ~ '^pglayout_capture_[0-9]+$'",
-      {}, &pubs));
-  for (const SqlRow& row : pubs.rows) {
+  PGLAYOUT_RETURN_IF_ERROR(DropSlotsListed(ex, ""));
+  std::vector<CaptureObject> publications;
+  PGLAYOUT_RETURN_IF_ERROR(
+      ListCapturePublications(ex->session(), &publications));
+  for (const CaptureObject& publication : publications) {
     PGLAYOUT_RETURN_IF_ERROR(
-        ex->Exec("DROP PUBLICATION IF EXISTS " + QuoteIdent(Cell(row, 0))));
+        ex->Exec("DROP PUBLICATION IF EXISTS " + QuoteIdent(publication.name)));
   }
   return Status::Ok();
 }

@@ -15,6 +15,7 @@
 
 #include "migrator/migrate_options.h"
 #include "migrator/online_context.h"
+#include "pg/capture_names.h"
 
 namespace pglayout::migrator {
 
@@ -38,11 +39,6 @@ Status ReadCaptureFacts(SqlSession* session, uint32_t oid,
 // the server or table cannot serve is InvalidInput ("cannot ...").
 Status ChooseCapture(CaptureMode requested, const CaptureFacts& facts,
                      bool* logical, std::string* why);
-
-// The slot of table |oid| in database |database_oid| (slots are the
-// cluster's: the database keeps two runs' names apart) and its publication.
-std::string CaptureSlotName(uint32_t database_oid, uint32_t oid);
-std::string CapturePublicationName(uint32_t oid);
 
 // The slot name this run would give table c.oid.
 Status CaptureSlotFor(const OnlineContext& c, std::string* slot);
@@ -90,8 +86,25 @@ int64_t RetentionLimit(const SlotState& state, int64_t max_retained);
 // Whether the slot exists and is not lost.
 Status SlotUsable(SqlSession* session, const std::string& slot, bool* usable);
 
+// A capture slot or publication named exactly as pglayout names them
+// (pg/capture_names.h), the table's oid read from the name; a slot's
+// active_pid is the session using it (0 = none).
+struct CaptureObject {
+  std::string name;
+  uint32_t oid = 0;
+  int64_t active_pid = 0;
+};
+
+// This database's capture slots, by name.
+Status ListCaptureSlots(SqlSession* session, std::vector<CaptureObject>* slots);
+
+// This database's capture publications, by name.
+Status ListCapturePublications(SqlSession* session,
+                               std::vector<CaptureObject>* publications);
+
 // Drops every capture slot of this database and every capture
-// publication (the run's end, --abort); a slot still held by a killed
+// publication (the run's end, --abort), exactly those names, never a
+// similar one; a slot still held by a killed
 // client's backend is waited for, at most lock_deadline_s.
 Status DropCaptureSlots(Executor* ex);
 

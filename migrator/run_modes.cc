@@ -3,15 +3,70 @@
 #include <fmt/format.h>
 
 #include <map>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "common/quote.h"
 #include "common/text.h"
 #include "migrator/online.h"
 #include "migrator/online_logical.h"
 
 namespace pglayout::migrator {
+namespace {
+
+std::string LeftBy(int64_t run) {
+  return run ? fmt::format("left by run {}", run) : "left by no known run";
+}
+
+// The logical capture that finished or aborted runs left behind (a slot
+// made just before a kill, before its journal row): each slot and
+// publication named as pglayout names them is dropped and told. A slot a
+// session uses is kept with its publication, told and added to *kept.
+Status DropLeftCaptures(Executor* ex, std::vector<std::string>* kept) {
+  std::vector<CaptureObject> slots, publications;
+  PGLAYOUT_RETURN_IF_ERROR(ListCaptureSlots(ex->session(), &slots));
+  PGLAYOUT_RETURN_IF_ERROR(
+      ListCapturePublications(ex->session(), &publications));
+  std::set<uint32_t> in_use;
+  for (const CaptureObject& slot : slots) {
+    int64_t run = 0;
+    PGLAYOUT_RETURN_IF_ERROR(ex->journal()->RunOfRelation(slot.oid, &run));
+    Status st =
+        Status::Aborted(fmt::format("in use by process {}", slot.active_pid));
+    if (slot.active_pid == 0) {
+      SqlResult r;
+      st = ex->session()->Execute(
+          "SELECT pg_catalog.pg_drop_replication_slot($1)", {slot.name}, &r);
+    }
+    if (st.ok()) {
+      ex->Line(fmt::format("dropped slot {} ({})", slot.name, LeftBy(run)));
+      continue;
+    }
+    in_use.insert(slot.oid);
+    kept->push_back("slot " + slot.name + ": " + st.message());
+    ex->Line(fmt::format("kept slot {} ({}): {}", slot.name, LeftBy(run),
+                         st.message()));
+  }
+  for (const CaptureObject& publication : publications) {
+    int64_t run = 0;
+    PGLAYOUT_RETURN_IF_ERROR(
+        ex->journal()->RunOfRelation(publication.oid, &run));
+    if (in_use.count(publication.oid)) {
+      ex->Line(fmt::format("kept publication {} ({}): its slot is kept",
+                           publication.name, LeftBy(run)));
+      continue;
+    }
+    PGLAYOUT_RETURN_IF_ERROR(
+        ex->Exec("DROP PUBLICATION IF EXISTS " + QuoteIdent(publication.name)));
+    ex->Line(fmt::format("dropped publication {} ({})", publication.name,
+                         LeftBy(run)));
+  }
+  return Status::Ok();
+}
+
+}  // namespace
 
 Status AbortRun(const RunRecord& active, Executor* ex, GuardRestorer* restorer,
                 MigrateResult* report) {
@@ -96,15 +151,30 @@ Status FinalizeRuns(const RunRecord& active, Executor* ex,
     ex->Line(fmt::format("dropped {} (the copy kept by run {})", name, run));
   }
   if (copies.empty()) ex->Line("no old copies to drop");
+  std::vector<std::string> kept_captures;
+  PGLAYOUT_RETURN_IF_ERROR(DropLeftCaptures(ex, &kept_captures));
   // What finished runs left raised (--leave-raised) or deferred,
   // restored after --finalize's wait for room.
   PGLAYOUT_RETURN_IF_ERROR(restorer->CompleteDeferred(true));
-  if (kept.empty()) return Status::Ok();
-  std::string text =
-      fmt::format("{} of {} old copies could not be dropped (the others were):",
-                  kept.size(), copies.size());
-  for (const std::string& k : kept) text += "\n  " + DisplayName(k);
-  return Status::Aborted(text);
+  if (kept.empty() && kept_captures.empty()) return Status::Ok();
+  std::string text;
+  if (!kept.empty()) {
+    text = fmt::format(
+        "{} of {} old copies could not be dropped (the others were):",
+        kept.size(), copies.size());
+    for (const std::string& k : kept) text += "\n  " + DisplayName(k);
+  }
+  if (!kept_captures.empty()) {
+    if (!text.empty()) text += "\n";
+    text += fmt::format("{} capture {} kept:", kept_captures.size(),
+                        kept_captures.size() == 1 ? "slot was" : "slots were");
+    for (const std::string& k : kept_captures) text += "\n  " + k;
+  }
+  Status failed = Status::Aborted(text);
+  if (kept_captures.empty()) return failed;
+  return failed.WithHint(
+      "a session still uses the slot (a killed run's backend, or a client "
+      "reading it); run pglayout migrate --finalize again once it has ended");
 }
 
 namespace {
@@ -169,6 +239,17 @@ Status ShowStatus(const RunRecord& active, Executor* ex,
         "old copy {} (kept by run {}): `pglayout migrate --finalize` drops "
         "it",
         name, run));
+  }
+  // With a run unfinished its slot is in use; otherwise one is left over.
+  if (active.run_id != 0) return Status::Ok();
+  std::vector<CaptureObject> slots;
+  PGLAYOUT_RETURN_IF_ERROR(ListCaptureSlots(ex->session(), &slots));
+  for (const CaptureObject& slot : slots) {
+    int64_t run = 0;
+    PGLAYOUT_RETURN_IF_ERROR(ex->journal()->RunOfRelation(slot.oid, &run));
+    ex->Line(fmt::format(
+        "capture slot {} ({}): `pglayout migrate --finalize` drops it",
+        slot.name, LeftBy(run)));
   }
   return Status::Ok();
 }

@@ -15,7 +15,7 @@ namespace pglayout::migrator {
 // Where the runs stand, for people (report lines) and --json (settings):
 // the unfinished run and its steps, a deferred restore (completed first
 // if a timed checkpoint has made room), settings left raised, old copies
-// awaiting --finalize.
+// and (no run unfinished) capture slots awaiting --finalize.
 Status ShowStatus(const RunRecord& active, Executor* ex,
                   GuardRestorer* restorer, MigrateResult* report);
 
@@ -24,8 +24,10 @@ Status ShowStatus(const RunRecord& active, Executor* ex,
 Status AbortRun(const RunRecord& active, Executor* ex, GuardRestorer* restorer,
                 MigrateResult* report);
 
-// With no run unfinished: drops the old copies kept after swaps (each one
-// tried; Aborted listing those kept) and restores what runs left raised.
+// With no run unfinished: drops the old copies kept after swaps and the
+// capture slots and publications runs left (each one tried, and told;
+// Aborted listing those kept, a slot in use among them) and restores what
+// runs left raised.
 Status FinalizeRuns(const RunRecord& active, Executor* ex,
                     GuardRestorer* restorer);
 

@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "pg/capture_names.h"
+
 namespace pglayout {
 namespace {
 
@@ -72,8 +74,8 @@ SELECT pg_catalog.json_build_object(
    FROM pg_catalog.pg_publication_tables pt JOIN rel ON rel.relname = pt.tablename
    JOIN pg_catalog.pg_namespace n ON n.oid = rel.relnamespace
      AND n.nspname = pt.schemaname
-   -- Not a move's own (migrator/online_logical.h: logical capture).
-   WHERE pt.pubname <> 'pglayout_capture_' || $1::pg_catalog.oid::pg_catalog.text),
+   -- Not a move's own logical capture (pg/capture_names.h), $2.
+   WHERE pt.pubname OPERATOR(pg_catalog.<>) $2::pg_catalog.name),
  'key_constraints', (SELECT pg_catalog.json_agg(pg_catalog.to_json(
      ARRAY[CASE WHEN i.indisprimary THEN 'primary'
                 WHEN x.conname IS NOT NULL THEN 'exclusion' ELSE 'unique' END ||
@@ -198,8 +200,8 @@ Status ReadTableRuleFacts(SqlSession* session, uint32_t oid,
                           TableRuleFacts* facts) {
   *facts = TableRuleFacts();
   SqlResult r;
-  PGLAYOUT_RETURN_IF_ERROR(
-      session->Execute(kFactsQuery, {std::to_string(oid)}, &r));
+  PGLAYOUT_RETURN_IF_ERROR(session->Execute(
+      kFactsQuery, {std::to_string(oid), CapturePublicationName(oid)}, &r));
   // One row always; a scripted session may give none.
   if (r.rows.empty() || r.rows[0].empty() || !r.rows[0][0]) {
     return Status::Ok();

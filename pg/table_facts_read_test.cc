@@ -31,7 +31,10 @@ TEST(TableRuleFacts, ReadsEachGroupFromTheOneRow) {
   session.Answer("'key_constraints'", {{kRow}});
   TableRuleFacts f;
   PGLAYOUT_ASSERT_OK(ReadTableRuleFacts(&session, 16384, &f));
-  ASSERT_EQ(session.last_params, std::vector<SqlValue>{"16384"});
+  // The table's oid, and the name of its move's own capture publication,
+  // which is not one of its publications.
+  ASSERT_EQ(session.last_params,
+            (std::vector<SqlValue>{"16384", "pglayout_capture_16384"}));
   EXPECT_EQ(f.keys.primary_key, std::vector<std::string>{"id"});
   ASSERT_EQ(f.keys.constraints.size(), 3u);
   EXPECT_EQ(f.keys.constraints[1].kind, KeyConstraintFact::Kind::kUnique);

@@ -4,14 +4,20 @@
 // values) and deletes in t and, in the same transactions, in its twin t_v:
 // after the move, after the main session is terminated at each phase and
 // after a server crash mid-copy, each followed by a resume, t equals t_v, and
-// no replication slot or capture publication is left; --abort drops the slot; a
+// no replication slot or capture publication is left; the same after the
+// pglayout client itself is killed with SIGKILL at each phase, and --abort
+// after such a kill leaves no slot; --abort drops the slot; --finalize drops
+// the slot and publication a finished run left, keeps one a session reads
+// and leaves names that only resemble pglayout's; a
 // slot dropped under a stopped run makes the resume copy again; and auto on a
 // wal_level = replica server captures by trigger and says why. Why:
 // docs/online-migration.md#logical-capture.
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <signal.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <thread>
@@ -22,6 +28,7 @@
 #include "testing/pg_test.h"
 #include "tests/integration/migrate_test_util.h"
 #include "tests/integration/twin_writer.h"
+#include "tests/run_pglayout.h"
 
 namespace pglayout::migrator {
 namespace {
@@ -80,6 +87,38 @@ const std::vector<std::string> kPhases = {
     "before-verify:",             // the verification
     "before-swap:",               // the swap
 };
+
+// The failpoints where the pglayout binary kills itself with SIGKILL, in
+// the order one run after another meets them: each resume is killed at the
+// next. The copy (slot made before its journal row; a batch; keys logged,
+// the slot not advanced), the catch-up (a replay; the verification) and
+// the swap.
+const std::vector<std::string> kKillPoints = {
+    "after-slot:move:public.t",    "copy-batch:2:after-commit",
+    "capture-pump:after-commit",   "replay:before-commit",
+    "before-verify:move:public.t", "before-swap:move:public.t",
+};
+
+// `pglayout migrate PLAN --apply` with the suite's options on database
+// |db|, killing itself at |failpoint| ("" = none).
+Completion RunMigrateBinary(PgCluster* pg, const std::string& plan_path,
+                            const std::string& db,
+                            const std::string& failpoint) {
+  return RunPglayout(
+      {"migrate", plan_path, "--dsn", Conninfo(pg, db), "--apply", "--capture",
+       "logical", "--batch-rows", "1500", "--throttle", "off",
+       "--old-xact-wait", "5"},
+      failpoint.empty() ? std::vector<std::string>{} : FailpointEnv(failpoint));
+}
+
+// The capture slots and publications a killed client leaves: "slots,
+// publications" counted by pglayout's prefix.
+std::string CaptureLeft(SqlSession* s) {
+  return Value(s,
+               "SELECT (SELECT count(*) FROM pg_replication_slots WHERE "
+               "slot_name LIKE 'pglayout\\_%') || ',' || (SELECT count(*) "
+               "FROM pg_publication WHERE pubname LIKE 'pglayout\\_%')");
+}
 
 bool AtPhase(const std::string& phase, const std::string& name) {
   if (phase == "index:") {
@@ -248,6 +287,190 @@ TEST_P(MigrateLogicalTest, ATerminationAtEachPhaseResumesToTheSameRows) {
     EXPECT_TRUE(HasLine(second, "run 1 done")) << Lines(second);
     ExpectConverged(db, writer.commits());
     if (HasFatalFailure()) return;
+  }
+}
+
+// The client itself killed with SIGKILL (no destructor, no cleanup of its
+// own) at each phase in turn, each resume killed at the next: the slot
+// outlives each kill, and the last resume converges with no slot left.
+TEST_P(MigrateLogicalTest, AKilledClientAtEachPhaseResumesToTheSameRows) {
+  std::string plan;
+  MakeDatabase("s0", &plan);
+  const std::string path = WriteTempFile(
+      fmt::format("logical_s0_{}.toml", PgVersionName(version())), plan);
+  std::unique_ptr<SqlSession> s;
+  PGLAYOUT_ASSERT_OK(Open(pg_.get(), "s0", &s));
+  TwinWriter writer = StartTwinWriter(pg_.get(), "s0");
+  for (const std::string& failpoint : kKillPoints) {
+    Completion killed = RunMigrateBinary(pg_.get(), path, "s0", failpoint);
+    ASSERT_EQ(killed.signal, SIGKILL) << failpoint << "\n" << killed.output;
+    EXPECT_EQ(CaptureLeft(s.get()), "1,1") << failpoint;
+  }
+  Completion last = RunMigrateBinary(pg_.get(), path, "s0", "");
+  writer.Stop();
+  ASSERT_EQ(last.exit_code, 0) << last.output;
+  EXPECT_NE(last.output.find("run 1 done"), std::string::npos) << last.output;
+  EXPECT_EQ(CaptureLeft(s.get()), "0,0");
+  ExpectConverged("s0", writer.commits());
+}
+
+// The client killed with SIGKILL in the copy (before the slot's journal
+// row, and after a batch) and in the catch-up, then --abort: no slot, no
+// publication, no shadow left.
+TEST_P(MigrateLogicalTest, AKilledClientThenAbortLeavesNoSlot) {
+  const std::vector<std::string> points = {"after-slot:move:public.t",
+                                           "copy-batch:2:after-commit",
+                                           "replay:before-commit"};
+  for (size_t i = 0; i < points.size(); ++i) {
+    SCOPED_TRACE(points[i]);
+    const std::string db = fmt::format("b{}", i);
+    std::string plan;
+    MakeDatabase(db, &plan);
+    const std::string path = WriteTempFile(
+        fmt::format("logical_{}_{}.toml", db, PgVersionName(version())), plan);
+    std::unique_ptr<SqlSession> s;
+    PGLAYOUT_ASSERT_OK(Open(pg_.get(), db, &s));
+    Completion killed = RunMigrateBinary(pg_.get(), path, db, points[i]);
+    ASSERT_EQ(killed.signal, SIGKILL) << killed.output;
+    EXPECT_EQ(CaptureLeft(s.get()), "1,1");
+    Completion aborted =
+        RunPglayout({"migrate", "--abort", "--dsn", Conninfo(pg_.get(), db)});
+    ASSERT_EQ(aborted.exit_code, 0) << aborted.output;
+    EXPECT_NE(aborted.output.find("run 1 aborted"), std::string::npos)
+        << aborted.output;
+    EXPECT_EQ(CaptureLeft(s.get()), "0,0");
+    ExpectNoCapture(s.get());
+    EXPECT_EQ(Value(s.get(),
+                    "SELECT count(*) FROM pg_class WHERE relname LIKE "
+                    "'pglayout_new_%'"),
+              "0");
+    EXPECT_EQ(Value(s.get(), "SELECT count(*) FROM t"), std::to_string(kRows));
+    if (HasFatalFailure()) return;
+  }
+}
+
+// The names of the slots and publications, sorted, comma-separated.
+std::string SlotNames(SqlSession* s) {
+  return Value(s,
+               "SELECT coalesce(string_agg(slot_name::text, ',' ORDER BY "
+               "slot_name), '') FROM pg_replication_slots");
+}
+std::string PublicationNames(SqlSession* s) {
+  return Value(s,
+               "SELECT coalesce(string_agg(pubname::text, ',' ORDER BY "
+               "pubname), '') FROM pg_publication");
+}
+
+// --finalize drops the capture a finished run left behind (made here as
+// a kill right after the slot, before its journal row, leaves it) and
+// tells which run left it; it keeps, and tells, a slot a session reads
+// (pg_recvlogical), until that session ends; and it never touches a slot
+// or publication whose name only resembles pglayout's, nor another
+// database's.
+TEST_P(MigrateLogicalTest, FinalizeDropsTheCaptureARunLeftBehind) {
+  std::string plan;
+  MakeDatabase("f0", &plan);
+  const std::string path = WriteTempFile(
+      fmt::format("logical_f0_{}.toml", PgVersionName(version())), plan);
+  Completion done = RunMigrateBinary(pg_.get(), path, "f0", "");
+  ASSERT_EQ(done.exit_code, 0) << done.output;
+  std::unique_ptr<SqlSession> s;
+  PGLAYOUT_ASSERT_OK(Open(pg_.get(), "f0", &s));
+  ASSERT_EQ(SlotNames(s.get()), "");
+  const std::string db =
+      Value(s.get(),
+            "SELECT oid FROM pg_database WHERE datname = current_database()");
+  // The moved table's oid at the run (its old copy's now), and t_v's.
+  const std::string moved =
+      Value(s.get(),
+            "SELECT relation_oid FROM pglayout.step WHERE step_key = "
+            "'move:public.t'");
+  const std::string twin = Value(s.get(), "SELECT 't_v'::regclass::oid");
+  const std::string left = fmt::format("pglayout_{}_{}", db, moved);
+  const std::string held = fmt::format("pglayout_{}_{}", db, twin);
+  const std::string similar = left + "_mine";
+  const std::string other_db = fmt::format("pglayout_1_{}", moved);
+  for (const std::string& slot : {left, held, similar, other_db}) {
+    Exec(s.get(), fmt::format("SELECT pg_create_logical_replication_slot('{}', "
+                              "'pgoutput')",
+                              slot));
+  }
+  Exec(s.get(), fmt::format("CREATE PUBLICATION pglayout_capture_{0} FOR "
+                            "TABLE t; CREATE PUBLICATION pglayout_capture_{1} "
+                            "FOR TABLE t_v; CREATE PUBLICATION "
+                            "pglayout_capture_{0}_mine FOR TABLE t",
+                            moved, twin));
+  std::unique_ptr<BackgroundClient> reader;
+  PGLAYOUT_ASSERT_OK(pg_->StartClient(
+      {"pg_recvlogical", "-d", "f0", "--slot", held, "--start", "-o",
+       "proto_version=1", "-o", "publication_names=pglayout_capture_" + twin,
+       "-f", "/dev/null"},
+      &reader));
+  const std::string active_sql = fmt::format(
+      "SELECT active FROM pg_replication_slots WHERE slot_name = '{}'", held);
+  for (int i = 0; i < 300 && Value(s.get(), active_sql) != "t"; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ASSERT_EQ(Value(s.get(), active_sql), "t") << "pg_recvlogical reads it";
+
+  Completion status =
+      RunPglayout({"migrate", "--status", "--dsn", Conninfo(pg_.get(), "f0")});
+  EXPECT_EQ(status.exit_code, 0) << status.output;
+  EXPECT_NE(status.output.find(fmt::format(
+                "capture slot {} (left by run 1): `pglayout migrate "
+                "--finalize` drops it",
+                left)),
+            std::string::npos)
+      << status.output;
+  EXPECT_EQ(status.output.find(similar), std::string::npos) << status.output;
+  Completion first = RunPglayout(
+      {"migrate", "--finalize", "--dsn", Conninfo(pg_.get(), "f0")});
+  EXPECT_NE(first.exit_code, 0) << first.output;
+  for (const std::string& line :
+       {fmt::format("dropped slot {} (left by run 1)", left),
+        fmt::format("dropped publication pglayout_capture_{} (left by run 1)",
+                    moved),
+        fmt::format("kept slot {} (left by run 1): in use by process ", held),
+        fmt::format("kept publication pglayout_capture_{} (left by run 1): "
+                    "its slot is kept",
+                    twin),
+        std::string("1 capture slot was kept:"),
+        std::string("pglayout: hint: a session still uses the slot")}) {
+    EXPECT_NE(first.output.find(line), std::string::npos) << line << "\n"
+                                                          << first.output;
+  }
+  std::vector<std::string> slots = {held, similar, other_db};
+  std::sort(slots.begin(), slots.end());
+  EXPECT_EQ(SlotNames(s.get()),
+            fmt::format("{},{},{}", slots[0], slots[1], slots[2]));
+  std::vector<std::string> publications = {
+      fmt::format("pglayout_capture_{}_mine", moved),
+      "pglayout_capture_" + twin};
+  std::sort(publications.begin(), publications.end());
+  EXPECT_EQ(PublicationNames(s.get()), publications[0] + "," + publications[1]);
+
+  PGLAYOUT_EXPECT_OK(reader->Stop(nullptr));
+  const std::string inactive_sql = fmt::format(
+      "SELECT count(*) FROM pg_replication_slots WHERE slot_name = '{}' AND "
+      "active",
+      held);
+  for (int i = 0; i < 300 && Value(s.get(), inactive_sql) != "0"; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  Completion second = RunPglayout(
+      {"migrate", "--finalize", "--dsn", Conninfo(pg_.get(), "f0")});
+  EXPECT_EQ(second.exit_code, 0) << second.output;
+  EXPECT_NE(
+      second.output.find(fmt::format("dropped slot {} (left by run 1)", held)),
+      std::string::npos)
+      << second.output;
+  std::vector<std::string> foreign = {similar, other_db};
+  std::sort(foreign.begin(), foreign.end());
+  EXPECT_EQ(SlotNames(s.get()), foreign[0] + "," + foreign[1]);
+  EXPECT_EQ(PublicationNames(s.get()),
+            fmt::format("pglayout_capture_{}_mine", moved));
+  for (const std::string& slot : foreign) {
+    Exec(s.get(), fmt::format("SELECT pg_drop_replication_slot('{}')", slot));
   }
 }
 
