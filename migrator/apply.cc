@@ -162,15 +162,19 @@ Status RecordStepFailure(Executor* ex, const Step& s, int no,
         "pglayout migrate --apply with the same plan resumes it",
         failure.message(), ex->run_id(), s.key));
   }
-  // A cancelled statement (pg_cancel_backend, a statement_timeout) rolled
-  // its transaction back the same way.
-  if (IsCancelled(failure) &&
-      failure.message().find("resume") == std::string::npos) {
+  // A cancelled statement (pg_cancel_backend, a statement_timeout), and
+  // one the server chose as a deadlock's victim, rolled its transaction
+  // back the same way.
+  const char* what = IsCancelled(failure)          ? "was cancelled"
+                     : IsConflictRollback(failure) ? "was rolled back by the "
+                                                     "server (a conflict with "
+                                                     "another session)"
+                                                   : nullptr;
+  if (what && failure.message().find("resume") == std::string::npos) {
     return Status::Aborted(fmt::format(
-        "{}. Run {} stopped at step {}: a statement was cancelled; nothing "
-        "half-done stays behind: pglayout migrate --apply with the same plan "
-        "resumes it",
-        failure.message(), ex->run_id(), s.key));
+        "{}. Run {} stopped at step {}: a statement {}; nothing half-done "
+        "stays behind: pglayout migrate --apply with the same plan resumes it",
+        failure.message(), ex->run_id(), s.key, what));
   }
   return failure;
 }

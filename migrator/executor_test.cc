@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "migrator/journal.h"
+#include "migrator/sql_util.h"
 #include "testing/fake_sql_session.h"
 
 namespace pglayout::migrator {
@@ -179,4 +180,28 @@ TEST(Executor, DoesNotRetryOtherErrors) {
 }
 
 }  // namespace
+
+// A step's error says it resumes when the server rolled the transaction
+// back: a cancel, and a deadlock's victim or a serialization failure; any
+// other SQL error, or one with these codes in its text only, does not.
+TEST(StepErrors, TellsRollbacksByTheServerFromOtherErrors) {
+  const Status deadlock = Status::SqlError(
+      "ERROR:  deadlock detected; DETAIL:  Process 1 waits for "
+      "AccessShareLock (SQLSTATE 40P01)");
+  const Status serialization =
+      Status::SqlError("ERROR:  could not serialize access (SQLSTATE 40001)");
+  const Status cancel = Status::SqlError(
+      "ERROR:  canceling statement due to user request (SQLSTATE 57014)");
+  EXPECT_TRUE(IsConflictRollback(deadlock));
+  EXPECT_TRUE(IsConflictRollback(serialization));
+  EXPECT_FALSE(IsConflictRollback(cancel));
+  EXPECT_TRUE(IsCancelled(cancel));
+  EXPECT_FALSE(IsCancelled(deadlock));
+  EXPECT_FALSE(IsConflictRollback(Status::SqlError(
+      "ERROR:  duplicate key value violates unique constraint (SQLSTATE "
+      "23505)")));
+  EXPECT_FALSE(IsConflictRollback(
+      Status::InvalidInput("plan.toml:3: relation \"(SQLSTATE 40P01)\"")));
+}
+
 }  // namespace pglayout::migrator

@@ -35,4 +35,10 @@ bool IsCancelled(const Status& st) {
          st.message().find("(SQLSTATE 57014)") != std::string::npos;
 }
 
+bool IsConflictRollback(const Status& st) {
+  return st.code() == Status::Code::kSqlError &&
+         (st.message().find("(SQLSTATE 40P01)") != std::string::npos ||
+          st.message().find("(SQLSTATE 40001)") != std::string::npos);
+}
+
 }  // namespace pglayout::migrator

@@ -28,6 +28,11 @@ std::string QuoteIdentList(const std::vector<std::string>& names);
 // pg_cancel_backend or a statement_timeout), as SqlSession messages say.
 bool IsCancelled(const Status& st);
 
+// Whether the server rolled |st|'s transaction back to resolve a conflict
+// with another session (SQLSTATE 40P01 deadlock, 40001 serialization
+// failure): nothing of it stays, as with a cancel.
+bool IsConflictRollback(const Status& st);
+
 }  // namespace pglayout::migrator
 
 #endif  // PGLAYOUT_MIGRATOR_SQL_UTIL_H_

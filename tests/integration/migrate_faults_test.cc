@@ -167,7 +167,7 @@ class Canceller {
     Exec(holder_.get(), "BEGIN");
     thread_ = std::thread([this, shadow, pid]() { Run(shadow, pid); });
     // The lock is held or queued before the migrator goes on: any request
-    // of it for t or the shadow from now on waits behind it.
+    // of the shadow from now on waits behind it.
     for (int i = 0; i < 6000 && !locked_; ++i) {
       if (Value(watcher_.get(),
                 "SELECT count(*) FROM pg_locks WHERE pid = " + pid +
@@ -188,8 +188,10 @@ class Canceller {
 
  private:
   void Run(const std::string& shadow, const std::string& holder_pid) {
+    // The shadow alone: the copy's statements lock it before t, so holding
+    // both could deadlock with the run instead of making it wait.
     Status st = ExecuteSql(
-        holder_.get(), "LOCK TABLE t, " + shadow + " IN ACCESS EXCLUSIVE MODE");
+        holder_.get(), "LOCK TABLE " + shadow + " IN ACCESS EXCLUSIVE MODE");
     locked_ = true;
     std::unique_ptr<SqlSession> s;
     if (!st.ok() || !Open(pg_, db_, &s).ok()) return;
@@ -283,7 +285,7 @@ class MigrateFaultsTest : public PgVersionTest {
   // The fault, from the failpoint: the server killed, or the main session
   // terminated; a cancel needs a statement running (one that has just
   // ended ignores it), so the canceller makes the next statement that
-  // needs t or its shadow wait for its lock, and cancels that.
+  // needs the shadow wait for its lock, and cancels that.
   void Inject(Fault fault, Canceller* canceller) {
     switch (fault) {
       case Fault::kCrash:
