@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstring>
 #include <regex>
+#include <set>
 
 #include "common/ddl.h"
 #include "migrator/sql_util.h"
@@ -1199,15 +1200,40 @@ std::vector<std::string> SwapSql(const TableFacts& t,
   return out;
 }
 
-std::string SwapLockSql(const TableFacts& t, const OnlineNames& names) {
-  std::vector<std::string> tables;
-  if (!t.partition.parent.empty()) {
-    tables.push_back("ONLY " + t.partition.parent);
+std::vector<std::string> ForeignKeyTables(const TableFacts& t,
+                                          const OnlineNames& names) {
+  // Compared as quoted: the catalog prints public.orders where the names
+  // say "public"."orders".
+  std::set<std::string> seen = {names.QualifiedTable(),
+                                QuoteQualified(t.partition.parent),
+                                QuoteQualified(t.partition.default_partition)};
+  std::vector<std::string> out;
+  for (const std::vector<ForeignKeyFacts>* keys :
+       {&t.dependents.fks_in, &t.dependents.fks_out, &t.partition.parent_fks_in,
+        &t.partition.inherited_fks_out}) {
+    for (const ForeignKeyFacts& fk : *keys) {
+      if (seen.insert(QuoteQualified(fk.table)).second) out.push_back(fk.table);
+    }
   }
-  tables.push_back(names.QualifiedTable());
-  tables.push_back(names.QualifiedShadow());
+  return out;
+}
+
+std::vector<std::string> SwapLockedTables(const TableFacts& t,
+                                          const OnlineNames& names) {
+  std::vector<std::string> out = ForeignKeyTables(t, names);
+  if (!t.partition.parent.empty()) out.push_back(t.partition.parent);
+  out.push_back(names.QualifiedTable());
+  out.push_back(names.QualifiedShadow());
   if (!t.partition.default_partition.empty())
-    tables.push_back(t.partition.default_partition);
+    out.push_back(t.partition.default_partition);
+  return out;
+}
+
+std::string SwapLockSql(const TableFacts& t, const OnlineNames& names) {
+  std::vector<std::string> tables = SwapLockedTables(t, names);
+  for (std::string& table : tables) {
+    if (table == t.partition.parent) table = "ONLY " + table;
+  }
   return fmt::format("LOCK TABLE {} IN ACCESS EXCLUSIVE MODE",
                      JoinComma(tables));
 }

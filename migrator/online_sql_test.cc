@@ -109,10 +109,11 @@ TEST(OnlineSql, APartitionsSwapDetachesThenAttachesTheCopyWithItsBounds) {
   EXPECT_EQ(preps[1].validate,
             R"(ALTER TABLE public.sales_rest VALIDATE CONSTRAINT )"
             R"("pglayout_excl_16384")");
-  EXPECT_EQ(SwapLockSql(t, names), "LOCK TABLE ONLY public.sales, " + table +
-                                       ", " + shadow +
-                                       ", public.sales_rest IN ACCESS "
-                                       "EXCLUSIVE MODE");
+  // The table its inherited key references comes first: dropping that key
+  // locks it.
+  EXPECT_EQ(SwapLockSql(t, names),
+            "LOCK TABLE public.customers, ONLY public.sales, " + table + ", " +
+                shadow + ", public.sales_rest IN ACCESS EXCLUSIVE MODE");
   std::vector<std::string> swap = SwapSql(t, target, names, SwapInputs());
   auto at = [&](const std::string& sql) {
     auto it = std::find(swap.begin(), swap.end(), sql);
@@ -163,6 +164,17 @@ TEST(OnlineSql, KeysToTheParentAreDroppedAroundTheSwapThenValidated) {
     EXPECT_NE(it, swap.end()) << sql << "\n" << Join(swap, "\n");
     return it - swap.begin();
   };
+  // Every other table of a key the swap drops, once, before the parent;
+  // never the table itself (a key to itself is its own).
+  t.dependents.fks_out = {
+      {"self_fkey", "public.orders",
+       "FOREIGN KEY (up) REFERENCES public.orders(id)", true},
+      {"again_fkey", "public.customers",
+       "FOREIGN KEY (c2) REFERENCES public.customers(id)", true}};
+  EXPECT_EQ(Join(SwapLockedTables(t, names), " "),
+            R"(public.customers public."Line;x" public.archive public.sales )" +
+                table + R"( "public"."pglayout_new_16384" public.sales_rest)");
+  t.dependents.fks_out.clear();
   auto drop_line =
       at(R"(ALTER TABLE public."Line;x" DROP CONSTRAINT "line_sale_fkey")");
   auto drop_old =

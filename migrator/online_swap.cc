@@ -168,28 +168,6 @@ Status WaitForOlderTransactions(const OnlineContext& c) {
   }
 }
 
-// What the swap locks: the table, the shadow (and its partitions) and
-// the other tables of its foreign keys, both ways.
-std::vector<std::string> SwapRelations(const OnlineContext& c) {
-  std::vector<std::string> out = {c.names.QualifiedTable(),
-                                  c.names.QualifiedShadow()};
-  for (const ForeignKeyFacts& fk : c.table.dependents.fks_in)
-    out.push_back(fk.table);
-  for (const ForeignKeyFacts& fk : c.table.dependents.fks_out)
-    out.push_back(fk.table);
-  for (const ForeignKeyFacts& fk : c.table.partition.parent_fks_in) {
-    out.push_back(fk.table);
-  }
-  for (const ForeignKeyFacts& fk : c.table.partition.inherited_fks_out) {
-    out.push_back(fk.table);
-  }
-  if (!c.table.partition.parent.empty())
-    out.push_back(c.table.partition.parent);
-  if (!c.table.partition.default_partition.empty())
-    out.push_back(c.table.partition.default_partition);
-  return out;
-}
-
 // The swap phase of one run; its counts go to its report line.
 class SwapPhase {
  public:
@@ -224,7 +202,7 @@ Status SwapPhase::Run() {
   // busy table (or one of its foreign keys' tables) is likely to have a
   // worker by the end of a long copy. The shadow has none: its
   // autovacuum is off until the swap.
-  const std::vector<std::string> locked = SwapRelations(c_);
+  const std::vector<std::string> locked = SwapLockedTables(c_.table, c_.names);
   PGLAYOUT_RETURN_IF_ERROR(c_.ex->CancelAutovacuumOn(locked));
   PGLAYOUT_RETURN_IF_ERROR(c_.ex->WithLockRetry(
       "swap", locked, [&]() { return SwapOnce(); },
