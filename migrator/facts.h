@@ -19,6 +19,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/hash_rule.h"
 #include "common/model.h"
 #include "common/relation_traits.h"
 
@@ -92,11 +93,6 @@ struct TriggerFacts {
   std::string name;
   std::string definition;  // pg_get_triggerdef()
   char enabled = 'O';      // tgenabled: O, D, R, A
-  // FOR EACH ROW, BEFORE, REFERENCING NEW/OLD TABLE: what the hash rule
-  // judges, as pg/table_facts_read.h reads it.
-  bool row = false;
-  bool before = false;
-  bool transition_tables = false;
 };
 
 struct ViewFacts {
@@ -226,12 +222,18 @@ struct TableFacts {
     std::vector<std::string> row_key;
     std::string row_key_index;  // the index providing row_key, "" if none
     std::vector<CheckFacts> not_valid_checks;
-    std::vector<std::string> no_inherit_checks;  // CHECK ... NO INHERIT names
-    // The valid ones with their definitions ("CHECK ((v > 0)) NO INHERIT"):
-    // LIKE copies them inheritable on PostgreSQL 12.
+    // The valid CHECK ... NO INHERIT constraints with their definitions
+    // ("CHECK ((v > 0)) NO INHERIT"): LIKE copies them inheritable on
+    // PostgreSQL 12.
     std::vector<CheckFacts> valid_no_inherit_checks;
   };
   Keys keys;
+
+  // What the shared rule judges (common/hash_rule.h: keys, foreign keys,
+  // trigger kinds, NO INHERIT checks, publications), as the one reader
+  // observe uses too gives it (pg/table_facts_read.h); the groups here
+  // hold what the migrator's DDL needs.
+  HashRuleFacts rule;
 
   // What is tied to the table by a dependency. The swap re-creates or
   // re-points the first ones (foreign keys, views, triggers, sequences);
@@ -261,7 +263,6 @@ struct TableFacts {
     // Other objects bound to it by oid that a swap would leave on the old
     // copy: "policy readable on table documents", "rule r on table t".
     std::vector<std::string> bound;
-    std::vector<std::string> publications;   // FOR TABLE and FOR ALL TABLES
     std::vector<std::string> subscriptions;  // applying logical replication
     // Prepared transactions holding a lock on it (gids as quoted literals).
     std::vector<std::string> prepared_xacts;

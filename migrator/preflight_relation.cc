@@ -16,35 +16,12 @@
 namespace pglayout::migrator {
 namespace {
 
-// The live catalog's facts in the shape the shared rule judges
-// (common/hash_rule.h), the same the planner builds from workload.toml.
+// The live catalog's facts as the shared rule judges them
+// (common/hash_rule.h), read as the planner's workload.toml was; the row key
+// is the one the copy will use.
 HashRuleFacts RuleFacts(const TableFacts& t, const ServerFacts& server) {
-  HashRuleFacts f;
+  HashRuleFacts f = t.rule;
   f.server_version_num = server.version_num;
-  for (const IndexFacts& i : t.indexes) {
-    if (!i.unique && i.constraint_type != 'x') continue;
-    KeyConstraintFact k;
-    k.kind = i.primary                  ? KeyConstraintFact::Kind::kPrimaryKey
-             : i.constraint_type == 'x' ? KeyConstraintFact::Kind::kExclusion
-                                        : KeyConstraintFact::Kind::kUnique;
-    k.name = i.name;
-    k.columns = i.columns;
-    k.has_expressions = i.has_expressions;
-    f.keys.push_back(std::move(k));
-  }
-  for (const ForeignKeyFacts& fk : t.dependents.fks_out) {
-    f.fks_out.push_back({fk.name, fk.table});
-  }
-  for (const ForeignKeyFacts& fk : t.dependents.fks_in) {
-    if (fk.from_partitioned) {
-      f.fks_in_from_partitioned.push_back({fk.name, fk.table});
-    }
-  }
-  f.no_inherit_checks = t.keys.no_inherit_checks;
-  for (const TriggerFacts& tr : t.dependents.triggers) {
-    f.triggers.push_back({tr.name, tr.row, tr.before, tr.transition_tables});
-  }
-  f.publications = t.dependents.publications;
   f.row_key = t.keys.row_key;
   return f;
 }

@@ -189,12 +189,8 @@ TEST(Preflight, RefusesAnInactiveSlotThatCouldFillTheWalVolume) {
 
 TEST(Preflight, RefusesAUniqueConstraintWithoutTheKey) {
   PreflightCase c;
-  IndexFacts u;
-  u.name = "orders_email_key";
-  u.unique = true;
-  u.constraint_type = 'u';
-  u.columns = {"email"};
-  c.tables["public.orders"].indexes.push_back(u);
+  c.tables["public.orders"].rule.keys.push_back(
+      {KeyConstraintFact::Kind::kUnique, "orders_email_key", {"email"}, false});
   EXPECT_NE(c.Refusals().find("unique index orders_email_key (email) does not "
                               "contain the partition key column(s) id"),
             std::string::npos)
@@ -358,9 +354,9 @@ TEST(Preflight, CountsTheIndexBuildsSortFilesInTheTempTablespace) {
 
 TEST(Preflight, RefusesPublicationsAndOutgoingForeignKeysBefore18) {
   PreflightCase c;
-  c.tables["public.orders"].dependents.publications = {"all_tables"};
-  c.tables["public.orders"].dependents.fks_out = {
-      {"orders_customer_fkey", "public.customers", "FOREIGN KEY ..."}};
+  c.tables["public.orders"].rule.publications = {"all_tables"};
+  c.tables["public.orders"].rule.fks_out = {
+      {"orders_customer_fkey", "public.customers"}};
   std::string r = c.Refusals();
   EXPECT_NE(r.find("is published by publication all_tables"),
             std::string::npos);
@@ -368,7 +364,7 @@ TEST(Preflight, RefusesPublicationsAndOutgoingForeignKeysBefore18) {
                    "public.customers"),
             std::string::npos);
   c.server.version_num = 180000;
-  c.tables["public.orders"].dependents.publications.clear();
+  c.tables["public.orders"].rule.publications.clear();
   EXPECT_EQ(c.Refusals(), "");
 }
 
@@ -443,17 +439,10 @@ TEST(Preflight, RefusesNamesTheRunWouldTake) {
 TEST(Preflight, RefusesWhatAPartitionedTableCannotHave) {
   PreflightCase c;
   TableFacts& t = c.tables["public.orders"];
-  t.keys.no_inherit_checks = {"local_only"};
-  t.dependents.triggers = {
-      {"audit",
-       "CREATE TRIGGER audit AFTER INSERT ON public.orders "
-       "REFERENCING NEW TABLE AS added FOR EACH ROW EXECUTE "
-       "FUNCTION f()",
-       'O', /*row=*/true, /*before=*/false,
-       /*transition_tables=*/true}};
-  t.dependents.fks_in = {{"sales_order_fkey", "public.sales", "FOREIGN KEY ...",
-                          true,
-                          /*from_partitioned=*/true}};
+  t.rule.no_inherit_checks = {"local_only"};
+  t.rule.triggers = {{"audit", /*row=*/true, /*before=*/false,
+                      /*transition_tables=*/true}};
+  t.rule.fks_in_from_partitioned = {{"sales_order_fkey", "public.sales"}};
   c.server.version_num = 170000;
   std::string r = c.Refusals();
   EXPECT_NE(r.find("CHECK constraint local_only is NO INHERIT"),

@@ -494,22 +494,12 @@ Status ReadForeignKeys(SqlSession* s, uint32_t oid, TableFacts* t) {
   });
 }
 
-// What the hash rule judges beyond the keys and foreign keys, through the
-// reader observe uses too (pg/table_facts_read.h): the NO INHERIT checks,
-// the kinds of the triggers, the publications.
+// What the hash rule judges, through the reader observe uses too
+// (pg/table_facts_read.h), so that plan and preflight judge one reading.
 Status ReadRuleFacts(SqlSession* s, uint32_t oid, TableFacts* t) {
   TableRuleFacts read;
   PGLAYOUT_RETURN_IF_ERROR(ReadTableRuleFacts(s, oid, &read));
-  t->keys.no_inherit_checks = read.keys.no_inherit_checks;
-  t->dependents.publications = read.dependents.publications;
-  for (TriggerFacts& trigger : t->dependents.triggers) {
-    for (const TriggerFact& kind : read.dependents.triggers) {
-      if (kind.name != trigger.name) continue;
-      trigger.row = kind.row;
-      trigger.before = kind.before;
-      trigger.transition_tables = kind.transition_tables;
-    }
-  }
+  t->rule = RuleFactsOf(read, s->server_version());
   return Status::Ok();
 }
 

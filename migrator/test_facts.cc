@@ -81,6 +81,8 @@ TableFacts Orders() {
   t.indexes = {pk, by_customer};
   t.keys.row_key = {"id"};
   t.keys.row_key_index = "orders_pkey";
+  t.rule.keys = {
+      {KeyConstraintFact::Kind::kPrimaryKey, "orders_pkey", {"id"}, false}};
   return t;
 }
 

@@ -41,7 +41,8 @@ SELECT pg_catalog.json_build_object(
      ORDER BY con.conname)
    FROM pg_catalog.pg_constraint con JOIN pg_catalog.pg_class f ON f.oid = con.confrelid
    JOIN pg_catalog.pg_namespace fn ON fn.oid = f.relnamespace
-   WHERE con.conrelid = $1::pg_catalog.oid AND con.contype = 'f'),
+   WHERE con.conrelid = $1::pg_catalog.oid AND con.contype = 'f'
+     AND con.conparentid = 0),
  'foreign_keys_in', (SELECT pg_catalog.json_agg(pg_catalog.quote_ident(sn.nspname) || '.' ||
      pg_catalog.quote_ident(s.relname) || '.' || con.conname ORDER BY s.relname, con.conname)
    FROM pg_catalog.pg_constraint con JOIN pg_catalog.pg_class s ON s.oid = con.conrelid

@@ -44,7 +44,9 @@ struct TableRuleFacts {
     std::string described;
   };
   struct Dependents {
-    std::vector<ForeignKey> fks_out;  // its own, to itself included
+    // Its own, to itself included; not those a partition has from its
+    // parent (conparentid), which ATTACH takes over.
+    std::vector<ForeignKey> fks_out;
     std::vector<std::string> fks_in;  // "table.constraint", quoted
     std::vector<ForeignKeyFact> fks_in_from_partitioned;
     std::vector<std::string> views;         // quoted-qualified

@@ -1,7 +1,8 @@
 // The planner and migrate's preflight judge a hash conversion by one rule
-// (common/hash_rule.h), each from its own encoding of a table's facts: the
-// planner from workload.toml's Relation, the preflight from the catalog's
-// TableFacts. For random tables (unique keys with and without the key,
+// (common/hash_rule.h), from one reading of a table's facts
+// (pg/table_facts_read.h): the planner after observe wrote it into
+// workload.toml's Relation (observe/rule_facts.h), the preflight through
+// RuleFactsOf. For random readings (unique keys with and without the key,
 // exclusion constraints, identity columns, foreign keys both ways, to
 // itself, from partitioned tables, triggers with transition tables and
 // BEFORE ROW, NO INHERIT checks, publications, nullable unique keys) on
@@ -20,13 +21,17 @@
 #include "common/model.h"
 #include "migrator/facts.h"
 #include "migrator/preflight_checks.h"
+#include "observe/rule_facts.h"
+#include "pg/table_facts_read.h"
 #include "planner/remedy.h"
 
 namespace pglayout {
 namespace {
 
-// One random table in both encodings, and the key to convert it on.
+// One random reading of a table, what each side makes of it, and the key to
+// convert it on.
 struct Twin {
+  TableRuleFacts read;
   Relation relation;
   migrator::TableFacts facts;
   std::vector<std::string> key;
@@ -49,25 +54,12 @@ const std::vector<std::string> kColumns = {"id", "a", "b", "c"};
 
 void AddKey(Twin* t, KeyConstraintFact::Kind kind, const std::string& name,
             const std::vector<std::string>& columns, bool expressions) {
-  const char* kinds[] = {"primary", "unique", "exclusion"};
-  std::vector<std::string> entry = {std::string(kinds[static_cast<int>(kind)]) +
-                                        (expressions ? "_expressions" : ""),
-                                    name};
-  entry.insert(entry.end(), columns.begin(), columns.end());
-  t->relation.key_constraints.push_back(entry);
-  migrator::IndexFacts i;
-  i.name = name;
-  i.columns = columns;
-  i.primary = kind == KeyConstraintFact::Kind::kPrimaryKey;
-  i.unique = kind != KeyConstraintFact::Kind::kExclusion;
-  i.constraint_type = i.primary                                  ? 'p'
-                      : kind == KeyConstraintFact::Kind::kUnique ? 'u'
-                                                                 : 'x';
-  i.has_expressions = expressions;
-  t->facts.indexes.push_back(i);
-  if (i.primary) t->relation.primary_key = columns;
+  t->read.keys.constraints.push_back({kind, name, columns, expressions});
+  if (kind == KeyConstraintFact::Kind::kPrimaryKey) {
+    t->read.keys.primary_key = columns;
+  }
   if (kind == KeyConstraintFact::Kind::kUnique && !expressions) {
-    t->relation.unique_keys.push_back(columns);
+    t->read.keys.unique_keys.push_back(columns);
   }
 }
 
@@ -91,88 +83,42 @@ void AddKeys(Dice* d, Twin* t) {
   // The row key: the primary key, else a unique key over NOT NULL
   // columns (here: when the dice say its columns are NOT NULL).
   if (primary) {
-    t->facts.keys.row_key = {"id"};
-  } else if (!t->relation.unique_keys.empty() && d->Chance(50)) {
-    t->facts.keys.row_key = t->relation.unique_keys.front();
+    t->read.keys.row_key = {"id"};
+  } else if (!t->read.keys.unique_keys.empty() && d->Chance(50)) {
+    t->read.keys.row_key = t->read.keys.unique_keys.front();
   }
-  t->relation.row_key = t->facts.keys.row_key;
 }
 
-migrator::ForeignKeyFacts Fk(const std::string& name, const std::string& table,
-                             bool from_partitioned = false) {
-  migrator::ForeignKeyFacts fk;
-  fk.name = name;
-  fk.table = table;
-  fk.definition = "FOREIGN KEY (x) REFERENCES y(id)";
-  fk.from_partitioned = from_partitioned;
-  return fk;
+TableRuleFacts::ForeignKey Fk(const std::string& name, const std::string& table,
+                              const std::string& described) {
+  return {{name, table}, described};
 }
 
 void AddForeignKeys(Dice* d, Twin* t) {
+  TableRuleFacts::Dependents& deps = t->read.dependents;
   if (d->Chance(25)) {
-    t->relation.foreign_keys_out.push_back("t_a_fkey (a) -> public.other (id)");
-    t->facts.dependents.fks_out.push_back(Fk("t_a_fkey", "public.other"));
+    deps.fks_out.push_back(
+        Fk("t_a_fkey", "public.other", "t_a_fkey (a) -> public.other (id)"));
   }
   if (d->Chance(20)) {  // to itself
-    t->relation.foreign_keys_out.push_back("t_up (b) -> public.t (id)");
-    t->facts.dependents.fks_out.push_back(Fk("t_up", "public.t"));
+    deps.fks_out.push_back(Fk("t_up", "public.t", "t_up (b) -> public.t (id)"));
   }
-  if (d->Chance(25)) {
-    t->relation.foreign_keys_in.push_back("public.child.child_t_fkey");
-    t->facts.dependents.fks_in.push_back(
-        {"child_t_fkey", "public.child", "FOREIGN KEY (t) REFERENCES t(id)"});
-  }
+  if (d->Chance(25)) deps.fks_in.push_back("public.child.child_t_fkey");
   if (d->Chance(20)) {
-    t->relation.foreign_keys_in.push_back("public.events.events_t_fkey");
-    t->relation.referenced_by_partitioned.push_back(
-        {"events_t_fkey", "public.events"});
-    t->facts.dependents.fks_in.push_back(
-        Fk("events_t_fkey", "public.events", true));
+    deps.fks_in.push_back("public.events.events_t_fkey");
+    deps.fks_in_from_partitioned.push_back({"events_t_fkey", "public.events"});
   }
-}
-
-void AddTrigger(Twin* t, const std::string& name, const std::string& def,
-                bool before_row, bool transition_row) {
-  t->relation.triggers.push_back(name);
-  if (before_row) t->relation.before_row_triggers.push_back(name);
-  if (transition_row) t->relation.transition_row_triggers.push_back(name);
-  migrator::TriggerFacts trigger;
-  trigger.name = name;
-  trigger.definition = "CREATE TRIGGER " + name + def;
-  trigger.row = def.find(" FOR EACH ROW ") != std::string::npos;
-  trigger.before = def.find(" BEFORE ") != std::string::npos;
-  trigger.transition_tables = def.find(" REFERENCING ") != std::string::npos;
-  t->facts.dependents.triggers.push_back(trigger);
 }
 
 void AddOthers(Dice* d, Twin* t) {
+  std::vector<TriggerFact>& triggers = t->read.dependents.triggers;
+  if (d->Chance(20)) triggers.push_back({"t_audit", true, false, true});
+  if (d->Chance(20)) triggers.push_back({"t_stmt", false, false, true});
+  if (d->Chance(25)) triggers.push_back({"t_touch", true, true, false});
+  if (d->Chance(15)) t->read.keys.no_inherit_checks.push_back("t_local");
+  if (d->Chance(15)) t->read.dependents.publications.push_back("pub");
   if (d->Chance(20)) {
-    AddTrigger(t, "t_audit",
-               " AFTER INSERT ON public.t REFERENCING NEW TABLE AS n FOR EACH "
-               "ROW EXECUTE FUNCTION f()",
-               false, true);
-  }
-  if (d->Chance(20)) {
-    AddTrigger(t, "t_stmt",
-               " AFTER INSERT ON public.t REFERENCING NEW TABLE AS n FOR EACH "
-               "STATEMENT EXECUTE FUNCTION f()",
-               false, false);
-  }
-  if (d->Chance(25)) {
-    AddTrigger(t, "t_touch",
-               " BEFORE UPDATE ON public.t FOR EACH ROW EXECUTE FUNCTION f()",
-               true, false);
-  }
-  if (d->Chance(15)) {
-    t->relation.no_inherit_checks.push_back("t_local");
-    t->facts.keys.no_inherit_checks.push_back("t_local");
-  }
-  if (d->Chance(15)) {
-    t->relation.publications.push_back("pub");
-    t->facts.dependents.publications.push_back("pub");
-  }
-  if (d->Chance(20)) {
-    t->relation.identity_columns.push_back("id");
+    t->read.keys.identity_columns.push_back("id");
     t->facts.columns[0].identity = 'a';
   }
 }
@@ -181,10 +127,6 @@ Twin RandomTable(Dice* d) {
   const int versions[] = {120000, 150000, 180000};
   Twin t;
   t.version = versions[d->Below(3)];
-  t.relation.name = "public.t";
-  t.relation.persistence = Persistence::kPermanent;
-  t.relation.replica_identity = ReplicaIdentity::kDefault;
-  t.relation.rule_facts = true;
   t.facts.schema = "public";
   t.facts.name = "t";
   t.facts.kind = 'r';
@@ -199,6 +141,11 @@ Twin RandomTable(Dice* d) {
   AddKeys(d, &t);
   AddForeignKeys(d, &t);
   AddOthers(d, &t);
+  // What observe writes for the planner, and what the migrator keeps.
+  t.relation.name = "public.t";
+  WriteRuleFacts(t.read, &t.relation);
+  t.facts.rule = RuleFactsOf(t.read, t.version);
+  t.facts.keys.row_key = t.read.keys.row_key;
   t.key = d->Chance(70) ? std::vector<std::string>{"id"}
                         : std::vector<std::string>{kColumns[1 + d->Below(3)]};
   return t;
