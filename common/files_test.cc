@@ -365,6 +365,7 @@ name = "public.events_2025"
 kind = "table"
 size = "1GB"
 partition_of = "public.events"
+partition_parent = "public.events_y2025"
 )";
 
 TEST(WorkloadFile, ReadsAndRoundTrips) {
@@ -380,6 +381,7 @@ TEST(WorkloadFile, ReadsAndRoundTrips) {
   EXPECT_EQ(w.relations[0].size, 12 * kGiB);
   EXPECT_EQ(w.relations[0].partition_of, "");
   EXPECT_EQ(w.relations[2].partition_of, "public.events");
+  EXPECT_EQ(PartitionParent(w.relations[2]), "public.events_y2025");
   EXPECT_TRUE(w.relations[2].partitioned);  // a partition is one
   EXPECT_EQ(w.relations[0].unique_keys[1][0], "bid");
   EXPECT_EQ(w.relations[1].kind, RelationKind::kIndex);
@@ -397,6 +399,14 @@ TEST(WorkloadFile, ReadsAndRoundTrips) {
   EXPECT_EQ(ToJson(back).dump(), ToJson(w).dump());
   EXPECT_EQ(back.write_method, w.write_method);
   EXPECT_EQ(back.relations.at(2).partition_of, "public.events");
+  EXPECT_EQ(back.relations.at(2).partition_parent, "public.events_y2025");
+  // A partition of the root: the parent is not written again, and an
+  // older file's root stands for it.
+  back.relations.at(2).partition_parent = "public.events";
+  Workload older;
+  ASSERT_TRUE(ParseWorkload(WorkloadToToml(back), "o.toml", &older).ok());
+  EXPECT_EQ(older.relations.at(2).partition_parent, "");
+  EXPECT_EQ(PartitionParent(older.relations.at(2)), "public.events");
   EXPECT_TRUE(back.in_recovery);
   ASSERT_EQ(back.io.size(), 1u);
   EXPECT_DOUBLE_EQ(back.io[0].fsyncs_per_second, 2);

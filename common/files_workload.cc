@@ -84,6 +84,7 @@ void ReadFacts(KeyReader* k, Relation* r) {
   k->Bool("row_security", &r->row_security);
   k->Bool("partitioned", &r->partitioned);
   k->String("partition_of", &r->partition_of);
+  k->String("partition_parent", &r->partition_parent);
   k->String("partition_key", &r->partition_key);
   if (!r->partition_of.empty()) r->partitioned = true;
 }
@@ -326,6 +327,9 @@ void WriteFacts(const Relation& r, TomlWriter* w) {
   if (r.row_security) w->Bool("row_security", true);
   if (r.partitioned) w->Bool("partitioned", true);
   w->StringIfSet("partition_of", r.partition_of);
+  if (r.partition_parent != r.partition_of) {
+    w->StringIfSet("partition_parent", r.partition_parent);
+  }
   w->StringIfSet("partition_key", r.partition_key);
 }
 

@@ -194,7 +194,8 @@ Json RelationJson(const Relation& r) {
       {"persistence", r.persistence ? PersistenceName(*r.persistence) : ""},
       {"row_security", r.row_security},
       {"partitioned", r.partitioned},
-      {"partition_of", r.partition_of}};
+      {"partition_of", r.partition_of},
+      {"partition_parent", PartitionParent(r)}};
 }
 
 Json LocationJson(const DataLocation& l) {

@@ -16,6 +16,10 @@ const T* FindByName(const std::vector<T>& items, const std::string& name) {
 
 }  // namespace
 
+const std::string& PartitionParent(const Relation& r) {
+  return r.partition_parent.empty() ? r.partition_of : r.partition_parent;
+}
+
 const Volume* VolumeSet::Find(const std::string& name) const {
   return FindByName(volumes, name);
 }

@@ -310,11 +310,19 @@ struct Relation {
   // A partition: the root of its partition tree (pg_partition_root), named
   // as Relation::name; "" = not a partition, or not recorded (older files).
   std::string partition_of = "";
+  // A partition: its parent (pg_inherits), whose key its bound belongs to;
+  // the same as partition_of one level down. "" = not recorded (older
+  // files): PartitionParent() takes the root then.
+  std::string partition_parent = "";
   // A partitioned table: its partition key as pg_get_partkeydef prints it
   // ("HASH (id)"); "" = not partitioned, or not recorded (older files).
   // A hash partition of it can be split (docs/planning.md#growth).
   std::string partition_key = "";
 };
+
+// The parent whose key |r|'s bound belongs to: partition_parent, else
+// (an older file) partition_of.
+const std::string& PartitionParent(const Relation& r);
 
 struct Checkpoints {
   int64_t timed = 0;

@@ -101,12 +101,15 @@ std::vector<const RelationInfo*> HottestTables(
     // A TOAST index leads to its TOAST table, which has no facts.
     if (it->second->kind == RelationKind::kToast) continue;
     out.push_back(it->second);
-    // A partition's root has no I/O of its own, but its facts (its key,
-    // foreign keys to it) decide whether the partition can be moved or
-    // split.
-    auto root = by_name.find(it->second->partition_of);
-    if (root != by_name.end() && seen.insert(root->first).second) {
-      out.push_back(root->second);
+    // A partition's parent and root have no I/O of their own, but their
+    // facts (the parent's key, foreign keys to either) decide whether the
+    // partition can be moved or split.
+    for (const std::string* up :
+         {&it->second->partition_parent, &it->second->partition_of}) {
+      auto parent = by_name.find(*up);
+      if (parent != by_name.end() && seen.insert(parent->first).second) {
+        out.push_back(parent->second);
+      }
     }
   }
   return out;

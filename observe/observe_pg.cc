@@ -73,7 +73,7 @@ std::string RelationsQuery() {
       "COALESCE(o.oid, 0), "
       "COALESCE({owner}, ''), COALESCE(t.spcname, dts.spcname), "
       "c.reltuples, c.relpages, c.relpersistence, c.relispartition, "
-      "COALESCE({root}, '') "
+      "COALESCE({root}, ''), COALESCE({parent}, '') "
       "FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n "
       "ON n.oid = c.relnamespace "
       "LEFT JOIN pg_catalog.pg_index i ON i.indexrelid = c.oid "
@@ -90,6 +90,12 @@ std::string RelationsQuery() {
       "('r', 'p') "
       "AND pr.oid = pg_catalog.pg_partition_root(c.oid) "
       "LEFT JOIN pg_catalog.pg_namespace prn ON prn.oid = pr.relnamespace "
+      // and its parent, whose key its bound belongs to (one row: a
+      // partition has one parent).
+      "LEFT JOIN pg_catalog.pg_inherits ih ON c.relispartition AND c.relkind "
+      "IN ('r', 'p') AND ih.inhrelid = c.oid "
+      "LEFT JOIN pg_catalog.pg_class pp ON pp.oid = ih.inhparent "
+      "LEFT JOIN pg_catalog.pg_namespace ppn ON ppn.oid = pp.relnamespace "
       "CROSS JOIN (SELECT s.spcname FROM pg_catalog.pg_database d "
       "JOIN pg_catalog.pg_tablespace s ON s.oid = d.dattablespace "
       "WHERE d.datname = pg_catalog.current_database()) dts "
@@ -97,6 +103,7 @@ std::string RelationsQuery() {
       fmt::arg("name", QualifiedSql("n", "c")),
       fmt::arg("owner", QualifiedSql("onsp", "o")),
       fmt::arg("root", QualifiedSql("prn", "pr")),
+      fmt::arg("parent", QualifiedSql("ppn", "pp")),
       fmt::arg("filter", kRelationFilter),
       fmt::arg("internal", kPglayoutInternal));
 }
@@ -243,6 +250,7 @@ class PgStatsSource : public StatsSource {
           PersistenceFromCode(persistence.empty() ? 0 : persistence.front());
       info.is_partition = row.Bool(9);
       info.partition_of = row.Text(10);
+      info.partition_parent = row.Text(11);
       relations->push_back(std::move(info));
     });
   }

@@ -173,6 +173,7 @@ Relation MakeRelation(const RelationInfo& info, const ObservedData& data,
   r.growth_bytes_per_second = (static_cast<double>(r.size) - first) / duration;
   r.partitioned = info.kind == RelationKind::kPartitioned || info.is_partition;
   r.partition_of = info.partition_of;
+  r.partition_parent = info.partition_parent;
   r.persistence = info.persistence;
   return r;
 }
@@ -393,7 +394,8 @@ bool AllUtf8(const std::vector<std::string>& list) {
 
 Status CheckRelationText(const Relation& r) {
   for (const std::string* s :
-       {&r.name, &r.table, &r.tablespace, &r.partition_of, &r.partition_key}) {
+       {&r.name, &r.table, &r.tablespace, &r.partition_of, &r.partition_parent,
+        &r.partition_key}) {
     if (!IsValidUtf8(*s)) {
       return NotUtf8(s == &r.name ? "relation" : "a name of relation", *s);
     }

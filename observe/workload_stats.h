@@ -36,8 +36,9 @@ struct RelationInfo {
   double reltuples = 0;    // planner estimate; <= 0 when never analysed
   double relpages = 0;
   Persistence persistence = Persistence::kPermanent;
-  bool is_partition = false;      // a partition of a partitioned table
-  std::string partition_of = "";  // its root partitioned table, when one
+  bool is_partition = false;          // a partition of a partitioned table
+  std::string partition_of = "";      // its root partitioned table, when one
+  std::string partition_parent = "";  // its parent (pg_inherits), when one
 };
 
 // The cumulative counters of one relation in one sample.

@@ -55,7 +55,7 @@ SqlObjects SqlObjectsOf(const PlanInputs& in) {
   for (const TableDemand& d : in.tables) {
     if (!d.indexes.empty()) objects.indexes[d.table] = d.indexes;
     if (d.facts != nullptr && IsLeafPartition(*d.facts)) {
-      objects.partition_roots[d.table] = d.facts->partition_of;
+      objects.partition_parents[d.table] = PartitionParent(*d.facts);
     }
   }
   for (const TablespaceInfo& t : in.workload.tablespaces) {

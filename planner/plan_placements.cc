@@ -31,15 +31,13 @@ bool HasRowKey(const TableDemand& d) {
 // Why the partition |r| cannot be detached, copied and attached again
 // (docs/online-migration.md#moving-a-partition), or "".
 std::string PartitionReason(const Relation& r, const Workload& w, int version) {
-  if (r.partition_of.empty()) {
+  if (PartitionParent(r).empty()) {
     return "a partition of a table workload.toml does not name (pglayout "
            "observe names it)";
   }
-  const Relation* root = w.Find(r.partition_of);
-  if (root != nullptr) {
-    const std::string referenced = ParentReferencersReason(*root, version);
-    if (!referenced.empty()) return referenced;
-  }
+  const std::string referenced = AncestorsReferencersReason(
+      w.Find(PartitionParent(r)), w.Find(r.partition_of), version);
+  if (!referenced.empty()) return referenced;
   if (!r.identity_columns.empty()) {
     return fmt::format(
         "column {} is an identity column, which a partition shares with its "

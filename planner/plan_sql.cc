@@ -114,7 +114,7 @@ void MoveSteps(const Placement& p, const SqlObjects& objects,
 // A split as migrate runs it, commented out: the copy, partitioned by the
 // parent's key with the modulus and remainders read from the catalog, then
 // the partition's detach and the copy's attach with its bound.
-Status SplitSteps(const Placement& p, const std::string& root,
+Status SplitSteps(const Placement& p, const std::string& parent,
                   std::vector<SqlStep>* steps) {
   TableName t;
   PGLAYOUT_RETURN_IF_ERROR(SplitQualifiedName(p.relation, &t.schema, &t.name));
@@ -129,7 +129,7 @@ Status SplitSteps(const Placement& p, const std::string& root,
                      "remainder <r> of modulus <N> of its parent, read from "
                      "the catalog at run time (`pglayout migrate plan.toml` "
                      "prints the exact SQL)",
-                     p.relation, root, p.partitions, fmt::join(p.key, ", ")),
+                     p.relation, parent, p.partitions, fmt::join(p.key, ", ")),
          fmt::format("CREATE TABLE {} (LIKE {} INCLUDING ALL) PARTITION BY "
                      "HASH ({})",
                      shadow, QuoteQualified(p.relation), fmt::join(key, ", ")));
@@ -147,12 +147,12 @@ Status SplitSteps(const Placement& p, const std::string& root,
       "copy every row with change capture; then, in one short transaction "
       "holding the parent, the partition leaves it (kept until migrate "
       "--finalize) ...",
-      fmt::format("ALTER TABLE {} DETACH PARTITION {}", QuoteQualified(root),
+      fmt::format("ALTER TABLE {} DETACH PARTITION {}", QuoteQualified(parent),
                   QuoteQualified(p.relation)));
   online("... and the copy, under its name, takes its bound",
          fmt::format("ALTER TABLE {} ATTACH PARTITION {} FOR VALUES WITH "
                      "(MODULUS <N>, REMAINDER <r>)",
-                     QuoteQualified(root), QuoteQualified(p.relation)));
+                     QuoteQualified(parent), QuoteQualified(p.relation)));
   return Status::Ok();
 }
 
@@ -242,10 +242,10 @@ Status PlanSqlSteps(const Plan& plan, const SqlObjects& objects,
     if (p.strategy != Strategy::kHashPartition || p.tablespaces.empty()) {
       continue;
     }
-    auto root = objects.partition_roots.find(p.relation);
-    PGLAYOUT_RETURN_IF_ERROR(root == objects.partition_roots.end()
+    auto parent = objects.partition_parents.find(p.relation);
+    PGLAYOUT_RETURN_IF_ERROR(parent == objects.partition_parents.end()
                                  ? PartitionSteps(p, &out)
-                                 : SplitSteps(p, root->second, &out));
+                                 : SplitSteps(p, parent->second, &out));
   }
   PGLAYOUT_RETURN_IF_ERROR(SettingSteps(plan, &out));
   *steps = std::move(out);

@@ -24,9 +24,10 @@ struct SqlObjects {
   // Tablespaces that exist already: not created again.
   std::set<std::string> existing_tablespaces;
   int server_version_num = 0;  // 0 = unknown (the newest is assumed)
-  // Partitions -> the root of their tree: a hash_partition placement of
-  // one is a split (docs/online-migration.md#splitting-a-hash-partition).
-  std::map<std::string, std::string> partition_roots;
+  // Partitions -> their parent (PartitionParent): a hash_partition
+  // placement of one is a split
+  // (docs/online-migration.md#splitting-a-hash-partition).
+  std::map<std::string, std::string> partition_parents;
 };
 
 struct SqlStep {

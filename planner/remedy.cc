@@ -163,13 +163,9 @@ std::string ParentReferencersReason(const Relation& root, int server_version) {
         "it)",
         root.foreign_keys_in.front(), root.name);
   }
-  std::vector<ForeignKeyFact> from_partitioned;
-  for (const auto& fk : root.referenced_by_partitioned) {
-    if (fk.size() == 2) from_partitioned.push_back({fk[0], fk[1]});
-  }
+  const HashRuleFacts facts = RuleFacts(root, server_version);
   const std::vector<std::string> reasons = CheckParentReferencers(
-      root.name, from_partitioned,
-      server_version > 0 ? server_version : kAssumedServerVersion);
+      root.name, facts.fks_in_from_partitioned, facts.server_version_num);
   return reasons.empty() ? "" : reasons.front();
 }
 
@@ -194,27 +190,38 @@ PartitionCheck CheckHashPartitioning(const Relation& table,
   return c;
 }
 
-PartitionCheck CheckHashSplit(const Relation& leaf, const Relation* root,
-                              int server_version_num) {
+std::string AncestorsReferencersReason(const Relation* parent,
+                                       const Relation* root,
+                                       int server_version) {
+  for (const Relation* a : {parent, root == parent ? nullptr : root}) {
+    if (a == nullptr) continue;
+    std::string reason = ParentReferencersReason(*a, server_version);
+    if (!reason.empty()) return reason;
+  }
+  return "";
+}
+
+PartitionCheck CheckHashSplit(const Relation& leaf, const Relation* parent,
+                              const Relation* root, int server_version_num) {
   PartitionCheck c;
-  if (root == nullptr || root->partition_key.empty()) {
+  if (parent == nullptr || parent->partition_key.empty()) {
+    const std::string& named = PartitionParent(leaf);
     c.blockers.push_back(fmt::format(
         "a partition of {}, whose partition key workload.toml does not "
         "record (pglayout observe records it)",
-        leaf.partition_of.empty() ? "a table it does not name"
-                                  : leaf.partition_of));
+        named.empty() ? "a table it does not name" : named));
     return c;
   }
-  c.key = HashKeyColumns(root->partition_key);
+  c.key = HashKeyColumns(parent->partition_key);
   if (c.key.empty()) {
     c.blockers.push_back(fmt::format(
         "a partition of {}, which is partitioned by {}: only a partition of "
         "a table hash-partitioned on plain columns is split",
-        root->name, root->partition_key));
+        parent->name, parent->partition_key));
     return c;
   }
   const std::string referenced =
-      ParentReferencersReason(*root, server_version_num);
+      AncestorsReferencersReason(parent, root, server_version_num);
   if (!referenced.empty()) c.blockers.push_back(referenced);
   if (!leaf.identity_columns.empty()) {
     c.blockers.push_back(fmt::format(
@@ -227,17 +234,20 @@ PartitionCheck CheckHashSplit(const Relation& leaf, const Relation* root,
     c.blockers.push_back(std::string(PersistenceName(*leaf.persistence)) +
                          ": its online copy would not survive a crash");
   }
-  // The foreign keys it has from its root are not the conversion's to
-  // re-add: each new partition gets them, validated, before the swap, and
-  // ATTACH takes them over (on any version).
+  // The foreign keys it has from its parent or root are not the
+  // conversion's to re-add: each new partition gets them, validated, before
+  // the swap, and ATTACH takes them over (on any version).
   HashRuleFacts facts = RuleFacts(leaf, server_version_num);
-  std::erase_if(facts.fks_out, [&](const ForeignKeyFact& fk) {
-    return std::any_of(root->foreign_keys_out.begin(),
-                       root->foreign_keys_out.end(),
-                       [&](const std::string& of_root) {
-                         return ParseForeignKey(of_root).name == fk.name;
-                       });
-  });
+  auto inherited = [&](const ForeignKeyFact& fk) {
+    for (const Relation* a : {parent, root}) {
+      if (a == nullptr) continue;
+      for (const std::string& of_ancestor : a->foreign_keys_out) {
+        if (ParseForeignKey(of_ancestor).name == fk.name) return true;
+      }
+    }
+    return false;
+  };
+  std::erase_if(facts.fks_out, inherited);
   AddRuleReasons(facts, &c);
   return c;
 }

@@ -64,19 +64,26 @@ PartitionCheck CheckHashPartitioning(const Relation& table,
 // referencers are partitioned gets no guess.
 std::string ParentReferencersReason(const Relation& root, int server_version);
 
-// Judges splitting hash partition |leaf| of |root| (its partition tree's
-// root, Relation::partition_of; null when workload.toml does not hold it)
-// into partitions of its own by the root's key
-// (docs/online-migration.md#splitting-a-hash-partition): the root must be
-// partitioned by HASH on plain columns (Relation::partition_key), the keys
-// that reference it must be ones the swap can drop and add back
-// (ParentReferencersReason), no identity column, and the shared rule as for a
-// conversion. |key| is the root's, whatever was asked.
+// Judges splitting hash partition |leaf| of |parent| (PartitionParent();
+// null when workload.toml does not hold it) into partitions of its own by
+// the parent's key (docs/online-migration.md#splitting-a-hash-partition):
+// the parent must be partitioned by HASH on plain columns
+// (Relation::partition_key), the keys that reference the parent or |root|
+// (the tree's root, Relation::partition_of; may be |parent| or null) must
+// be ones the swap can drop and add back (ParentReferencersReason), no
+// identity column, and the shared rule as for a conversion, less the
+// foreign keys it has from either. |key| is the parent's, whatever was
+// asked.
 inline bool IsLeafPartition(const Relation& r) {
   return r.partitioned && r.kind != RelationKind::kPartitioned;
 }
-PartitionCheck CheckHashSplit(const Relation& leaf, const Relation* root,
-                              int server_version_num);
+PartitionCheck CheckHashSplit(const Relation& leaf, const Relation* parent,
+                              const Relation* root, int server_version_num);
+// The first ParentReferencersReason() of |parent| and |root| (either may be
+// null, or the same), or "".
+std::string AncestorsReferencersReason(const Relation* parent,
+                                       const Relation* root,
+                                       int server_version);
 
 // The key rules of the above alone (a key is needed; every unique key, the
 // primary key among them, must contain every key column): what hash

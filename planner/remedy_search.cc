@@ -460,7 +460,7 @@ class RemedySearch {
   std::vector<int> GroupOf(int t) const {
     const Relation* facts = in_.tables[t].facts;
     if (facts == nullptr || !IsLeafPartition(*facts) ||
-        facts->partition_of.empty()) {
+        PartitionParent(*facts).empty()) {
       return {t};
     }
     std::vector<int> group = {t};
@@ -469,7 +469,7 @@ class RemedySearch {
       const int u = item.table;
       const Relation* other = in_.tables[u].facts;
       if (u == t || item.parts > 1 || tried_[u] || other == nullptr ||
-          other->partition_of != facts->partition_of ||
+          PartitionParent(*other) != PartitionParent(*facts) ||
           layout_.result.utilization[layout_.result.bin_of[i]] <=
               opt_.target_utilization) {
         continue;
@@ -495,8 +495,8 @@ class RemedySearch {
     // any other table a conversion.
     h.partition =
         IsLeafPartition(facts)
-            ? CheckHashSplit(facts, in_.workload.Find(facts.partition_of),
-                             in_.version)
+            ? CheckHashSplit(facts, in_.workload.Find(PartitionParent(facts)),
+                             in_.workload.Find(facts.partition_of), in_.version)
             : CheckHashPartitioning(facts,
                                     key == opt_.keys.end()
                                         ? std::vector<std::string>{}
@@ -537,8 +537,6 @@ class RemedySearch {
   Layout layout_;  // of parts_ and stripe_
 };
 
-// "2 on v1, 2 on v2, 3 on v3": where the partitions of |table| are in
-// |layout|, and on how many volumes (|volumes|).
 // The bin of each partition of |table| in |layout|, partition j at j.
 std::vector<int> PartitionBins(const PlanInputs& in, const Layout& layout,
                                const std::string& table) {
@@ -552,6 +550,8 @@ std::vector<int> PartitionBins(const PlanInputs& in, const Layout& layout,
   return bins;
 }
 
+// "2 on v1, 2 on v2, 3 on v3": how many of the partitions in |bins| each
+// volume of |layout| holds, and on how many volumes they are (|volumes|).
 std::string PartitionsPerVolume(const PlanInputs& in, const Layout& layout,
                                 const std::optional<StripeState>& stripe,
                                 const std::vector<int>& bins, int* volumes) {
@@ -646,7 +646,7 @@ std::string Explain(const PlanInputs& in, const Layout& layout,
         "swap (DETACH and ATTACH, which scan nothing), and the parent and "
         "its other partitions stay as they are; {}",
         h.partitions, fmt::join(h.partition.key, ", "),
-        split->facts->partition_of, volumes, where,
+        PartitionParent(*split->facts), volumes, where,
         HumanSize(static_cast<double>(split->bytes)), CountReason(h, target));
   } else if (h.chosen == "hash_partition") {
     what = fmt::format(

@@ -379,17 +379,17 @@ TEST(Growth, SplitsAreJudgedFromTheParentsFacts) {
   const pglayout::Relation* leaf = w.Find("shop.events_p0");
   pglayout::Relation root = *w.Find("shop.events");
   ASSERT_NE(leaf, nullptr);
-  EXPECT_TRUE(CheckHashSplit(*leaf, &root, 150000).feasible());
-  EXPECT_EQ(CheckHashSplit(*leaf, &root, 150000).key,
+  EXPECT_TRUE(CheckHashSplit(*leaf, &root, &root, 150000).feasible());
+  EXPECT_EQ(CheckHashSplit(*leaf, &root, &root, 150000).key,
             std::vector<std::string>{"id"});
-  EXPECT_NE(CheckHashSplit(*leaf, nullptr, 150000)
+  EXPECT_NE(CheckHashSplit(*leaf, nullptr, nullptr, 150000)
                 .blockers.at(0)
                 .find("a partition of shop.events, whose partition key "
                       "workload.toml does not record"),
             std::string::npos);
   root.partition_key = "RANGE (at)";
   EXPECT_NE(
-      CheckHashSplit(*leaf, &root, 150000)
+      CheckHashSplit(*leaf, &root, &root, 150000)
           .blockers.at(0)
           .find("which is partitioned by RANGE (at): only a partition of a "
                 "table hash-partitioned on plain columns is split"),
@@ -400,9 +400,9 @@ TEST(Growth, SplitsAreJudgedFromTheParentsFacts) {
   pglayout::Relation with_fk = *leaf;
   with_fk.foreign_keys_out = {"events_r_fkey (r) -> shop.ref (id)"};
   root.foreign_keys_out = with_fk.foreign_keys_out;
-  EXPECT_TRUE(CheckHashSplit(with_fk, &root, 150000).feasible());
+  EXPECT_TRUE(CheckHashSplit(with_fk, &root, &root, 150000).feasible());
   root.foreign_keys_out.clear();
-  EXPECT_NE(CheckHashSplit(with_fk, &root, 150000)
+  EXPECT_NE(CheckHashSplit(with_fk, &root, &root, 150000)
                 .blockers.at(0)
                 .find("foreign key events_r_fkey references shop.ref"),
             std::string::npos);
@@ -412,22 +412,22 @@ TEST(Growth, SplitsAreJudgedFromTheParentsFacts) {
   // refused.
   root.foreign_keys_in = {"shop.notes.notes_event_fkey"};
   root.rule_facts = false;
-  EXPECT_EQ(CheckHashSplit(*leaf, &root, 150000).blockers,
+  EXPECT_EQ(CheckHashSplit(*leaf, &root, &root, 150000).blockers,
             std::vector<std::string>{
                 "foreign key shop.notes.notes_event_fkey references its parent "
                 "shop.events, and workload.toml does not record whether its "
                 "table is partitioned (pglayout observe records it)"});
   root.rule_facts = true;
-  EXPECT_TRUE(CheckHashSplit(*leaf, &root, 150000).feasible());
+  EXPECT_TRUE(CheckHashSplit(*leaf, &root, &root, 150000).feasible());
   root.referenced_by_partitioned = {{"notes_event_fkey", "shop.notes"}};
-  EXPECT_EQ(CheckHashSplit(*leaf, &root, 150000).blockers,
+  EXPECT_EQ(CheckHashSplit(*leaf, &root, &root, 150000).blockers,
             std::vector<std::string>{
                 "foreign key notes_event_fkey of partitioned table shop.notes "
                 "references its parent shop.events: the swap re-adds it NOT "
                 "VALID, which a partitioned table accepts from PostgreSQL 18"});
-  EXPECT_TRUE(CheckHashSplit(*leaf, &root, 180000).feasible());
+  EXPECT_TRUE(CheckHashSplit(*leaf, &root, &root, 180000).feasible());
   root.referenced_by_partitioned.push_back({"events_up_fkey", "shop.events"});
-  EXPECT_EQ(CheckHashSplit(*leaf, &root, 180000).blockers,
+  EXPECT_EQ(CheckHashSplit(*leaf, &root, &root, 180000).blockers,
             std::vector<std::string>{
                 "its parent shop.events has foreign key events_up_fkey to "
                 "itself: the swap would drop and validate it again over every "

@@ -5,7 +5,8 @@
 // `--prefer partition`, then `migrate` (a dry run) of that plan. Every dry
 // run must exit 0 with no refusal: what the plan proposes from observed
 // facts, the preflight accepts from the live catalog. The plan must
-// hash-partition a table exactly where the rule allows it on that version.
+// hash-partition a table exactly where the rule allows it on that version
+// (for a partition: split it by its parent's hash key).
 //
 // A pgbench client updates a row of every table while observe samples, so
 // that observe reads every table's facts (it does for the hottest only).
@@ -69,6 +70,18 @@ CREATE TABLE b.exclusion_keyed (id int, r int4range,
 CREATE UNLOGGED TABLE b.unlogged (id int PRIMARY KEY);
 CREATE TABLE b.replica_full (id int PRIMARY KEY);
 ALTER TABLE b.replica_full REPLICA IDENTITY FULL;
+CREATE TABLE b.range_root (id int, at date, PRIMARY KEY (id, at))
+  PARTITION BY RANGE (at);
+CREATE TABLE b.range_2025 PARTITION OF b.range_root
+  FOR VALUES FROM ('2025-01-01') TO ('2026-01-01') PARTITION BY HASH (id);
+CREATE TABLE b.range_2025_h0 PARTITION OF b.range_2025
+  FOR VALUES WITH (MODULUS 1, REMAINDER 0);
+CREATE TABLE b.hash_root (id int, at date, PRIMARY KEY (id, at))
+  PARTITION BY HASH (id);
+CREATE TABLE b.hash_0 PARTITION OF b.hash_root
+  FOR VALUES WITH (MODULUS 1, REMAINDER 0) PARTITION BY RANGE (at);
+CREATE TABLE b.hash_0_all PARTITION OF b.hash_0
+  FOR VALUES FROM (MINVALUE) TO (MAXVALUE);
 CREATE TABLE b.secured (id int PRIMARY KEY, owner text);
 ALTER TABLE b.secured ENABLE ROW LEVEL SECURITY;
 CREATE POLICY mine ON b.secured USING (owner = current_user);
@@ -79,7 +92,8 @@ BEGIN
     ON n.oid = c.relnamespace WHERE n.nspname = 'b' AND c.relkind = 'r'
     AND c.relname NOT IN ('events_0', 'exclusion', 'exclusion_keyed',
                           'identity', 'nullable_unique', 'not_null_unique',
-                          'referencing', 'self', 'no_inherit')
+                          'referencing', 'self', 'no_inherit',
+                          'range_2025_h0', 'hash_0_all')
   LOOP
     EXECUTE format('INSERT INTO b.%I (id) SELECT g FROM '
                    'generate_series(1, 1000) g', t);
@@ -91,6 +105,8 @@ INSERT INTO b.not_null_unique SELECT g, 'v' FROM generate_series(1, 1000) g;
 INSERT INTO b.identity (v) SELECT 'v' FROM generate_series(1, 1000) g;
 INSERT INTO b.self SELECT g, NULLIF(g - 1, 0) FROM generate_series(1, 1000) g;
 INSERT INTO b.no_inherit SELECT g, g FROM generate_series(1, 1000) g;
+INSERT INTO b.range_root SELECT g, '2025-06-01' FROM generate_series(1, 1000) g;
+INSERT INTO b.hash_root SELECT g, '2025-06-01' FROM generate_series(1, 1000) g;
 INSERT INTO b.exclusion SELECT g, int4range(g, g + 1)
   FROM generate_series(1, 1000) g;
 INSERT INTO b.exclusion_keyed SELECT g, int4range(g, g + 1)
@@ -127,6 +143,9 @@ constexpr Case kCases[] = {
     {"b.unlogged", "id", kNever},
     {"b.replica_full", "id", 0},
     {"b.secured", "id", 0},
+    // Two-level trees: a leaf is split by its parent's key, not its root's.
+    {"b.range_2025_h0", "id", 0},    // RANGE root, HASH parent: split
+    {"b.hash_0_all", "id", kNever},  // HASH root, RANGE parent: moved whole
 };
 
 class BlockerPipelineTest : public PgVersionTest {

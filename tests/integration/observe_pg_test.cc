@@ -399,8 +399,9 @@ TEST_P(ObservePgTest, CollectsTheFactsTheMigratorNeeds) {
 }
 
 // A partition names the root of its tree (two levels here): the table a
-// Citus distribution distributes, partitions included.
-TEST_P(ObservePgTest, APartitionNamesTheRootOfItsTree) {
+// Citus distribution distributes, partitions included; and its parent,
+// whose key its bound belongs to (the split's key).
+TEST_P(ObservePgTest, APartitionNamesTheRootOfItsTreeAndItsParent) {
   PgCluster* pg;
   PGLAYOUT_ASSERT_OK(SharedCluster(&pg));
   std::unique_ptr<SqlSession> admin;
@@ -420,10 +421,16 @@ TEST_P(ObservePgTest, APartitionNamesTheRootOfItsTree) {
   Observing o;
   std::vector<RelationInfo> relations;
   PGLAYOUT_ASSERT_OK(o.Open(pg->conninfo(), &relations));
-  std::map<std::string, std::string> root;
+  std::map<std::string, std::string> root, parent;
   for (const RelationInfo& r : relations) {
-    if (r.name.rfind("parts.", 0) == 0) root[r.name] = r.partition_of;
+    if (r.name.rfind("parts.", 0) != 0) continue;
+    root[r.name] = r.partition_of;
+    parent[r.name] = r.partition_parent;
   }
+  EXPECT_EQ(parent["parts.e2025"], "parts.\"Events\"");
+  EXPECT_EQ(parent["parts.e2025_h0"], "parts.e2025");
+  EXPECT_EQ(parent["parts.plain"], "");
+  EXPECT_EQ(parent["parts.e2025_h0_pkey"], "");
   EXPECT_EQ(root["parts.\"Events\""], "");
   EXPECT_EQ(root["parts.e2025"], "parts.\"Events\"");
   EXPECT_EQ(root["parts.e2025_h0"], "parts.\"Events\"");
