@@ -229,15 +229,17 @@ class MigrateCommand : public Command {
  private:
   void Print(const migrator::MigrateResult& report) const {
     if (json_) {
-      Json j = {{"apply", options_.apply},
-                {"run_id", report.run_id},
-                {"resumed", report.resumed},
-                {"findings", Json::array()},
-                {"steps", StepsJson(report.steps)},
-                {"done", report.lines},
-                {"checkpoints_timed", report.checkpoints_timed},
-                {"checkpoints_requested", report.checkpoints_requested},
-                {"settings", Json::array()}};
+      Json j = {
+          {"apply", options_.apply},
+          {"run_id", report.run_id},
+          {"resumed", report.resumed},
+          {"findings", Json::array()},
+          {"steps", StepsJson(report.steps)},
+          {"done", report.lines},
+          {"checkpoints_timed", report.checkpoints_timed},
+          {"checkpoints_requested", report.checkpoints_requested},
+          {"verify", report.verify.empty() ? Json() : Json(report.verify)},
+          {"settings", Json::array()}};
       for (const migrator::SettingStatus& s : report.settings) {
         j["settings"].push_back({{"run_id", s.run_id},
                                  {"name", s.name},

@@ -35,6 +35,9 @@ struct MigrateResult {
   int64_t checkpoints_timed = -1;  // during the run; -1 = not measured
   int64_t checkpoints_requested = -1;
   std::vector<SettingStatus> settings;  // kStatus: not yet restored
+  // The run's final comparison of online copies (--verify, or what a
+  // resumed run was started with): "full" or "off"; "" = no plan was run.
+  std::string verify;
 };
 
 }  // namespace pglayout::migrator

@@ -71,6 +71,8 @@ Status RunPlan(const Plan& plan, RunFacts facts, const RunRecord& active,
   if (!options.verify && active.run_id != 0) {
     step_options.verify = active.verify != "off";
   }
+  report->verify = VerifyModeName(step_options.verify ? VerifyMode::kFull
+                                                      : VerifyMode::kOff);
   PGLAYOUT_RETURN_IF_ERROR(
       GuardOriginalFor(ex->session(), ex->journal(), active, &step_options));
   PGLAYOUT_RETURN_IF_ERROR(JudgePlan(plan, facts, records, options,

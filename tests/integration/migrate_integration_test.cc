@@ -2207,9 +2207,11 @@ TEST_P(MigrateTest, VerifyOffSkipsTheFinalComparisonAndSaysSo) {
             "  move:public.vo: running, swap, unverified");
   Exec(m.side.get(), "COMMIT");
 
-  // Resumed without --verify: the run keeps off.
+  // Resumed without --verify: the run keeps off, and says so (--json's
+  // "verify").
   m.options.verify.reset();
   PGLAYOUT_ASSERT_OK(m.Run());
+  EXPECT_EQ(m.report.verify, "off");
   const std::string run = std::to_string(m.report.run_id);
   ASSERT_FALSE(m.report.lines.empty());
   EXPECT_EQ(m.report.lines.back(),
@@ -2231,6 +2233,7 @@ TEST_P(MigrateTest, VerifyOffSkipsTheFinalComparisonAndSaysSo) {
   m.plan = MovePlan(m.pg, "vf");
   points.clear();
   PGLAYOUT_ASSERT_OK(m.Run());
+  EXPECT_EQ(m.report.verify, "full");
   const std::string next = std::to_string(m.report.run_id);
   EXPECT_TRUE(reached("before-verify:move:public.vf"));
   EXPECT_TRUE(HasLine(m.report, "public.vf: verified 3000 rows"))
@@ -2766,6 +2769,7 @@ TEST_P(MigrateTest, JsonOutputIsParseableForDryRunApplyAndRefusal) {
   EXPECT_EQ(dry["steps"][1]["sql"][0],
             "ALTER TABLE \"public\".\"t\" SET TABLESPACE \"js_ts\"");
   EXPECT_EQ(dry["steps"][2]["kind"], "verify");
+  EXPECT_EQ(dry["verify"], "full");  // the final comparison, not the step
   // An inactive slot keeps the copies' WAL: a finding (here a warning, as
   // the WAL volume has room).
   Exec(s.get(), "SELECT pg_create_physical_replication_slot('js_idle_" + name +
@@ -2783,6 +2787,7 @@ TEST_P(MigrateTest, JsonOutputIsParseableForDryRunApplyAndRefusal) {
   EXPECT_EQ(applied.value("apply", false), true);
   EXPECT_EQ(applied.value("run_id", 0), 1);
   EXPECT_EQ(applied["checkpoints_requested"].is_number_integer(), true);
+  EXPECT_EQ(applied["verify"], "full");
   ASSERT_TRUE(applied["done"].is_array());
   EXPECT_EQ(applied["done"].back(), "run 1 done") << applied.dump(2);
 
