@@ -16,4 +16,10 @@ std::map<std::string, uint64_t> LocalFreeBytes(
   return out;
 }
 
+uint64_t WalFreeBytes(const std::string& data_directory) {
+  if (data_directory.empty()) return 0;
+  auto free = LocalFreeBytes({data_directory + "/pg_wal"});
+  return free.empty() ? 0 : free.begin()->second;
+}
+
 }  // namespace pglayout::migrator

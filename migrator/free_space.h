@@ -17,6 +17,10 @@ namespace pglayout::migrator {
 std::map<std::string, uint64_t> LocalFreeBytes(
     const std::vector<std::string>& directories);
 
+// Bytes free on the volume of |data_directory|/pg_wal (a link to another
+// volume is followed); 0 when unknown from here.
+uint64_t WalFreeBytes(const std::string& data_directory);
+
 }  // namespace pglayout::migrator
 
 #endif  // PGLAYOUT_MIGRATOR_FREE_SPACE_H_

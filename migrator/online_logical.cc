@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "migrator/free_space.h"
 #include "migrator/logical_decode.h"
 #include "migrator/sql_util.h"
 #include "pg/sql_row.h"
@@ -28,7 +29,8 @@ constexpr char kPeekSql[] =
 
 constexpr char kSlotStateSql[] =
     "SELECT pg_catalog.pg_wal_lsn_diff(pg_catalog.pg_current_wal_lsn(), "
-    "s.restart_lsn)::bigint, {} FROM pg_catalog.pg_replication_slots s "
+    "s.restart_lsn)::bigint, {}, pg_catalog.current_setting("
+    "'data_directory', true) FROM pg_catalog.pg_replication_slots s "
     "WHERE s.slot_name = $1";
 
 // The keys slot |slot| decodes up to |upto| for c.oid.
@@ -242,6 +244,7 @@ Status PumpChanges(const OnlineContext& c, int64_t* keys) {
   PGLAYOUT_RETURN_IF_ERROR(CaptureSlotFor(c, &slot));
   SlotState state;
   PGLAYOUT_RETURN_IF_ERROR(ReadSlotState(c.ex->session(), slot, &state));
+  state.wal_free = WalFreeBytes(state.data_directory);
   PGLAYOUT_RETURN_IF_ERROR(
       CheckSlot(state, c.relation(), c.ex->options().max_slot_wal_bytes));
   SqlValue upto;
@@ -319,6 +322,7 @@ Status ReadSlotState(SqlSession* session, const std::string& slot,
   state->lost = row.Text(1) == "t" || !r.rows[0][0];
   state->keep_size = row.Int(2);
   if (state->keep_size < 0) state->keep_size = -1;
+  if (r.rows[0].size() > 3 && r.rows[0][3]) state->data_directory = row.Text(3);
   return row.status();
 }
 
@@ -336,6 +340,15 @@ Status CheckSlot(const SlotState& state, const std::string& relation,
         relation, state.exists ? "lost (its WAL was removed)" : "gone"));
   }
   const int64_t limit = RetentionLimit(state, max_retained);
+  if (state.wal_free > 0 &&
+      static_cast<uint64_t>(state.retained) > state.wal_free) {
+    return Status::Aborted(fmt::format(
+        "{}: the capture's replication slot retains {} MB of WAL and the WAL "
+        "volume has {} MB left free; stopping before it fills it (a long "
+        "transaction holds it back?). Free space there, then run pglayout "
+        "migrate again to resume, or --abort",
+        relation, state.retained >> 20, state.wal_free >> 20));
+  }
   if (state.retained <= limit) return Status::Ok();
   return Status::Aborted(fmt::format(
       "{}: the capture's replication slot retains {} MB of WAL, more than "

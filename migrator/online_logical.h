@@ -66,16 +66,21 @@ Status UnloggedChangedKeys(const OnlineContext& c,
 // The slot as pg_replication_slots shows it.
 struct SlotState {
   bool exists = false;
-  bool lost = false;       // wal_status 'lost' (13+): changes are gone
-  int64_t retained = 0;    // bytes of WAL from its restart_lsn to now
-  int64_t keep_size = -1;  // max_slot_wal_keep_size in bytes; -1 = none
+  bool lost = false;           // wal_status 'lost' (13+): changes are gone
+  int64_t retained = 0;        // bytes of WAL from its restart_lsn to now
+  int64_t keep_size = -1;      // max_slot_wal_keep_size in bytes; -1 = none
+  std::string data_directory;  // "" = not readable by this role
+  // Bytes free on the WAL's volume as seen from this host (the caller's to
+  // set, WalFreeBytes); 0 = unknown.
+  uint64_t wal_free = 0;
 };
 
 Status ReadSlotState(SqlSession* session, const std::string& slot,
                      SlotState* state);
 
 // Ok while |state| endangers nothing: Aborted (resumable) once the slot
-// retains more than |max_retained| bytes or half its keep size; Aborted
+// retains more than |max_retained| bytes, half its keep size, or more than
+// the WAL's volume has left free (it has used half of what it had); Aborted
 // when the slot is gone or lost (a resumed run copies again).
 Status CheckSlot(const SlotState& state, const std::string& relation,
                  int64_t max_retained);

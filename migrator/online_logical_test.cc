@@ -128,6 +128,25 @@ TEST(SlotRetention, StopsBeforeTheSlotEndangersTheServer) {
             std::string::npos)
       << st.message();
 
+  // The WAL volume as seen from here: the slot has used half of what was
+  // free once it retains more than is left, whatever the limits.
+  s.Answer("FROM pg_catalog.pg_replication_slots s",
+           {{std::to_string(gib), "f", "-1", "/srv/pg"}});
+  ASSERT_TRUE(ReadSlotState(&s, "pglayout_1_42", &state).ok());
+  EXPECT_EQ(state.data_directory, "/srv/pg");
+  state.wal_free = static_cast<uint64_t>(gib) + 1;
+  EXPECT_TRUE(CheckSlot(state, "public.t", 4 * gib).ok());
+  state.wal_free = static_cast<uint64_t>(gib) / 2;
+  st = CheckSlot(state, "public.t", 4 * gib);
+  EXPECT_EQ(st.code(), Status::Code::kAborted);
+  EXPECT_NE(st.message().find("retains 1024 MB of WAL and the WAL volume "
+                              "has 512 MB left free"),
+            std::string::npos)
+      << st.message();
+  EXPECT_NE(st.message().find("resume"), std::string::npos);
+  state.wal_free = 0;  // unknown from here: the limits alone
+  EXPECT_TRUE(CheckSlot(state, "public.t", 4 * gib).ok());
+
   // Lost (its WAL removed) or gone: the copy must start again.
   s.Answer("FROM pg_catalog.pg_replication_slots s",
            {{std::nullopt, "t", std::to_string(2 * gib)}});

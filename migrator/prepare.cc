@@ -113,10 +113,7 @@ StepOptions StepOptionsFor(const MigrateOptions& options,
   o.batch_rows = options.batch_rows;
   o.checkpoint_guard = options.checkpoint_guard;
   o.max_wal_size_cap = options.max_wal_size_cap;
-  if (!server.data_directory.empty()) {
-    auto free = LocalFreeBytes({server.data_directory + "/pg_wal"});
-    if (!free.empty()) o.wal_free_bytes = free.begin()->second;
-  }
+  o.wal_free_bytes = WalFreeBytes(server.data_directory);
   return o;
 }
 
