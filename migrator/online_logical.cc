@@ -244,9 +244,9 @@ Status PumpChanges(const OnlineContext& c, int64_t* keys) {
   PGLAYOUT_RETURN_IF_ERROR(CaptureSlotFor(c, &slot));
   SlotState state;
   PGLAYOUT_RETURN_IF_ERROR(ReadSlotState(c.ex->session(), slot, &state));
-  state.wal_free = WalFreeBytes(state.data_directory);
-  PGLAYOUT_RETURN_IF_ERROR(
-      CheckSlot(state, c.relation(), c.ex->options().max_slot_wal_bytes));
+  PGLAYOUT_RETURN_IF_ERROR(CheckSlot(state, c.relation(),
+                                     c.ex->options().max_slot_wal_bytes,
+                                     WalFreeBytes(state.data_directory)));
   SqlValue upto;
   std::set<DecodedKey> decoded;
   PGLAYOUT_RETURN_IF_ERROR(c.ex->Transaction("capture-pump", [&]() -> Status {
@@ -332,7 +332,7 @@ int64_t RetentionLimit(const SlotState& state, int64_t max_retained) {
 }
 
 Status CheckSlot(const SlotState& state, const std::string& relation,
-                 int64_t max_retained) {
+                 int64_t max_retained, uint64_t wal_free) {
   if (!state.exists || state.lost) {
     return Status::Aborted(fmt::format(
         "{}: the capture's replication slot is {}; changes may have been "
@@ -340,14 +340,13 @@ Status CheckSlot(const SlotState& state, const std::string& relation,
         relation, state.exists ? "lost (its WAL was removed)" : "gone"));
   }
   const int64_t limit = RetentionLimit(state, max_retained);
-  if (state.wal_free > 0 &&
-      static_cast<uint64_t>(state.retained) > state.wal_free) {
+  if (wal_free > 0 && static_cast<uint64_t>(state.retained) > wal_free) {
     return Status::Aborted(fmt::format(
         "{}: the capture's replication slot retains {} MB of WAL and the WAL "
         "volume has {} MB left free; stopping before it fills it (a long "
         "transaction holds it back?). Free space there, then run pglayout "
         "migrate again to resume, or --abort",
-        relation, state.retained >> 20, state.wal_free >> 20));
+        relation, state.retained >> 20, wal_free >> 20));
   }
   if (state.retained <= limit) return Status::Ok();
   return Status::Aborted(fmt::format(

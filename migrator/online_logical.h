@@ -70,9 +70,6 @@ struct SlotState {
   int64_t retained = 0;        // bytes of WAL from its restart_lsn to now
   int64_t keep_size = -1;      // max_slot_wal_keep_size in bytes; -1 = none
   std::string data_directory;  // "" = not readable by this role
-  // Bytes free on the WAL's volume as seen from this host (the caller's to
-  // set, WalFreeBytes); 0 = unknown.
-  uint64_t wal_free = 0;
 };
 
 Status ReadSlotState(SqlSession* session, const std::string& slot,
@@ -80,10 +77,11 @@ Status ReadSlotState(SqlSession* session, const std::string& slot,
 
 // Ok while |state| endangers nothing: Aborted (resumable) once the slot
 // retains more than |max_retained| bytes, half its keep size, or more than
-// the WAL's volume has left free (it has used half of what it had); Aborted
+// |wal_free|, what the WAL's volume has left free as seen from this host
+// (WalFreeBytes; 0 = unknown): it has then used half of what it had; Aborted
 // when the slot is gone or lost (a resumed run copies again).
 Status CheckSlot(const SlotState& state, const std::string& relation,
-                 int64_t max_retained);
+                 int64_t max_retained, uint64_t wal_free);
 
 // The stop threshold CheckSlot applies.
 int64_t RetentionLimit(const SlotState& state, int64_t max_retained);

@@ -105,13 +105,13 @@ TEST(SlotRetention, StopsBeforeTheSlotEndangersTheServer) {
   EXPECT_TRUE(state.exists);
   EXPECT_EQ(state.retained, gib);
   EXPECT_EQ(state.keep_size, -1);
-  EXPECT_TRUE(CheckSlot(state, "public.t", 4 * gib).ok());
+  EXPECT_TRUE(CheckSlot(state, "public.t", 4 * gib, 0).ok());
   EXPECT_EQ(s.last_params[0], SqlValue("pglayout_1_42"));
 
   s.Answer("FROM pg_catalog.pg_replication_slots s",
            {{std::to_string(5 * gib), "f", "-1"}});
   ASSERT_TRUE(ReadSlotState(&s, "pglayout_1_42", &state).ok());
-  Status st = CheckSlot(state, "public.t", 4 * gib);
+  Status st = CheckSlot(state, "public.t", 4 * gib, 0);
   EXPECT_EQ(st.code(), Status::Code::kAborted);
   EXPECT_NE(st.message().find("retains 5120 MB of WAL, more than 4096 MB"),
             std::string::npos)
@@ -123,7 +123,7 @@ TEST(SlotRetention, StopsBeforeTheSlotEndangersTheServer) {
            {{std::to_string(gib + 1), "f", std::to_string(2 * gib)}});
   ASSERT_TRUE(ReadSlotState(&s, "pglayout_1_42", &state).ok());
   EXPECT_EQ(RetentionLimit(state, 4 * gib), gib);
-  st = CheckSlot(state, "public.t", 4 * gib);
+  st = CheckSlot(state, "public.t", 4 * gib, 0);
   EXPECT_NE(st.message().find("half of max_slot_wal_keep_size"),
             std::string::npos)
       << st.message();
@@ -134,30 +134,28 @@ TEST(SlotRetention, StopsBeforeTheSlotEndangersTheServer) {
            {{std::to_string(gib), "f", "-1", "/srv/pg"}});
   ASSERT_TRUE(ReadSlotState(&s, "pglayout_1_42", &state).ok());
   EXPECT_EQ(state.data_directory, "/srv/pg");
-  state.wal_free = static_cast<uint64_t>(gib) + 1;
-  EXPECT_TRUE(CheckSlot(state, "public.t", 4 * gib).ok());
-  state.wal_free = static_cast<uint64_t>(gib) / 2;
-  st = CheckSlot(state, "public.t", 4 * gib);
+  EXPECT_TRUE(CheckSlot(state, "public.t", 4 * gib, gib + 1).ok());
+  st = CheckSlot(state, "public.t", 4 * gib, gib / 2);
   EXPECT_EQ(st.code(), Status::Code::kAborted);
   EXPECT_NE(st.message().find("retains 1024 MB of WAL and the WAL volume "
                               "has 512 MB left free"),
             std::string::npos)
       << st.message();
   EXPECT_NE(st.message().find("resume"), std::string::npos);
-  state.wal_free = 0;  // unknown from here: the limits alone
-  EXPECT_TRUE(CheckSlot(state, "public.t", 4 * gib).ok());
+  // Unknown from here (0): the limits alone.
+  EXPECT_TRUE(CheckSlot(state, "public.t", 4 * gib, 0).ok());
 
   // Lost (its WAL removed) or gone: the copy must start again.
   s.Answer("FROM pg_catalog.pg_replication_slots s",
            {{std::nullopt, "t", std::to_string(2 * gib)}});
   ASSERT_TRUE(ReadSlotState(&s, "pglayout_1_42", &state).ok());
   EXPECT_TRUE(state.lost);
-  st = CheckSlot(state, "public.t", 4 * gib);
+  st = CheckSlot(state, "public.t", 4 * gib, 0);
   EXPECT_NE(st.message().find("lost"), std::string::npos);
   s.Answer("FROM pg_catalog.pg_replication_slots s", {});
   ASSERT_TRUE(ReadSlotState(&s, "pglayout_1_42", &state).ok());
   EXPECT_FALSE(state.exists);
-  st = CheckSlot(state, "public.t", 4 * gib);
+  st = CheckSlot(state, "public.t", 4 * gib, 0);
   EXPECT_NE(st.message().find("copies the table again"), std::string::npos);
 }
 

@@ -1200,6 +1200,10 @@ std::vector<std::string> SwapSql(const TableFacts& t,
   return out;
 }
 
+namespace {
+
+// The other tables of the foreign keys the swap drops and adds again,
+// each once, in the order first seen (SwapLockedTables).
 std::vector<std::string> ForeignKeyTables(const TableFacts& t,
                                           const OnlineNames& names) {
   // Compared as quoted: the catalog prints public.orders where the names
@@ -1217,6 +1221,8 @@ std::vector<std::string> ForeignKeyTables(const TableFacts& t,
   }
   return out;
 }
+
+}  // namespace
 
 std::vector<std::string> SwapLockedTables(const TableFacts& t,
                                           const OnlineNames& names) {

@@ -304,20 +304,15 @@ std::vector<std::string> SwapSql(const TableFacts& t,
                                  const OnlineNames& names,
                                  const SwapInputs& inputs);
 
-// The other tables of the foreign keys the swap drops and adds again:
-// |t|'s own, both ways, and for a partition those of its parent's keys
-// (incoming, and the outgoing ones it inherits). Each once, in the order
-// first seen; never the table, its parent or its DEFAULT partition.
-std::vector<std::string> ForeignKeyTables(const TableFacts& t,
-                                          const OnlineNames& names);
-
-// What the swap locks, in its order: first the ForeignKeyTables()
-// (dropping a key locks its other table in ACCESS EXCLUSIVE mode; taken
-// while the swap holds nothing else, they cannot close a cycle with a
-// writer that reads one of them and then writes the table); then a
-// partition's parent, as writers through the parent lock it before the
-// partition; the table and the shadow; last the parent's DEFAULT
-// partition, which ATTACH locks too. docs/online-migration.md#swap-lock.
+// What the swap locks, in its order: first the other tables of the
+// foreign keys it drops and adds again (its own, both ways, and a
+// partition's parent's; each once, never the table itself), as dropping a
+// key locks its other table in ACCESS EXCLUSIVE mode and, taken while the
+// swap holds nothing else, they cannot close a cycle with a writer that
+// reads one of them and then writes the table; then a partition's parent,
+// as writers through the parent lock it before the partition; the table
+// and the shadow; last the parent's DEFAULT partition, which ATTACH locks
+// too. docs/online-migration.md#swap-lock.
 std::vector<std::string> SwapLockedTables(const TableFacts& t,
                                           const OnlineNames& names);
 
