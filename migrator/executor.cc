@@ -24,6 +24,15 @@ Status Executor::OpenSideSession(const std::string& role,
   return HardenSession(out->get());
 }
 
+Status Executor::OpenReplicationStream(
+    const std::string& role, const std::string& slot,
+    const std::vector<std::pair<std::string, std::string>>& plugin_options,
+    std::unique_ptr<ReplicationStream>* out) const {
+  return StartLogicalStream(options_.conninfo,
+                            fmt::format("{}/run{}/{}", kAppName, run_id_, role),
+                            slot, plugin_options, out);
+}
+
 Status Executor::Exec(const std::string& sql) {
   SqlResult r;
   return session_->Execute(sql, {}, &r);

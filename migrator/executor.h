@@ -8,6 +8,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/progress.h"
@@ -16,6 +17,7 @@
 #include "migrator/migrate_options.h"
 #include "migrator/migrate_result.h"
 #include "migrator/throttle.h"
+#include "pg/replication_stream.h"
 #include "pg/sql.h"
 
 namespace pglayout::migrator {
@@ -59,6 +61,13 @@ class Executor {
   // its leftovers by that name): for work beside the main session.
   Status OpenSideSession(const std::string& role,
                          std::unique_ptr<SqlSession>* out) const;
+
+  // Opens a logical replication stream of slot |slot| with plugin options
+  // |plugin_options| to the same database, tagged like a side session.
+  Status OpenReplicationStream(
+      const std::string& role, const std::string& slot,
+      const std::vector<std::pair<std::string, std::string>>& plugin_options,
+      std::unique_ptr<ReplicationStream>* out) const;
 
   // Runs |sql| in autocommit (or inside the caller's transaction).
   Status Exec(const std::string& sql);

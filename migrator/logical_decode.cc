@@ -170,65 +170,52 @@ Status KeyPositions(const std::vector<std::string>& columns,
 
 }  // namespace
 
-Status DecodeChangedKeys(const std::vector<std::string>& messages, uint32_t oid,
-                         const std::vector<std::string>& key_columns,
-                         std::vector<DecodedKey>* keys) {
-  std::vector<size_t> positions;
-  bool known = false;
-  for (const std::string& message : messages) {
-    Reader in(message);
-    char tag = in.Byte();
-    Status st;
-    if (tag == 'R') {
-      uint32_t rel = 0;
-      std::vector<std::string> columns = ReadRelation(&in, &rel);
-      if (rel == oid && !in.failed()) {
-        st = KeyPositions(columns, key_columns, &positions);
-        known = st.ok();
-      }
-    } else if (tag == 'I' || tag == 'U' || tag == 'D') {
-      uint32_t rel = static_cast<uint32_t>(in.Unsigned(4));
-      if (rel != oid) continue;
-      if (!known) {
-        return Status::Internal(
-            "a decoded change came before its relation's description");
-      }
-      st = ReadChange(tag, &in, positions, keys);
-    } else if (tag == 'T') {
-      uint32_t count = static_cast<uint32_t>(in.Unsigned(4));
-      in.Byte();
-      for (uint32_t i = 0; i < count && !in.failed(); ++i) {
-        if (static_cast<uint32_t>(in.Unsigned(4)) == oid && !in.failed()) {
-          return Status::Aborted(
-              "the table was truncated during the copy; the copy is stale");
-        }
+ChangeDecoder::ChangeDecoder(uint32_t oid, std::vector<std::string> key_columns)
+    : oid_(oid), key_columns_(std::move(key_columns)) {}
+
+Status ChangeDecoder::Add(const std::string& message,
+                          std::vector<DecodedKey>* keys, Lsn* commit_end) {
+  Reader in(message);
+  char tag = in.Byte();
+  Status st;
+  if (tag == 'R') {
+    uint32_t rel = 0;
+    std::vector<std::string> columns = ReadRelation(&in, &rel);
+    if (rel == oid_ && !in.failed()) {
+      st = KeyPositions(columns, key_columns_, &positions_);
+      described_ = st.ok();
+    }
+  } else if (tag == 'I' || tag == 'U' || tag == 'D') {
+    uint32_t rel = static_cast<uint32_t>(in.Unsigned(4));
+    if (rel != oid_) return Status::Ok();
+    if (!described_) {
+      return Status::Internal(
+          "a decoded change came before its relation's description");
+    }
+    st = ReadChange(tag, &in, positions_, keys);
+  } else if (tag == 'T') {
+    uint32_t count = static_cast<uint32_t>(in.Unsigned(4));
+    in.Byte();
+    for (uint32_t i = 0; i < count && !in.failed(); ++i) {
+      if (static_cast<uint32_t>(in.Unsigned(4)) == oid_ && !in.failed()) {
+        return Status::Aborted(
+            "the table was truncated during the copy; the copy is stale");
       }
     }
-    PGLAYOUT_RETURN_IF_ERROR(st);
-    if (in.failed()) {
-      return Status::Internal(fmt::format(
-          "could not decode a pgoutput message of type '{}' ({} bytes)", tag,
-          message.size()));
-    }
+  } else if (tag == 'C') {
+    in.Byte();       // flags
+    in.Unsigned(8);  // the commit record's position
+    const Lsn end = in.Unsigned(8);
+    if (!in.failed()) *commit_end = end;
+  }
+  PGLAYOUT_RETURN_IF_ERROR(st);
+  if (in.failed()) {
+    return Status::Internal(
+        fmt::format("could not decode a pgoutput message of type '{}' ({} "
+                    "bytes)",
+                    tag, message.size()));
   }
   return Status::Ok();
-}
-
-bool HexToBytes(const std::string& hex, std::string* bytes) {
-  if (hex.size() % 2 != 0) return false;
-  auto nibble = [](char c) -> int {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-  };
-  bytes->clear();
-  for (size_t i = 0; i < hex.size(); i += 2) {
-    int hi = nibble(hex[i]), lo = nibble(hex[i + 1]);
-    if (hi < 0 || lo < 0) return false;
-    bytes->push_back(static_cast<char>(hi * 16 + lo));
-  }
-  return true;
 }
 
 }  // namespace pglayout::migrator

@@ -49,6 +49,18 @@ std::string Insert(uint32_t oid, const std::vector<std::string>& row) {
 const std::vector<std::string> kColumns = {"v", "id"};
 const std::vector<std::string> kKey = {"id"};
 
+// The keys |messages| change, read by one decoder in order.
+Status DecodeChangedKeys(const std::vector<std::string>& messages, uint32_t oid,
+                         const std::vector<std::string>& key,
+                         std::vector<DecodedKey>* keys) {
+  ChangeDecoder decoder(oid, key);
+  Lsn end = 0;
+  for (const std::string& m : messages) {
+    PGLAYOUT_RETURN_IF_ERROR(decoder.Add(m, keys, &end));
+  }
+  return Status::Ok();
+}
+
 TEST(LogicalDecode, KeysOfInsertsUpdatesAndDeletes) {
   std::vector<std::string> messages = {
       "B" + Be(0, 8) + Be(0, 8) + Be(7, 4), Relation(42, kColumns),
@@ -134,12 +146,32 @@ TEST(LogicalDecode, RefusesWhatItCannotRead) {
   EXPECT_NE(st.message().find("truncated"), std::string::npos);
 }
 
-TEST(LogicalDecode, HexToBytes) {
-  std::string bytes;
-  ASSERT_TRUE(HexToBytes("00ff4a", &bytes));
-  EXPECT_EQ(bytes, std::string("\x00\xff\x4a", 3));
-  EXPECT_FALSE(HexToBytes("0", &bytes));
-  EXPECT_FALSE(HexToBytes("zz", &bytes));
+// One decoder over several calls: the relation is described once, as a
+// walsender does per connection, and each COMMIT gives its WAL's end.
+TEST(LogicalDecode, KeepsTheDescriptionAcrossMessages) {
+  ChangeDecoder decoder(42, kKey);
+  std::vector<DecodedKey> keys;
+  Lsn end = 0;
+  ASSERT_TRUE(decoder.Add(Relation(42, kColumns), &keys, &end).ok());
+  ASSERT_TRUE(decoder.Add(Insert(42, {"a", "1"}), &keys, &end).ok());
+  EXPECT_EQ(end, 0u);
+  ASSERT_TRUE(decoder
+                  .Add("C" + std::string(1, '\0') + Be(0x100, 8) +
+                           Be(0x1a8, 8) + Be(0, 8),
+                       &keys, &end)
+                  .ok());
+  EXPECT_EQ(end, 0x1a8u);
+  ASSERT_TRUE(decoder.Add(Insert(42, {"b", "2"}), &keys, &end).ok());
+  EXPECT_EQ(keys, (std::vector<DecodedKey>{{"1"}, {"2"}}));
+  // A new description (a column added before the key) moves the key.
+  ASSERT_TRUE(decoder.Add(Relation(42, {"w", "v", "id"}), &keys, &end).ok());
+  ASSERT_TRUE(decoder.Add(Insert(42, {"x", "y", "3"}), &keys, &end).ok());
+  EXPECT_EQ(keys.back(), (DecodedKey{"3"}));
+  // A COMMIT cut short gives no position.
+  end = 0;
+  Status st = decoder.Add("C" + std::string(1, '\0') + Be(1, 8), &keys, &end);
+  EXPECT_TRUE((st.code() == Status::Code::kInternal)) << st.ToString();
+  EXPECT_EQ(end, 0u);
 }
 
 }  // namespace

@@ -125,7 +125,7 @@ Status RunPhases(const OnlineContext& c, std::string phase,
   const std::string detail =
       record.detail.empty() && c.table.exists
           ? MakeDetail(c.table,
-                       c.ex->options().copy_by_blocks && !c.logical() &&
+                       c.ex->options().copy_by_blocks &&
                            HasTidRangeScans(c.ex->session()->server_version()),
                        "", "", c.capture_slot)
           : record.detail;
@@ -159,11 +159,12 @@ Status RunPhases(const OnlineContext& c, std::string phase,
 
 Status RunOnlineCopy(Executor* ex, const Step& step, int step_no,
                      const StepRecord& record, uint32_t oid) {
-  OnlineContext c{ex, step, step_no, oid, {}, {}, {}, {}};
+  OnlineContext c{ex, step, step_no, oid, {}, {}, {}, {}, {}};
   std::string phase = record.state == "pending" ? "" : record.phase;
   StepRecord started = record;
   Status st = ReadContext(phase, &c);
   if (st.ok()) st = SetCapture(&phase, &started, &c);
+  if (st.ok() && c.logical()) c.capture_reader = MakeCaptureReader(c);
   if (st.ok()) st = RunPhases(c, phase, started);
   if (!st.ok()) return st.WithContext(step.title);
   return st;

@@ -48,6 +48,7 @@ Status FinishOnlineCopy(const OnlineContext& c, const std::string& detail) {
         return c.ex->journal()->SetStep(c.ex->run_id(), c.key(), c.step_no,
                                         "done", "done");
       }));
+  if (c.capture_reader) c.capture_reader->Close();
   return DropCaptureSlot(c.ex, d.capture_slot);
 }
 
@@ -72,6 +73,7 @@ Status RestartOnlineCopy(const OnlineContext& c) {
             "$2",
             step, &r);
       }));
+  if (c.capture_reader) c.capture_reader->Close();
   return DropCaptureSlot(c.ex, c.capture_slot);
 }
 

@@ -8,9 +8,11 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 
 #include "common/text.h"
+#include "migrator/capture_reader.h"
 #include "migrator/executor.h"
 #include "migrator/facts.h"
 #include "migrator/online_sql.h"
@@ -37,6 +39,8 @@ struct OnlineContext {
   // The replication slot that captures the table's changes
   // (online_logical.h); "" = the capture trigger.
   std::string capture_slot;
+  // Its stream, open across the phases of this run (logical() only).
+  std::shared_ptr<CaptureReader> capture_reader;
   bool logical() const { return !capture_slot.empty(); }
 
   const std::string& key() const { return step.key; }

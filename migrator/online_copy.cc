@@ -50,6 +50,7 @@ class CopyPhase {
   Status CopyBatch(CopyMode mode, bool* done);
   Status ReadHeapBlocks(int64_t batch_rows, HeapBlocks* heap);
   Status CheckNotRewritten();
+  BlockCopyFilter BlockFilter() const;
   Status CopyBlockBatch(const HeapBlocks& heap, bool* done);
 
   const OnlineContext& c_;
@@ -182,6 +183,15 @@ Status CopyPhase::CheckNotRewritten() {
       c_.relation()));
 }
 
+// A decoded log lags behind its commits, so logical capture leaves the
+// recent rows to replay (its copies always record $3); a trigger copy
+// begun by a version that did not record $3 looks every row up.
+BlockCopyFilter CopyPhase::BlockFilter() const {
+  if (c_.logical()) return BlockCopyFilter::kSinceXmin;
+  return state_->copy_xmin.empty() ? BlockCopyFilter::kLoggedKeys
+                                   : BlockCopyFilter::kLoggedSinceXmin;
+}
+
 // One block-range batch and its journal row (the cursor moves even when
 // the range held no live row). *done once the range reaches |heap|'s end.
 Status CopyPhase::CopyBlockBatch(const HeapBlocks& heap, bool* done) {
@@ -201,17 +211,19 @@ Status CopyPhase::CopyBlockBatch(const HeapBlocks& heap, bool* done) {
         if (hi > lo) {
           PGLAYOUT_RETURN_IF_ERROR(
               CheckShadow(c_, ShadowLock::kShareRowExclusive));
-          bool by_xmin = !state_->copy_xmin.empty();
+          BlockCopyFilter filter = BlockFilter();
           std::vector<SqlValue> params = {BlockTid(lo), BlockTid(hi)};
-          if (by_xmin) {
+          if (filter != BlockCopyFilter::kLoggedKeys) {
             params.push_back(state_->copy_xmin);
+          }
+          if (filter == BlockCopyFilter::kLoggedSinceXmin) {
             for (const std::string& set : CopyByXminSettingsSql()) {
               PGLAYOUT_RETURN_IF_ERROR(c_.ex->Exec(set));
             }
           }
           SqlResult r;
           PGLAYOUT_RETURN_IF_ERROR(c_.ex->session()->Execute(
-              CopyTidRangeSql(c_.table, c_.names, by_xmin), params, &r));
+              CopyTidRangeSql(c_.table, c_.names, filter), params, &r));
           rows = r.affected_rows;
           PGLAYOUT_RETURN_IF_ERROR(CheckNotRewritten());
           PGLAYOUT_RETURN_IF_ERROR(c_.ex->journal()->RecordBatch(

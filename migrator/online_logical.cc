@@ -19,41 +19,15 @@ namespace {
 constexpr char kFlushLsnSql[] =
     "SELECT pg_catalog.pg_current_wal_flush_lsn()::pg_catalog.text";
 
-// pgoutput's messages up to $2 (protocol 1, the only one 12 has), as hex:
-// bytea_output is the role's to choose, encode() is not.
-constexpr char kPeekSql[] =
-    "SELECT pg_catalog.encode(data, 'hex') FROM "
-    "pg_catalog.pg_logical_slot_peek_binary_changes($1, "
-    "$2::pg_catalog.pg_lsn, NULL, 'proto_version', '1', "
-    "'publication_names', $3)";
-
 constexpr char kSlotStateSql[] =
     "SELECT pg_catalog.pg_wal_lsn_diff(pg_catalog.pg_current_wal_lsn(), "
     "s.restart_lsn)::bigint, {}, pg_catalog.current_setting("
     "'data_directory', true) FROM pg_catalog.pg_replication_slots s "
     "WHERE s.slot_name = $1";
 
-// The keys slot |slot| decodes up to |upto| for c.oid.
-Status DecodedKeys(const OnlineContext& c, const std::string& slot,
-                   const std::string& upto, std::set<DecodedKey>* keys) {
-  SqlResult r;
-  PGLAYOUT_RETURN_IF_ERROR(c.ex->session()->Execute(
-      kPeekSql, {slot, upto, CapturePublicationName(c.oid)}, &r));
-  std::vector<std::string> messages;
-  for (const SqlRow& row : r.rows) {
-    std::string bytes;
-    if (!HexToBytes(Cell(row, 0), &bytes)) {
-      return Status::Internal("could not read a decoded change's bytes");
-    }
-    messages.push_back(std::move(bytes));
-  }
-  std::vector<DecodedKey> all;
-  Status st = DecodeChangedKeys(messages, c.oid, c.table.keys.row_key, &all);
-  if (!st.ok()) {
-    return st.WithContext(c.relation() + ": logical capture from slot " + slot);
-  }
-  keys->insert(all.begin(), all.end());
-  return Status::Ok();
+Status ToLsn(const SqlValue& text, Lsn* lsn) {
+  if (ParseLsn(text.value_or(""), lsn)) return Status::Ok();
+  return Status::Internal("could not read WAL position " + text.value_or(""));
 }
 
 // |keys| as one array literal per key column.
@@ -79,7 +53,7 @@ Status LogKeys(const OnlineContext& c, const std::set<DecodedKey>& keys) {
 // flushed WAL sees them all: a side session commits a transactional
 // message (ignored by pgoutput) with a local flush, which flushes all WAL
 // before it, asynchronous commits included. Returns the flushed position.
-Status FlushEarlierCommits(const OnlineContext& c, std::string* upto) {
+Status FlushEarlierCommits(const OnlineContext& c, Lsn* upto) {
   std::unique_ptr<SqlSession> side;
   PGLAYOUT_RETURN_IF_ERROR(c.ex->OpenSideSession("capture-flush", &side));
   PGLAYOUT_RETURN_IF_ERROR(
@@ -90,8 +64,15 @@ Status FlushEarlierCommits(const OnlineContext& c, std::string* upto) {
   SqlValue flushed;
   PGLAYOUT_RETURN_IF_ERROR(
       QueryValue(c.ex->session(), kFlushLsnSql, {}, &flushed));
-  *upto = flushed.value_or("");
-  return Status::Ok();
+  return ToLsn(flushed, upto);
+}
+
+// Reads the slot's stream up to |upto|, naming the table on failure.
+Status ReadChanges(const OnlineContext& c, Lsn upto) {
+  Status st = c.capture_reader->ReadUpTo(upto);
+  if (st.ok()) return st;
+  return st.WithContext(c.relation() + ": logical capture from slot " +
+                        c.capture_slot);
 }
 
 }  // namespace
@@ -119,6 +100,8 @@ Status ReadCaptureFacts(SqlSession* session, uint32_t oid,
       "SELECT pg_catalog.current_setting('wal_level'), "
       "pg_catalog.current_setting('max_replication_slots')::bigint - "
       "(SELECT pg_catalog.count(*) FROM pg_catalog.pg_replication_slots), "
+      "pg_catalog.current_setting('max_wal_senders')::bigint - (SELECT "
+      "pg_catalog.count(*) FROM pg_catalog.pg_stat_replication), "
       "(SELECT r.rolsuper OR r.rolreplication FROM pg_catalog.pg_roles r "
       "WHERE r.rolname = current_user), c.relreplident::pg_catalog.text, "
       "(SELECT pg_catalog.array_agg(a.attname::pg_catalog.text ORDER BY "
@@ -132,12 +115,13 @@ Status ReadCaptureFacts(SqlSession* session, uint32_t oid,
   SqlRowReader row(r, 0, "logical capture facts");
   facts->wal_level = row.Text(0);
   facts->free_slots = row.Int(1);
-  facts->may_replicate = row.Text(2) == "t";
-  facts->identity = row.Text(3);
+  facts->free_senders = row.Int(2);
+  facts->may_replicate = row.Text(3) == "t";
+  facts->identity = row.Text(4);
   PGLAYOUT_RETURN_IF_ERROR(row.status());
   std::vector<std::string> identity_columns, key(row_key);
-  if (r.rows[0].size() > 4 && r.rows[0][4]) {
-    for (const SqlValue& v : ParseArrayLiteral(*r.rows[0][4])) {
+  if (r.rows[0].size() > 5 && r.rows[0][5]) {
+    for (const SqlValue& v : ParseArrayLiteral(*r.rows[0][5])) {
       if (v) identity_columns.push_back(*v);
     }
   }
@@ -161,6 +145,8 @@ Status ChooseCapture(CaptureMode requested, const CaptureFacts& facts,
     missing = "the role is neither superuser nor REPLICATION";
   } else if (facts.free_slots < 1) {
     missing = "no replication slot is free (max_replication_slots)";
+  } else if (facts.free_senders < 1) {
+    missing = "no WAL sender is free to stream the slot (max_wal_senders)";
   } else if (!facts.identity_covers_key) {
     missing = fmt::format(
         "the table's replica identity ({}) does not log the row key of its "
@@ -204,6 +190,19 @@ Status CaptureSlotFor(const OnlineContext& c, std::string* slot) {
   return Status::Ok();
 }
 
+std::shared_ptr<CaptureReader> MakeCaptureReader(const OnlineContext& c) {
+  Executor* ex = c.ex;
+  const std::string slot = c.capture_slot;
+  const std::vector<std::pair<std::string, std::string>> options = {
+      {"proto_version", "1"},
+      {"publication_names", QuoteIdent(CapturePublicationName(c.oid))}};
+  return std::make_shared<CaptureReader>(
+      c.oid, c.table.keys.row_key,
+      [ex, slot, options](std::unique_ptr<ReplicationStream>* stream) {
+        return ex->OpenReplicationStream("capture", slot, options, stream);
+      });
+}
+
 Status CreateLogicalCapture(const OnlineContext& c) {
   std::string slot;
   PGLAYOUT_RETURN_IF_ERROR(CaptureSlotFor(c, &slot));
@@ -240,57 +239,52 @@ Status CreateLogicalCapture(const OnlineContext& c) {
 }
 
 Status PumpChanges(const OnlineContext& c, int64_t* keys) {
-  std::string slot;
-  PGLAYOUT_RETURN_IF_ERROR(CaptureSlotFor(c, &slot));
   SlotState state;
-  PGLAYOUT_RETURN_IF_ERROR(ReadSlotState(c.ex->session(), slot, &state));
+  PGLAYOUT_RETURN_IF_ERROR(
+      ReadSlotState(c.ex->session(), c.capture_slot, &state));
   PGLAYOUT_RETURN_IF_ERROR(CheckSlot(state, c.relation(),
                                      c.ex->options().max_slot_wal_bytes,
                                      WalFreeBytes(state.data_directory)));
-  SqlValue upto;
-  std::set<DecodedKey> decoded;
-  PGLAYOUT_RETURN_IF_ERROR(c.ex->Transaction("capture-pump", [&]() -> Status {
-    PGLAYOUT_RETURN_IF_ERROR(
-        QueryValue(c.ex->session(), kFlushLsnSql, {}, &upto));
-    decoded.clear();
-    PGLAYOUT_RETURN_IF_ERROR(DecodedKeys(c, slot, upto.value_or(""), &decoded));
-    return LogKeys(c, decoded);
-  }));
-  c.ex->Failpoint("capture-pump:after-commit");
+  SqlValue flushed;
+  Lsn upto = 0;
+  PGLAYOUT_RETURN_IF_ERROR(
+      QueryValue(c.ex->session(), kFlushLsnSql, {}, &flushed));
+  PGLAYOUT_RETURN_IF_ERROR(ToLsn(flushed, &upto));
+  PGLAYOUT_RETURN_IF_ERROR(ReadChanges(c, upto));
+  const std::set<DecodedKey>& decoded = c.capture_reader->pending();
   if (keys) *keys = static_cast<int64_t>(decoded.size());
-  SqlResult r;
-  return c.ex->session()->Execute(
-      "SELECT pg_catalog.pg_replication_slot_advance($1, "
-      "$2::pg_catalog.pg_lsn)",
-      {slot, upto}, &r);
+  if (!decoded.empty()) {
+    PGLAYOUT_RETURN_IF_ERROR(c.ex->Transaction(
+        "capture-pump", [&]() -> Status { return LogKeys(c, decoded); }));
+  }
+  c.ex->Failpoint("capture-pump:after-commit");
+  return c.capture_reader->Confirm();
 }
 
 Status PumpChangesUnderLock(const OnlineContext& c) {
-  std::string slot, upto;
-  PGLAYOUT_RETURN_IF_ERROR(CaptureSlotFor(c, &slot));
   bool usable = false;
-  PGLAYOUT_RETURN_IF_ERROR(SlotUsable(c.ex->session(), slot, &usable));
+  PGLAYOUT_RETURN_IF_ERROR(
+      SlotUsable(c.ex->session(), c.capture_slot, &usable));
   if (!usable) {
     return Status::Aborted(fmt::format(
         "{}: replication slot {} is gone or lost; changes may have been "
         "missed, so the copy is not swapped. Run pglayout migrate again: it "
         "copies the table again",
-        c.relation(), slot));
+        c.relation(), c.capture_slot));
   }
+  Lsn upto = 0;
   PGLAYOUT_RETURN_IF_ERROR(FlushEarlierCommits(c, &upto));
-  std::set<DecodedKey> decoded;
-  PGLAYOUT_RETURN_IF_ERROR(DecodedKeys(c, slot, upto, &decoded));
-  return LogKeys(c, decoded);
+  PGLAYOUT_RETURN_IF_ERROR(ReadChanges(c, upto));
+  return LogKeys(c, c.capture_reader->pending());
 }
 
 Status UnloggedChangedKeys(const OnlineContext& c,
                            std::vector<SqlValue>* arrays) {
   arrays->clear();
-  std::string slot, upto;
-  PGLAYOUT_RETURN_IF_ERROR(CaptureSlotFor(c, &slot));
+  Lsn upto = 0;
   PGLAYOUT_RETURN_IF_ERROR(FlushEarlierCommits(c, &upto));
-  std::set<DecodedKey> decoded;
-  PGLAYOUT_RETURN_IF_ERROR(DecodedKeys(c, slot, upto, &decoded));
+  PGLAYOUT_RETURN_IF_ERROR(ReadChanges(c, upto));
+  const std::set<DecodedKey>& decoded = c.capture_reader->pending();
   if (decoded.empty()) return Status::Ok();
   SqlResult r;
   PGLAYOUT_RETURN_IF_ERROR(c.ex->session()->Execute(

@@ -1,8 +1,9 @@
 // Change capture by logical decoding for an online copy: a replication
 // slot (pgoutput, with a publication of the table alone) made before the
-// copy's first snapshot; its decoded keys are pumped into the same log the
+// copy's first snapshot, read as a stream (capture_reader.h) that stays
+// open for the run; its decoded keys are pumped into the same log the
 // trigger would write, so replay, verification and swap work unchanged.
-// The slot is advanced only after the keys it gave are committed in the
+// The slot is confirmed only after the keys it gave are committed in the
 // log, so a kill between the two gives keys twice, never none (replay is
 // idempotent). Why and the hazards: docs/online-migration.md#logical-capture.
 
@@ -23,6 +24,7 @@ namespace pglayout::migrator {
 struct CaptureFacts {
   std::string wal_level;
   int64_t free_slots = 0;      // max_replication_slots minus slots in use
+  int64_t free_senders = 0;    // max_wal_senders minus WAL senders running
   bool may_replicate = false;  // superuser or REPLICATION
   // The replica identity ('d', 'f', 'i', 'n') and whether the old key it
   // logs holds the run's row key (FULL, or the identity's index is the
@@ -43,19 +45,24 @@ Status ChooseCapture(CaptureMode requested, const CaptureFacts& facts,
 // The slot name this run would give table c.oid.
 Status CaptureSlotFor(const OnlineContext& c, std::string* slot);
 
+// The reader of c.capture_slot's stream (pgoutput, the table's
+// publication), opened at its first read.
+std::shared_ptr<CaptureReader> MakeCaptureReader(const OnlineContext& c);
+
 // Outside any transaction: drops a leftover slot or publication of these
 // names, makes the publication, then the slot (which waits for the
 // transactions running then to end, at most lock_deadline_s).
 Status CreateLogicalCapture(const OnlineContext& c);
 
-// Moves what the slot has decoded up to the WAL flushed now into the log:
-// one transaction, then the slot advanced. Then checks the slot
-// (CheckSlot). *keys receives how many keys were logged.
+// Checks the slot (CheckSlot), then moves what its stream has decoded up
+// to the WAL flushed now into the log: one transaction, then the slot
+// confirmed up to there. *keys receives how many keys were logged.
 Status PumpChanges(const OnlineContext& c, int64_t* keys = nullptr);
 
 // Inside the caller's transaction (the swap, holding the table's lock):
-// logs what the slot decodes up to the WAL written now, without advancing
-// it (the swap's commit ends the slot's use; its rollback the logging).
+// logs what the stream decodes up to the WAL written now, without
+// confirming it (the swap's commit ends the slot's use; after its
+// rollback the keys stay pending for the next pump).
 Status PumpChangesUnderLock(const OnlineContext& c);
 
 // In the verification's snapshot: the keys changed up to the WAL written

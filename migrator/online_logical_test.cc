@@ -13,6 +13,7 @@ CaptureFacts Capable() {
   CaptureFacts f;
   f.wal_level = "logical";
   f.free_slots = 3;
+  f.free_senders = 1;
   f.may_replicate = true;
   f.identity = "d";
   f.identity_covers_key = true;
@@ -43,6 +44,8 @@ TEST(ChooseCapture, AutoFallsBackAndSaysWhyLogicalRefuses) {
   cases.back().facts.may_replicate = false;
   cases.push_back({Capable(), "no replication slot is free"});
   cases.back().facts.free_slots = 0;
+  cases.push_back({Capable(), "no WAL sender is free"});
+  cases.back().facts.free_senders = 0;
   cases.push_back({Capable(), "replica identity (NOTHING)"});
   cases.back().facts.identity = "n";
   cases.back().facts.identity_covers_key = false;
@@ -75,19 +78,20 @@ TEST(ParseCaptureMode, NamesTheModes) {
 TEST(ReadCaptureFacts, IdentityMustHoldTheRowKey) {
   FakeSqlSession s;
   s.Answer("current_setting('wal_level')",
-           {{"logical", "2", "t", "d", "{id}"}});
+           {{"logical", "2", "4", "t", "d", "{id}"}});
   CaptureFacts f;
   ASSERT_TRUE(ReadCaptureFacts(&s, 42, {"id"}, &f).ok());
   EXPECT_TRUE(f.identity_covers_key);
   EXPECT_EQ(f.free_slots, 2);
+  EXPECT_EQ(f.free_senders, 4);
   ASSERT_TRUE(ReadCaptureFacts(&s, 42, {"id", "region"}, &f).ok());
   EXPECT_FALSE(f.identity_covers_key);
   s.Answer("current_setting('wal_level')",
-           {{"logical", "2", "t", "f", std::nullopt}});
+           {{"logical", "2", "4", "t", "f", std::nullopt}});
   ASSERT_TRUE(ReadCaptureFacts(&s, 42, {"id", "region"}, &f).ok());
   EXPECT_TRUE(f.identity_covers_key);
   s.Answer("current_setting('wal_level')",
-           {{"logical", "2", "f", "d", std::nullopt}});
+           {{"logical", "2", "4", "f", "d", std::nullopt}});
   ASSERT_TRUE(ReadCaptureFacts(&s, 42, {"id"}, &f).ok());
   EXPECT_FALSE(f.identity_covers_key);  // DEFAULT without a primary key
   EXPECT_FALSE(f.may_replicate);

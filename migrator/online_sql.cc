@@ -795,22 +795,33 @@ std::vector<std::string> CopyByXminSettingsSql() {
 }
 
 std::string CopyTidRangeSql(const TableFacts& t, const OnlineNames& names,
-                            bool by_xmin) {
+                            BlockCopyFilter filter) {
   std::vector<std::string> cols = InsertColumns(t);
   std::vector<std::string> source_cols;
   for (const std::string& c : cols) source_cols.push_back("t." + c);
-  std::string not_logged = KeyNotLogged(t, names, "t");
-  if (by_xmin) {
-    // Both age()s count back from the same xid, fixed for the transaction.
-    not_logged = fmt::format(
-        "(pg_catalog.age(t.xmin) > pg_catalog.age($3::pg_catalog.xid) OR {})",
-        not_logged);
+  const std::string range = fmt::format(
+      "FROM ONLY {} t WHERE t.ctid >= $1::pg_catalog.tid AND t.ctid < "
+      "$2::pg_catalog.tid",
+      names.QualifiedTable());
+  // Both age()s count back from the same xid, fixed for the transaction.
+  const std::string older =
+      "pg_catalog.age(t.xmin) > pg_catalog.age($3::pg_catalog.xid)";
+  const std::string insert = fmt::format(
+      "INSERT INTO {} ({}){} SELECT {} {} AND ", names.QualifiedShadow(),
+      JoinComma(cols), Overriding(t), JoinComma(source_cols), range);
+  switch (filter) {
+    case BlockCopyFilter::kLoggedKeys:
+      return insert + KeyNotLogged(t, names, "t");
+    case BlockCopyFilter::kLoggedSinceXmin:
+      return insert +
+             fmt::format("({} OR {})", older, KeyNotLogged(t, names, "t"));
+    case BlockCopyFilter::kSinceXmin:
+      break;
   }
   return fmt::format(
-      "INSERT INTO {0} ({1}){2} SELECT {3} FROM ONLY {4} t WHERE t.ctid >= "
-      "$1::pg_catalog.tid AND t.ctid < $2::pg_catalog.tid AND {5}",
-      names.QualifiedShadow(), JoinComma(cols), Overriding(t),
-      JoinComma(source_cols), names.QualifiedTable(), not_logged);
+      "WITH logged AS (INSERT INTO {} ({}) SELECT {} {} AND NOT {}) {}{}",
+      names.log, LogKeyColumns(t), JoinComma(KeyColumnsOf(t, "t")), range,
+      older, insert, older);
 }
 
 std::string VerifySumSql(const TableFacts& t, const OnlineNames& names,

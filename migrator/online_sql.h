@@ -158,12 +158,8 @@ std::vector<std::string> CaptureDropSql(const OnlineNames& names,
 // How a copy batch inserts. kTidRange (PostgreSQL 14+, a new copy): the
 // rows of a range of heap blocks, read by a TID Range Scan in the order
 // they lie on disk whatever the key order, inserted plainly into a shadow
-// without indexes, leaving out rows whose keys already have log rows
-// (replay copies those; a run started by this version only looks up rows
-// written since the capture began, see CopyTidRangeSql). That keeps a row
-// from being read twice: an UPDATE that moves it from a block already
-// copied to one not yet copied logs its key in the same commit, so the
-// later batch, which sees the new version, sees the log row too. kPlain:
+// without indexes, leaving out rows that could be a second version of a
+// key read before (BlockCopyFilter; replay copies those). kPlain:
 // keyset batches in key order (12 and 13, which have no TID Range Scan,
 // --copy-order key, and copies started by an older version); the key
 // ranges are disjoint, so no conflict either.
@@ -187,34 +183,45 @@ std::string CopyBatchSql(const TableFacts& t, const OnlineNames& names,
                          int64_t batch_rows, bool first,
                          CopyMode mode = CopyMode::kPlain);
 
-// One kTidRange copy batch: inserts the rows of the source's heap blocks
-// [$1, $2) (tids as text, "(n,0)") that cannot be a second version of a
-// key; the row count is the statement's.
+// Which rows of a kTidRange batch CopyTidRangeSql leaves out, and how.
 //
 // A key is read twice by a block-range copy only if one of the versions
 // read was written after an earlier batch had read the other, so after the
-// capture trigger was in place: its key is in the log, and leaving out
-// rows with logged keys prevents it (replay copies those keys). Without
-// |by_xmin| every row is looked up in the log by a hash anti join, which
-// cost 40 ms per batch of 100k rows at 55k logged keys, a third of the
-// batch (12 s instead of 8 s for 10 M rows under pgbench). With |by_xmin|
-// only rows written by transaction $3 (an xid as text) or later are looked
-// up, one index probe each in the log's key index: $3 is the oldest
-// transaction running when the capture was installed, so an older row's
-// writer had ended before any batch began, and no other version of its key
-// can have been read. Older rows are copied even when their key is logged;
-// replay replaces them. A row frozen long ago may have an xmin that wrapped
-// around to look recent, and a transaction left open (or prepared) holds
-// $3 back: such rows are looked up too, which costs probes and changes
-// nothing. The batch must run with CopyByXminSettingsSql: the planner
-// expects the lookup for every row, not for the few the xmin test lets
-// through, and would hash the whole log for each batch.
-std::string CopyTidRangeSql(const TableFacts& t, const OnlineNames& names,
-                            bool by_xmin);
+// capture began. $3 is the oldest transaction running just after the
+// capture began (the trigger installed, or the slot made): an older row's
+// writer had ended before any batch began, so no other version of its key
+// can have been read, and it is copied even when its key is logged (replay
+// replaces it).
+// - kLoggedKeys: every row is looked up in the log by a hash anti join,
+//   rows with logged keys left out (a copy begun before $3 was recorded).
+//   It cost 40 ms per batch of 100k rows at 55k logged keys, a third of
+//   the batch (12 s instead of 8 s for 10 M rows under pgbench).
+// - kLoggedSinceXmin (trigger capture): only rows written by $3 or later
+//   are looked up, one probe each of the log's key index, and left out if
+//   logged. The trigger logs a key in the same commit as its change, so a
+//   later batch that sees a moved row's new version sees its log row too.
+//   The batch must run with CopyByXminSettingsSql: the planner expects the
+//   lookup for every row, not for the few the xmin test lets through, and
+//   would hash the whole log for each batch.
+// - kSinceXmin (logical capture, whose log lags behind the commits): rows
+//   written by $3 or later are left out and their keys logged in the same
+//   statement, for replay to copy. Every such writer commits after the
+//   slot's consistent point, so decoding logs the key as well; the
+//   statement's own log rows cover a row frozen long ago whose xmin wrapped
+//   around to look recent, which no decoded change would name.
+// A transaction left open (or prepared) holds $3 back: more rows count as
+// recent, which costs probes or replays and changes nothing.
+enum class BlockCopyFilter { kLoggedKeys, kLoggedSinceXmin, kSinceXmin };
 
-// SET LOCALs for a CopyTidRangeSql batch with |by_xmin|: a hash memory too
-// small to hash the log (work_mem 64kB, hash_mem_multiplier 1; 13+), which
-// leaves the planner only the probe of the log's key index.
+// One kTidRange copy batch: inserts the rows of the source's heap blocks
+// [$1, $2) (tids as text, "(n,0)") that |filter| keeps; $3 is an xid as
+// text unless |filter| is kLoggedKeys. The row count is the statement's.
+std::string CopyTidRangeSql(const TableFacts& t, const OnlineNames& names,
+                            BlockCopyFilter filter);
+
+// SET LOCALs for a CopyTidRangeSql batch with kLoggedSinceXmin: a hash
+// memory too small to hash the log (work_mem 64kB, hash_mem_multiplier 1;
+// 13+), which leaves the planner only the probe of the log's key index.
 std::vector<std::string> CopyByXminSettingsSql();
 
 // Its $3: the oldest transaction still running (every older one has

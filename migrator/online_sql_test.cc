@@ -448,13 +448,21 @@ TEST(OnlineSql, BlockRangeCopyReadsTidsWithoutLoggedKeys) {
   const std::string not_logged =
       "NOT EXISTS (SELECT FROM pglayout.log_16384 l WHERE l.k1 = t.\"order "
       "id\" AND l.k2 = t.\"line\")";
-  EXPECT_EQ(CopyTidRangeSql(t, names, false), insert + not_logged);
+  EXPECT_EQ(CopyTidRangeSql(t, names, BlockCopyFilter::kLoggedKeys),
+            insert + not_logged);
   // Only rows written since $3 are looked up in the log.
-  EXPECT_EQ(CopyTidRangeSql(t, names, true),
-            insert +
-                "(pg_catalog.age(t.xmin) > pg_catalog.age($3::pg_catalog.xid) "
-                "OR " +
-                not_logged + ")");
+  const std::string older =
+      "pg_catalog.age(t.xmin) > pg_catalog.age($3::pg_catalog.xid)";
+  EXPECT_EQ(CopyTidRangeSql(t, names, BlockCopyFilter::kLoggedSinceXmin),
+            insert + "(" + older + " OR " + not_logged + ")");
+  // Logical capture: rows since $3 go to the log, in the same snapshot, and
+  // only older ones to the shadow.
+  EXPECT_EQ(CopyTidRangeSql(t, names, BlockCopyFilter::kSinceXmin),
+            "WITH logged AS (INSERT INTO pglayout.log_16384 (k1, k2) SELECT "
+            "t.\"order id\", t.\"line\" FROM ONLY \"public\".\"My "
+            "\"\"Items\"\"\" t WHERE t.ctid >= $1::pg_catalog.tid AND t.ctid < "
+            "$2::pg_catalog.tid AND NOT " +
+                older + ") " + insert + older);
   // Which needs the log's key index; the key-order copy does not.
   const std::string key_index = "CREATE INDEX ON pglayout.log_16384 (k1, k2)";
   auto has = [](const std::vector<std::string>& sql, const std::string& s) {
@@ -495,7 +503,9 @@ std::vector<std::string> AllOnlineSql(const TableFacts& t,
   add(CaptureCreateSql(t, names, 7, false));
   add(CaptureCreateSql(t, names, 7, true));
   add({CopyBatchSql(t, names, 100, true), CopyBatchSql(t, names, 100, false),
-       CopyTidRangeSql(t, names, true), CopyTidRangeSql(t, names, false)});
+       CopyTidRangeSql(t, names, BlockCopyFilter::kLoggedKeys),
+       CopyTidRangeSql(t, names, BlockCopyFilter::kLoggedSinceXmin),
+       CopyTidRangeSql(t, names, BlockCopyFilter::kSinceXmin)});
   for (const ShadowIndex& index : ShadowIndexSql(t, target, names)) {
     add(index.sql);
   }

@@ -170,7 +170,8 @@ Step OnlineCopyStep(const Placement& p, const TableFacts& t,
         "oldest transaction running when the capture was installed):",
         options.batch_rows));
     append(CopyByXminSettingsSql());
-    s.sql.push_back(CopyTidRangeSql(t, names, true));
+    s.sql.push_back(
+        CopyTidRangeSql(t, names, BlockCopyFilter::kLoggedSinceXmin));
   } else {
     s.sql.push_back(
         fmt::format("-- 2. copy in key order, batches of {} rows, into the "
