@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -66,9 +67,6 @@ struct Config {
   double idle_s = 150;    // method "none"
   double capture_s = 60;  // method "capture"
   std::string pglayout = PGLAYOUT_BINARY;
-  // --capture-mode: forwarded as pglayout migrate --capture; any mode puts
-  // the server at wal_level = logical, so that both modes pay its WAL.
-  std::string capture_mode;
   std::vector<std::string> pglayout_extra;  // forwarded to pglayout migrate
   std::vector<std::string> methods = {"none",   "partition", "partition-off",
                                       "move",   "move-off",  "move-unverified",
@@ -395,9 +393,9 @@ class Bench {
                         {"min_wal_size", kMinWalSize},
                         {"checkpoint_timeout", kCheckpointTimeout},
                         {"log_checkpoints", "on"}};
-    if (!config_.capture_mode.empty()) {
-      options.settings["wal_level"] = "logical";
-    }
+    // Every method at the WAL level logical decoding needs, so that the
+    // two captures pay the same WAL.
+    options.settings["wal_level"] = "logical";
     PGLAYOUT_RETURN_IF_ERROR(PgCluster::Start(PgVersion::k15, options, &pg_));
     PGLAYOUT_RETURN_IF_ERROR(pg_->Connect(&admin_));
     for (int i = 0; i < kPartitions; ++i) {
@@ -478,7 +476,15 @@ class Bench {
  private:
   static std::string Label(const std::string& method) {
     if (method == "none") return "none (pgbench alone)";
-    if (method == "capture") return "the move's change capture alone";
+    if (method == "capture") return "the move's capture trigger alone";
+    if (method == "capture-logical") return "the move's logical decoding alone";
+    if (method == "capture-repack") return "pg_repack's capture trigger alone";
+    if (method == "move-logical") return "pglayout online move, logical";
+    if (method == "move-logical-off")
+      return "pglayout move logical, throttle off";
+    if (method == "move-logical-unverified") {
+      return "move logical, throttle+verify off";
+    }
     if (method == "partition") return "pglayout online 4 hash partitions";
     if (method == "partition-off") {
       return "pglayout hash x4, throttle off";
@@ -551,10 +557,26 @@ class Bench {
     return pg_->RunClient(argv, output ? output : &ignored);
   }
 
+  // A pglayout method without its capture: "move-logical-off" is
+  // "move-off" by logical decoding.
+  static std::string Work(const std::string& method) {
+    std::string work = method;
+    if (size_t at = work.find("-logical"); at != std::string::npos) {
+      work.erase(at, 8);
+    }
+    return work;
+  }
+
+  // The capture a pglayout method asks for (--capture): always named, as
+  // auto would take logical decoding at this wal_level.
+  static std::string CaptureOf(const std::string& method) {
+    return method.find("logical") != std::string::npos ? "logical" : "trigger";
+  }
+
   static bool IsPglayout(const std::string& method) {
-    return method == "partition" || method == "partition-off" ||
-           method == "move" || method == "move-off" ||
-           method == "move-unverified";
+    const std::string work = Work(method);
+    return work == "partition" || work == "partition-off" || work == "move" ||
+           work == "move-off" || work == "move-unverified";
   }
 
   // The command may end with the restore of max_wal_size deferred until a
@@ -571,21 +593,25 @@ class Bench {
 
   // Runs the method; *work_end is when its work ended (pglayout: the end
   // of the online step, before the checkpoint guard's restore wait).
-  Status Execute(const std::string& method, SqlSession* db, double* work_end) {
+  Status Execute(const std::string& method, SqlSession* db,
+                 double* window_start, double* work_end) {
     std::string out;
     if (IsPglayout(method)) {
       std::string plan;
-      PGLAYOUT_RETURN_IF_ERROR(WritePlan(pg_.get(), method, ts_paths_, &plan));
-      std::vector<std::string> args = {plan, "--apply"};
+      PGLAYOUT_RETURN_IF_ERROR(
+          WritePlan(pg_.get(), Work(method), ts_paths_, &plan));
+      const std::string work = Work(method);
+      std::vector<std::string> args = {plan, "--apply", "--capture",
+                                       CaptureOf(method)};
       args.insert(args.end(), config_.pglayout_extra.begin(),
                   config_.pglayout_extra.end());
-      if (method == "move-off" || method == "partition-off" ||
-          method == "move-unverified") {
+      if (work == "move-off" || work == "partition-off" ||
+          work == "move-unverified") {
         args.push_back("--throttle");
         args.push_back("off");
       }
       // The same work as pg_repack, which compares nothing.
-      if (method == "move-unverified") {
+      if (work == "move-unverified") {
         args.push_back("--verify");
         args.push_back("off");
       }
@@ -603,7 +629,12 @@ class Bench {
       *work_end = std::strtod(end.c_str(), nullptr);
       return Status::Ok();
     }
-    if (method == "capture") return CaptureAlone(work_end);
+    if (method == "capture" || method == "capture-logical") {
+      return CaptureAlone(method, work_end);
+    }
+    if (method == "capture-repack") {
+      return RepackCaptureAlone(db, window_start, work_end);
+    }
     if (method == "none") {
       SleepFor(config_.idle_s);
     } else if (method == "repack") {
@@ -629,11 +660,13 @@ class Bench {
     return Status::Ok();
   }
 
-  // The move's first step (the shadow and the capture trigger), its run
-  // killed there as the resume tests kill it; then pgbench alone with the
-  // trigger for capture_s, and the run aborted. What the trigger costs the
-  // foreground, whatever the copy does.
-  Status CaptureAlone(double* work_end) {
+  // The move's first step (the shadow and its capture), its run killed
+  // there as the resume tests kill it; then pgbench alone beside the
+  // capture for capture_s, and the run aborted. What the capture costs the
+  // foreground, whatever the copy does. With logical decoding the killed
+  // run reads nothing, so pg_recvlogical reads the slot meanwhile as the
+  // run's stream would (pgoutput, the table's publication).
+  Status CaptureAlone(const std::string& method, double* work_end) {
     std::string plan, out;
     PGLAYOUT_RETURN_IF_ERROR(WritePlan(pg_.get(), "move", ts_paths_, &plan));
     // Through env(1): the harness keeps every PG* variable of ours from
@@ -647,15 +680,14 @@ class Bench {
         plan,
         "--apply",
         "--no-checkpoint-guard",
+        "--capture",
+        CaptureOf(method),
         "--dsn",
         Conninfo(*pg_, kRunDb)};
-    if (!config_.capture_mode.empty()) {
-      args.insert(args.end(), {"--capture", config_.capture_mode});
-    }
     Status killed = pg_->RunClient(args, &out);
     std::unique_ptr<SqlSession> db;
     PGLAYOUT_RETURN_IF_ERROR(Connect(*pg_, kRunDb, &db));
-    std::string triggers;
+    std::string triggers, slot, publication;
     PGLAYOUT_RETURN_IF_ERROR(
         Value(db.get(),
               "SELECT (SELECT count(*) FROM pg_trigger WHERE tgname = "
@@ -667,10 +699,71 @@ class Bench {
           "capture: the move did not stop with its capture installed: " +
           (killed.ok() ? out : killed.ToString()));
     }
+    std::unique_ptr<BackgroundClient> reader;
+    if (CaptureOf(method) == "logical") {
+      PGLAYOUT_RETURN_IF_ERROR(Value(
+          db.get(),
+          "SELECT (SELECT slot_name FROM pg_replication_slots WHERE slot_name "
+          "LIKE 'pglayout%') || ' ' || (SELECT pubname FROM pg_publication "
+          "WHERE pubname LIKE 'pglayout%')",
+          &slot));
+      publication = slot.substr(slot.find(' ') + 1);
+      slot.resize(slot.find(' '));
+      PGLAYOUT_RETURN_IF_ERROR(pg_->StartClient(
+          {"pg_recvlogical", "-d", kRunDb, "-S", slot, "--start", "-o",
+           "proto_version=1", "-o", "publication_names=" + publication, "-s",
+           "1", "-f", "/dev/null"},
+          &reader));
+    }
     SleepFor(config_.capture_s);
     *work_end = Now();
+    if (reader) {
+      std::string ignored;
+      PGLAYOUT_RETURN_IF_ERROR(reader->Stop(&ignored));
+    }
     fmt::print(stderr, "   pglayout migrate --abort\n");
     return RunPglayout({"--abort"}, nullptr);
+  }
+
+  // pg_repack's change capture alone: its client is stopped (SIGSTOP) once
+  // its trigger exists and the statement it had sent is over (its copy,
+  // which then leaves its transaction open, as during its index builds);
+  // pgbench runs beside the trigger for capture_s; then pg_repack goes on
+  // and finishes. The window starts once it is stopped.
+  Status RepackCaptureAlone(SqlSession* db, double* window_start,
+                            double* work_end) {
+    std::unique_ptr<BackgroundClient> repack;
+    PGLAYOUT_RETURN_IF_ERROR(pg_->StartClient(
+        {"pg_repack", "--tablespace", kMoveTablespace, "--moveidx", "-t",
+         "public.pgbench_accounts", "-d", kRunDb},
+        &repack));
+    const auto wait_for = [&](const std::string& sql, const char* what) {
+      for (double until = Now() + 600; Now() < until;) {
+        std::string v;
+        PGLAYOUT_RETURN_IF_ERROR(Value(db, sql, &v));
+        if (v == "t") return Status::Ok();
+        if (!repack->Running()) break;
+        SleepFor(0.02);
+      }
+      return Status::Internal(std::string("capture-repack: ") + what);
+    };
+    PGLAYOUT_RETURN_IF_ERROR(wait_for(
+        "SELECT EXISTS (SELECT FROM pg_trigger WHERE tgrelid = "
+        "'public.pgbench_accounts'::regclass AND tgname LIKE 'repack%')",
+        "pg_repack made no trigger"));
+    ::kill(repack->pid(), SIGSTOP);
+    Status idle = wait_for(
+        "SELECT NOT EXISTS (SELECT FROM pg_stat_activity WHERE "
+        "application_name = 'pg_repack' AND state = 'active')",
+        "pg_repack's statement did not end");
+    *window_start = Now();
+    if (idle.ok()) SleepFor(config_.capture_s);
+    *work_end = Now();
+    ::kill(repack->pid(), SIGCONT);
+    std::string out;
+    Status done = repack->Wait(&out);
+    PGLAYOUT_RETURN_IF_ERROR(idle);
+    return done;
   }
 
   // Checks that the result is where the method should have put it, with
@@ -700,9 +793,10 @@ class Bench {
             table),
         &places));
     int64_t expected = int64_t{config_.scale} * 100000;
-    std::string where = method == "none" || method == "capture"
-                            ? "pg_default"
-                            : kMoveTablespace;
+    std::string where =
+        method == "none" || method == "capture" || method == "capture-logical"
+            ? "pg_default"
+            : kMoveTablespace;
     bool ok = std::strtoll(rows.c_str(), nullptr, 10) == expected &&
               (method == "partition" || method == "partition-off" ||
                        method == "insert"
@@ -749,7 +843,7 @@ class Bench {
       watcher = std::make_unique<PhaseWatcher>(*pg_, kRunDb, kRepackPhaseSql,
                                                NameRepackPhases);
     }
-    Status st = Execute(method, db.get(), &work_end);
+    Status st = Execute(method, db.get(), &start, &work_end);
     double end = Now();
     if (watcher) r->phases = watcher->Stop(work_end);
     watcher.reset();
@@ -1034,37 +1128,52 @@ void Bench::PrintTimeTarget(const std::string& label, const Result& ours,
       theirs.Text(), pace_too ? " (target >=)" : "", met ? "met" : "MISSED");
 }
 
-// The goals of the performance issue, each as a ratio with its verdict.
+// The goals of the performance issue, each as a ratio with its verdict:
+// the moves' for each capture in the run, then the hash conversion's.
 void Bench::PrintTargets() const {
-  const Result* move = Find("move");
-  const Result* move_off = Find("move-off");
   const Result* part_off = Find("partition-off");
   const Result* repack = Find("repack");
   const Result* insert = Find("insert");
   auto verdict = [](bool met) { return met ? "met" : "MISSED"; };
   auto ratio = [](double a, double b) { return b > 0 ? a / b : 0.0; };
   fmt::print("\nTargets:\n");
-  if (move_off && repack) {
-    PrintTimeTarget("unthrottled move", *move_off, *repack, 1.0, true);
-    PrintWhereTimeWent(*move_off, *repack);
-    const double w = ratio(OwnWalMb(*move_off), OwnWalMb(*repack));
-    fmt::print(
-        "  unthrottled move / pg_repack, WAL beyond pgbench's: {:.0f} / {:.0f} "
-        "MB = {:.2f}x (target <= 1.0x): {}\n",
-        OwnWalMb(*move_off), OwnWalMb(*repack), w, verdict(w <= 1.0));
-  }
-  // The same work as pg_repack, which compares nothing at its end.
-  const Result* unverified = Find("move-unverified");
-  if (unverified && repack) {
-    PrintTimeTarget("unthrottled move --verify off", *unverified, *repack, 0.9,
-                    false);
+  for (const char* capture : {"", "-logical"}) {
+    const std::string m = std::string("move") + capture;
+    const std::string name =
+        std::string(*capture ? "logical " : "trigger ") + "move";
+    const Result* move = Find(m);
+    const Result* move_off = Find(m + "-off");
+    const Result* unverified = Find(m + "-unverified");
+    if (move_off && repack) {
+      PrintTimeTarget("unthrottled " + name, *move_off, *repack, 1.1, true);
+      PrintWhereTimeWent(*move_off, *repack);
+      const double w = ratio(OwnWalMb(*move_off), OwnWalMb(*repack));
+      fmt::print(
+          "  unthrottled {} / pg_repack, WAL beyond pgbench's: {:.0f} / {:.0f} "
+          "MB = {:.2f}x (target <= 1.0x): {}\n",
+          name, OwnWalMb(*move_off), OwnWalMb(*repack), w, verdict(w <= 1.0));
+    }
+    // The same work as pg_repack, which compares nothing at its end.
+    if (unverified && repack) {
+      PrintTimeTarget("unthrottled " + name + " --verify off", *unverified,
+                      *repack, 0.9, false);
+    }
+    if (move && repack) {
+      const double x = ratio(move->elapsed_s, repack->elapsed_s);
+      const Paced kept = Against(*move);
+      fmt::print(
+          "  adaptive {}: TPS ratio {} (target >= 0.90) in {:.2f}x "
+          "pg_repack's time (target <= 5x): {}\n",
+          name, kept.Text(), x, verdict(kept.value() >= 0.9 && x <= 5));
+      PrintWherePaceWent(*move, *repack);
+    }
   }
   if (part_off && insert) {
     const double x = ratio(part_off->elapsed_s, insert->elapsed_s);
     fmt::print(
         "  4 hash partitions online, throttle off / offline INSERT ... "
-        "SELECT: {:.1f} / {:.1f} s = {:.2f}x (target <= 1.2x): {}\n",
-        part_off->elapsed_s, insert->elapsed_s, x, verdict(x <= 1.2));
+        "SELECT: {:.1f} / {:.1f} s = {:.2f}x (target <= 1.1x): {}\n",
+        part_off->elapsed_s, insert->elapsed_s, x, verdict(x <= 1.1));
   }
   for (const Result& r : results_) {
     if (!IsPglayout(r.method) || !r.error.empty()) continue;
@@ -1074,20 +1183,13 @@ void Bench::PrintTargets() const {
         "{} requested checkpoints (target 0): {}\n",
         r.label, after, r.requested, verdict(after <= 10 && r.requested == 0));
   }
-  if (move && repack) {
-    const double x = ratio(move->elapsed_s, repack->elapsed_s);
-    const Paced kept = Against(*move);
+  for (const char* method : {"capture", "capture-logical", "capture-repack"}) {
+    const Result* capture = Find(method);
+    if (!capture) continue;
     fmt::print(
-        "  adaptive move: TPS ratio {} (target >= 0.90) in {:.2f}x "
-        "pg_repack's time (target <= 5x): {}\n",
-        kept.Text(), x, verdict(kept.value() >= 0.9 && x <= 5));
-    PrintWherePaceWent(*move, *repack);
-  }
-  if (const Result* capture = Find("capture")) {
-    fmt::print(
-        "  the change capture alone kept pgbench at {} of its pace: the "
-        "most any online move with it can keep\n",
-        Against(*capture).Text());
+        "  {} kept pgbench at {} of its pace: the most any online move with "
+        "it can keep\n",
+        capture->label, Against(*capture).Text());
   }
 }
 
@@ -1096,13 +1198,17 @@ int Usage() {
       stderr,
       "usage: migrate_vs_peers [--scale N] [--baseline S] [--clients "
       "N] [--jobs N]\n"
-      "                        [--methods none,partition,move,move-off,"
-      "move-unverified,\n"
-      "                                   repack,alter,insert,capture]\n"
+      "                        [--methods none,partition,partition-off,move,"
+      "move-off,\n"
+      "                                   move-unverified,move-logical,"
+      "move-logical-off,\n"
+      "                                   move-logical-unverified,repack,alter,"
+      "insert,\n"
+      "                                   capture,capture-logical,"
+      "capture-repack]\n"
       "                        [--pglayout PATH] [--idle S] [--capture S] "
       "[--restore-wait S] [--batch-rows N]\n"
-      "                        [--max-rate MBPS] [--capture-mode "
-      "trigger|logical]\n");
+      "                        [--max-rate MBPS]\n");
   return 2;
 }
 
@@ -1135,10 +1241,6 @@ int Run(int argc, char** argv) {
       config.idle_s = std::max(1.0, std::atof(argv[++i]));
     } else if (arg == "--capture" && has_value) {
       config.capture_s = std::max(1.0, std::atof(argv[++i]));
-    } else if (arg == "--capture-mode" && has_value) {
-      config.capture_mode = argv[++i];
-      config.pglayout_extra.push_back("--capture");
-      config.pglayout_extra.push_back(config.capture_mode);
     } else if (arg == "--pglayout" && has_value) {
       config.pglayout = argv[++i];
     } else if ((arg == "--restore-wait" || arg == "--batch-rows" ||
@@ -1151,10 +1253,21 @@ int Run(int argc, char** argv) {
     }
   }
   for (const std::string& m : config.methods) {
-    static const std::vector<std::string> kKnown = {
-        "none",     "partition",       "partition-off", "move",
-        "move-off", "move-unverified", "repack",        "alter",
-        "insert",   "capture"};
+    static const std::vector<std::string> kKnown = {"none",
+                                                    "partition",
+                                                    "partition-off",
+                                                    "move",
+                                                    "move-off",
+                                                    "move-unverified",
+                                                    "move-logical",
+                                                    "move-logical-off",
+                                                    "move-logical-unverified",
+                                                    "repack",
+                                                    "alter",
+                                                    "insert",
+                                                    "capture",
+                                                    "capture-logical",
+                                                    "capture-repack"};
     if (std::find(kKnown.begin(), kKnown.end(), m) == kKnown.end()) {
       fmt::print(stderr, "unknown method '{}'\n", m);
       return Usage();
