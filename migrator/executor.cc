@@ -17,10 +17,13 @@ Status ConnectSession(const MigrateOptions& options, const std::string& app,
   return OpenPgSession(options.conninfo, app, out);
 }
 
+std::string Executor::SessionName(const std::string& role) const {
+  return fmt::format("{}/run{}/{}", kAppName, run_id_, role);
+}
+
 Status Executor::OpenSideSession(const std::string& role,
                                  std::unique_ptr<SqlSession>* out) const {
-  PGLAYOUT_RETURN_IF_ERROR(ConnectSession(
-      options_, fmt::format("{}/run{}/{}", kAppName, run_id_, role), out));
+  PGLAYOUT_RETURN_IF_ERROR(ConnectSession(options_, SessionName(role), out));
   return HardenSession(out->get());
 }
 
@@ -28,9 +31,8 @@ Status Executor::OpenReplicationStream(
     const std::string& role, const std::string& slot,
     const std::vector<std::pair<std::string, std::string>>& plugin_options,
     std::unique_ptr<ReplicationStream>* out) const {
-  return StartLogicalStream(options_.conninfo,
-                            fmt::format("{}/run{}/{}", kAppName, run_id_, role),
-                            slot, plugin_options, out);
+  return StartLogicalStream(options_.conninfo, SessionName(role), slot,
+                            plugin_options, out);
 }
 
 Status Executor::Exec(const std::string& sql) {

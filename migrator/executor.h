@@ -24,6 +24,8 @@ namespace pglayout::migrator {
 
 // Every session of a run is tagged "pglayout-migrate/..." (application_name).
 inline constexpr char kAppName[] = "pglayout-migrate";
+// The role (Executor::SessionName) of a logical capture's stream.
+inline constexpr char kCaptureStreamRole[] = "capture";
 
 // A session as |options| say (their factory, or libpq), tagged |app|.
 Status ConnectSession(const MigrateOptions& options, const std::string& app,
@@ -56,9 +58,13 @@ class Executor {
   VerifyMode verify() const { return verify_; }
   void set_verify(VerifyMode mode) { verify_ = mode; }
 
+  // "pglayout-migrate/run<N>/<role>": the application_name of this run's
+  // side sessions and replication stream (a resumed run finds its
+  // leftovers by that name).
+  std::string SessionName(const std::string& role) const;
+
   // Opens another session to the same database, hardened like the run's
-  // own and tagged "pglayout-migrate/run<N>/<role>" (a resumed run finds
-  // its leftovers by that name): for work beside the main session.
+  // own and tagged SessionName(role): for work beside the main session.
   Status OpenSideSession(const std::string& role,
                          std::unique_ptr<SqlSession>* out) const;
 

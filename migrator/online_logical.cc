@@ -199,7 +199,8 @@ std::shared_ptr<CaptureReader> MakeCaptureReader(const OnlineContext& c) {
   return std::make_shared<CaptureReader>(
       c.oid, c.table.keys.row_key,
       [ex, slot, options](std::unique_ptr<ReplicationStream>* stream) {
-        return ex->OpenReplicationStream("capture", slot, options, stream);
+        return ex->OpenReplicationStream(kCaptureStreamRole, slot, options,
+                                         stream);
       });
 }
 

@@ -93,6 +93,8 @@ std::string OnlinePace::State() const {
 Status SampleThrottleSignals(Executor* ex, ThrottleSample* sample) {
   CheckpointCounts checkpoints;
   PGLAYOUT_RETURN_IF_ERROR(ReadCheckpointCounts(ex->session(), &checkpoints));
+  // The run's own capture stream is a walsender too: its lag is the
+  // capture's business (CheckSlot), not a standby falling behind.
   SqlResult r;
   PGLAYOUT_RETURN_IF_ERROR(ex->session()->Execute(
       "SELECT (SELECT xact_commit FROM pg_catalog.pg_stat_database WHERE "
@@ -100,11 +102,13 @@ Status SampleThrottleSignals(Executor* ex, ThrottleSample* sample) {
           std::string(kCompletedXidsSql) +
           ", coalesce((SELECT pg_catalog.max("
           "extract(epoch FROM replay_lag)) FROM "
-          "pg_catalog.pg_stat_replication), "
-          "0), coalesce((SELECT pg_catalog.max(pg_catalog.pg_wal_lsn_diff("
+          "pg_catalog.pg_stat_replication WHERE application_name IS DISTINCT "
+          "FROM $1), 0), coalesce((SELECT "
+          "pg_catalog.max(pg_catalog.pg_wal_lsn_diff("
           "pg_catalog.pg_current_wal_lsn(), replay_lsn)) FROM "
-          "pg_catalog.pg_stat_replication), 0)",
-      {}, &r));
+          "pg_catalog.pg_stat_replication WHERE application_name IS DISTINCT "
+          "FROM $1), 0)",
+      {ex->SessionName(kCaptureStreamRole)}, &r));
   sample->at_s = ex->clock()->Now();
   SqlRowReader row(r, 0, "throttle signals");
   sample->xact_commit = row.Int(0);

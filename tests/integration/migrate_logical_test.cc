@@ -24,8 +24,10 @@
 #include <thread>
 
 #include "common/files.h"
+#include "migrator/executor.h"
 #include "migrator/migrator.h"
 #include "migrator/sql_util.h"
+#include "pg/replication_stream.h"
 #include "testing/pg_test.h"
 #include "tests/integration/migrate_test_util.h"
 #include "tests/integration/twin_writer.h"
@@ -582,6 +584,48 @@ TEST_P(MigrateLogicalTest, AResumeWhoseSlotIsGoneCopiesAgain) {
                       "missed: copying the table again"))
       << Lines(second);
   ExpectConverged("g0", writer.commits());
+}
+
+// The adaptive throttle slows the copy for a standby that falls behind;
+// the run's own capture stream is a walsender too, whose confirmed position
+// trails the WAL by a pump's worth by design, and must not count as one (it
+// made an adaptive logical move pause five times its batches). Another
+// stream lagging as much still counts.
+TEST_P(MigrateLogicalTest, TheThrottleDoesNotTakeItsOwnStreamForAStandby) {
+  std::string plan;
+  MakeDatabase("g0", &plan);
+  std::unique_ptr<SqlSession> s;
+  PGLAYOUT_ASSERT_OK(OpenPgSession(Conninfo(pg_.get(), "g0"), "test", &s));
+  Exec(s.get(),
+       "SELECT pg_create_logical_replication_slot('lagging', 'pgoutput'); "
+       "CREATE PUBLICATION p FOR TABLE public.t");
+  Journal journal(s.get());
+  NullProgress progress;
+  MigrateResult report;
+  MigrateOptions options = options_;
+  options.conninfo = Conninfo(pg_.get(), "g0");
+  Executor ex(s.get(), &journal, options, &progress, &report);
+  ex.set_run_id(7);
+  auto lag_seen = [&](const std::string& role) {
+    std::unique_ptr<ReplicationStream> stream;
+    Status st = ex.OpenReplicationStream(
+        role, "lagging",
+        {{"proto_version", "1"}, {"publication_names", "\"p\""}}, &stream);
+    if (!st.ok()) return st.ToString();
+    // Confirmed at the start, then WAL it never confirms.
+    Lsn start = 0;
+    ParseLsn(Value(s.get(), "SELECT pg_current_wal_lsn()::text"), &start);
+    st = stream->Confirm(start, false);
+    Exec(s.get(),
+         "UPDATE public.t SET v = v || '' WHERE id <= 3000; SELECT "
+         "pg_sleep(0.5)");
+    ThrottleSample sample;
+    if (st.ok()) st = SampleThrottleSignals(&ex, &sample);
+    if (!st.ok()) return st.ToString();
+    return sample.replica_lag_bytes > 1e5 ? std::string("lag") : "none";
+  };
+  EXPECT_EQ(lag_seen(kCaptureStreamRole), "none");
+  EXPECT_EQ(lag_seen("someone-else"), "lag");
 }
 
 // wal_level = replica (the shared plain server): auto captures by trigger
