@@ -221,7 +221,10 @@ std::string HumanSize(double bytes) {
     bytes /= 1024;
     ++i;
   }
-  if (i == 0) return fmt::format("{:.0f} {}", bytes, kNames[i]);
+  // From 999.5 on, three significant figures would print "1e+03".
+  if (i == 0 || std::fabs(bytes) >= 999.5) {
+    return fmt::format("{:.0f} {}", bytes, kNames[i]);
+  }
   return fmt::format("{:.3g} {}", bytes, kNames[i]);
 }
 

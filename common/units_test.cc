@@ -105,6 +105,10 @@ TEST(HumanSize, ThreeSignificantFigures) {
   EXPECT_EQ(HumanSize(0), "0 B");
   EXPECT_EQ(HumanSize(1.5 * kGiB), "1.5 GiB");
   EXPECT_EQ(HumanSize(512 * kKiB), "512 KiB");
+  // Between 1000 and 1023 of a unit: whole numbers, never "1e+03".
+  EXPECT_EQ(HumanSize(1000 * kMiB), "1000 MiB");
+  EXPECT_EQ(HumanSize(1023.4 * kMiB), "1023 MiB");
+  EXPECT_EQ(HumanSize(999.4 * kMiB), "999 MiB");
 }
 
 TEST(ParseGrowthRate, NamedAndDurationPeriodsCompound) {
