@@ -7,16 +7,10 @@
 #include <utility>
 #include <vector>
 
+#include "migrator/pgoutput_test_messages.h"
+
 namespace pglayout::migrator {
 namespace {
-
-std::string Be(uint64_t v, int width) {
-  std::string out;
-  for (int i = width - 1; i >= 0; --i) {
-    out.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
-  }
-  return out;
-}
 
 StreamMessage Data(std::string bytes) {
   StreamMessage m;
@@ -24,18 +18,11 @@ StreamMessage Data(std::string bytes) {
   m.data = std::move(bytes);
   return m;
 }
-StreamMessage Relation() {
-  return Data("R" + Be(42, 4) + "public" + std::string(1, '\0') + "t" +
-              std::string(1, '\0') + "d" + Be(1, 2) + "\1id" +
-              std::string(1, '\0') + Be(23, 4) + Be(0xffffffff, 4));
-}
+StreamMessage Relation() { return Data(pgoutput_test::Relation(42, {"id"})); }
 StreamMessage Insert(const std::string& id) {
-  return Data("I" + Be(42, 4) + "N" + Be(1, 2) + "t" + Be(id.size(), 4) + id);
+  return Data(pgoutput_test::Insert(42, {id}));
 }
-StreamMessage Commit(Lsn end) {
-  return Data("C" + std::string(1, '\0') + Be(end - 8, 8) + Be(end, 8) +
-              Be(0, 8));
-}
+StreamMessage Commit(Lsn end) { return Data(pgoutput_test::Commit(end)); }
 StreamMessage Keepalive(Lsn sent, bool reply = false) {
   StreamMessage m;
   m.kind = StreamMessage::Kind::kKeepalive;

@@ -5,46 +5,12 @@
 #include <string>
 #include <vector>
 
+#include "migrator/pgoutput_test_messages.h"
+
 namespace pglayout::migrator {
 namespace {
 
-// pgoutput's big-endian integers and strings, to build messages with.
-std::string Be(uint64_t v, int width) {
-  std::string out;
-  for (int i = width - 1; i >= 0; --i) {
-    out.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
-  }
-  return out;
-}
-std::string Str(const std::string& s) { return s + std::string(1, '\0'); }
-
-std::string Relation(uint32_t oid, const std::vector<std::string>& columns) {
-  std::string m =
-      "R" + Be(oid, 4) + Str("public") + Str("t") + "d" + Be(columns.size(), 2);
-  for (const std::string& c : columns) {
-    m += std::string(1, '\1') + Str(c) + Be(23, 4) + Be(0xffffffff, 4);
-  }
-  return m;
-}
-
-// A tuple of |values|: "" for NULL, "\x01" for an unchanged TOAST value.
-std::string Tuple(const std::vector<std::string>& values) {
-  std::string m = Be(values.size(), 2);
-  for (const std::string& v : values) {
-    if (v.empty()) {
-      m += "n";
-    } else if (v == "\x01") {
-      m += "u";
-    } else {
-      m += "t" + Be(v.size(), 4) + v;
-    }
-  }
-  return m;
-}
-
-std::string Insert(uint32_t oid, const std::vector<std::string>& row) {
-  return "I" + Be(oid, 4) + "N" + Tuple(row);
-}
+using namespace pgoutput_test;
 
 const std::vector<std::string> kColumns = {"v", "id"};
 const std::vector<std::string> kKey = {"id"};
@@ -155,11 +121,7 @@ TEST(LogicalDecode, KeepsTheDescriptionAcrossMessages) {
   ASSERT_TRUE(decoder.Add(Relation(42, kColumns), &keys, &end).ok());
   ASSERT_TRUE(decoder.Add(Insert(42, {"a", "1"}), &keys, &end).ok());
   EXPECT_EQ(end, 0u);
-  ASSERT_TRUE(decoder
-                  .Add("C" + std::string(1, '\0') + Be(0x100, 8) +
-                           Be(0x1a8, 8) + Be(0, 8),
-                       &keys, &end)
-                  .ok());
+  ASSERT_TRUE(decoder.Add(Commit(0x1a8), &keys, &end).ok());
   EXPECT_EQ(end, 0x1a8u);
   ASSERT_TRUE(decoder.Add(Insert(42, {"b", "2"}), &keys, &end).ok());
   EXPECT_EQ(keys, (std::vector<DecodedKey>{{"1"}, {"2"}}));
