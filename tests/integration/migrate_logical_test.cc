@@ -571,9 +571,20 @@ TEST_P(MigrateLogicalTest, AResumeWhoseSlotIsGoneCopiesAgain) {
   {
     std::unique_ptr<SqlSession> s;
     PGLAYOUT_ASSERT_OK(Open(pg_.get(), "g0", &s));
-    Exec(s.get(),
-         "SELECT pg_drop_replication_slot(slot_name) FROM "
-         "pg_replication_slots WHERE slot_name LIKE 'pglayout%'");
+    // Once the stopped run's walsender has let go of it (a moment after
+    // its stream closed).
+    for (int i = 0; i < 100; ++i) {
+      Exec(s.get(),
+           "SELECT pg_drop_replication_slot(slot_name) FROM "
+           "pg_replication_slots WHERE slot_name LIKE 'pglayout%' AND "
+           "active_pid IS NULL");
+      if (Value(s.get(),
+                "SELECT count(*) FROM pg_replication_slots WHERE "
+                "slot_name LIKE 'pglayout%'") == "0") {
+        break;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
   }
   Status st = Migrate(plan, Conninfo(pg_.get(), "g0"), options_,
                       MigrateMode::kRun, &second);
