@@ -13,7 +13,6 @@
 #include <string>
 
 #include "pg/conninfo.h"
-#include "pg/conninfo_mask.h"
 #include "pg/server_message.h"
 #include "pg/sql.h"
 
@@ -27,24 +26,6 @@ std::string ServerDescription(pqxx::connection& conn) {
   const char* user = conn.username();
   return fmt::format("{}:{}/{} as {}", host ? host : "(socket)",
                      port ? port : "", db ? db : "", user ? user : "");
-}
-
-// Strip the trailing newline libpq adds.
-std::string CleanLibpqMessage(std::string msg) {
-  while (!msg.empty() && (msg.back() == '\n' || msg.back() == ' ')) {
-    msg.pop_back();
-  }
-  return msg;
-}
-
-// A libpq or server message as it leaves this file, for the terminal and
-// the journal: libpq's text may echo the connection string (a bad
-// percent-encoding in a URI), so passwords are masked first, on the raw
-// text; then the names it quotes (a table's, a database's) are escaped and
-// the message made one line.
-std::string PassedOn(const std::string& what, const std::string& conninfo) {
-  return OneLineServerMessage(
-      RedactPasswords(CleanLibpqMessage(what), conninfo));
 }
 
 // The SQLSTATE of a libpqxx exception. libpqxx 6.4 throws a few errors
@@ -163,7 +144,7 @@ class PqxxSession : public SqlSession {
   }
 
   std::string Clean(const std::string& what) const {
-    return PassedOn(what, conninfo_);
+    return PassedOnMessage(what, conninfo_);
   }
 
   // Unavailable with the first reason the connection was lost for; |what|
@@ -172,8 +153,8 @@ class PqxxSession : public SqlSession {
     if (lost_reason_.empty()) {
       // The server's own words come first: libpq's or libpqxx's text for
       // the closed socket only says that it is closed.
-      const std::string fatal = CleanLibpqMessage(fatal_.last);
-      std::string why = CleanLibpqMessage(what);
+      const std::string fatal = TrimmedLibpqMessage(fatal_.last);
+      std::string why = TrimmedLibpqMessage(what);
       // libpqxx's text when libpq found the socket closed before a
       // statement was sent.
       if (why.find("client encoding") != std::string::npos) {
@@ -247,7 +228,7 @@ Status Open(const std::string& conninfo, const std::string& application_name,
     return Status::Ok();
   } catch (const std::exception& e) {
     return Status::Unavailable("could not connect to PostgreSQL: " +
-                               PassedOn(e.what(), conninfo));
+                               PassedOnMessage(e.what(), conninfo));
   }
 }
 

@@ -13,7 +13,6 @@
 
 #include "common/quote.h"
 #include "pg/conninfo.h"
-#include "pg/conninfo_mask.h"
 #include "pg/server_message.h"
 
 namespace pglayout {
@@ -39,13 +38,9 @@ int64_t NowSincePostgresEpochUs() {
   return static_cast<int64_t>(us) - kPostgresEpochUs;
 }
 
-// |what| (libpq's or the server's text) fit for a message.
+// libpq's or the server's text (NULL: none) fit for a message.
 std::string PassedOn(const char* what, const std::string& conninfo) {
-  std::string text = what ? what : "";
-  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) {
-    text.pop_back();
-  }
-  return OneLineServerMessage(RedactPasswords(text, conninfo));
+  return PassedOnMessage(what ? what : "", conninfo);
 }
 
 // 'it''s' as the replication command grammar reads a string: quotes
@@ -159,10 +154,6 @@ bool ParseLsn(const std::string& text, Lsn* lsn) {
   }
   *lsn = (halves[0] << 32) | halves[1];
   return true;
-}
-
-std::string LsnText(Lsn lsn) {
-  return fmt::format("{:X}/{:X}", lsn >> 32, lsn & 0xffffffffu);
 }
 
 Status StartLogicalStream(

@@ -24,7 +24,6 @@ using Lsn = uint64_t;
 
 // "16/B374D848" as a position; false on anything else.
 bool ParseLsn(const std::string& text, Lsn* lsn);
-std::string LsnText(Lsn lsn);
 
 struct StreamMessage {
   enum class Kind { kData, kKeepalive };

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "common/text.h"
+#include "pg/conninfo_mask.h"
 
 namespace pglayout {
 namespace {
@@ -96,6 +97,19 @@ std::string OneLineServerMessage(std::string_view text) {
     out += DisplayName(field);
   }
   return out;
+}
+
+std::string TrimmedLibpqMessage(std::string text) {
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) {
+    text.pop_back();
+  }
+  return text;
+}
+
+std::string PassedOnMessage(const std::string& text,
+                            const std::string& conninfo) {
+  return OneLineServerMessage(
+      RedactPasswords(TrimmedLibpqMessage(text), conninfo));
 }
 
 }  // namespace pglayout

@@ -18,6 +18,17 @@ namespace pglayout {
 // the line above and means nothing once the two are joined.
 std::string OneLineServerMessage(std::string_view text);
 
+// |text| without the trailing newline and spaces libpq adds.
+std::string TrimmedLibpqMessage(std::string text);
+
+// A libpq or server message as it leaves pg/, for the terminal and the
+// journal: libpq's text may echo the connection string (a bad
+// percent-encoding in a URI), so the passwords of |conninfo| are masked
+// first, on the raw text; then the names it quotes (a table's, a
+// database's) are escaped and the message made one line.
+std::string PassedOnMessage(const std::string& text,
+                            const std::string& conninfo);
+
 }  // namespace pglayout
 
 #endif  // PGLAYOUT_PG_SERVER_MESSAGE_H_

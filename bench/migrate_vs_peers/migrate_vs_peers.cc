@@ -22,6 +22,7 @@
 #include <memory>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -560,9 +561,10 @@ class Bench {
   // A pglayout method without its capture: "move-logical-off" is
   // "move-off" by logical decoding.
   static std::string Work(const std::string& method) {
+    constexpr std::string_view kLogical = "-logical";
     std::string work = method;
-    if (size_t at = work.find("-logical"); at != std::string::npos) {
-      work.erase(at, 8);
+    if (size_t at = work.find(kLogical); at != std::string::npos) {
+      work.erase(at, kLogical.size());
     }
     return work;
   }
